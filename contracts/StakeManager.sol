@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {AccessControl} from "@openzeppelin/contracts/access/AccessControl.sol";
+import {ReentrancyGuard} from "@openzeppelin/contracts/utils/ReentrancyGuard.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
+import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
+import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
+import {IStakeManager} from "./interfaces/IStakeManager.sol";
+import {Role} from "./libraries/Types.sol";
+
+/// @title StakeManager
+/// @notice Holds operator stakes per role; the protocol locks, unlocks and slashes them.
+contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
+    using SafeERC20 for IERC20;
+    using SafeCast for uint256;
+    using EnumerableSet for EnumerableSet.AddressSet;
+
+    bytes32 public constant GOVERNOR_ROLE = keccak256("GOVERNOR_ROLE");
+    /// @notice Held by the TaskRegistry: may lock, unlock and slash.
+    bytes32 public constant PROTOCOL_ROLE = keccak256("PROTOCOL_ROLE");
+
+    uint256 public constant MIN_UNBONDING_PERIOD = 1 days;
+    uint256 public constant MAX_UNBONDING_PERIOD = 90 days;
+
+    IERC20 public immutable token;
+
+    mapping(address node => mapping(Role role => StakeInfo)) private _stakes;
+    mapping(Role role => uint256) private _minStake;
+    mapping(address node => bool) private _nodePaused;
+    mapping(address node => uint256[4]) private _blsKeys;
+    mapping(address node => uint256[2]) private _blsProofs;
+    // Validators with active stake: the pool the TaskRegistry draws from.
+    EnumerableSet.AddressSet private _validators;
+    uint256 private _unbondingPeriod;
+    uint256 private _totalStaked;
+
+    constructor(IERC20 token_, address admin, uint256[3] memory minStakes, uint256 unbondingPeriod_) {
+        if (address(token_) == address(0) || admin == address(0)) revert ZeroAddress();
+        token = token_;
+        _grantRole(DEFAULT_ADMIN_ROLE, admin);
+        _grantRole(GOVERNOR_ROLE, admin);
+        for (uint256 i = 0; i < 3; ++i) {
+            _setMinStake(Role(i), minStakes[i]);
+        }
+        _setUnbondingPeriod(unbondingPeriod_);
+    }
+
+    /// @inheritdoc IStakeManager
+    function stake(Role role, uint256 amount) external nonReentrant {
+        if (amount == 0) revert ZeroAmount();
+        StakeInfo storage info = _stakes[msg.sender][role];
+        info.staked += amount.toUint128();
+        _totalStaked += amount;
+        if (role == Role.Validator) _validators.add(msg.sender);
+        token.safeTransferFrom(msg.sender, address(this), amount);
+        emit Staked(msg.sender, role, amount, info.staked);
+    }
+
+    /// @inheritdoc IStakeManager
+    function requestUnstake(Role role, uint256 amount) external {
+        if (amount == 0) revert ZeroAmount();
+        StakeInfo storage info = _stakes[msg.sender][role];
+        uint256 available = info.staked - info.locked;
+        if (amount > available) revert InsufficientUnlockedStake(msg.sender, role, available, amount);
+        // amount <= staked - locked (checked above), so the cast cannot truncate.
+        info.staked -= uint128(amount);
+        info.unbonding += uint128(amount);
+        uint256 readyAt = block.timestamp + _unbondingPeriod;
+        info.unbondingReadyAt = readyAt.toUint64();
+        _dropValidatorIfEmpty(msg.sender, role, info);
+        emit UnstakeRequested(msg.sender, role, amount, readyAt);
+    }
+
+    /// @inheritdoc IStakeManager
+    function withdrawUnbonded(Role role) external nonReentrant {
+        StakeInfo storage info = _stakes[msg.sender][role];
+        uint256 amount = info.unbonding;
+        if (amount == 0) revert NothingUnbonding(msg.sender, role);
+        if (block.timestamp < info.unbondingReadyAt) {
+            revert UnbondingNotReady(msg.sender, role, info.unbondingReadyAt);
+        }
+        info.unbonding = 0;
+        info.unbondingReadyAt = 0;
+        _totalStaked -= amount;
+        token.safeTransfer(msg.sender, amount);
+        emit UnbondedWithdrawn(msg.sender, role, amount);
+    }
+
+    /// @inheritdoc IStakeManager
+    function setNodePaused(bool paused) external {
+        _nodePaused[msg.sender] = paused;
+        emit NodePauseSet(msg.sender, paused);
+    }
+
+    /// @inheritdoc IStakeManager
+    function registerBlsKey(uint256[4] calldata pubkey, uint256[2] calldata proofOfPossession) external {
+        if (!_validators.contains(msg.sender)) revert NotAValidator(msg.sender);
+        if ((pubkey[0] | pubkey[1] | pubkey[2] | pubkey[3]) == 0) revert InvalidBlsKey();
+        _blsKeys[msg.sender] = pubkey;
+        _blsProofs[msg.sender] = proofOfPossession;
+        emit BlsKeyRegistered(msg.sender, keccak256(abi.encodePacked(pubkey)), pubkey);
+    }
+
+    /// @inheritdoc IStakeManager
+    function lock(address node, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+        StakeInfo storage info = _stakes[node][role];
+        uint256 available = info.staked - info.locked;
+        if (amount > available) revert InsufficientUnlockedStake(node, role, available, amount);
+        info.locked += uint128(amount);
+        emit StakeLocked(node, role, amount);
+    }
+
+    /// @inheritdoc IStakeManager
+    function unlock(address node, Role role, uint256 amount) external onlyRole(PROTOCOL_ROLE) {
+        StakeInfo storage info = _stakes[node][role];
+        if (amount > info.locked) revert InsufficientLockedStake(node, role, info.locked, amount);
+        info.locked -= uint128(amount);
+        emit StakeUnlocked(node, role, amount);
+    }
+
+    /// @inheritdoc IStakeManager
+    function slash(address node, Role role, uint256 amount, address recipient)
+        external
+        onlyRole(PROTOCOL_ROLE)
+        nonReentrant
+        returns (uint256 slashed)
+    {
+        if (recipient == address(0)) revert ZeroAddress();
+        StakeInfo storage info = _stakes[node][role];
+        uint256 fromActive = amount < info.staked ? amount : info.staked;
+        uint256 rest = amount - fromActive;
+        uint256 fromUnbonding = rest < info.unbonding ? rest : info.unbonding;
+        // Both parts are bounded by the fields they come from, so the casts cannot truncate.
+        info.staked -= uint128(fromActive);
+        info.unbonding -= uint128(fromUnbonding);
+        if (info.locked > info.staked) info.locked = info.staked;
+        slashed = fromActive + fromUnbonding;
+        _totalStaked -= slashed;
+        _dropValidatorIfEmpty(node, role, info);
+        if (slashed > 0) token.safeTransfer(recipient, slashed);
+        emit Slashed(node, role, slashed, recipient);
+    }
+
+    /// @inheritdoc IStakeManager
+    function setMinStake(Role role, uint256 amount) external onlyRole(GOVERNOR_ROLE) {
+        _setMinStake(role, amount);
+    }
+
+    /// @inheritdoc IStakeManager
+    function setUnbondingPeriod(uint256 period) external onlyRole(GOVERNOR_ROLE) {
+        _setUnbondingPeriod(period);
+    }
+
+    /// @inheritdoc IStakeManager
+    function stakeOf(address node, Role role) external view returns (StakeInfo memory) {
+        return _stakes[node][role];
+    }
+
+    /// @inheritdoc IStakeManager
+    function availableStake(address node, Role role) external view returns (uint256) {
+        StakeInfo storage info = _stakes[node][role];
+        return info.staked - info.locked;
+    }
+
+    /// @inheritdoc IStakeManager
+    function minStake(Role role) external view returns (uint256) {
+        return _minStake[role];
+    }
+
+    /// @inheritdoc IStakeManager
+    function unbondingPeriod() external view returns (uint256) {
+        return _unbondingPeriod;
+    }
+
+    /// @inheritdoc IStakeManager
+    function totalStaked() external view returns (uint256) {
+        return _totalStaked;
+    }
+
+    /// @inheritdoc IStakeManager
+    function isNodePaused(address node) external view returns (bool) {
+        return _nodePaused[node];
+    }
+
+    /// @inheritdoc IStakeManager
+    function validatorCount() external view returns (uint256) {
+        return _validators.length();
+    }
+
+    /// @inheritdoc IStakeManager
+    function validatorAt(uint256 index) external view returns (address) {
+        return _validators.at(index);
+    }
+
+    /// @inheritdoc IStakeManager
+    function blsKeyOf(address node) external view returns (uint256[4] memory, uint256[2] memory) {
+        return (_blsKeys[node], _blsProofs[node]);
+    }
+
+    function _setMinStake(Role role, uint256 amount) private {
+        if (amount == 0) revert ZeroAmount();
+        _minStake[role] = amount;
+        emit MinStakeSet(role, amount);
+    }
+
+    function _setUnbondingPeriod(uint256 period) private {
+        if (period < MIN_UNBONDING_PERIOD || period > MAX_UNBONDING_PERIOD) {
+            revert UnbondingPeriodOutOfBounds(period, MIN_UNBONDING_PERIOD, MAX_UNBONDING_PERIOD);
+        }
+        _unbondingPeriod = period;
+        emit UnbondingPeriodSet(period);
+    }
+
+    function _dropValidatorIfEmpty(address node, Role role, StakeInfo storage info) private {
+        if (role == Role.Validator && info.staked == 0) _validators.remove(node);
+    }
+}

@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {Role} from "../libraries/Types.sol";
+
+/// @title IStakeManager
+/// @notice Operators stake tokens per role. Stake assigned to a task is locked; stake leaving the
+///         system goes through an unbonding period during which it can still be slashed.
+interface IStakeManager {
+    /// @notice Stake of one node in one role.
+    /// @param staked Active stake (includes `locked`).
+    /// @param locked Part of `staked` backing current task assignments; cannot be unstaked.
+    /// @param unbonding Stake on its way out; still slashable until withdrawn.
+    /// @param unbondingReadyAt Timestamp from which `unbonding` can be withdrawn.
+    struct StakeInfo {
+        uint128 staked;
+        uint128 locked;
+        uint128 unbonding;
+        uint64 unbondingReadyAt;
+    }
+
+    error ZeroAmount();
+    error InsufficientUnlockedStake(address node, Role role, uint256 available, uint256 requested);
+    error InsufficientLockedStake(address node, Role role, uint256 locked, uint256 requested);
+    error NothingUnbonding(address node, Role role);
+    error UnbondingNotReady(address node, Role role, uint256 readyAt);
+    error UnbondingPeriodOutOfBounds(uint256 period, uint256 min, uint256 max);
+    error NotAValidator(address node);
+    error InvalidBlsKey();
+    error ZeroAddress();
+
+    event Staked(address indexed node, Role indexed role, uint256 amount, uint256 totalStaked);
+    event UnstakeRequested(address indexed node, Role indexed role, uint256 amount, uint256 readyAt);
+    event UnbondedWithdrawn(address indexed node, Role indexed role, uint256 amount);
+    event StakeLocked(address indexed node, Role indexed role, uint256 amount);
+    event StakeUnlocked(address indexed node, Role indexed role, uint256 amount);
+    event Slashed(address indexed node, Role indexed role, uint256 amount, address indexed recipient);
+    event MinStakeSet(Role indexed role, uint256 amount);
+    event UnbondingPeriodSet(uint256 period);
+    event NodePauseSet(address indexed node, bool paused);
+    event BlsKeyRegistered(address indexed node, bytes32 indexed keyHash, uint256[4] pubkey);
+
+    /// @notice Adds `amount` to the caller's stake in `role` (pulled with transferFrom).
+    function stake(Role role, uint256 amount) external;
+
+    /// @notice Moves `amount` of unlocked stake into unbonding; restarts the unbonding clock.
+    function requestUnstake(Role role, uint256 amount) external;
+
+    /// @notice Pays out the caller's unbonded stake once its unbonding period is over.
+    function withdrawUnbonded(Role role) external;
+
+    /// @notice Lets an operator take its node out of (and back into) new assignments.
+    function setNodePaused(bool paused) external;
+
+    /// @notice Registers the caller's BN254 BLS public key (G2, precompile order
+    ///         [x.c1, x.c0, y.c1, y.c0]) with a proof of possession (G1 signature over the key).
+    /// @dev The proof is stored with the key; its on-chain pairing check arrives with BLS
+    ///      attestations (see SPECIFICATION.md, "Validator keys").
+    function registerBlsKey(uint256[4] calldata pubkey, uint256[2] calldata proofOfPossession) external;
+
+    /// @notice Locks `amount` of a node's unlocked stake for an assignment. Protocol only.
+    function lock(address node, Role role, uint256 amount) external;
+
+    /// @notice Releases `amount` of a node's locked stake. Protocol only.
+    function unlock(address node, Role role, uint256 amount) external;
+
+    /// @notice Takes up to `amount` from the node's active stake, then from its unbonding stake, and
+    ///         sends it to `recipient`. Protocol only. Returns what was actually slashed.
+    function slash(address node, Role role, uint256 amount, address recipient) external returns (uint256);
+
+    /// @notice Sets the minimum stake a node needs (unlocked) to take one assignment in `role`.
+    function setMinStake(Role role, uint256 amount) external;
+
+    /// @notice Sets how long unstaked tokens stay slashable before they can be withdrawn.
+    function setUnbondingPeriod(uint256 period) external;
+
+    function stakeOf(address node, Role role) external view returns (StakeInfo memory);
+    function availableStake(address node, Role role) external view returns (uint256);
+    function minStake(Role role) external view returns (uint256);
+    function unbondingPeriod() external view returns (uint256);
+    function totalStaked() external view returns (uint256);
+    function isNodePaused(address node) external view returns (bool);
+    function validatorCount() external view returns (uint256);
+    function validatorAt(uint256 index) external view returns (address);
+    function blsKeyOf(address node) external view returns (uint256[4] memory pubkey, uint256[2] memory proofOfPossession);
+}

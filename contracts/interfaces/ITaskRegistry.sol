@@ -1,0 +1,266 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {Role, Outcome} from "../libraries/Types.sol";
+
+/// @title ITaskRegistry
+/// @notice The task lifecycle: escrowed bounty, slot assignment, per-round commit–reveal of results,
+///         validator attestations decided by a 2/3 quorum, and settlement by accepted work.
+/// @dev Deadlines are in protocol time (`protocolTime()`): wall-clock time minus time spent paused,
+///      so a guardian pause never makes nodes miss a deadline.
+interface ITaskRegistry {
+    enum Status {
+        None,
+        Open, // accepting sampler and trainer claims
+        Drawing, // sampler and trainer slots full; waiting for the validator draw
+        Active, // rounds running
+        Completed,
+        Cancelled,
+        Failed
+    }
+
+    /// @dev One round walks these phases in order; a phase ends early once everyone expected acted.
+    enum Phase {
+        SampleCommit,
+        SampleReveal,
+        TrainCommit,
+        TrainReveal,
+        Attest
+    }
+
+    enum Verdict {
+        None,
+        Accepted,
+        Rejected,
+        Inconclusive
+    }
+
+    /// @notice What a requester asks for.
+    /// @param specCid IPFS CID of the task spec (environment, seeds, hyperparameters).
+    /// @param specDigest keccak256 of the spec's bytes, so workers can check what they fetched.
+    /// @param bounty Tokens escrowed for the whole task.
+    /// @param numSamplers Sampler slots (each rolls out one shard per round).
+    /// @param numValidators Validators drawn at random; 2/3 of them (rounded up) decide.
+    /// @param numRounds Training rounds; the bounty is earned round by round.
+    /// @param claimWindow Seconds from creation for all slots to be filled, else the task fails.
+    /// @param commitWindow Seconds for the commit phases (this is when the work is done).
+    /// @param revealWindow Seconds for the reveal phases.
+    /// @param attestWindow Seconds for validators to attest.
+    struct TaskParams {
+        string specCid;
+        bytes32 specDigest;
+        uint256 bounty;
+        uint8 numSamplers;
+        uint8 numValidators;
+        uint16 numRounds;
+        uint32 claimWindow;
+        uint32 commitWindow;
+        uint32 revealWindow;
+        uint32 attestWindow;
+    }
+
+    /// @notice An optional EIP-2612 permit for the bounty (value = bounty); deadline 0 means none.
+    struct Permit {
+        uint256 deadline;
+        uint8 v;
+        bytes32 r;
+        bytes32 s;
+    }
+
+    struct Task {
+        address requester;
+        Status status;
+        Phase phase;
+        uint16 round;
+        uint16 numRounds;
+        uint8 numSamplers;
+        uint8 numValidators;
+        uint8 filledSamplers;
+        uint8 filledValidators;
+        bool trainerFilled;
+        uint8 pending; // actions still expected in the current phase
+        uint8 idleRounds; // consecutive rounds without an accepted checkpoint
+        uint64 revealedMask; // submissions open to attestation this round (bit numSamplers = trainer)
+        uint64 claimDeadline;
+        uint64 phaseDeadline;
+        uint64 seedBlock; // block whose hash seeds the next validator draw (0 = none armed)
+        uint32 commitWindow;
+        uint32 revealWindow;
+        uint32 attestWindow;
+        uint16[3] sharesBps; // by Role: Sampler, Trainer, Validator; snapshot at creation
+        uint256 bounty;
+        bytes32 specDigest;
+        bytes32 checkpointRoot; // last accepted policy checkpoint (0 = initial policy from the spec)
+        string specCid;
+        string checkpointCid;
+    }
+
+    struct Slot {
+        address node;
+        uint16 sinceRound; // first round the node is expected to work in
+        uint128 lockedStake;
+    }
+
+    struct Membership {
+        bool assigned;
+        Role role;
+        uint8 slot;
+    }
+
+    struct Submission {
+        bytes32 commitment;
+        bytes32 root;
+        address node;
+        bool revealed;
+        Verdict verdict;
+        string cid;
+    }
+
+    struct Attestation {
+        bool voted;
+        uint64 acceptBitmap;
+    }
+
+    error InvalidSpec();
+    error InvalidBounty();
+    error SlotCountOutOfBounds(Role role, uint256 count, uint256 max);
+    error RoundsOutOfBounds(uint256 rounds, uint256 max);
+    error WindowOutOfBounds(uint256 window, uint256 min, uint256 max);
+    error SharesOutOfBounds(uint256 trainerBps, uint256 samplerBps, uint256 validatorBps);
+    error SlashBpsOutOfBounds(uint256 bps, uint256 max);
+    error ZeroAddress();
+    error SignatureExpired(uint256 deadline);
+    error InvalidSignature(address requester);
+    error TaskNotFound(uint256 taskId);
+    error WrongStatus(uint256 taskId, Status status);
+    error NotRequester(uint256 taskId, address caller);
+    error RequesterCannotWork(uint256 taskId);
+    error ValidatorsAreDrawn();
+    error AlreadyAssigned(uint256 taskId, address node);
+    error NoVacantSlot(uint256 taskId, Role role);
+    error NodePaused(address node);
+    error InsufficientStake(address node, Role role, uint256 available, uint256 required);
+    error ReputationTooLow(address node, uint256 score, uint256 threshold);
+    error NoVacancy(uint256 taskId);
+    error DrawNotReady(uint256 taskId, uint256 seedBlock);
+    error NotAssigned(uint256 taskId, address node);
+    error WrongPhase(uint256 taskId, Phase phase);
+    error NotExpectedThisRound(uint256 taskId, uint256 round, uint256 sinceRound);
+    error DeadlinePassed(uint256 taskId, uint256 deadline);
+    error DeadlineNotReached(uint256 taskId, uint256 deadline);
+    error EmptyCommitment();
+    error AlreadyCommitted(uint256 taskId, address node);
+    error NotCommitted(uint256 taskId, address node);
+    error AlreadyRevealed(uint256 taskId, address node);
+    error InvalidResult();
+    error CommitmentMismatch(uint256 taskId, address node);
+    error AlreadyAttested(uint256 taskId, address validator);
+
+    event TaskCreated(
+        uint256 indexed taskId,
+        address indexed requester,
+        string specCid,
+        bytes32 specDigest,
+        uint256 bounty,
+        uint8 numSamplers,
+        uint8 numValidators,
+        uint16 numRounds
+    );
+    event TaskStatusChanged(uint256 indexed taskId, Status status);
+    event SlotAssigned(uint256 indexed taskId, address indexed node, Role indexed role, uint256 slot, uint256 sinceRound);
+    event SlotVacated(uint256 indexed taskId, address indexed node, Role indexed role, uint256 slot, Outcome reason);
+    event DrawArmed(uint256 indexed taskId, uint256 seedBlock);
+    event PhaseStarted(uint256 indexed taskId, uint256 indexed round, Phase phase, uint256 deadline);
+    event ResultCommitted(
+        uint256 indexed taskId, uint256 indexed round, address indexed node, Role role, uint256 slot, bytes32 commitment
+    );
+    event ResultRevealed(
+        uint256 indexed taskId, uint256 indexed round, address indexed node, Role role, uint256 slot, bytes32 root, string cid
+    );
+    event Attested(uint256 indexed taskId, uint256 indexed round, address indexed validator, uint256 slot, uint256 acceptBitmap);
+    event VerdictReached(
+        uint256 indexed taskId,
+        uint256 indexed round,
+        address indexed node,
+        Role role,
+        uint256 slot,
+        Verdict verdict,
+        uint256 accepts,
+        uint256 rejects
+    );
+    event RewardEarned(uint256 indexed taskId, uint256 indexed round, address indexed node, Role role, uint256 amount);
+    event RoundFinalized(uint256 indexed taskId, uint256 indexed round, bytes32 checkpointRoot, string checkpointCid);
+    event TaskSettled(uint256 indexed taskId, Status status, uint256[3] paidByRole, uint256 refund);
+    event RoleSharesSet(uint256 trainerBps, uint256 samplerBps, uint256 validatorBps);
+    event SlashBpsSet(uint256 bps);
+    event TreasurySet(address indexed treasury);
+
+    /// @notice Creates a task funded by the caller (who has approved this contract for the bounty).
+    function createTask(TaskParams calldata params) external returns (uint256 taskId);
+
+    /// @notice Same as `createTask`, funding the bounty with an EIP-2612 permit.
+    function createTaskWithPermit(TaskParams calldata params, Permit calldata permit) external returns (uint256 taskId);
+
+    /// @notice Creates a task on behalf of `requester` from their EIP-712 `CreateTask` signature;
+    ///         anyone may relay it. Nonce, deadline, chain id and this contract's address are signed.
+    function createTaskWithSig(
+        TaskParams calldata params,
+        address requester,
+        uint256 deadline,
+        bytes calldata signature,
+        Permit calldata permit
+    ) external returns (uint256 taskId);
+
+    /// @notice Cancels a task before its rounds start; the whole bounty is refunded to the requester.
+    function cancelTask(uint256 taskId) external;
+
+    /// @notice Takes a vacant sampler or trainer slot. The caller must be eligible for the role.
+    function claimSlot(uint256 taskId, Role role) external returns (uint256 slot);
+
+    /// @notice Fills vacant validator slots at random from eligible validators, seeded by the hash
+    ///         of a block mined after the vacancy arose. Anyone may call.
+    function drawValidators(uint256 taskId) external;
+
+    /// @notice Commits to a result for the current round: see `commitmentFor`.
+    function commit(uint256 taskId, bytes32 commitment) external;
+
+    /// @notice Reveals the committed result: its Merkle root and IPFS CID.
+    function reveal(uint256 taskId, bytes32 root, string calldata cid, bytes32 salt) external;
+
+    /// @notice A validator's verdicts for the round: bit i accepts sampler slot i, bit numSamplers
+    ///         accepts the trainer; a cleared bit rejects. Bits of unrevealed submissions are ignored.
+    function attest(uint256 taskId, uint256 acceptBitmap) external;
+
+    /// @notice Moves a task past an expired deadline, penalising whoever did not act. Anyone may call.
+    function advance(uint256 taskId) external;
+
+    function pause() external;
+    function unpause() external;
+    function setRoleShares(uint256 trainerBps, uint256 samplerBps, uint256 validatorBps) external;
+    function setSlashBps(uint256 bps) external;
+    function setTreasury(address treasury) external;
+
+    /// @notice The commitment a node must submit for a result.
+    function commitmentFor(uint256 taskId, uint256 round, address node, bytes32 root, string calldata cid, bytes32 salt)
+        external
+        pure
+        returns (bytes32);
+
+    /// @notice The EIP-712 digest a requester signs for `createTaskWithSig`.
+    function createTaskDigest(TaskParams calldata params, address requester, uint256 nonce, uint256 deadline)
+        external
+        view
+        returns (bytes32);
+
+    function protocolTime() external view returns (uint256);
+    function taskCount() external view returns (uint256);
+    function taskOf(uint256 taskId) external view returns (Task memory);
+    function slotOf(uint256 taskId, Role role, uint256 slot) external view returns (Slot memory);
+    function membershipOf(uint256 taskId, address node) external view returns (Membership memory);
+    function submissionOf(uint256 taskId, uint256 round, Role role, uint256 slot) external view returns (Submission memory);
+    function attestationOf(uint256 taskId, uint256 round, uint256 slot) external view returns (Attestation memory);
+    function paidOf(uint256 taskId) external view returns (uint256[3] memory);
+    function roleShares() external view returns (uint16[3] memory);
+    function slashBps() external view returns (uint256);
+    function treasury() external view returns (address);
+}

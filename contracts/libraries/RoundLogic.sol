@@ -1,0 +1,405 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {ITaskRegistry} from "../interfaces/ITaskRegistry.sol";
+import {Role, Outcome} from "./Types.sol";
+import {Payouts} from "./Payouts.sol";
+import {TaskStorage, Context} from "./TaskStorage.sol";
+
+/// @title RoundLogic
+/// @notice The round state machine of the TaskRegistry: phase changes, penalties for missed
+///         deadlines, the quorum tally, verdicts, pay and settlement.
+/// @dev An external library: it runs by delegatecall on the registry's storage, which keeps the
+///      registry under the contract size limit (the pattern of Aave v3's logic libraries). Events
+///      are the registry's own (ITaskRegistry), so indexers see them emitted by the registry.
+library RoundLogic {
+    /// @notice Rounds in a row without an accepted checkpoint after which a task fails.
+    uint256 internal constant MAX_IDLE_ROUNDS = 2;
+
+    /// @notice Starts the task's rounds.
+    function activate(TaskStorage storage s, Context memory c, uint256 taskId) external {
+        ITaskRegistry.Task storage t = s.tasks[taskId];
+        _setStatus(taskId, t, ITaskRegistry.Status.Active);
+        _enterPhase(s, c, taskId, t, ITaskRegistry.Phase.SampleCommit);
+    }
+
+    /// @notice Records that one expected action of the current phase happened; closes the phase
+    ///         when it was the last.
+    function acted(TaskStorage storage s, Context memory c, uint256 taskId) external {
+        ITaskRegistry.Task storage t = s.tasks[taskId];
+        t.pending -= 1;
+        if (t.pending == 0) _closePhase(s, c, taskId, t);
+    }
+
+    /// @notice Closes an expired phase: everyone expected who did not act is penalised and removed.
+    function expirePhase(TaskStorage storage s, Context memory c, uint256 taskId) external {
+        ITaskRegistry.Task storage t = s.tasks[taskId];
+        _vacateLaggards(s, c, taskId, t);
+        _closePhase(s, c, taskId, t);
+    }
+
+    /// @notice Ends a task with `status`, releasing stakes and refunding what was not earned.
+    function settle(TaskStorage storage s, Context memory c, uint256 taskId, ITaskRegistry.Status status) external {
+        _settle(s, c, taskId, s.tasks[taskId], status);
+    }
+
+    /// @notice Arms a validator draw on the next block's hash.
+    function armDraw(TaskStorage storage s, uint256 taskId) external {
+        _armDraw(taskId, s.tasks[taskId]);
+    }
+
+    // ---------------------------------------------------------------- phases
+
+    function _closePhase(TaskStorage storage s, Context memory c, uint256 taskId, ITaskRegistry.Task storage t)
+        private
+    {
+        if (t.phase == ITaskRegistry.Phase.Attest) _finalizeRound(s, c, taskId, t);
+        else _enterPhase(s, c, taskId, t, ITaskRegistry.Phase(uint8(t.phase) + 1));
+    }
+
+    /// @dev Enters `phase`; phases nobody is expected in are skipped, except a round's first phase,
+    ///      which stays open until its deadline so that vacant sampler slots can still be claimed.
+    function _enterPhase(
+        TaskStorage storage s,
+        Context memory c,
+        uint256 taskId,
+        ITaskRegistry.Task storage t,
+        ITaskRegistry.Phase phase
+    ) private {
+        while (true) {
+            if (phase == ITaskRegistry.Phase.Attest) t.revealedMask = uint64(_revealedMask(s, taskId, t));
+            uint256 expected = _expected(s, taskId, t, phase);
+            uint256 deadline = c.now + _window(t, phase);
+            t.phase = phase;
+            // expected counts slots of one role, at most MAX_VALIDATORS (64).
+            t.pending = uint8(expected);
+            t.phaseDeadline = uint64(deadline);
+            emit ITaskRegistry.PhaseStarted(taskId, t.round, phase, deadline);
+            if (expected > 0 || phase == ITaskRegistry.Phase.SampleCommit) return;
+            if (phase == ITaskRegistry.Phase.Attest) return _finalizeRound(s, c, taskId, t);
+            phase = ITaskRegistry.Phase(uint8(phase) + 1);
+        }
+    }
+
+    function _expected(TaskStorage storage s, uint256 taskId, ITaskRegistry.Task storage t, ITaskRegistry.Phase phase)
+        private
+        view
+        returns (uint256 n)
+    {
+        uint256 round = t.round;
+        if (phase == ITaskRegistry.Phase.SampleCommit) return _countWorking(s, taskId, t, Role.Sampler);
+        if (phase == ITaskRegistry.Phase.SampleReveal) {
+            for (uint256 i = 0; i < t.numSamplers; ++i) {
+                if (s.submissions[taskId][round][Role.Sampler][i].commitment != bytes32(0)) ++n;
+            }
+            return n;
+        }
+        if (phase == ITaskRegistry.Phase.TrainCommit) return _countWorking(s, taskId, t, Role.Trainer);
+        if (phase == ITaskRegistry.Phase.TrainReveal) {
+            return s.submissions[taskId][round][Role.Trainer][0].commitment != bytes32(0) ? 1 : 0;
+        }
+        return t.revealedMask == 0 ? 0 : _countWorking(s, taskId, t, Role.Validator);
+    }
+
+    function _countWorking(TaskStorage storage s, uint256 taskId, ITaskRegistry.Task storage t, Role role)
+        private
+        view
+        returns (uint256 n)
+    {
+        uint256 count = _slotCount(t, role);
+        for (uint256 i = 0; i < count; ++i) {
+            ITaskRegistry.Slot storage slot = s.slots[taskId][role][i];
+            if (slot.node != address(0) && slot.sinceRound <= t.round) ++n;
+        }
+    }
+
+    /// @dev Penalises and removes everyone who was expected in the expired phase and did not act.
+    function _vacateLaggards(TaskStorage storage s, Context memory c, uint256 taskId, ITaskRegistry.Task storage t)
+        private
+    {
+        ITaskRegistry.Phase phase = t.phase;
+        uint256 round = t.round;
+        if (phase == ITaskRegistry.Phase.Attest) {
+            for (uint256 i = 0; i < t.numValidators; ++i) {
+                ITaskRegistry.Slot storage slot = s.slots[taskId][Role.Validator][i];
+                if (slot.node == address(0) || slot.sinceRound > round) continue;
+                if (!s.attestations[taskId][round][i].voted) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Missed);
+            }
+            return;
+        }
+        Role role = phase <= ITaskRegistry.Phase.SampleReveal ? Role.Sampler : Role.Trainer;
+        bool isCommit = phase == ITaskRegistry.Phase.SampleCommit || phase == ITaskRegistry.Phase.TrainCommit;
+        uint256 count = _slotCount(t, role);
+        for (uint256 i = 0; i < count; ++i) {
+            ITaskRegistry.Slot storage slot = s.slots[taskId][role][i];
+            if (slot.node == address(0) || slot.sinceRound > round) continue;
+            ITaskRegistry.Submission storage sub = s.submissions[taskId][round][role][i];
+            bool late = isCommit ? sub.commitment == bytes32(0) : (sub.commitment != bytes32(0) && !sub.revealed);
+            if (late) _vacate(s, c, taskId, t, role, i, Outcome.Missed);
+        }
+    }
+
+    // ---------------------------------------------------------------- verdicts and pay
+
+    function _finalizeRound(TaskStorage storage s, Context memory c, uint256 taskId, ITaskRegistry.Task storage t)
+        private
+    {
+        uint256 round = t.round;
+        uint256 revealed = t.revealedMask;
+        (uint256 accepted, uint256 rejected) = _tally(s, taskId, t, revealed);
+        uint256 samplerPayees = _judgeWorkers(s, c, taskId, t, Role.Sampler, accepted, rejected);
+        bool trainerAccepted = _judgeWorkers(s, c, taskId, t, Role.Trainer, accepted, rejected) == 1;
+        _payWorkers(s, c, taskId, t, Role.Sampler, samplerPayees);
+        _payWorkers(s, c, taskId, t, Role.Trainer, trainerAccepted ? 1 : 0);
+        if (revealed != 0) _judgeAndPayValidators(s, c, taskId, t, accepted, rejected);
+
+        if (trainerAccepted) {
+            ITaskRegistry.Submission storage sub = s.submissions[taskId][round][Role.Trainer][0];
+            t.checkpointRoot = sub.root;
+            t.checkpointCid = sub.cid;
+            t.idleRounds = 0;
+        } else {
+            t.idleRounds += 1;
+        }
+        t.revealedMask = 0;
+        emit ITaskRegistry.RoundFinalized(taskId, round, t.checkpointRoot, t.checkpointCid);
+
+        if (round + 1 == t.numRounds) return _settle(s, c, taskId, t, ITaskRegistry.Status.Completed);
+        if (t.idleRounds >= MAX_IDLE_ROUNDS) return _settle(s, c, taskId, t, ITaskRegistry.Status.Failed);
+        // round + 1 < numRounds <= MAX_ROUNDS, so it fits a uint16.
+        t.round = uint16(round + 1);
+        _enterPhase(s, c, taskId, t, ITaskRegistry.Phase.SampleCommit);
+    }
+
+    /// @dev Returns the revealed submissions a quorum accepted and those a quorum rejected.
+    function _tally(TaskStorage storage s, uint256 taskId, ITaskRegistry.Task storage t, uint256 revealed)
+        private
+        view
+        returns (uint256 accepted, uint256 rejected)
+    {
+        uint256 q = Payouts.quorum(t.numValidators);
+        uint256 subs = uint256(t.numSamplers) + 1;
+        for (uint256 i = 0; i < subs; ++i) {
+            uint256 bit = 1 << i;
+            if (revealed & bit == 0) continue;
+            (uint256 yes, uint256 no) = _votes(s, taskId, t, bit);
+            if (yes >= q) accepted |= bit;
+            else if (no >= q) rejected |= bit;
+        }
+    }
+
+    function _votes(TaskStorage storage s, uint256 taskId, ITaskRegistry.Task storage t, uint256 bit)
+        private
+        view
+        returns (uint256 yes, uint256 no)
+    {
+        uint256 round = t.round;
+        for (uint256 v = 0; v < t.numValidators; ++v) {
+            ITaskRegistry.Attestation memory a = s.attestations[taskId][round][v];
+            if (!a.voted) continue;
+            if (a.acceptBitmap & bit != 0) ++yes;
+            else ++no;
+        }
+    }
+
+    /// @dev Records verdicts of one worker role, slashes and removes the rejected; returns how many
+    ///      were accepted (they are the role's payees this round).
+    function _judgeWorkers(
+        TaskStorage storage s,
+        Context memory c,
+        uint256 taskId,
+        ITaskRegistry.Task storage t,
+        Role role,
+        uint256 accepted,
+        uint256 rejected
+    ) private returns (uint256 acceptedCount) {
+        uint256 count = _slotCount(t, role);
+        for (uint256 i = 0; i < count; ++i) {
+            ITaskRegistry.Submission storage sub = s.submissions[taskId][t.round][role][i];
+            if (!sub.revealed) continue;
+            ITaskRegistry.Verdict verdict = _recordVerdict(s, taskId, t, sub, role, i, accepted, rejected);
+            if (verdict == ITaskRegistry.Verdict.Accepted) {
+                ++acceptedCount;
+                c.reputation.record(sub.node, Outcome.Accepted);
+            } else if (verdict == ITaskRegistry.Verdict.Rejected) {
+                _vacate(s, c, taskId, t, role, i, Outcome.Rejected);
+            }
+        }
+    }
+
+    function _recordVerdict(
+        TaskStorage storage s,
+        uint256 taskId,
+        ITaskRegistry.Task storage t,
+        ITaskRegistry.Submission storage sub,
+        Role role,
+        uint256 index,
+        uint256 accepted,
+        uint256 rejected
+    ) private returns (ITaskRegistry.Verdict verdict) {
+        uint256 bit = 1 << (role == Role.Trainer ? t.numSamplers : index);
+        if (accepted & bit != 0) verdict = ITaskRegistry.Verdict.Accepted;
+        else if (rejected & bit != 0) verdict = ITaskRegistry.Verdict.Rejected;
+        else verdict = ITaskRegistry.Verdict.Inconclusive;
+        sub.verdict = verdict;
+        (uint256 yes, uint256 no) = _votes(s, taskId, t, bit);
+        emit ITaskRegistry.VerdictReached(taskId, t.round, sub.node, role, index, verdict, yes, no);
+    }
+
+    /// @dev Pays the round pool of `role` equally to its accepted submitters.
+    function _payWorkers(
+        TaskStorage storage s,
+        Context memory c,
+        uint256 taskId,
+        ITaskRegistry.Task storage t,
+        Role role,
+        uint256 payees
+    ) private {
+        if (payees == 0) return;
+        uint256 share = Payouts.perPayee(_roundPool(t, role), payees);
+        uint256 round = t.round;
+        uint256 count = _slotCount(t, role);
+        for (uint256 i = 0; i < count; ++i) {
+            ITaskRegistry.Submission storage sub = s.submissions[taskId][round][role][i];
+            if (sub.verdict == ITaskRegistry.Verdict.Accepted) _pay(s, c, taskId, round, sub.node, role, share);
+        }
+    }
+
+    /// @dev A validator agrees with the quorum when it accepted every accepted submission and rejected
+    ///      every rejected one. Agreeing validators share the validator pool; the others are penalised.
+    function _judgeAndPayValidators(
+        TaskStorage storage s,
+        Context memory c,
+        uint256 taskId,
+        ITaskRegistry.Task storage t,
+        uint256 accepted,
+        uint256 rejected
+    ) private {
+        uint256 round = t.round;
+        uint256 n = t.numValidators;
+        address[] memory payees = new address[](n);
+        uint256 count;
+        for (uint256 v = 0; v < n; ++v) {
+            ITaskRegistry.Attestation memory a = s.attestations[taskId][round][v];
+            if (!a.voted) continue;
+            address node = s.slots[taskId][Role.Validator][v].node;
+            bool against = (a.acceptBitmap & rejected) != 0 || (~uint256(a.acceptBitmap) & accepted) != 0;
+            if (against) {
+                _vacate(s, c, taskId, t, Role.Validator, v, Outcome.AgainstQuorum);
+            } else {
+                c.reputation.record(node, Outcome.Accepted);
+                payees[count++] = node;
+            }
+        }
+        uint256 share = Payouts.perPayee(_roundPool(t, Role.Validator), count);
+        for (uint256 i = 0; i < count; ++i) {
+            _pay(s, c, taskId, round, payees[i], Role.Validator, share);
+        }
+    }
+
+    function _pay(
+        TaskStorage storage s,
+        Context memory c,
+        uint256 taskId,
+        uint256 round,
+        address node,
+        Role role,
+        uint256 amount
+    ) private {
+        if (amount == 0) return;
+        s.paid[taskId][uint8(role)] += amount;
+        c.vault.credit(taskId, node, amount);
+        emit ITaskRegistry.RewardEarned(taskId, round, node, role, amount);
+    }
+
+    // ---------------------------------------------------------------- slots and settlement
+
+    function _vacate(
+        TaskStorage storage s,
+        Context memory c,
+        uint256 taskId,
+        ITaskRegistry.Task storage t,
+        Role role,
+        uint256 index,
+        Outcome reason
+    ) private {
+        ITaskRegistry.Slot memory slot = s.slots[taskId][role][index];
+        delete s.slots[taskId][role][index];
+        delete s.members[taskId][slot.node];
+        if (role == Role.Sampler) t.filledSamplers -= 1;
+        else if (role == Role.Trainer) t.trainerFilled = false;
+        else t.filledValidators -= 1;
+        c.stakes.unlock(slot.node, role, slot.lockedStake);
+        if (reason == Outcome.Rejected || reason == Outcome.AgainstQuorum) {
+            c.stakes.slash(slot.node, role, slot.lockedStake * c.slashBps / Payouts.BPS, c.treasury);
+        }
+        c.reputation.record(slot.node, reason);
+        if (role == Role.Validator && t.seedBlock == 0) _armDraw(taskId, t);
+        emit ITaskRegistry.SlotVacated(taskId, slot.node, role, index, reason);
+    }
+
+    /// @dev Ends a task: releases every assigned stake and refunds what was not earned (unearned
+    ///      rounds, rejected or missing work, rounding dust) to the requester's claimable balance.
+    function _settle(
+        TaskStorage storage s,
+        Context memory c,
+        uint256 taskId,
+        ITaskRegistry.Task storage t,
+        ITaskRegistry.Status status
+    ) private {
+        _setStatus(taskId, t, status);
+        for (uint256 r = 0; r < 3; ++r) {
+            Role role = Role(r);
+            uint256 count = _slotCount(t, role);
+            for (uint256 i = 0; i < count; ++i) {
+                ITaskRegistry.Slot storage slot = s.slots[taskId][role][i];
+                if (slot.node != address(0)) c.stakes.unlock(slot.node, role, slot.lockedStake);
+            }
+        }
+        uint256 refund = c.vault.refund(taskId, t.requester);
+        emit ITaskRegistry.TaskSettled(taskId, status, s.paid[taskId], refund);
+    }
+
+    function _armDraw(uint256 taskId, ITaskRegistry.Task storage t) private {
+        // The next block's hash is unknown to whoever caused the vacancy (see SPECIFICATION.md).
+        t.seedBlock = uint64(block.number + 1);
+        emit ITaskRegistry.DrawArmed(taskId, block.number + 1);
+    }
+
+    function _setStatus(uint256 taskId, ITaskRegistry.Task storage t, ITaskRegistry.Status status) private {
+        t.status = status;
+        emit ITaskRegistry.TaskStatusChanged(taskId, status);
+    }
+
+    // ---------------------------------------------------------------- small helpers
+
+    function _slotCount(ITaskRegistry.Task storage t, Role role) private view returns (uint256) {
+        if (role == Role.Sampler) return t.numSamplers;
+        if (role == Role.Trainer) return 1;
+        return t.numValidators;
+    }
+
+    function _window(ITaskRegistry.Task storage t, ITaskRegistry.Phase phase) private view returns (uint256) {
+        if (phase == ITaskRegistry.Phase.SampleCommit || phase == ITaskRegistry.Phase.TrainCommit) {
+            return t.commitWindow;
+        }
+        if (phase == ITaskRegistry.Phase.Attest) return t.attestWindow;
+        return t.revealWindow;
+    }
+
+    function _roundPool(ITaskRegistry.Task storage t, Role role) private view returns (uint256) {
+        return Payouts.roundPool(t.bounty, t.sharesBps[uint8(role)], t.numRounds);
+    }
+
+    function _revealedMask(TaskStorage storage s, uint256 taskId, ITaskRegistry.Task storage t)
+        private
+        view
+        returns (uint256 mask)
+    {
+        uint256 round = t.round;
+        for (uint256 i = 0; i < t.numSamplers; ++i) {
+            if (s.submissions[taskId][round][Role.Sampler][i].revealed) mask |= 1 << i;
+        }
+        if (s.submissions[taskId][round][Role.Trainer][0].revealed) mask |= 1 << t.numSamplers;
+    }
+}

@@ -1,0 +1,30 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {ITaskRegistry} from "../interfaces/ITaskRegistry.sol";
+import {IStakeManager} from "../interfaces/IStakeManager.sol";
+import {IReputation} from "../interfaces/IReputation.sol";
+import {IRewardVault} from "../interfaces/IRewardVault.sol";
+import {Role} from "./Types.sol";
+
+/// @notice Everything the TaskRegistry stores about tasks, in one struct so that its logic library
+///         (RoundLogic, called by delegatecall) works on the registry's own storage.
+struct TaskStorage {
+    mapping(uint256 taskId => ITaskRegistry.Task) tasks;
+    mapping(uint256 taskId => mapping(Role role => mapping(uint256 slot => ITaskRegistry.Slot))) slots;
+    mapping(uint256 taskId => mapping(address node => ITaskRegistry.Membership)) members;
+    mapping(uint256 taskId => mapping(uint256 round => mapping(Role role => mapping(uint256 slot => ITaskRegistry.Submission))))
+        submissions;
+    mapping(uint256 taskId => mapping(uint256 round => mapping(uint256 slot => ITaskRegistry.Attestation))) attestations;
+    mapping(uint256 taskId => uint256[3]) paid;
+}
+
+/// @notice The registry's collaborators and parameters, handed to RoundLogic on each call.
+struct Context {
+    IStakeManager stakes;
+    IReputation reputation;
+    IRewardVault vault;
+    uint256 slashBps;
+    address treasury;
+    uint256 now; // protocol time
+}
