@@ -41,7 +41,7 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
     uint256 public constant MAX_WINDOW = 30 days;
     uint256 public constant MAX_CID_LENGTH = 128;
     uint256 public constant MAX_SLASH_BPS = 5000;
-    /// @notice Random picks per vacant validator slot in one draw before re-arming.
+    /// @notice Pool members examined per vacant validator slot in one draw before re-arming.
     uint256 public constant DRAW_ATTEMPTS_PER_SLOT = 4;
 
     IERC20 public immutable token;
@@ -471,22 +471,40 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
         emit SlotAssigned(taskId, node, role, slot, since);
     }
 
+    /// @dev Walks the validator pool from a random start with a random stride coprime to its size,
+    ///      so every pick is a distinct validator, and assigns the eligible ones it meets.
     function _drawFrom(uint256 taskId, Task storage t, bytes32 seed, uint256 poolSize, uint256 vacancies)
         private
         returns (uint256)
     {
+        uint256 rand = uint256(keccak256(abi.encode(seed, taskId, t.round)));
+        uint256 start = rand % poolSize;
+        uint256 stride = _coprimeStride(rand >> 128, poolSize);
         uint256 attempts = vacancies * DRAW_ATTEMPTS_PER_SLOT;
+        if (attempts > poolSize) attempts = poolSize;
         for (uint256 i = 0; i < attempts && vacancies > 0; ++i) {
-            address candidate = stakes.validatorAt(uint256(keccak256(abi.encode(seed, taskId, i))) % poolSize);
-            if (candidate == t.requester || _s.members[taskId][candidate].assigned) continue;
-            if (!_checkEligible(candidate, Role.Validator, false)) continue;
-            _assign(taskId, t, Role.Validator, _firstVacant(taskId, t, Role.Validator), candidate);
-            vacancies -= 1;
+            if (_tryDraw(taskId, t, stakes.validatorAt((start + i * stride) % poolSize))) vacancies -= 1;
         }
         return vacancies;
     }
 
-    // ---------------------------------------------------------------- internals: phases
+    function _tryDraw(uint256 taskId, Task storage t, address candidate) private returns (bool) {
+        if (candidate == t.requester || _s.members[taskId][candidate].assigned) return false;
+        if (!_checkEligible(candidate, Role.Validator, false)) return false;
+        _assign(taskId, t, Role.Validator, _firstVacant(taskId, t, Role.Validator), candidate);
+        return true;
+    }
+
+    /// @dev A stride in [1, n] with gcd(stride, n) == 1; the search is short because coprimes are dense.
+    function _coprimeStride(uint256 rand, uint256 n) private pure returns (uint256 stride) {
+        stride = 1 + rand % n;
+        while (_gcd(stride, n) != 1) stride = stride % n + 1;
+    }
+
+    function _gcd(uint256 a, uint256 b) private pure returns (uint256) {
+        while (b != 0) (a, b) = (b, a % b);
+        return a;
+    }
 
     function _checkMember(uint256 taskId, Task storage t) private view returns (Role, uint256) {
         if (t.status != Status.Active) revert WrongStatus(taskId, t.status);

@@ -1,0 +1,148 @@
+"""Deploy the decentrl protocol and write deployments/<network>.json.
+
+    brownie run scripts/deploy.py                       # development network (anvil)
+    brownie run scripts/deploy.py live --network NAME   # a live network: encrypted account, confirm
+
+Every later script and the workers read the addresses from deployments/<network>.json.
+"""
+
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from brownie import (
+    RLToken,
+    Reputation,
+    RewardVault,
+    RoundLogic,
+    StakeManager,
+    TaskRegistry,
+    accounts,
+    network,
+    web3,
+)
+
+from workers.protocol import Role
+
+DEPLOYMENTS_DIR = Path(__file__).resolve().parent.parent / "deployments"
+TOKEN = 10**18
+
+
+@dataclass(frozen=True)
+class DeployParams:
+    """Protocol parameters fixed at deployment (all governable later except the supply)."""
+
+    supply: int = 1_000_000_000 * TOKEN
+    # by Role: Sampler, Trainer, Validator
+    min_stakes: tuple = (100 * TOKEN, 500 * TOKEN, 200 * TOKEN)
+    unbonding_period: int = 7 * 24 * 3600
+    treasury: str | None = None  # default: the admin
+
+    def describe(self) -> str:
+        return "\n".join(
+            [
+                f"  token supply       {self.supply / TOKEN:,.0f} DRL",
+                *(f"  min stake {r.name.lower():<9}{s / TOKEN:,.0f} DRL" for r, s in zip(Role, self.min_stakes)),
+                f"  unbonding period   {self.unbonding_period} s",
+                f"  treasury           {self.treasury or '(admin)'}",
+                "  payout split       70% trainers / 20% samplers / 10% validators",
+                "  reputation         start 70, threshold 60 of 100",
+            ]
+        )
+
+
+@dataclass
+class Deployment:
+    token: object
+    stakes: object
+    reputation: object
+    vault: object
+    registry: object
+    round_logic: object
+    admin: str
+    params: DeployParams = field(default_factory=DeployParams)
+
+    def addresses(self) -> dict:
+        return {
+            "RLToken": self.token.address,
+            "StakeManager": self.stakes.address,
+            "Reputation": self.reputation.address,
+            "RewardVault": self.vault.address,
+            "TaskRegistry": self.registry.address,
+            "RoundLogic": self.round_logic.address,
+        }
+
+
+def deploy(admin, params: DeployParams = DeployParams()) -> Deployment:
+    """Deploys every contract from `admin` and wires the roles between them."""
+    tx = {"from": admin}
+    treasury = params.treasury or admin.address
+    token = RLToken.deploy(admin, params.supply, tx)
+    stakes = StakeManager.deploy(token, admin, list(params.min_stakes), params.unbonding_period, tx)
+    reputation = Reputation.deploy(admin, tx)
+    vault = RewardVault.deploy(token, admin, tx)
+    round_logic = RoundLogic.deploy(tx)  # linked into TaskRegistry by brownie
+    registry = TaskRegistry.deploy(token, stakes, reputation, vault, admin, treasury, tx)
+    stakes.grantRole(stakes.PROTOCOL_ROLE(), registry, tx)
+    reputation.grantRole(reputation.REPORTER_ROLE(), registry, tx)
+    vault.grantRole(vault.ESCROW_ROLE(), registry, tx)
+    return Deployment(token, stakes, reputation, vault, registry, round_logic, admin.address, params)
+
+
+def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
+    network_name = network_name or network.show_active()
+    DEPLOYMENTS_DIR.mkdir(exist_ok=True)
+    path = DEPLOYMENTS_DIR / f"{network_name}.json"
+    record = {
+        "network": network_name,
+        "chainId": web3.eth.chain_id,
+        "block": web3.eth.block_number,
+        "admin": dep.admin,
+        "contracts": dep.addresses(),
+        "params": {**asdict(dep.params), "min_stakes": [str(s) for s in dep.params.min_stakes],
+                   "supply": str(dep.params.supply)},
+    }
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    return path
+
+
+def load_deployment(network_name: str | None = None) -> dict:
+    """Reads deployments/<network>.json; the error says how to create it."""
+    network_name = network_name or network.show_active()
+    path = DEPLOYMENTS_DIR / f"{network_name}.json"
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{path} not found: deploy first with `brownie run scripts/deploy.py --network {network_name}`"
+        )
+    return json.loads(path.read_text())
+
+
+def main():
+    """Development deploy: the first unlocked anvil account is admin and treasury."""
+    dep = deploy(accounts[0])
+    path = write_deployment(dep)
+    print(f"Deployed to {network.show_active()} (chain {web3.eth.chain_id}); addresses in {path}")
+    for name, address in dep.addresses().items():
+        print(f"  {name:<13}{address}")
+    return dep
+
+
+def live(account_id: str | None = None, assume_yes: bool = False):
+    """Live deploy: loads an encrypted brownie account (prompts for its password), prints the
+    parameters and asks to confirm before sending anything."""
+    import os
+
+    account_id = account_id or os.environ.get("DECENTRL_DEPLOYER", "deployer")
+    admin = accounts.load(account_id)
+    params = DeployParams()
+    print(f"Network   {network.show_active()} (chain {web3.eth.chain_id})")
+    print(f"Deployer  {admin.address}  balance {web3.eth.get_balance(admin.address) / 1e18:.4f} ETH")
+    print(params.describe())
+    answer = "y" if assume_yes else input("Deploy with these parameters? [y/N] ").strip().lower()
+    if answer != "y":
+        print("Aborted: nothing was sent.")
+        return None
+    dep = deploy(admin, params)
+    path = write_deployment(dep)
+    print(f"Deployed; addresses in {path}")
+    return dep

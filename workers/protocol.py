@@ -1,0 +1,151 @@
+"""The on-chain protocol as Python sees it: enum values, task parameters, commitments and the
+EIP-712 message a requester signs. Mirrors contracts/interfaces/ITaskRegistry.sol; scripts, tests
+and the workers all use this one definition."""
+
+from dataclasses import astuple, dataclass
+from enum import IntEnum
+
+from eth_abi import encode
+from eth_utils import keccak, to_checksum_address
+
+
+class Role(IntEnum):
+    SAMPLER = 0
+    TRAINER = 1
+    VALIDATOR = 2
+
+
+class Outcome(IntEnum):
+    ACCEPTED = 0
+    REJECTED = 1
+    MISSED = 2
+    AGAINST_QUORUM = 3
+    RECOVERED = 4
+
+
+class Status(IntEnum):
+    NONE = 0
+    OPEN = 1
+    DRAWING = 2
+    ACTIVE = 3
+    COMPLETED = 4
+    CANCELLED = 5
+    FAILED = 6
+
+
+class Phase(IntEnum):
+    SAMPLE_COMMIT = 0
+    SAMPLE_REVEAL = 1
+    TRAIN_COMMIT = 2
+    TRAIN_REVEAL = 3
+    ATTEST = 4
+
+
+class Verdict(IntEnum):
+    NONE = 0
+    ACCEPTED = 1
+    REJECTED = 2
+    INCONCLUSIVE = 3
+
+
+@dataclass(frozen=True)
+class TaskParams:
+    """ITaskRegistry.TaskParams; field order is the ABI tuple order."""
+
+    spec_cid: str
+    spec_digest: bytes
+    bounty: int
+    num_samplers: int = 2
+    num_validators: int = 3
+    num_rounds: int = 5
+    claim_window: int = 3600
+    commit_window: int = 600
+    reveal_window: int = 300
+    attest_window: int = 600
+
+    def as_tuple(self) -> tuple:
+        return astuple(self)
+
+
+NO_PERMIT = (0, 0, b"\x00" * 32, b"\x00" * 32)
+"""ITaskRegistry.Permit with deadline 0: fund the bounty from an existing allowance."""
+
+
+def commitment(task_id: int, round_: int, node: str, root: bytes, cid: str, salt: bytes) -> bytes:
+    """The hash TaskRegistry.commitmentFor computes: binds result, salt and submitter."""
+    return keccak(
+        encode(
+            ["uint256", "uint256", "address", "bytes32", "bytes32", "bytes32"],
+            [task_id, round_, to_checksum_address(node), root, keccak(text=cid), salt],
+        )
+    )
+
+
+CREATE_TASK_TYPES = {
+    "CreateTask": [
+        {"name": "requester", "type": "address"},
+        {"name": "specCid", "type": "string"},
+        {"name": "specDigest", "type": "bytes32"},
+        {"name": "bounty", "type": "uint256"},
+        {"name": "numSamplers", "type": "uint8"},
+        {"name": "numValidators", "type": "uint8"},
+        {"name": "numRounds", "type": "uint16"},
+        {"name": "claimWindow", "type": "uint32"},
+        {"name": "commitWindow", "type": "uint32"},
+        {"name": "revealWindow", "type": "uint32"},
+        {"name": "attestWindow", "type": "uint32"},
+        {"name": "nonce", "type": "uint256"},
+        {"name": "deadline", "type": "uint256"},
+    ]
+}
+
+
+def create_task_typed_data(
+    params: TaskParams, requester: str, nonce: int, deadline: int, chain_id: int, registry: str
+) -> dict:
+    """The EIP-712 message for TaskRegistry.createTaskWithSig, in eth_account's full-message form."""
+    return {
+        "types": {
+            "EIP712Domain": [
+                {"name": "name", "type": "string"},
+                {"name": "version", "type": "string"},
+                {"name": "chainId", "type": "uint256"},
+                {"name": "verifyingContract", "type": "address"},
+            ],
+            **CREATE_TASK_TYPES,
+        },
+        "primaryType": "CreateTask",
+        "domain": {
+            "name": "decentrl TaskRegistry",
+            "version": "1",
+            "chainId": chain_id,
+            "verifyingContract": to_checksum_address(registry),
+        },
+        "message": {
+            "requester": to_checksum_address(requester),
+            "specCid": params.spec_cid,
+            "specDigest": params.spec_digest,
+            "bounty": params.bounty,
+            "numSamplers": params.num_samplers,
+            "numValidators": params.num_validators,
+            "numRounds": params.num_rounds,
+            "claimWindow": params.claim_window,
+            "commitWindow": params.commit_window,
+            "revealWindow": params.reveal_window,
+            "attestWindow": params.attest_window,
+            "nonce": nonce,
+            "deadline": deadline,
+        },
+    }
+
+
+def sign_create_task(private_key, params: TaskParams, requester: str, nonce: int, deadline: int,
+                     chain_id: int, registry: str) -> bytes:
+    """Signs the CreateTask message with a raw private key; returns the 65-byte signature."""
+    from eth_account import Account
+    from eth_account.messages import encode_typed_data
+
+    message = encode_typed_data(
+        full_message=create_task_typed_data(params, requester, nonce, deadline, chain_id, registry)
+    )
+    return bytes(Account.sign_message(message, private_key).signature)
