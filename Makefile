@@ -1,0 +1,121 @@
+# decentrl: set-up, tests, demo and gas report.
+#
+#   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks
+#   make test    brownie test (starts anvil itself), forge test, forge coverage + thresholds
+#   make demo    brownie run scripts/demo.py
+#   make gas     brownie run bench/gas.py
+#   make clean   build outputs;  make distclean  also .venv, node_modules and tools/bin
+#
+# Installs are keyed on the contents of their inputs (stamps under .make/ named by a hash of
+# constraints.txt + requirements.txt + pyproject.toml, and of package.json + package-lock.json),
+# so a second `make setup` does no install work; editing any of them re-runs that install.
+# Nothing here needs sudo or apt. To use the tools by hand: `. tools/env.sh` (PATH as below).
+
+SHELL := bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DEFAULT_GOAL := help
+MAKEFLAGS += --no-print-directory
+
+ROOT := $(CURDIR)
+VENV := $(ROOT)/.venv
+STAMPS := .make
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
+
+export PATH := $(ROOT)/tools/bin:$(VENV)/bin:$(PATH)
+# Keep pip quiet about the machine's optional local index folders.
+PIP_FILTER := { grep -v -e 'is ignored: it is neither a file nor a directory' || true; }
+
+COVERAGE_LINES ?= 95
+COVERAGE_BRANCHES ?= 90
+# The coverage summary shows contracts/ only (the thresholds are checked by tools/check_coverage.py).
+COVERAGE_IGNORE := (node_modules|tests/|mocks/)
+
+hash = $(shell cat $(1) 2>/dev/null | sha256sum | cut -c1-16)
+PY_STAMP := $(STAMPS)/venv-$(call hash,constraints.txt requirements.txt pyproject.toml)
+NPM_STAMP := $(STAMPS)/npm-$(call hash,package.json package-lock.json)
+
+# A stamp says nothing once what it stands for is gone.
+ifeq ($(wildcard $(VENV)/bin/brownie),)
+  $(shell rm -f $(STAMPS)/venv-*)
+endif
+ifeq ($(wildcard node_modules/.package-lock.json),)
+  $(shell rm -f $(STAMPS)/npm-*)
+endif
+
+.PHONY: help setup python node links solc brownie-networks test test-brownie test-forge coverage demo gas clean distclean
+
+help:
+	@sed -n '3,8p' Makefile | sed 's/^# \{0,1\}//'
+
+setup: python node links solc brownie-networks
+	@echo "setup: ready (for brownie/forge by hand: . tools/env.sh)"
+
+python: $(PY_STAMP)
+node: $(NPM_STAMP)
+
+$(PY_STAMP):
+	@mkdir -p $(STAMPS)
+	@test -x $(VENV)/bin/python || { echo "setup: creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
+	@echo "setup: pip install (constraints.txt pins eth-brownie 1.22.2's set)"
+	$(VENV)/bin/pip install -q -c constraints.txt -r requirements.txt 2>&1 | $(PIP_FILTER)
+	$(VENV)/bin/pip install -q -c constraints.txt -e . 2>&1 | $(PIP_FILTER)
+	$(VENV)/bin/pip check
+	@rm -f $(STAMPS)/venv-* && touch $@
+
+$(NPM_STAMP):
+	@mkdir -p $(STAMPS)
+	@echo "setup: npm install"
+	npm install --no-audit --no-fund --loglevel=error
+	@rm -f $(STAMPS)/npm-* && touch $@
+	@# npm may rewrite the lockfile; stamp its final contents too.
+	@touch $(STAMPS)/npm-$$(cat package.json package-lock.json | sha256sum | cut -c1-16)
+
+# anvil and forge as plain commands (brownie needs its development `cmd` to be exactly `anvil`).
+links: tools/bin/anvil tools/bin/forge
+
+tools/bin/anvil: | $(NPM_STAMP)
+	@mkdir -p tools/bin
+	ln -sfn ../../node_modules/@foundry-rs/anvil-linux-amd64/bin/anvil $@
+	@test -x $@
+
+tools/bin/forge: | $(NPM_STAMP)
+	@mkdir -p tools/bin
+	ln -sfn ../../node_modules/@foundry-rs/forge-linux-amd64/bin/forge $@
+	@test -x $@
+
+# Both check state outside the repo (~/.solcx, ~/.brownie), so they always run; each is a no-op
+# in well under a second when nothing changed.
+solc: | $(NPM_STAMP) $(PY_STAMP)
+	@$(VENV)/bin/python tools/install_solc.py
+
+brownie-networks: | $(PY_STAMP)
+	@$(VENV)/bin/python tools/configure_brownie.py
+
+test: setup
+	$(MAKE) test-brownie
+	$(MAKE) test-forge
+	$(MAKE) coverage
+
+test-brownie:
+	brownie test tests/
+
+test-forge:
+	forge test --offline
+
+coverage:
+	rm -f lcov.info
+	forge coverage --offline --report summary --report lcov --no-match-coverage '$(COVERAGE_IGNORE)'
+	python tools/check_coverage.py lcov.info --lines $(COVERAGE_LINES) --branches $(COVERAGE_BRANCHES)
+
+demo: setup
+	brownie run scripts/demo.py
+
+gas: setup
+	brownie run $(ROOT)/bench/gas.py
+
+clean:
+	rm -rf build reports cache lcov.info .hypothesis
+	find . -name __pycache__ -type d -not -path './.venv/*' -not -path './node_modules/*' -prune -exec rm -rf {} +
+
+distclean: clean
+	rm -rf $(VENV) node_modules tools/bin $(STAMPS)
