@@ -3,10 +3,12 @@
     brownie run scripts/deploy.py                       # development network (anvil)
     brownie run scripts/deploy.py live --network NAME   # a live network: encrypted account, confirm
 
-Every later script and the workers read the addresses from deployments/<network>.json.
+Every later script and the workers read the addresses from deployments/<network>.json
+($DECENTRL_DEPLOYMENTS_DIR replaces the deployments/ folder, e.g. for tests).
 """
 
 import json
+import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -25,6 +27,11 @@ from brownie import (
 from workers.protocol import Role
 
 DEPLOYMENTS_DIR = Path(__file__).resolve().parent.parent / "deployments"
+
+
+def deployments_dir() -> Path:
+    """Where deployment records live: $DECENTRL_DEPLOYMENTS_DIR, else deployments/."""
+    return Path(os.environ.get("DECENTRL_DEPLOYMENTS_DIR") or DEPLOYMENTS_DIR)
 TOKEN = 10**18
 
 
@@ -91,8 +98,8 @@ def deploy(admin, params: DeployParams = DeployParams()) -> Deployment:
 
 def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
     network_name = network_name or network.show_active()
-    DEPLOYMENTS_DIR.mkdir(exist_ok=True)
-    path = DEPLOYMENTS_DIR / f"{network_name}.json"
+    deployments_dir().mkdir(parents=True, exist_ok=True)
+    path = deployments_dir() / f"{network_name}.json"
     record = {
         "network": network_name,
         "chainId": web3.eth.chain_id,
@@ -109,7 +116,7 @@ def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
 def load_deployment(network_name: str | None = None) -> dict:
     """Reads deployments/<network>.json; the error says how to create it."""
     network_name = network_name or network.show_active()
-    path = DEPLOYMENTS_DIR / f"{network_name}.json"
+    path = deployments_dir() / f"{network_name}.json"
     if not path.exists():
         raise FileNotFoundError(
             f"{path} not found: deploy first with `brownie run scripts/deploy.py --network {network_name}`"
@@ -128,12 +135,11 @@ def main():
 
 
 def live(account_id: str | None = None, assume_yes: bool = False):
-    """Live deploy: loads an encrypted brownie account (prompts for its password), prints the
-    parameters and asks to confirm before sending anything."""
-    import os
-
+    """Live deploy: loads an encrypted brownie account, prints the parameters and asks to confirm
+    before sending anything. The account is $DECENTRL_DEPLOYER (default "deployer"); its password
+    is asked for, or read from $DECENTRL_DEPLOYER_PASSWORD (for unattended runs; never printed)."""
     account_id = account_id or os.environ.get("DECENTRL_DEPLOYER", "deployer")
-    admin = accounts.load(account_id)
+    admin = accounts.load(account_id, password=os.environ.get("DECENTRL_DEPLOYER_PASSWORD"))
     params = DeployParams()
     print(f"Network   {network.show_active()} (chain {web3.eth.chain_id})")
     print(f"Deployer  {admin.address}  balance {web3.eth.get_balance(admin.address) / 1e18:.4f} ETH")

@@ -1,0 +1,148 @@
+"""Gas of every step of the decentrl task lifecycle, and of one whole task.
+
+    brownie run $PWD/bench/gas.py --network NAME   # `make gas` (development); brownie needs the
+                                                   # absolute path for a script outside scripts/
+
+Plays one task with the scripted actors of scripts/actors.py (2 samplers, 1 trainer,
+3 validators, 5 rounds) on a fresh deployment, plus a few side tasks for the steps a clean task
+never takes (createTaskWithSig, advance past a missed deadline). Prints a table of every step,
+the round gas with 10 and with 10,000 rollout episodes per sampler (the chain only sees Merkle
+roots, so they must be equal), and ends with exactly one line:
+
+    RESULT task_gas=<whole task> round_gas=<one round>
+
+"whole task" is every transaction of the task from createTask to the attestation that settles
+it (claims, draw, 5 rounds); staking and approvals are per node, not per task, and are listed
+separately. "one round" is round R2 (a round in steady state: no first-time storage writes).
+
+Hash-valued calldata costs 4 gas per zero byte and 16 per other byte, so the actors here draw
+salts and batch headers until every submitted hash has no zero byte (`stable_calldata`); without
+that, two rounds would differ by a few dozen gas by chance.
+"""
+
+import contextlib
+import io
+import secrets
+import statistics
+import warnings
+
+from brownie import accounts, network
+from brownie._config import CONFIG
+
+from scripts.actors import (
+    TOKEN,
+    Protocol,
+    ScriptedSampler,
+    ScriptedTrainer,
+    ScriptedValidator,
+    fill_task,
+    play_round,
+    relay,
+    sign_task,
+)
+from scripts.deploy import deploy
+from workers.protocol import Status, TaskParams
+
+SPEC_CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
+PARAMS = TaskParams(spec_cid=SPEC_CID, spec_digest=bytes.fromhex("11" * 32), bounty=10_000 * TOKEN)
+EPISODES = {1: 10, 2: 10_000}  # round index -> episodes per sampler; other rounds use 10
+
+
+def step_name(label: str, tx) -> str:
+    """The table row of a transaction: its label, refined by what it triggered."""
+    if label == "attest":
+        if "TaskSettled" in tx.events:
+            return "attest (last: finalizes round, settles task)"
+        if "RoundFinalized" in tx.events:
+            return "attest (last: finalizes round)"
+    if label.startswith(("commit", "reveal")) and "PhaseStarted" in tx.events:
+        return f"{label} (last: closes phase)"
+    if label == "claimSlot trainer" and "DrawArmed" in tx.events:
+        return "claimSlot trainer (fills task, arms draw)"
+    return label
+
+
+def cast(proto: Protocol, first: int = 1):
+    a = accounts
+    samplers = [ScriptedSampler(f"S{i + 1}", a[first + i], proto) for i in range(2)]
+    trainer = ScriptedTrainer("T1", a[first + 2], proto)
+    validators = [ScriptedValidator(f"V{i + 1}", a[first + 3 + i], proto) for i in range(3)]
+    for node in [*samplers, trainer, *validators]:
+        node.stable_calldata = True
+    return samplers, trainer, validators
+
+
+def measure(dep) -> dict:
+    """Runs everything; returns {"steps": [(row, gas)], "task_gas", "round_gas", "episode_rounds"}."""
+    proto = Protocol(dep)
+    samplers, trainer, validators = cast(proto)
+    nodes = [*samplers, trainer, *validators]
+    keeper, requester = accounts[7], accounts[8]
+    for node in nodes:
+        dep.token.transfer.transact(node.account, 100_000 * TOKEN, {"from": dep.admin}, silent=True)
+        node.stake(5 * dep.stakes.minStake(node.role))  # room for several tasks at once
+    dep.token.transfer.transact(requester, 100_000 * TOKEN, {"from": dep.admin}, silent=True)
+
+    # The whole task.
+    start = len(proto.txs)
+    dep.token.approve.transact(dep.registry, PARAMS.bounty, {"from": requester}, silent=True)
+    tx = proto.send("createTask", requester, dep.registry.createTask, PARAMS.as_tuple())
+    task_id = tx.events["TaskCreated"]["taskId"]
+    fill_task(proto, task_id, samplers, trainer, keeper)
+    round_gas = {}
+    for r in range(PARAMS.num_rounds):
+        for s in samplers:
+            s.episodes = EPISODES.get(r, 10)
+        round_gas[r] = play_round(proto, task_id, nodes, keeper)
+    assert proto.task(task_id)["status"] == Status.COMPLETED
+    task_gas = proto.gas(start)
+
+    # createTaskWithSig: a signing-only requester, relayed by the keeper (with allowance, then permit).
+    signer = accounts.add(secrets.token_hex(32))
+    dep.token.transfer.transact(signer, 100_000 * TOKEN, {"from": dep.admin}, silent=True)
+    accounts[0].transfer(signer, 10**18, silent=True)
+    dep.token.approve.transact(dep.registry, PARAMS.bounty, {"from": signer}, silent=True)
+    relay(proto, keeper, sign_task(signer.private_key, signer.address, PARAMS, dep.registry))
+    relay(proto, keeper, sign_task(signer.private_key, signer.address, PARAMS, dep.registry, token=dep.token),
+          label="createTaskWithSig (+permit)")
+
+    # advance: sampler S2 misses the commit deadline of a side task.
+    dep.token.approve.transact(dep.registry, PARAMS.bounty, {"from": requester}, silent=True)
+    tx = proto.send("createTask", requester, dep.registry.createTask, PARAMS.as_tuple())
+    side = tx.events["TaskCreated"]["taskId"]
+    fill_task(proto, side, samplers, trainer, keeper)
+    samplers[1].miss_commit_rounds = {0}
+    play_round(proto, side, nodes, keeper)
+
+    trainer.withdraw()
+    steps = [(step_name(label, tx), tx.gas_used) for label, tx in proto.txs]
+    return {"steps": steps, "task_gas": task_gas, "round_gas": round_gas[1],
+            "episode_rounds": (round_gas[1], round_gas[2])}
+
+
+def table(steps: list) -> list[str]:
+    rows = {}
+    for name, gas in steps:
+        rows.setdefault(name, []).append(gas)
+    lines = [f"{'step':<48}{'calls':>6}{'min':>10}{'median':>10}{'max':>10}"]
+    for name, gas in rows.items():
+        lines.append(f"{name:<48}{len(gas):>6}{min(gas):>10,}{int(statistics.median(gas)):>10,}{max(gas):>10,}")
+    return lines
+
+
+def main():
+    warnings.filterwarnings("ignore", message=r"rpc\.\w+ should not be called directly")
+    CONFIG.argv["silent"] = True
+    with contextlib.redirect_stdout(io.StringIO()):  # deploy() prints each contract; not needed here
+        dep = deploy(accounts[0])
+    result = measure(dep)
+    print(f"\nGas per step on {network.show_active()} (prague, optimizer 200 runs)")
+    print("\n".join(table(result["steps"])))
+    small, large = result["episode_rounds"]
+    print(f"\nwhole task (2 samplers, 1 trainer, 3 validators, 5 rounds): {result['task_gas']:,} gas")
+    print(f"one round, 10 episodes per sampler:      {small:,} gas")
+    print(f"one round, 10,000 episodes per sampler:  {large:,} gas")
+    print(f"ratio 10,000 / 10 episodes: {large / small:.4f} (only Merkle roots go on chain)")
+    assert small == large, "round gas must not depend on the number of episodes"
+    print(f"RESULT task_gas={result['task_gas']} round_gas={result['round_gas']}")
+    return result

@@ -1,0 +1,154 @@
+"""A narrated walk through one decentrl task on a development chain.
+
+    brownie run scripts/demo.py                 # `make demo`
+    brownie run scripts/demo.py --network NAME  # any development network
+
+Deploys, funds and stakes scripted actors (one account each), then a requester who holds no ETH
+signs the task (EIP-712) and a bounty permit (EIP-2612), and a relayer submits them. Samplers,
+trainer and validators claim their slots and play all rounds with commit–reveal of Merkle roots.
+Two rounds show the protocol's teeth:
+
+* R2: validator V3 rejects an honest checkpoint; the 2/3 quorum accepts it, so V3 voted against
+  the quorum: slashed, reputation below the threshold, removed (the re-draw finds nobody eligible).
+* R3: sampler S2 never commits; at the deadline advance() removes it (Missed) and the standby
+  sampler S3 takes the slot from R4.
+
+It ends with a table of payouts, stakes and reputations, and checks that everything paid plus the
+refund equals the bounty, split 70/20/10 between trainers, samplers and validators.
+"""
+
+import contextlib
+import io
+import secrets
+import warnings
+
+from brownie import accounts, network
+from brownie._config import CONFIG
+
+from scripts.actors import (
+    TOKEN,
+    Narrator,
+    Protocol,
+    ScriptedSampler,
+    ScriptedTrainer,
+    ScriptedValidator,
+    fill_task,
+    fmt_drl,
+    play_round,
+    relay,
+    sign_task,
+)
+from scripts.deploy import deploy
+from workers.protocol import Role, Status, TaskParams
+
+SPEC_CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
+BOUNTY = 10_000 * TOKEN
+FUNDS = 100_000 * TOKEN
+
+
+def cast(dep, printer=print):
+    """The actors of the demo, each on its own account (accounts[0] is the deployer)."""
+    proto = Protocol(dep)
+    requester = accounts.add(secrets.token_hex(32))  # a fresh key: it never holds ETH, it only signs
+    relayer = accounts[1]
+    samplers = [ScriptedSampler("S1", accounts[2], proto),
+                ScriptedSampler("S2", accounts[3], proto, miss_commit_rounds={2}),
+                ScriptedSampler("S3", accounts[4], proto, standby=True)]
+    trainer = ScriptedTrainer("T1", accounts[5], proto)
+    validators = [ScriptedValidator("V1", accounts[6], proto),
+                  ScriptedValidator("V2", accounts[7], proto),
+                  ScriptedValidator("V3", accounts[8], proto, against_rounds={1})]
+    names = {dep.admin: "admin/treasury", requester.address: "requester", relayer.address: "relayer",
+             **{n.address: n.name for n in [*samplers, trainer, *validators]}}
+    proto.narrator = Narrator(names, printer)
+    return proto, requester, relayer, samplers, trainer, validators
+
+
+def run(dep, printer=print) -> dict:
+    """Plays the demo on a fresh deployment; returns the final accounting (see `report`)."""
+    proto, requester, relayer, samplers, trainer, validators = cast(dep, printer)
+    nodes = [*samplers, trainer, *validators]
+    say = printer
+
+    say("\n== funding and staking (2x the minimum stake each) ==")
+    dep.token.transfer.transact(requester, BOUNTY, {"from": dep.admin}, silent=True)
+    for node in nodes:
+        dep.token.transfer.transact(node.account, FUNDS, {"from": dep.admin}, silent=True)
+        node.stake(2 * dep.stakes.minStake(node.role))
+
+    say("\n== the requester signs, the relayer submits ==")
+    params = TaskParams(spec_cid=SPEC_CID, spec_digest=bytes.fromhex("11" * 32), bounty=BOUNTY)
+    signed = sign_task(requester.private_key, requester.address, params, dep.registry, token=dep.token)
+    say(f"requester {requester.address} holds {requester.balance()} wei of ETH; "
+        f"signed CreateTask + permit for {fmt_drl(BOUNTY)}")
+    task_id = relay(proto, relayer, signed)
+
+    say("\n== claims and the validator draw ==")
+    fill_task(proto, task_id, samplers[:2], trainer, relayer)
+
+    for r in range(params.num_rounds):
+        say(f"\n== round R{r + 1} ==")
+        play_round(proto, task_id, nodes, relayer)
+    assert proto.task(task_id)["status"] == Status.COMPLETED
+
+    say("\n== withdrawals (samplers and trainer; validators leave theirs claimable) ==")
+    for node in [*samplers, trainer]:
+        node.withdraw()
+    return report(proto, task_id, requester, nodes, printer)
+
+
+def report(proto, task_id: int, requester, nodes, printer=print) -> dict:
+    """Prints the final table and checks the accounting: paid + refund == bounty; 70/20/10."""
+    dep, reg = proto.dep, proto.registry
+    t = proto.task(task_id)
+    settled = next(tx for _, tx in proto.txs if "TaskSettled" in tx.events).events["TaskSettled"]
+    refund = settled["refund"]
+    earned = {}
+    for _, tx in proto.txs:
+        for ev in tx.events["RewardEarned"] if "RewardEarned" in tx.events else []:
+            earned[ev["node"]] = earned.get(ev["node"], 0) + ev["amount"]
+    withdrawn = {}
+    for _, tx in proto.txs:
+        if "Withdrawn" in tx.events:
+            ev = tx.events["Withdrawn"]
+            withdrawn[ev["account"]] = withdrawn.get(ev["account"], 0) + ev["amount"]
+
+    printer(f"\n== final accounting, task #{task_id} ({Status(t['status']).name}) ==")
+    printer(f"{'node':<6}{'role':<10}{'earned':>16}{'withdrawn':>16}{'claimable':>16}{'stake':>14}"
+            f"{'slashed':>12}{'rep':>5}")
+    for node in nodes:
+        info = dep.stakes.stakeOf(node.address, node.role).dict()
+        staked = info["staked"]
+        initial = 2 * dep.stakes.minStake(node.role)
+        printer(f"{node.name:<6}{node.role.name.lower():<10}{earned.get(node.address, 0) / TOKEN:>16,.4f}"
+                f"{withdrawn.get(node.address, 0) / TOKEN:>16,.4f}{dep.vault.claimableOf(node.address) / TOKEN:>16,.4f}"
+                f"{staked / TOKEN:>14,.2f}{(initial - staked) / TOKEN:>12,.2f}{dep.reputation.scoreOf(node.address):>5}")
+    printer(f"requester refund (claimable): {refund / TOKEN:,.18f} DRL")
+
+    paid = [int(x) for x in reg.paidOf(task_id)]
+    bounty = t["bounty"]
+    assert sum(paid) + refund == bounty, (paid, refund, bounty)
+    assert sum(earned.values()) == sum(paid)
+    assert dep.vault.escrowOf(task_id) == 0
+    shares = {Role.TRAINER: 7000, Role.SAMPLER: 2000, Role.VALIDATOR: 1000}
+    split = []
+    for role, bps in shares.items():
+        pool = bounty * bps // 10_000
+        # Each round's pool is divided among its payees rounding down; the dust is refunded.
+        assert pool - t["numRounds"] * t["numValidators"] <= paid[role] <= pool, (role, paid[role], pool)
+        split.append(f"{role.name.lower()}s {paid[role] / TOKEN:,.4f} ({paid[role] * 100 / bounty:.2f}%)")
+    printer(f"paid {sum(paid) / TOKEN:,.4f} + refund {refund / TOKEN:.18f} = bounty {bounty / TOKEN:,.0f} DRL  OK")
+    printer("split " + ", ".join(split) + "  OK (70/20/10)")
+    return {"task_id": task_id, "paid": paid, "refund": refund, "bounty": bounty, "earned": earned,
+            "withdrawn": withdrawn}
+
+
+def main():
+    # brownie's own chain.mine/sleep trip its FutureWarning about rpc.* on anvil: noise here.
+    warnings.filterwarnings("ignore", message=r"rpc\.\w+ should not be called directly")
+    CONFIG.argv["silent"] = True  # our narration replaces brownie's per-transaction output
+    with contextlib.redirect_stdout(io.StringIO()):  # deploy() prints each contract; not needed here
+        dep = deploy(accounts[0])
+    print(f"decentrl demo on {network.show_active()}: contracts deployed (registry {dep.registry.address})")
+    print(f"{'when':<6}{'phase':<14}{'who':<12}what")
+    return run(dep)

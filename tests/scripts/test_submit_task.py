@@ -1,0 +1,85 @@
+"""scripts/submit_task.py: parameters, fund checks, decoded reverts, the signed and direct paths."""
+
+import pytest
+from brownie import accounts, chain
+from eth_utils import keccak
+
+from scripts.actors import sign_task
+from scripts.submit_task import (
+    DEFAULT_SPEC_CID,
+    Contracts,
+    SubmitError,
+    explain,
+    load_contracts,
+    submit_direct,
+    submit_signed,
+    task_params,
+)
+
+TOKEN = 10**18
+
+
+@pytest.fixture
+def contracts(funded, admin):
+    return Contracts(funded.token, funded.registry, admin.address)
+
+
+@pytest.fixture
+def wallet(funded, admin):
+    account = accounts.add("0x" + "17" * 32)
+    funded.token.transfer(account, 50 * TOKEN, {"from": admin})
+    return account
+
+
+def test_params_from_args_env_and_defaults():
+    p = task_params(())
+    assert (p.spec_cid, p.spec_digest, p.bounty) == (DEFAULT_SPEC_CID, keccak(text=DEFAULT_SPEC_CID), 1000 * TOKEN)
+    p = task_params((), env={"DECENTRL_SPEC_CID": "bafyx", "DECENTRL_BOUNTY": "2.5"})
+    assert (p.spec_cid, p.bounty) == ("bafyx", 25 * TOKEN // 10)
+    p = task_params(("bafyz", "0x" + "ab" * 32, 7))
+    assert (p.spec_digest, p.bounty) == (bytes.fromhex("ab" * 32), 7 * TOKEN)
+    with pytest.raises(SubmitError, match="32 bytes"):
+        task_params(("bafyz", "0xabcd"))
+
+
+def test_signed_submission_is_relayed(contracts, wallet, outsider):
+    task_id = submit_signed(contracts, wallet, outsider, task_params((DEFAULT_SPEC_CID, None, 10)))
+    assert contracts.registry.taskOf(task_id).dict()["requester"] == wallet.address
+    assert wallet.balance() == 0  # the wallet only signed
+
+
+def test_direct_submission(contracts, requester):
+    task_id = submit_direct(contracts, requester, task_params((DEFAULT_SPEC_CID, None, 10)))
+    assert contracts.registry.taskOf(task_id).dict()["requester"] == requester.address
+
+
+def test_insufficient_balance_is_refused_before_sending(contracts, wallet, outsider):
+    with pytest.raises(SubmitError, match=r"holds 50.0000 DRL; the bounty is 60.0000 DRL"):
+        submit_signed(contracts, wallet, outsider, task_params((DEFAULT_SPEC_CID, None, 60)))
+
+
+def test_missing_allowance_is_refused_without_permit(contracts, wallet, outsider):
+    with pytest.raises(SubmitError, match="allows the registry 0.0000 DRL"):
+        submit_signed(contracts, wallet, outsider, task_params((DEFAULT_SPEC_CID, None, 10)), permit=False)
+
+
+def test_reverts_are_decoded_with_a_hint(contracts, wallet, outsider):
+    params = task_params((DEFAULT_SPEC_CID, None, 60))  # more than the wallet holds
+    signed = sign_task(wallet.private_key, wallet.address, params, contracts.registry, token=contracts.token)
+    with pytest.raises(Exception) as info:
+        contracts.registry.createTaskWithSig(*signed.args(), {"from": outsider})
+    err = explain(info.value, "createTaskWithSig")
+    assert "ERC20InsufficientBalance" in str(err) and "does not hold the bounty" in str(err)
+
+    signed = sign_task(wallet.private_key, wallet.address, task_params((DEFAULT_SPEC_CID, None, 1)),
+                       contracts.registry, ttl=10)
+    chain.sleep(60)
+    chain.mine()
+    with pytest.raises(Exception) as info:
+        contracts.registry.createTaskWithSig(*signed.args(), {"from": outsider})
+    assert "sign again" in str(explain(info.value, "createTaskWithSig"))
+
+
+def test_missing_deployment_says_how_to_deploy():
+    with pytest.raises(FileNotFoundError, match="brownie run scripts/deploy.py --network no-such-net"):
+        load_contracts("no-such-net")
