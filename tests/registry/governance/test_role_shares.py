@@ -1,5 +1,6 @@
 """setRoleShares changes the split for new tasks; tasks already created keep their snapshot."""
 
+
 def test_shares_set_by_role_order(registry, admin):
     registry.setRoleShares(6000, 2500, 1500, {"from": admin})
     assert [int(x) for x in registry.roleShares()] == [2500, 6000, 1500]
