@@ -1,12 +1,29 @@
 """Round actors: a driver that commits, reveals and attests for the nodes of one task."""
 
+import time
+
 import pytest
 from brownie import accounts, chain
+from brownie.exceptions import TransactionError
 from eth_utils import keccak
 
 from workers.protocol import Role, commitment
 
 TOKEN = 10**18
+
+
+
+def send(fn, *args, sender):
+    """Calls `fn(*args)` from `sender`. On a loaded machine brownie's confirmation thread can see
+    anvil's nonce advance before the receipt is stored and raise "Tx dropped without known
+    replacement" for a mined transaction; then the receipt is fetched again by hash."""
+    try:
+        return fn(*args, {"from": sender})
+    except TransactionError as exc:
+        if "dropped without known replacement" not in str(exc):
+            raise
+        time.sleep(0.5)
+        return chain.get_transaction(str(exc).rsplit(" ", 1)[-1])
 
 
 class RoundDriver:
@@ -52,11 +69,11 @@ class RoundDriver:
 
     # ------------------------------------------------------------ actions
     def commit(self, node):
-        return self.registry.commit(self.task_id, self.commitment_of(node), {"from": node})
+        return send(self.registry.commit, self.task_id, self.commitment_of(node), sender=node)
 
     def reveal(self, node):
         root, cid, salt = self.result(node)
-        return self.registry.reveal(self.task_id, root, cid, salt, {"from": node})
+        return send(self.registry.reveal, self.task_id, root, cid, salt, sender=node)
 
     def commit_samples(self, nodes=None):
         return [self.commit(n) for n in (self.samplers if nodes is None else nodes)]
@@ -76,7 +93,7 @@ class RoundDriver:
         vals = self.validators() if validators is None else validators
         bits = self.all_bits if bitmap is None else bitmap
         maps = bits if isinstance(bits, list) else [bits] * len(vals)
-        return [self.registry.attest(self.task_id, b, {"from": v}) for v, b in zip(vals, maps)]
+        return [send(self.registry.attest, self.task_id, b, sender=v) for v, b in zip(vals, maps)]
 
     def work(self):
         """Samplers and trainer commit and reveal; the task is left in Attest."""
@@ -96,7 +113,7 @@ class RoundDriver:
         deadline = self.task()["phaseDeadline"]
         chain.sleep(deadline - chain[-1].timestamp + 1)
         chain.mine()
-        return self.registry.advance(self.task_id, {"from": accounts[0]})
+        return send(self.registry.advance, self.task_id, sender=accounts[0])
 
 
 @pytest.fixture

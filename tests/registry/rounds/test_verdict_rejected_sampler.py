@@ -30,7 +30,7 @@ def test_rejected_sampler_is_slashed_to_treasury(registry, stakes, token, round_
     }
     assert token.balanceOf(treasury) == before + slash
     info = stakes.stakeOf(samplers[1], Role.SAMPLER)
-    assert (info["staked"], info["locked"]) == (SAMPLER_STAKE - slash, 0)
+    assert [int(info["staked"]), int(info["locked"])] == [SAMPLER_STAKE - slash, 0]
     assert stakes.availableStake(samplers[1], Role.SAMPLER) == SAMPLER_STAKE - slash
 
 
