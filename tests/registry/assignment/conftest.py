@@ -1,8 +1,12 @@
 """Assignment fixtures: a penalty helper that drives a node's reputation down, and a larger
 validator pool from the spare accounts."""
 
+from math import gcd
+
 import pytest
 from brownie import accounts, chain
+from eth_abi import encode
+from eth_utils import keccak
 
 from workers.protocol import Outcome, Role
 
@@ -59,3 +63,19 @@ def drawn_validators(registry, task_id):
     """The validator addresses assigned to the task's filled validator slots."""
     n = registry.taskOf(task_id)["numValidators"]
     return [registry.slotOf(task_id, Role.VALIDATOR, i)["node"] for i in range(n)]
+
+
+def draw_walk(stakes, seed, task_id, round_=0):
+    """Python model of TaskRegistry._drawFrom: the order in which one draw examines the whole pool."""
+    n = stakes.validatorCount()
+    pool = [stakes.validatorAt(i) for i in range(n)]
+    rand = int.from_bytes(keccak(encode(["bytes32", "uint256", "uint256"], [seed, task_id, round_])), "big")
+    start, stride = rand % n, 1 + (rand >> 128) % n
+    while gcd(stride, n) != 1:
+        stride = stride % n + 1
+    return [pool[(start + i * stride) % n] for i in range(n)]
+
+
+def seed_of(registry, task_id):
+    """The hash of the task's armed seed block (mined already)."""
+    return bytes(chain[registry.taskOf(task_id)["seedBlock"]]["hash"])
