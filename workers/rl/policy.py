@@ -1,0 +1,246 @@
+"""The actor-critic policy: two MLPs (actor and critic), categorical or diagonal-Gaussian actions.
+
+* Built from a `SpaceSpec` (what the env looks like) and a `PolicyConfig` (sizes, activation,
+  seed). Initialisation is orthogonal (as cleanrl's PPO) from a local `torch.Generator` seeded by
+  `config.seed`, so the same config gives the same parameters in every process, and the global
+  torch RNG is never touched.
+* Sampling takes an explicit `torch.Generator` and uses one draw per step (inverse CDF for
+  categorical actions, `mean + std * eps` for Gaussian ones), so a validator holding the seed can
+  redraw the same random numbers (see `workers.rl.replay`).
+* Checkpoints are safetensors: the tensors plus one metadata entry, `"decentrl"`, holding
+  canonical JSON (format, version, space spec, config). Nothing is ever unpickled. The bytes are
+  deterministic, and `digest(policy)` is keccak256 of them: the id of a round's policy.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import struct
+from dataclasses import asdict, dataclass
+from pathlib import Path
+
+import torch
+from eth_utils import keccak
+from safetensors.torch import load as st_load
+from safetensors.torch import save as st_save
+from torch import nn
+from torch.nn import functional as F
+
+from workers.rl.envs import BOX, DISCRETE, SpaceSpec
+
+FORMAT = "decentrl.policy"
+VERSION = 1
+METADATA_KEY = "decentrl"
+ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+_ACTIVATION_FNS = {nn.Tanh: torch.tanh, nn.ReLU: torch.relu}
+LOG_2PI = math.log(2 * math.pi)
+
+
+@dataclass(frozen=True)
+class PolicyConfig:
+    """Architecture of an actor-critic policy; part of every checkpoint's metadata."""
+
+    hidden_sizes: tuple[int, ...] = (64, 64)
+    """Widths of the hidden layers, the same for actor and critic (separate networks)."""
+    activation: str = "tanh"
+    """Hidden-layer nonlinearity: one of "tanh", "relu"."""
+    init_log_std: float = 0.0
+    """Initial log standard deviation of Gaussian actions (state-independent, learned). Unused
+    for discrete actions."""
+    seed: int = 0
+    """Seed of the parameter initialisation (a local generator; same seed, same parameters)."""
+
+    def __post_init__(self):
+        object.__setattr__(self, "hidden_sizes", tuple(int(h) for h in self.hidden_sizes))
+        if not self.hidden_sizes or any(h < 1 for h in self.hidden_sizes):
+            raise ValueError(f"hidden_sizes must be one or more positive widths, got {self.hidden_sizes}")
+        if self.activation not in ACTIVATIONS:
+            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
+        if not math.isfinite(self.init_log_std):
+            raise ValueError("init_log_std must be finite")
+        if not 0 <= self.seed < 2**63:
+            raise ValueError(f"seed must be in [0, 2**63), got {self.seed}")
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["hidden_sizes"] = list(self.hidden_sizes)
+        return d
+
+
+def _mlp(sizes: list[int], activation: str, out_gain: float, generator: torch.Generator) -> nn.Sequential:
+    layers: list[nn.Module] = []
+    for i in range(len(sizes) - 1):
+        linear = nn.Linear(sizes[i], sizes[i + 1])
+        last = i == len(sizes) - 2
+        nn.init.orthogonal_(linear.weight, gain=out_gain if last else math.sqrt(2), generator=generator)
+        nn.init.zeros_(linear.bias)
+        layers.append(linear)
+        if not last:
+            layers.append(ACTIVATIONS[activation]())
+    return nn.Sequential(*layers)
+
+
+class ActorCritic(nn.Module):
+    """Actor (logits or Gaussian mean) and critic (state value) for one `SpaceSpec`."""
+
+    def __init__(self, spec: SpaceSpec, config: PolicyConfig = PolicyConfig()):
+        super().__init__()
+        spec.validate()
+        self.spec = spec
+        self.config = config
+        g = torch.Generator().manual_seed(config.seed)
+        hidden = list(config.hidden_sizes)
+        self.critic = _mlp([spec.obs_dim, *hidden, 1], config.activation, 1.0, g)
+        self.actor = _mlp([spec.obs_dim, *hidden, spec.action_dim], config.activation, 0.01, g)
+        self.discrete = spec.action_kind == DISCRETE
+        if not self.discrete:
+            self.log_std = nn.Parameter(torch.full((spec.action_dim,), float(config.init_log_std)))
+            self.register_buffer("action_low", torch.tensor(spec.action_low, dtype=torch.float32),
+                                 persistent=False)
+            self.register_buffer("action_high", torch.tensor(spec.action_high, dtype=torch.float32),
+                                 persistent=False)
+
+    # -- evaluation -------------------------------------------------------------------------------
+
+    def value(self, obs: torch.Tensor) -> torch.Tensor:
+        """State values, shape (B,)."""
+        return self.critic(obs).squeeze(-1)
+
+    def log_prob_entropy(self, obs: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """Log-probabilities of `actions` (B,) or (B, k) and the entropies, both shape (B,)."""
+        out = self.actor(obs)
+        if self.discrete:
+            logp_all = torch.log_softmax(out, dim=-1)
+            logp = logp_all.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
+            entropy = -(logp_all.exp() * logp_all).sum(-1)
+            return logp, entropy
+        log_std = self.log_std.expand_as(out)
+        z = (actions - out) / log_std.exp()
+        logp = (-0.5 * z.pow(2) - log_std - 0.5 * LOG_2PI).sum(-1)
+        entropy = (0.5 + 0.5 * LOG_2PI + log_std).sum(-1)
+        return logp, entropy
+
+    def evaluate(self, obs: torch.Tensor, actions: torch.Tensor):
+        """(log-probs, entropies, values) of a batch: what a PPO update needs."""
+        logp, entropy = self.log_prob_entropy(obs, actions)
+        return logp, entropy, self.value(obs)
+
+    # -- acting -----------------------------------------------------------------------------------
+
+    @torch.no_grad()
+    def sample(self, obs: torch.Tensor, generator: torch.Generator):
+        """Sample actions for a batch of observations with `generator`.
+
+        Random draws per call: `torch.rand(B)` (categorical, inverse CDF) or `torch.randn(B, k)`
+        (Gaussian). Returns (actions, log-probs, values, draws); actions are int64 (B,) or
+        float32 (B, k), unclipped (clip with `env_action` before stepping the env)."""
+        out = _fast_forward(self.actor, obs)
+        batch = obs.shape[0]
+        if self.discrete:
+            logp_all = torch.log_softmax(out, dim=-1)
+            draws = torch.rand(batch, generator=generator, device=obs.device)
+            actions = categorical_from_uniform(logp_all.exp(), draws)
+            logp = logp_all.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
+        else:
+            draws = torch.randn(batch, self.spec.action_dim, generator=generator, device=obs.device)
+            actions = out + self.log_std.exp() * draws
+            logp = (-0.5 * draws.pow(2) - self.log_std - 0.5 * LOG_2PI).sum(-1)
+        return actions, logp, _fast_forward(self.critic, obs).squeeze(-1), draws
+
+    @torch.no_grad()
+    def deterministic_action(self, obs: torch.Tensor) -> torch.Tensor:
+        """The most likely action: argmax of the logits, or the Gaussian mean."""
+        out = self.actor(obs)
+        return out.argmax(-1) if self.discrete else out
+
+    def env_action(self, action: torch.Tensor):
+        """One sampled action as the env takes it: a Python int, or a float32 array clipped to
+        the action bounds."""
+        if self.discrete:
+            return int(action)
+        return torch.clamp(action, self.action_low, self.action_high).cpu().numpy()
+
+
+def _fast_forward(net: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
+    """`net(x)` with the same kernels but without nn.Module call overhead (the rollout hot path)."""
+    for layer in net:
+        x = F.linear(x, layer.weight, layer.bias) if isinstance(layer, nn.Linear) else _ACTIVATION_FNS[type(layer)](x)
+    return x
+
+
+def categorical_from_uniform(probs: torch.Tensor, u: torch.Tensor) -> torch.Tensor:
+    """Inverse-CDF sampling: the first index whose cumulative probability exceeds u * total."""
+    cdf = probs.cumsum(-1)
+    idx = torch.searchsorted(cdf, (u * cdf[..., -1]).unsqueeze(-1), right=True).squeeze(-1)
+    return idx.clamp(max=probs.shape[-1] - 1)
+
+
+def make_policy(spec: SpaceSpec, config: PolicyConfig = PolicyConfig()) -> ActorCritic:
+    return ActorCritic(spec, config)
+
+
+# -- checkpoints ------------------------------------------------------------------------------------
+
+def to_bytes(policy: ActorCritic) -> bytes:
+    """The policy as safetensors bytes (float32 tensors + canonical JSON metadata)."""
+    tensors = {name: t.detach().to("cpu", torch.float32).contiguous()
+               for name, t in policy.state_dict().items()}
+    meta = {"format": FORMAT, "version": VERSION, "spec": policy.spec.to_dict(),
+            "config": policy.config.to_dict()}
+    # One metadata key only: safetensors keeps metadata in a hash map, whose order could vary.
+    return st_save(tensors, metadata={METADATA_KEY: json.dumps(meta, sort_keys=True, separators=(",", ":"))})
+
+
+def read_metadata(data: bytes) -> dict:
+    """The decentrl metadata of safetensors bytes, parsed from the header alone."""
+    if len(data) < 8:
+        raise ValueError("not a safetensors checkpoint: shorter than its 8-byte header length")
+    (n,) = struct.unpack("<Q", data[:8])
+    if n > len(data) - 8:
+        raise ValueError("not a safetensors checkpoint: header length exceeds the data")
+    header = json.loads(data[8:8 + n])
+    raw = header.get("__metadata__", {}).get(METADATA_KEY)
+    if raw is None:
+        raise ValueError(f"safetensors checkpoint has no {METADATA_KEY!r} metadata: not a decentrl policy")
+    meta = json.loads(raw)
+    if meta.get("format") != FORMAT or meta.get("version") != VERSION:
+        raise ValueError(f"unsupported checkpoint format {meta.get('format')!r} version "
+                         f"{meta.get('version')!r}; expected {FORMAT!r} version {VERSION}")
+    return meta
+
+
+def from_bytes(data: bytes) -> ActorCritic:
+    """A policy from `to_bytes` output. Checks names, shapes and dtypes; never unpickles."""
+    meta = read_metadata(data)
+    cfg = meta["config"]
+    policy = ActorCritic(SpaceSpec.from_dict(meta["spec"]), PolicyConfig(
+        hidden_sizes=tuple(cfg["hidden_sizes"]), activation=cfg["activation"],
+        init_log_std=float(cfg["init_log_std"]), seed=int(cfg["seed"])))
+    tensors = st_load(bytes(data))
+    expected = policy.state_dict()
+    if set(tensors) != set(expected):
+        raise ValueError(f"checkpoint tensors {sorted(tensors)} do not match the architecture's "
+                         f"{sorted(expected)}")
+    for name, t in tensors.items():
+        if t.dtype != torch.float32 or t.shape != expected[name].shape:
+            raise ValueError(f"tensor {name}: {t.dtype} {tuple(t.shape)}, expected float32 "
+                             f"{tuple(expected[name].shape)}")
+    policy.load_state_dict(tensors, strict=True)
+    return policy
+
+
+def save(policy: ActorCritic, path: str | Path) -> bytes:
+    """Writes the checkpoint to `path`; returns its digest."""
+    data = to_bytes(policy)
+    Path(path).write_bytes(data)
+    return keccak(data)
+
+
+def load(path: str | Path) -> ActorCritic:
+    return from_bytes(Path(path).read_bytes())
+
+
+def digest(policy: ActorCritic) -> bytes:
+    """keccak256 of the policy's safetensors bytes (32 bytes)."""
+    return keccak(to_bytes(policy))

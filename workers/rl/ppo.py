@@ -1,0 +1,267 @@
+"""PPO (clipped surrogate, GAE, value loss, entropy bonus), one round at a time.
+
+A trainer node calls `train_round(policy, episodes, config, state)` once per round with the
+episodes the samplers revealed. It follows cleanrl's ppo.py: advantages by GAE over each episode
+(bootstrapping from the final observation unless the env terminated), then `update_epochs` passes
+over shuffled minibatches of `batch_size` samples with the clipped objective, a (clipped) value
+loss, an entropy bonus and global gradient-norm clipping; Adam's moments carry over between rounds
+in `TrainState`.
+
+Old log-probs and values are recomputed here from the episodes' observations and actions under
+the incoming policy (samplers' recorded numbers are checked by validators, not trusted).
+Determinism: the minibatch order comes from a generator seeded by (config.seed, state.updates),
+nothing touches the global RNG, so on CPU the same policy, episodes, config and state give
+bit-identical parameters. The device is cuda when available, else cpu (`config.device="auto"`),
+through the same code; the returned policy is on the cpu.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+import torch
+from safetensors.torch import load as st_load
+from safetensors.torch import save as st_save
+from torch import nn
+
+from workers.rl.policy import ActorCritic
+from workers.rl.rollout import Episode
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    """PPO hyperparameters; defaults are the design values for training nodes."""
+
+    learning_rate: float = 1e-4
+    """Adam learning rate at the first env step."""
+    final_learning_rate: float = 1e-5
+    """Learning rate reached after `anneal_steps` env steps (linear decay, constant after)."""
+    anneal_steps: int = 100_000
+    """Env steps over which the learning rate decays from `learning_rate` to `final_learning_rate`."""
+    batch_size: int = 256
+    """Samples (env steps) per gradient step (minibatch size)."""
+    update_epochs: int = 4
+    """Passes over the round's samples."""
+    gamma: float = 0.99
+    """Discount factor."""
+    gae_lambda: float = 0.95
+    """GAE lambda (1.0: Monte-Carlo advantages, 0.0: one-step TD)."""
+    clip_coef: float = 0.2
+    """PPO ratio clipping range (1 +- clip_coef); also clips the value update if `clip_vloss`."""
+    clip_vloss: bool = True
+    """Clip the value function update around the old values (as cleanrl)."""
+    ent_coef: float = 0.0
+    """Weight of the entropy bonus."""
+    vf_coef: float = 0.5
+    """Weight of the value loss."""
+    max_grad_norm: float = 0.5
+    """Global gradient-norm clipping threshold."""
+    norm_adv: bool = True
+    """Normalize advantages per minibatch."""
+    target_kl: float | None = None
+    """Stop the round's epochs early when the approximate KL exceeds this (None: never)."""
+    checkpoint_every: int = 10_000
+    """Env steps between checkpoints: `stats["checkpoint_due"]` says when one is due."""
+    seed: int = 0
+    """Seed of the minibatch shuffling (combined with the update count)."""
+    device: str = "auto"
+    """"auto" (cuda when available, else cpu), "cpu" or "cuda"."""
+
+    def __post_init__(self):
+        problems = []
+        if not (self.learning_rate > 0 and self.final_learning_rate >= 0):
+            problems.append("learning_rate must be > 0 and final_learning_rate >= 0")
+        for name in ("anneal_steps", "batch_size", "update_epochs", "checkpoint_every"):
+            v = getattr(self, name)
+            if not isinstance(v, int) or v < 1:
+                problems.append(f"{name} must be a positive integer, got {v!r}")
+        if not 0 <= self.gamma <= 1 or not 0 <= self.gae_lambda <= 1:
+            problems.append("gamma and gae_lambda must be in [0, 1]")
+        for name in ("clip_coef", "max_grad_norm"):
+            if not getattr(self, name) > 0:
+                problems.append(f"{name} must be > 0")
+        for name in ("ent_coef", "vf_coef"):
+            if not getattr(self, name) >= 0:
+                problems.append(f"{name} must be >= 0")
+        if self.target_kl is not None and not self.target_kl > 0:
+            problems.append("target_kl must be > 0 or None")
+        if self.device not in ("auto", "cpu", "cuda"):
+            problems.append(f'device must be "auto", "cpu" or "cuda", got {self.device!r}')
+        if problems:
+            raise ValueError("invalid PPOConfig: " + "; ".join(problems))
+
+    def to_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass
+class TrainState:
+    """What a trainer carries between rounds (and a validator needs to re-run an update)."""
+
+    env_steps: int = 0
+    """Env steps trained on so far (drives the learning-rate schedule and checkpoints)."""
+    rounds: int = 0
+    updates: int = 0
+    """Gradient steps taken so far."""
+    last_checkpoint: int = 0
+    """`env_steps` at the last due checkpoint."""
+    adam: dict = field(default_factory=dict)
+    """Adam state per parameter index: {"step", "exp_avg", "exp_avg_sq"} (cpu tensors)."""
+
+    def to_bytes(self) -> bytes:
+        """safetensors bytes: Adam moments as tensors, counters as JSON metadata."""
+        tensors, steps = {}, {}
+        for i, s in sorted(self.adam.items()):
+            tensors[f"adam.{i}.exp_avg"] = s["exp_avg"].contiguous()
+            tensors[f"adam.{i}.exp_avg_sq"] = s["exp_avg_sq"].contiguous()
+            steps[str(i)] = float(s["step"])
+        meta = {"format": "decentrl.train_state", "version": 1, "env_steps": self.env_steps,
+                "rounds": self.rounds, "updates": self.updates,
+                "last_checkpoint": self.last_checkpoint, "adam_steps": steps}
+        return st_save(tensors, metadata={"decentrl": json.dumps(meta, sort_keys=True, separators=(",", ":"))})
+
+    @classmethod
+    def from_bytes(cls, data: bytes) -> "TrainState":
+        import struct
+        (n,) = struct.unpack("<Q", data[:8])
+        meta = json.loads(json.loads(data[8:8 + n])["__metadata__"]["decentrl"])
+        if meta.get("format") != "decentrl.train_state" or meta.get("version") != 1:
+            raise ValueError("not a decentrl train state (format decentrl.train_state, version 1)")
+        tensors = st_load(bytes(data))
+        adam = {int(i): {"step": torch.tensor(step), "exp_avg": tensors[f"adam.{i}.exp_avg"],
+                         "exp_avg_sq": tensors[f"adam.{i}.exp_avg_sq"]}
+                for i, step in meta["adam_steps"].items()}
+        return cls(meta["env_steps"], meta["rounds"], meta["updates"], meta["last_checkpoint"], adam)
+
+
+def resolve_device(name: str) -> torch.device:
+    if name == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    if name == "cuda" and not torch.cuda.is_available():
+        raise ValueError('device "cuda" requested but torch sees no CUDA device; use "auto" or "cpu"')
+    return torch.device(name)
+
+
+def learning_rate(config: PPOConfig, env_steps: int) -> float:
+    """The linear schedule: learning_rate at 0 env steps, final_learning_rate from anneal_steps on."""
+    frac = min(env_steps / config.anneal_steps, 1.0)
+    return config.learning_rate + frac * (config.final_learning_rate - config.learning_rate)
+
+
+def gae(rewards: np.ndarray, values: np.ndarray, last_value: float, gamma: float, lam: float):
+    """(advantages, returns) of one episode, float64; `last_value` bootstraps past its end."""
+    adv = np.zeros(len(rewards), dtype=np.float64)
+    next_value, running = float(last_value), 0.0
+    for t in range(len(rewards) - 1, -1, -1):
+        delta = rewards[t] + gamma * next_value - values[t]
+        running = delta + gamma * lam * running
+        adv[t] = running
+        next_value = values[t]
+    return adv, adv + values
+
+
+def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
+                state: TrainState) -> tuple[ActorCritic, dict]:
+    """One round of PPO on `episodes`. Updates `policy` and `state` in place and returns
+    (policy, stats); stats are plain floats/ints (losses, KL, clip fraction, learning rate,
+    samples, mean return of finished episodes, env_steps, checkpoint_due)."""
+    if not episodes:
+        raise ValueError("train_round needs at least one episode")
+    for ep in episodes:
+        if ep.action_kind != policy.spec.action_kind or ep.obs.shape[1] != policy.spec.obs_dim:
+            raise ValueError(f"episode {ep.shard}/{ep.index} does not fit the policy's spaces {policy.spec}")
+    device = resolve_device(config.device)
+    policy.to(device).train()
+
+    # ALGO LOGIC: old log-probs, values and GAE under the incoming policy
+    obs = torch.from_numpy(np.concatenate([ep.obs[:-1] for ep in episodes])).to(device)
+    actions = torch.from_numpy(np.concatenate([ep.actions for ep in episodes])).to(device)
+    with torch.no_grad():
+        old_logp, _, old_values = policy.evaluate(obs, actions)
+        final_obs = torch.from_numpy(np.stack([ep.obs[-1] for ep in episodes])).to(device)
+        final_values = policy.value(final_obs).cpu().numpy().astype(np.float64)
+    values_np = old_values.cpu().numpy().astype(np.float64)
+    advantages, returns, start = [], [], 0
+    for i, ep in enumerate(episodes):
+        v = values_np[start:start + ep.steps]
+        last = 0.0 if ep.end == "terminated" else final_values[i]
+        a, r = gae(ep.rewards, v, last, config.gamma, config.gae_lambda)
+        advantages.append(a)
+        returns.append(r)
+        start += ep.steps
+    adv_t = torch.from_numpy(np.concatenate(advantages).astype(np.float32)).to(device)
+    ret_t = torch.from_numpy(np.concatenate(returns).astype(np.float32)).to(device)
+
+    # ALGO LOGIC: optimizer with the carried-over Adam moments, lr from the schedule
+    lr = learning_rate(config, state.env_steps)
+    params = list(policy.parameters())
+    optimizer = torch.optim.Adam(params, lr=lr, eps=1e-5)
+    if state.adam:
+        sd = optimizer.state_dict()
+        sd["state"] = {i: {k: v.clone() for k, v in s.items()} for i, s in state.adam.items()}
+        optimizer.load_state_dict(sd)
+
+    # ALGO LOGIC: minibatch epochs with the clipped objective
+    n = obs.shape[0]
+    generator = torch.Generator().manual_seed((config.seed * 1_000_003 + state.updates) % 2**63)
+    totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
+    steps_taken = 0
+    for _epoch in range(config.update_epochs):
+        perm = torch.randperm(n, generator=generator).to(device)
+        for lo in range(0, n, config.batch_size):
+            mb = perm[lo:lo + config.batch_size]
+            if len(mb) < 2:
+                continue
+            new_logp, entropy, new_values = policy.evaluate(obs[mb], actions[mb])
+            log_ratio = new_logp - old_logp[mb]
+            ratio = log_ratio.exp()
+            with torch.no_grad():
+                approx_kl = ((ratio - 1) - log_ratio).mean()
+                clipfrac = ((ratio - 1.0).abs() > config.clip_coef).float().mean()
+            mb_adv = adv_t[mb]
+            if config.norm_adv:
+                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
+            pg_loss = torch.max(-mb_adv * ratio,
+                                -mb_adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)).mean()
+            if config.clip_vloss:
+                v_clipped = old_values[mb] + (new_values - old_values[mb]).clamp(-config.clip_coef, config.clip_coef)
+                v_loss = 0.5 * torch.max((new_values - ret_t[mb]) ** 2, (v_clipped - ret_t[mb]) ** 2).mean()
+            else:
+                v_loss = 0.5 * ((new_values - ret_t[mb]) ** 2).mean()
+            entropy_mean = entropy.mean()
+            loss = pg_loss - config.ent_coef * entropy_mean + config.vf_coef * v_loss
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            nn.utils.clip_grad_norm_(params, config.max_grad_norm)
+            optimizer.step()
+            steps_taken += 1
+            for k, v in (("policy_loss", pg_loss), ("value_loss", v_loss), ("entropy", entropy_mean),
+                         ("approx_kl", approx_kl), ("clipfrac", clipfrac)):
+                totals[k] += float(v.detach())
+        if config.target_kl is not None and float(approx_kl) > config.target_kl:
+            break
+
+    # ALGO LOGIC: carry state, report
+    state.adam = {i: {k: v.detach().to("cpu").clone() for k, v in s.items()}
+                  for i, s in optimizer.state_dict()["state"].items()}
+    state.updates += steps_taken
+    state.rounds += 1
+    state.env_steps += n
+    checkpoint_due = state.env_steps - state.last_checkpoint >= config.checkpoint_every
+    if checkpoint_due:
+        state.last_checkpoint = state.env_steps - state.env_steps % config.checkpoint_every
+    policy.to("cpu").eval()
+    with torch.no_grad():
+        y = ret_t.cpu()
+        var_y = float(y.var())
+        explained = float("nan") if var_y == 0 else 1 - float((y - old_values.cpu()).var()) / var_y
+    finished = [ep.total_reward for ep in episodes if ep.end != "cut"]
+    stats = {k: v / max(steps_taken, 1) for k, v in totals.items()}
+    stats.update(learning_rate=lr, samples=n, episodes=len(episodes), gradient_steps=steps_taken,
+                 mean_return=float(np.mean(finished)) if finished else math.nan,
+                 explained_variance=explained, env_steps=state.env_steps, round=state.rounds,
+                 checkpoint_due=checkpoint_due, device=device.type)
+    return policy, stats
