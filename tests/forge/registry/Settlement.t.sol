@@ -2,10 +2,8 @@
 pragma solidity 0.8.30;
 
 import {RegistryFixture} from "../base/RegistryFixture.sol";
-import {TestBase} from "../base/Vm.sol";
 import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
 import {Role} from "../../../contracts/libraries/Types.sol";
-import {Payouts} from "../../../contracts/libraries/Payouts.sol";
 
 /// @notice SPECIFICATION.md 5.1 and 6: how tasks end and where the bounty goes.
 contract SettlementTest is RegistryFixture {
@@ -138,43 +136,5 @@ contract SettlementTest is RegistryFixture {
         _attestAll(two, 0x3); // still no checkpoint
         assertEq(_task(two).idleRounds, 2, "two idle rounds in a row");
         _assertStatus(two, ITaskRegistry.Status.Failed);
-    }
-}
-
-contract PayoutsHarness {
-    function roundPool(uint256 bounty, uint256 shareBps, uint256 numRounds) external pure returns (uint256) {
-        return Payouts.roundPool(bounty, shareBps, numRounds);
-    }
-
-    function perPayee(uint256 pool, uint256 payees) external pure returns (uint256) {
-        return Payouts.perPayee(pool, payees);
-    }
-
-    function quorum(uint256 n) external pure returns (uint256) {
-        return Payouts.quorum(n);
-    }
-}
-
-/// @notice The integer split of SPECIFICATION.md 6 and the quorum of 5.5.
-contract PayoutsTest is TestBase {
-    PayoutsHarness private h = new PayoutsHarness();
-
-    function test_quorumIsTwoThirdsRoundedUp() public view {
-        assertEq(h.quorum(1), 1, "n=1");
-        assertEq(h.quorum(2), 2, "n=2");
-        assertEq(h.quorum(3), 2, "n=3");
-        assertEq(h.quorum(4), 3, "n=4");
-        assertEq(h.quorum(6), 4, "n=6");
-        assertEq(h.quorum(64), 43, "n=64");
-    }
-
-    function test_roundPoolRoundsDownTwice() public view {
-        assertEq(h.roundPool(30_000e18, 1000, 3), 1_000e18, "exact");
-        assertEq(h.roundPool(101, 7000, 7), 10, "floor(floor(70.7) / 7)");
-    }
-
-    function test_perPayeeSplitsEquallyAndPaysNobodyWithoutPayees() public view {
-        assertEq(h.perPayee(1_000e18, 3), 333333333333333333333, "floor");
-        assertEq(h.perPayee(1_000e18, 0), 0, "no payees");
     }
 }
