@@ -39,6 +39,7 @@ from scripts.actors import (
     play_round,
     relay,
     sign_task,
+    transact,
 )
 from scripts.deploy import deploy
 from workers.protocol import Status, TaskParams
@@ -79,13 +80,13 @@ def measure(dep) -> dict:
     nodes = [*samplers, trainer, *validators]
     keeper, requester = accounts[7], accounts[8]
     for node in nodes:
-        dep.token.transfer.transact(node.account, 100_000 * TOKEN, {"from": dep.admin}, silent=True)
+        transact(dep.admin, dep.token.transfer, node.account, 100_000 * TOKEN)
         node.stake(5 * dep.stakes.minStake(node.role))  # room for several tasks at once
-    dep.token.transfer.transact(requester, 100_000 * TOKEN, {"from": dep.admin}, silent=True)
+    transact(dep.admin, dep.token.transfer, requester, 100_000 * TOKEN)
 
     # The whole task.
     start = len(proto.txs)
-    dep.token.approve.transact(dep.registry, PARAMS.bounty, {"from": requester}, silent=True)
+    transact(requester, dep.token.approve, dep.registry, PARAMS.bounty)
     tx = proto.send("createTask", requester, dep.registry.createTask, PARAMS.as_tuple())
     task_id = tx.events["TaskCreated"]["taskId"]
     fill_task(proto, task_id, samplers, trainer, keeper)
@@ -99,15 +100,15 @@ def measure(dep) -> dict:
 
     # createTaskWithSig: a signing-only requester, relayed by the keeper (with allowance, then permit).
     signer = accounts.add(secrets.token_hex(32))
-    dep.token.transfer.transact(signer, 100_000 * TOKEN, {"from": dep.admin}, silent=True)
+    transact(dep.admin, dep.token.transfer, signer, 100_000 * TOKEN)
     accounts[0].transfer(signer, 10**18, silent=True)
-    dep.token.approve.transact(dep.registry, PARAMS.bounty, {"from": signer}, silent=True)
+    transact(signer, dep.token.approve, dep.registry, PARAMS.bounty)
     relay(proto, keeper, sign_task(signer.private_key, signer.address, PARAMS, dep.registry))
     relay(proto, keeper, sign_task(signer.private_key, signer.address, PARAMS, dep.registry, token=dep.token),
           label="createTaskWithSig (+permit)")
 
     # advance: sampler S2 misses the commit deadline of a side task.
-    dep.token.approve.transact(dep.registry, PARAMS.bounty, {"from": requester}, silent=True)
+    transact(requester, dep.token.approve, dep.registry, PARAMS.bounty)
     tx = proto.send("createTask", requester, dep.registry.createTask, PARAMS.as_tuple())
     side = tx.events["TaskCreated"]["taskId"]
     fill_task(proto, side, samplers, trainer, keeper)

@@ -180,7 +180,7 @@ class Protocol:
                 when, phase = f"R{t['round'] + 1}", Phase(t["phase"]).name
             else:
                 phase = Status(t["status"]).name
-        tx = _transact(method, args, sender)
+        tx = transact(sender, method, *args)
         self.txs.append((label, tx))
         if self.narrator:
             self.narrator.show(tx, self.narrator.name(sender), when, phase)
@@ -190,7 +190,8 @@ class Protocol:
         return sum(tx.gas_used for _, tx in self.txs[since:])
 
 
-def _transact(method, args, sender):
+def transact(sender, method, *args):
+    """Sends `method(*args)` from `sender` without brownie's console output; returns the receipt."""
     try:
         return method.transact(*args, {"from": sender}, silent=True)
     except TransactionError as exc:
@@ -214,7 +215,7 @@ class Node:
 
     def __init__(self, name: str, account, proto: Protocol):
         self.name, self.account, self.proto = name, account, proto
-        self.salts: dict[tuple[int, int], bytes] = {}
+        self.salts: dict[tuple[int, int], tuple[bytes, str, bytes]] = {}  # (task, round) -> root, cid, salt
         self.stable_calldata = False  # see _salt()
 
     @property
@@ -223,7 +224,7 @@ class Node:
 
     def stake(self, amount: int):
         dep = self.proto.dep
-        dep.token.approve.transact(dep.stakes, amount, {"from": self.account}, silent=True)
+        transact(self.account, dep.token.approve, dep.stakes, amount)
         return self.proto.send("stake", self.account, dep.stakes.stake, self.role, amount)
 
     def withdraw(self):

@@ -37,6 +37,7 @@ from scripts.actors import (
     play_round,
     relay,
     sign_task,
+    transact,
 )
 from scripts.deploy import deploy
 from workers.protocol import Role, Status, TaskParams
@@ -71,9 +72,9 @@ def run(dep, printer=print) -> dict:
     say = printer
 
     say("\n== funding and staking (2x the minimum stake each) ==")
-    dep.token.transfer.transact(requester, BOUNTY, {"from": dep.admin}, silent=True)
+    transact(dep.admin, dep.token.transfer, requester, BOUNTY)
     for node in nodes:
-        dep.token.transfer.transact(node.account, FUNDS, {"from": dep.admin}, silent=True)
+        transact(dep.admin, dep.token.transfer, node.account, FUNDS)
         node.stake(2 * dep.stakes.minStake(node.role))
 
     say("\n== the requester signs, the relayer submits ==")
