@@ -117,6 +117,19 @@ class RoundDriver:
 
 
 @pytest.fixture
+def active_task(staked, create_task, samplers, trainer):
+    """tests/conftest.py's active_task (round 0, SampleCommit), its transactions sent through
+    `send` so that a falsely "dropped" receipt does not fail the set-up."""
+    task_id = create_task()
+    for s in samplers:
+        send(staked.registry.claimSlot, task_id, Role.SAMPLER, sender=s)
+    send(staked.registry.claimSlot, task_id, Role.TRAINER, sender=trainer)
+    chain.mine(2)
+    send(staked.registry.drawValidators, task_id, sender=trainer)
+    return task_id
+
+
+@pytest.fixture
 def round_driver(staked, active_task, samplers, trainer):
     return RoundDriver(staked.registry, active_task, samplers, trainer)
 
