@@ -25,3 +25,10 @@ def test_revoked_reporter_cannot_record(reputation, reporter, admin, node):
     with brownie.reverts(unauthorized(reporter, reputation.REPORTER_ROLE())):
         reputation.record(node, Outcome.MISSED, {"from": reporter})
     assert reputation.scoreOf(node) == 60
+
+
+def test_governor_can_grant_a_new_reporter(reputation, admin, outsider, node):
+    reputation.grantRole(reputation.REPORTER_ROLE(), outsider, {"from": admin})
+    tx = reputation.record(node, Outcome.ACCEPTED, {"from": outsider})
+    assert tx.events["ReputationChanged"]["newScore"] == 72
+    assert reputation.scoreOf(node) == 72
