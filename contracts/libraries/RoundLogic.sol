@@ -164,8 +164,9 @@ library RoundLogic {
         t.revealedMask = 0;
         emit ITaskRegistry.RoundFinalized(taskId, round, t.checkpointRoot, t.checkpointCid);
 
-        if (round + 1 == t.numRounds) return _settle(s, c, taskId, t, ITaskRegistry.Status.Completed);
+        // Idle rounds are checked first: two in a row fail the task even when the second is the last.
         if (t.idleRounds >= MAX_IDLE_ROUNDS) return _settle(s, c, taskId, t, ITaskRegistry.Status.Failed);
+        if (round + 1 == t.numRounds) return _settle(s, c, taskId, t, ITaskRegistry.Status.Completed);
         // round + 1 < numRounds <= MAX_ROUNDS, so it fits a uint16.
         t.round = uint16(round + 1);
         _enterPhase(s, c, taskId, t, ITaskRegistry.Phase.SampleCommit);
