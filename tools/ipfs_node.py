@@ -1,0 +1,157 @@
+#!/usr/bin/env python3
+"""Start and stop a real, offline js-ipfs node (npm `ipfs` 0.66.1) for tests and demos.
+
+The node listens on 127.0.0.1 only: its RPC API on the port you choose, swarm and gateway on
+ephemeral ports; no bootstrap peers, no MDNS, no preload to public servers
+(`jsipfs daemon --offline --enable-preload=false`). It is a real IPFS node (UnixFS importer,
+blockstore, pins), so CIDs and errors are those a user's node gives.
+
+    python tools/ipfs_node.py start --repo /tmp/ipfs-repo --port 5101   # prints the API address
+    python tools/ipfs_node.py stop --repo /tmp/ipfs-repo
+
+From Python: `node = start(repo, port)` ... `stop(node.pid)`. `start` writes the daemon's pid to
+<repo>/daemon.pid and its output to <repo>/daemon.log; `stop` signals that pid only.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+JSIPFS = ROOT / "node_modules" / ".bin" / "jsipfs"
+POLYFILL = ROOT / "tools" / "ipfs" / "polyfill.cjs"
+API_PORTS = range(5101, 5200)  # this project's IPFS API ports (5001 stays free for a user's node)
+
+
+@dataclass(frozen=True)
+class IpfsNode:
+    pid: int
+    port: int
+    repo: Path
+
+    @property
+    def api(self) -> str:
+        """The RPC API as the multiaddr ipfshttpclient takes."""
+        return f"/ip4/127.0.0.1/tcp/{self.port}/http"
+
+
+def _env(repo: Path) -> dict[str, str]:
+    env = dict(os.environ, IPFS_PATH=str(repo))
+    env["NODE_OPTIONS"] = f'{env.get("NODE_OPTIONS", "")} --require "{POLYFILL}"'.strip()
+    return env
+
+
+def _configure(repo: Path, port: int) -> None:
+    path = repo / "config"
+    config = json.loads(path.read_text())
+    config["Addresses"].update(
+        API=f"/ip4/127.0.0.1/tcp/{port}",
+        Gateway="/ip4/127.0.0.1/tcp/0",
+        RPC="/ip4/127.0.0.1/tcp/0",
+        Swarm=["/ip4/127.0.0.1/tcp/0"],
+        Announce=[],
+        Delegates=[],
+    )
+    config["Bootstrap"] = []
+    config.setdefault("Discovery", {}).setdefault("MDNS", {})["Enabled"] = False
+    config["Discovery"].setdefault("webRTCStar", {})["Enabled"] = False
+    path.write_text(json.dumps(config, indent=2))
+
+
+def _ready(port: int) -> bool:
+    request = urllib.request.Request(f"http://127.0.0.1:{port}/api/v0/id", method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=2) as response:
+            return response.status == 200
+    except (urllib.error.URLError, ConnectionError, TimeoutError):
+        return False
+
+
+def start(repo: Path | str, port: int, *, ready_timeout: float = 60.0) -> IpfsNode:
+    """Initialise `repo` if it is new, configure it for 127.0.0.1:`port`, start the daemon and
+    wait until its API answers. Raises RuntimeError (with the daemon's log) if it does not."""
+    repo = Path(repo).resolve()
+    if port not in API_PORTS:
+        raise ValueError(f"IPFS API port {port} is outside this project's range 5101-5199")
+    if not JSIPFS.exists():
+        raise RuntimeError(f"{JSIPFS} is missing: run `make setup` (npm install) first")
+    if _ready(port):
+        raise RuntimeError(f"port {port} already has an IPFS API on it: stop that node or pick another port")
+    env = _env(repo)
+    if not (repo / "config").exists():
+        repo.mkdir(parents=True, exist_ok=True)
+        subprocess.run([str(JSIPFS), "init", "--profile", "test"], env=env, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+    _configure(repo, port)
+    log = open(repo / "daemon.log", "ab")
+    with log:
+        process = subprocess.Popen(
+            [str(JSIPFS), "daemon", "--offline", "--enable-preload=false"],
+            env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT,
+            start_new_session=True,  # Ctrl-C in a test run must not kill it before stop() does
+        )
+    (repo / "daemon.pid").write_text(f"{process.pid}\n")
+    deadline = time.monotonic() + ready_timeout
+    while not _ready(port):
+        if process.poll() is not None or time.monotonic() > deadline:
+            stop(process.pid)
+            tail = (repo / "daemon.log").read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"js-ipfs daemon did not become ready on 127.0.0.1:{port}:\n{tail}")
+        time.sleep(0.1)
+    return IpfsNode(pid=process.pid, port=port, repo=repo)
+
+
+def stop(pid: int, *, timeout: float = 15.0) -> None:
+    """SIGTERM the daemon `pid` (SIGKILL after `timeout` s) and reap it if it is our child."""
+    try:
+        os.kill(pid, signal.SIGTERM)
+    except ProcessLookupError:
+        return
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        try:
+            if os.waitpid(pid, os.WNOHANG)[0] == pid:
+                return
+        except ChildProcessError:  # not our child: poll for its exit instead
+            try:
+                os.kill(pid, 0)
+            except ProcessLookupError:
+                return
+        time.sleep(0.05)
+    os.kill(pid, signal.SIGKILL)
+    try:
+        os.waitpid(pid, 0)
+    except ChildProcessError:
+        pass
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("action", choices=["start", "stop"])
+    parser.add_argument("--repo", type=Path, required=True, help="the node's repository folder")
+    parser.add_argument("--port", type=int, default=5101, help="RPC API port (5101-5199)")
+    args = parser.parse_args(argv)
+    pidfile = args.repo / "daemon.pid"
+    if args.action == "start":
+        node = start(args.repo, args.port)
+        print(node.api)
+    else:
+        if not pidfile.exists():
+            print(f"no {pidfile}: nothing to stop", file=sys.stderr)
+            return 1
+        stop(int(pidfile.read_text()))
+        pidfile.unlink()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
