@@ -91,8 +91,10 @@ class ActorCritic(nn.Module):
         self.config = config
         g = torch.Generator().manual_seed(config.seed)
         hidden = list(config.hidden_sizes)
-        self.critic = _mlp([spec.obs_dim, *hidden, 1], config.activation, 1.0, g)
-        self.actor = _mlp([spec.obs_dim, *hidden, spec.action_dim], config.activation, 0.01, g)
+        # nn.Linear draws its default init from the global RNG before we overwrite it: restore it.
+        with torch.random.fork_rng(devices=[]):
+            self.critic = _mlp([spec.obs_dim, *hidden, 1], config.activation, 1.0, g)
+            self.actor = _mlp([spec.obs_dim, *hidden, spec.action_dim], config.activation, 0.01, g)
         self.discrete = spec.action_kind == DISCRETE
         if not self.discrete:
             self.log_std = nn.Parameter(torch.full((spec.action_dim,), float(config.init_log_std)))
