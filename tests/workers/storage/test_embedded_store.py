@@ -1,0 +1,68 @@
+"""EmbeddedStore: round trip, layout, atomic files, verification of what it reads back."""
+import pytest
+
+from vectors import MIB, pattern
+from workers.storage.cid import CIDMismatch, compute
+from workers.storage.store import ContentNotFound, EmbeddedStore, IpfsStore, open_store
+
+
+@pytest.mark.parametrize("size", [0, 1, MIB + 1])
+def test_put_get_round_trip(store, size):
+    data = pattern("shake256", size)
+    cid = store.put(data)
+    assert cid == compute(data)
+    assert store.get(cid) == data
+    assert store.has(cid)
+
+
+def test_object_is_one_file_named_by_its_cid(store):
+    cid = store.put(b"rollout")
+    assert (store.root / "blocks" / cid[-3:-1] / cid).read_bytes() == b"rollout"
+    assert [p.name for p in (store.root / "blocks").rglob("*") if p.is_file()] == [cid]  # no temp files left
+
+
+def test_put_is_idempotent(store, clock):
+    cid = store.put(b"same")
+    clock.advance(60)
+    assert store.put(b"same") == cid
+    [entry] = store.list()
+    assert (entry.cid, entry.size, entry.created_at) == (cid, 4, clock.now - 60)
+
+
+def test_tampered_bytes_on_disk_are_rejected(store):
+    cid = store.put(b"checkpoint weights")
+    (store.root / "blocks" / cid[-3:-1] / cid).write_bytes(b"checkpoint weightz")
+    with pytest.raises(CIDMismatch, match=f"expected {cid}"):
+        store.get(cid)
+
+
+def test_missing_cid_says_where_it_looked(store):
+    cid = compute(b"never stored")
+    assert not store.has(cid)
+    with pytest.raises(ContentNotFound, match=f"{cid} is not in the embedded store at {store.root}"):
+        store.get(cid)
+
+
+def test_get_rejects_a_malformed_cid(store):
+    with pytest.raises(ValueError, match="CIDv0"):
+        store.get("QmbWqxBEKC3P8tqsKc98xmWNzrzDtRLMiMPL8wBuTGsMnR")
+
+
+def test_delete_removes_file_and_record(store):
+    keep, drop = store.put(b"keep"), store.put(b"drop", pin=True)
+    store.delete(drop)
+    assert not store.has(drop) and store.has(keep)
+    assert [e.cid for e in store.list()] == [keep]
+
+
+def test_a_second_store_on_the_same_folder_sees_everything(store, clock):
+    cid = store.put(b"shared", pin=True)
+    other = EmbeddedStore(store.root, clock=clock)
+    assert other.get(cid) == b"shared" and other.list()[0].pinned
+
+
+def test_open_store_picks_the_implementation(tmp_path):
+    assert isinstance(open_store(None, tmp_path / "a"), EmbeddedStore)
+    ipfs = open_store("/ip4/127.0.0.1/tcp/5199/http", tmp_path / "b")
+    assert isinstance(ipfs, IpfsStore) and ipfs.api == "/ip4/127.0.0.1/tcp/5199/http"
+    ipfs.close()

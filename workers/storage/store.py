@@ -1,0 +1,300 @@
+"""Content-addressed storage for rollouts and checkpoints.
+
+Two implementations of one interface (`ContentStore`), giving the same CIDs for the same bytes:
+
+- `EmbeddedStore` (the default): files under a folder, one per CID, written atomically; its CIDs
+  are computed by `workers.storage.cid`, exactly those of kubo's `ipfs add --cid-version 1`.
+- `IpfsStore`: a real IPFS node's RPC API through ipfshttpclient; adds ask for CIDv1, raw leaves
+  and base32, and the CID the node answers is checked against our own.
+
+Every `get` checks the bytes against their CID before returning them (`CIDMismatch` otherwise).
+
+Lifecycle: every `put` records a created-at time in a small SQLite ledger. Intermediate results
+(rollouts, intermediate checkpoints) are dropped by `gc()` once older than the retention
+(7 days by default); `put(..., pin=True)` or `pin(cid)` keeps a result (final policies) until
+`unpin`. On an IPFS node every object we add stays pinned there while we keep it, so the node's
+own GC cannot drop it early; `gc`/`delete` unpin it, and the node frees the blocks in its next
+repo GC.
+
+Errors are meant for Celery's retry machinery: `StoreUnavailable` and `ContentNotFound` are
+transient (`RETRYABLE`); `CIDMismatch` means bad content, to be fetched again or reported.
+"""
+from __future__ import annotations
+
+import os
+import sqlite3
+import tempfile
+import time
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+from workers.storage.cid import CIDMismatch, compute, decode, verify
+
+DEFAULT_TIMEOUT = 30.0  # seconds, every call to an IPFS node (the design value)
+DEFAULT_RETENTION = 7 * 24 * 3600.0  # seconds an unpinned result is kept
+
+
+class StorageError(Exception):
+    """Base of this module's errors."""
+
+
+class ContentNotFound(StorageError):
+    """No content under this CID (not stored here, deleted, or not retrievable in time)."""
+
+
+class StoreUnavailable(StorageError):
+    """The IPFS node cannot be reached or answered with an error."""
+
+
+RETRYABLE = (StoreUnavailable, ContentNotFound)
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One stored object, as the ledger knows it."""
+
+    cid: str
+    size: int
+    created_at: float  # seconds since the epoch (the store's clock)
+    pinned: bool  # kept past the retention
+
+
+class _Ledger:
+    """created-at and pin records, one SQLite file; a connection per call so that forked
+    Celery workers never share one."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with self._db() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS objects (cid TEXT PRIMARY KEY, size INTEGER NOT NULL,"
+                       " created_at REAL NOT NULL, pinned INTEGER NOT NULL DEFAULT 0)")
+
+    def _db(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=DEFAULT_TIMEOUT)
+
+    def _run(self, sql: str, *args) -> list[tuple]:
+        db = self._db()
+        try:
+            with db:  # one transaction
+                return db.execute(sql, args).fetchall()
+        finally:
+            db.close()
+
+    def record(self, cid: str, size: int, now: float, pin: bool) -> None:
+        # A second put of the same bytes keeps the first created-at; pin only ever turns on here.
+        self._run("INSERT INTO objects VALUES (?, ?, ?, ?) ON CONFLICT(cid) DO UPDATE"
+                  " SET pinned = max(pinned, excluded.pinned)", cid, size, now, int(pin))
+
+    def set_pinned(self, cid: str, pinned: bool) -> bool:
+        return bool(self._run("UPDATE objects SET pinned = ? WHERE cid = ? RETURNING cid", int(pinned), cid))
+
+    def remove(self, cid: str) -> None:
+        self._run("DELETE FROM objects WHERE cid = ?", cid)
+
+    def entries(self) -> list[Entry]:
+        rows = self._run("SELECT cid, size, created_at, pinned FROM objects ORDER BY created_at, cid")
+        return [Entry(cid, size, created, bool(pinned)) for cid, size, created, pinned in rows]
+
+    def expired(self, before: float) -> list[str]:
+        return [c for (c,) in self._run("SELECT cid FROM objects WHERE pinned = 0 AND created_at <= ?"
+                                        " ORDER BY created_at, cid", before)]
+
+
+class ContentStore(ABC):
+    """put/get/has/pin/unpin/list/delete by CID, plus the retention GC."""
+
+    def __init__(self, ledger_path: Path, *, retention: float = DEFAULT_RETENTION,
+                 clock: Callable[[], float] = time.time):
+        if retention <= 0:
+            raise ValueError(f"retention must be positive seconds, got {retention}")
+        self.retention = retention
+        self.clock = clock
+        self._ledger = _Ledger(Path(ledger_path))
+
+    @abstractmethod
+    def _put(self, data: bytes, cid: str) -> None: ...
+
+    @abstractmethod
+    def _get(self, cid: str, timeout: float) -> bytes: ...
+
+    @abstractmethod
+    def has(self, cid: str) -> bool:
+        """Whether the content is held here (no network fetch)."""
+
+    @abstractmethod
+    def _drop(self, cid: str) -> None: ...
+
+    def _pin(self, cid: str) -> None:  # only IpfsStore has more to do
+        pass
+
+    def put(self, data: bytes, *, pin: bool = False) -> str:
+        """Store `data`; return its CID. `pin=True` for final results (never GC'd)."""
+        data = bytes(data)
+        cid = compute(data)
+        self._ledger.record(cid, len(data), self.clock(), pin)  # before the bytes: no orphans
+        self._put(data, cid)
+        return cid
+
+    def get(self, cid: str, timeout: float = DEFAULT_TIMEOUT) -> bytes:
+        """The bytes named `cid`, checked against it (CIDMismatch if they do not match)."""
+        decode(cid)
+        data = self._get(cid, timeout)
+        verify(data, cid)
+        return data
+
+    def pin(self, cid: str) -> None:
+        """Keep `cid` past the retention. ContentNotFound if it is not stored here."""
+        if not self._ledger.set_pinned(cid, True):
+            raise ContentNotFound(f"cannot pin {cid}: it was not stored through this store")
+        self._pin(cid)
+
+    def unpin(self, cid: str) -> None:
+        """Let `cid` expire at created-at + retention (at once if that has passed)."""
+        if not self._ledger.set_pinned(cid, False):
+            raise ContentNotFound(f"cannot unpin {cid}: it was not stored through this store")
+
+    def list(self) -> list[Entry]:
+        """Everything stored through this store, oldest first."""
+        return self._ledger.entries()
+
+    def delete(self, cid: str) -> None:
+        """Drop `cid` now, pinned or not."""
+        self._drop(cid)
+        self._ledger.remove(cid)
+
+    def gc(self) -> list[str]:
+        """Delete unpinned objects older than the retention; return their CIDs."""
+        expired = self._ledger.expired(self.clock() - self.retention)
+        for cid in expired:
+            self.delete(cid)
+        return expired
+
+
+class EmbeddedStore(ContentStore):
+    """Objects as files `<root>/blocks/<2 chars>/<cid>` (sharded by the CID's next-to-last two
+    characters, like kubo's flatfs), ledger at `<root>/ledger.sqlite`."""
+
+    def __init__(self, root: Path | str, **kwargs):
+        self.root = Path(root)
+        super().__init__(self.root / "ledger.sqlite", **kwargs)
+
+    def _path(self, cid: str) -> Path:
+        return self.root / "blocks" / cid[-3:-1] / cid
+
+    def _put(self, data: bytes, cid: str) -> None:
+        path = self._path(cid)
+        if path.exists():
+            return
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(data)
+                out.flush()
+                os.fsync(out.fileno())
+            os.replace(tmp, path)  # readers see the whole file or none
+        except BaseException:
+            os.unlink(tmp)
+            raise
+
+    def _get(self, cid: str, timeout: float) -> bytes:
+        try:
+            return self._path(cid).read_bytes()
+        except FileNotFoundError:
+            raise ContentNotFound(f"{cid} is not in the embedded store at {self.root}") from None
+
+    def has(self, cid: str) -> bool:
+        return self._path(cid).exists()
+
+    def _drop(self, cid: str) -> None:
+        self._path(cid).unlink(missing_ok=True)
+
+
+class IpfsStore(ContentStore):
+    """A real IPFS node's RPC API (kubo, or js-ipfs as in the tests). `api` is a multiaddr
+    such as `/ip4/127.0.0.1/tcp/5001/http`; the ledger lives at `ledger_path`."""
+
+    ADD_OPTS = {"cid-version": 1, "raw-leaves": True, "cid-base": "base32", "pin": True}
+
+    def __init__(self, api: str, ledger_path: Path | str, *, timeout: float = DEFAULT_TIMEOUT, **kwargs):
+        import ipfshttpclient  # deferred: only IPFS users pay for its import
+
+        super().__init__(Path(ledger_path), **kwargs)
+        self.api = api
+        self.timeout = timeout
+        self._errors = ipfshttpclient.exceptions
+        try:
+            # Not ipfshttpclient.connect(): it refuses every daemon newer than 0.8.
+            self._client = ipfshttpclient.client.Client(addr=api, session=True, timeout=timeout)
+        except ipfshttpclient.exceptions.AddressError as error:
+            raise ValueError(f"bad IPFS API address {api!r} (expected e.g. /ip4/127.0.0.1/tcp/5001/http): "
+                             f"{error}") from None
+
+    def close(self) -> None:
+        self._client.close()
+
+    def _call(self, what: str, fn, *args, timeout: float | None = None, missing: str | None = None, **kwargs):
+        """fn(*args) with a timeout; ipfshttpclient errors become StorageErrors that say what to fix.
+        With `missing` set (a CID), a timeout or error answer means that content is not available."""
+        timeout = timeout or self.timeout
+        errors = self._errors
+        try:
+            return fn(*args, timeout=timeout, **kwargs)
+        except errors.ConnectionError as error:
+            raise StoreUnavailable(f"IPFS node at {self.api} is unreachable ({what}): start it, or set the "
+                                   f"right RPC API address. {error}") from None
+        except errors.TimeoutError:
+            if missing:
+                raise ContentNotFound(f"{missing} could not be fetched from the IPFS node at {self.api} within "
+                                      f"{timeout:g} s: no reachable peer has it (never added, or collected)") from None
+            raise StoreUnavailable(f"IPFS node at {self.api} did not answer {what} within {timeout:g} s") from None
+        except errors.ErrorResponse as error:
+            if missing:
+                raise ContentNotFound(f"IPFS node at {self.api} cannot provide {missing}: {error}") from None
+            raise StoreUnavailable(f"IPFS node at {self.api} failed {what}: {error}") from None
+        except errors.Error as error:
+            raise StoreUnavailable(f"IPFS node at {self.api} failed {what}: {error}") from None
+
+    def _put(self, data: bytes, cid: str) -> None:
+        answer = self._call("add", self._client.add_bytes, data, opts=self.ADD_OPTS)
+        if answer != cid:
+            raise StoreUnavailable(f"IPFS node at {self.api} stored the data as {answer}, not {cid}: it must "
+                                   "import with kubo's defaults (256 KiB chunks, balanced DAG)")
+
+    def _get(self, cid: str, timeout: float) -> bytes:
+        return self._call("cat", self._client.cat, cid, timeout=timeout, missing=cid)
+
+    def has(self, cid: str) -> bool:
+        """Whether the node holds `cid` in its pin set (pinned while we keep it)."""
+        try:
+            answer = self._call("pin ls", self._client.pin.ls, cid, type="recursive", missing=cid)
+        except ContentNotFound:
+            return False  # the node answers "not pinned" with an error
+        return any(True for _ in _keys(answer))  # keys come back in the node's own base
+
+    def _pin(self, cid: str) -> None:
+        self._call("pin add", self._client.pin.add, cid)
+
+    def _drop(self, cid: str) -> None:
+        if self.has(cid):
+            self._call("pin rm", self._client.pin.rm, cid)
+
+
+def _keys(answer) -> Iterator[str]:
+    """CIDs of a `pin ls` answer (one dict, or a list of them when streamed)."""
+    for part in answer if isinstance(answer, list) else [answer]:
+        yield from part.get("Keys", {})
+
+
+def open_store(ipfs_api: str | None, root: Path | str, **kwargs) -> ContentStore:
+    """An IpfsStore when `ipfs_api` is set (ledger under `root`), else an EmbeddedStore at `root`."""
+    if ipfs_api:
+        return IpfsStore(ipfs_api, Path(root) / "ipfs-ledger.sqlite", **kwargs)
+    return EmbeddedStore(root, **kwargs)
+
+
+__all__ = ["CIDMismatch", "ContentNotFound", "ContentStore", "EmbeddedStore", "Entry", "IpfsStore",
+           "RETRYABLE", "StorageError", "StoreUnavailable", "open_store"]
