@@ -3,7 +3,7 @@ is vacated with Missed (-10, stake unlocked, no slash) and the round goes on wit
 
 import brownie
 
-from tests.registry.rounds.conftest import events_of
+from tests.registry.rounds.driver import events_of
 from workers.protocol import Outcome, Phase, Role
 
 

@@ -4,7 +4,7 @@ a round with nothing revealed skips Attest."""
 
 from brownie import chain
 
-from tests.registry.rounds.conftest import events_of
+from tests.registry.rounds.driver import events_of
 from workers.protocol import Outcome, Phase, Role
 
 

@@ -1,7 +1,7 @@
 """A round walks SampleCommit -> SampleReveal -> TrainCommit -> TrainReveal -> Attest; each phase
 starts with deadline = protocolTime + its window and closes early once everyone expected acted."""
 
-from tests.registry.rounds.conftest import events_of
+from tests.registry.rounds.driver import events_of
 from workers.protocol import Phase, Status
 
 

@@ -7,7 +7,7 @@ from dataclasses import replace
 import pytest
 from brownie import chain
 
-from tests.registry.rounds.conftest import TOKEN, RoundDriver, events_of, send
+from tests.registry.rounds.driver import TOKEN, RoundDriver, events_of, send
 from workers.protocol import Role, Status
 
 

@@ -3,7 +3,7 @@ accepted round, and every node withdraws its rewards from the vault exactly once
 
 import brownie
 
-from tests.registry.rounds.conftest import TOKEN
+from tests.registry.rounds.driver import TOKEN
 from workers.protocol import Role, Status
 
 

@@ -5,7 +5,7 @@ with a full refund."""
 import brownie
 from brownie import chain
 
-from tests.registry.rounds.conftest import TOKEN, events_of
+from tests.registry.rounds.driver import TOKEN, events_of
 from workers.protocol import Role, Status
 
 

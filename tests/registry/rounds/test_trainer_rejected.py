@@ -1,7 +1,7 @@
 """A rejected trainer's checkpoint is not adopted: the task keeps the last accepted checkpoint,
 RoundFinalized reports it, the trainer is slashed and vacated, and the round counts as idle."""
 
-from tests.registry.rounds.conftest import TOKEN, events_of
+from tests.registry.rounds.driver import TOKEN, events_of
 from workers.protocol import Outcome, Role, Verdict
 
 

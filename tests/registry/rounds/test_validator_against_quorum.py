@@ -3,7 +3,7 @@ reputation and unpaid; the agreeing validators share the pool; its slot is re-ar
 
 from brownie import chain
 
-from tests.registry.rounds.conftest import TOKEN, events_of
+from tests.registry.rounds.driver import TOKEN, events_of
 from workers.protocol import Outcome, Phase, Role
 
 

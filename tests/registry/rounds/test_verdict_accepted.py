@@ -1,7 +1,7 @@
 """When every validator accepts everything, every submission is Accepted: VerdictReached(3, 0),
 each node earns its share and +2 reputation, and the trainer's checkpoint is adopted."""
 
-from tests.registry.rounds.conftest import TOKEN, events_of
+from tests.registry.rounds.driver import TOKEN, events_of
 from workers.protocol import Outcome, Role, Verdict
 
 

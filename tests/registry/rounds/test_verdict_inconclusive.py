@@ -1,7 +1,7 @@
 """Without a quorum either way (1 of 3 voted before the deadline) every submission is
 Inconclusive: no pay and no penalty for the workers; the round counts as idle."""
 
-from tests.registry.rounds.conftest import events_of
+from tests.registry.rounds.driver import events_of
 from workers.protocol import Outcome, Role, Verdict
 
 

@@ -1,7 +1,7 @@
 """A sampler that a quorum (2 of 3) rejects is Rejected: slashed slashBps of its locked stake to
 the treasury, -20 reputation, its slot vacated, and no pay for the round."""
 
-from tests.registry.rounds.conftest import TOKEN, events_of
+from tests.registry.rounds.driver import TOKEN, events_of
 from workers.protocol import Outcome, Role, Verdict
 
 SAMPLER_STAKE = 500 * TOKEN  # 5x the 100 DRL minimum; 100 DRL locked per assignment

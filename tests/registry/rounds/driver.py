@@ -1,0 +1,120 @@
+"""RoundDriver: commits, reveals and attests for the nodes of one task; `send` and small helpers."""
+
+import time
+
+from brownie import accounts, chain
+from brownie.exceptions import TransactionError
+from eth_utils import keccak
+
+from workers.protocol import Role, commitment
+
+TOKEN = 10**18
+
+
+
+def send(fn, *args, sender):
+    """Calls `fn(*args)` from `sender`. On a loaded machine brownie's confirmation thread can see
+    anvil's nonce advance before the receipt is stored and raise "Tx dropped without known
+    replacement" for a mined transaction; then the receipt is fetched again by hash."""
+    try:
+        return fn(*args, {"from": sender})
+    except TransactionError as exc:
+        if "dropped without known replacement" not in str(exc):
+            raise
+        time.sleep(0.5)
+        return chain.get_transaction(str(exc).rsplit(" ", 1)[-1])
+
+
+class RoundDriver:
+    """Acts for the nodes of `task_id`. Results are deterministic per (node, round), so a test can
+    recompute what a node committed; every action returns its transaction."""
+
+    def __init__(self, registry, task_id, samplers, trainer):
+        self.registry = registry
+        self.task_id = task_id
+        self.samplers = list(samplers)
+        self.trainer = trainer
+
+    # ------------------------------------------------------------ state
+    def task(self):
+        return self.registry.taskOf(self.task_id)
+
+    @property
+    def round(self):
+        return self.task()["round"]
+
+    @property
+    def all_bits(self):
+        """Accepts every sampler slot and the trainer."""
+        return (1 << (self.task()["numSamplers"] + 1)) - 1
+
+    def validators(self):
+        """Current validator slot holders (drawn at random), in slot order; vacant slots skipped."""
+        nodes = [self.registry.slotOf(self.task_id, Role.VALIDATOR, i)["node"]
+                 for i in range(self.task()["numValidators"])]
+        return [accounts.at(n, force=True) for n in nodes if int(n, 16) != 0]
+
+    # ------------------------------------------------------------ results
+    def result(self, node, round_=None):
+        """(root, cid, salt) that `node` produces in `round_` (default: the current round)."""
+        round_ = self.round if round_ is None else round_
+        tag = f"{self.task_id}/{round_}/{str(node).lower()}"
+        return keccak(text="root:" + tag), "bafy-" + keccak(text=tag).hex()[:40], keccak(text="salt:" + tag)
+
+    def commitment_of(self, node, round_=None):
+        round_ = self.round if round_ is None else round_
+        root, cid, salt = self.result(node, round_)
+        return commitment(self.task_id, round_, str(node), root, cid, salt)
+
+    # ------------------------------------------------------------ actions
+    def commit(self, node):
+        return send(self.registry.commit, self.task_id, self.commitment_of(node), sender=node)
+
+    def reveal(self, node):
+        root, cid, salt = self.result(node)
+        return send(self.registry.reveal, self.task_id, root, cid, salt, sender=node)
+
+    def commit_samples(self, nodes=None):
+        return [self.commit(n) for n in (self.samplers if nodes is None else nodes)]
+
+    def reveal_samples(self, nodes=None):
+        return [self.reveal(n) for n in (self.samplers if nodes is None else nodes)]
+
+    def commit_checkpoint(self, node=None):
+        return self.commit(node or self.trainer)
+
+    def reveal_checkpoint(self, node=None):
+        return self.reveal(node or self.trainer)
+
+    def attest_all(self, bitmap=None, validators=None):
+        """Every validator (or those given) attests `bitmap` (default: accept everything);
+        `bitmap` may also be a list, one per validator."""
+        vals = self.validators() if validators is None else validators
+        bits = self.all_bits if bitmap is None else bitmap
+        maps = bits if isinstance(bits, list) else [bits] * len(vals)
+        return [send(self.registry.attest, self.task_id, b, sender=v) for v, b in zip(vals, maps)]
+
+    def work(self):
+        """Samplers and trainer commit and reveal; the task is left in Attest."""
+        self.commit_samples()
+        self.reveal_samples()
+        self.commit_checkpoint()
+        return self.reveal_checkpoint()
+
+    def play_round(self, bitmap=None):
+        """A whole round with every submission accepted (or attested with `bitmap`); returns the
+        transaction of the last attestation, which finalizes the round."""
+        self.work()
+        return self.attest_all(bitmap)[-1]
+
+    def expire(self):
+        """Moves protocol time past the current phase deadline and calls advance."""
+        deadline = self.task()["phaseDeadline"]
+        chain.sleep(deadline - chain[-1].timestamp + 1)
+        chain.mine()
+        return send(self.registry.advance, self.task_id, sender=accounts[0])
+
+
+def events_of(tx, name):
+    """The events `name` of `tx` as a list of dicts."""
+    return [dict(e) for e in tx.events[name]] if name in tx.events else []
