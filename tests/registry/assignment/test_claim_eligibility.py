@@ -23,6 +23,12 @@ def test_unstaked_node_refused_with_amounts(registry, outsider, create_task):
         registry.claimSlot(task_id, Role.TRAINER, {"from": outsider})
 
 
+def test_stake_of_another_role_does_not_count(registry, validators, create_task):
+    task_id = create_task()
+    with brownie.reverts(f"InsufficientStake: {validators[0].address.lower()}, {Role.SAMPLER}, 0, {100 * TOKEN}"):
+        registry.claimSlot(task_id, Role.SAMPLER, {"from": validators[0]})
+
+
 def test_stake_one_short_refused(registry, stake_as, outsider, create_task):
     stake_as(outsider, Role.SAMPLER, 100 * TOKEN - 1)
     task_id = create_task()

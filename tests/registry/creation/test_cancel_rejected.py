@@ -1,6 +1,7 @@
 """cancelTask is the requester's alone, and only before the rounds start."""
 
 import brownie
+from brownie import chain
 
 from workers.protocol import Role, Status
 
@@ -34,3 +35,12 @@ def test_active_task_keeps_locked_stakes(registry, stakes, requester, samplers, 
     with brownie.reverts(f"WrongStatus: {active_task}, {Status.ACTIVE}"):
         registry.cancelTask(active_task, {"from": requester})
     assert [stakes.stakeOf(s, Role.SAMPLER)["locked"] for s in samplers] == [100 * TOKEN] * 2
+
+
+def test_failed_task_cannot_be_cancelled(registry, vault, requester, outsider, create_task):
+    task_id = create_task()
+    chain.sleep(3601)  # past the one-hour claim window
+    registry.advance(task_id, {"from": outsider})
+    with brownie.reverts(f"WrongStatus: {task_id}, {Status.FAILED}"):
+        registry.cancelTask(task_id, {"from": requester})
+    assert vault.claimableOf(requester) == 10_000 * TOKEN

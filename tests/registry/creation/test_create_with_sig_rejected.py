@@ -77,3 +77,13 @@ def test_signature_by_non_requester_fails(registry, token, signer, relayer, task
     assert Account.from_key(STRANGER_KEY).address != signer.address
     _refused(registry, task_params, signer, deadline, sig, relayer)
     assert token.allowance(signer, registry) == task_params.bounty
+
+
+def test_zero_requester_cannot_be_impersonated(registry, relayer, task_params):
+    zero = "0x" + "00" * 20
+    deadline = chain[-1].timestamp + 3600
+    for signature in [b"", b"\x00" * 65, b"\x01" * 65]:
+        with brownie.reverts(f"InvalidSignature: {zero}"):
+            registry.createTaskWithSig(task_params.as_tuple(), zero, deadline, signature, NO_PERMIT,
+                                       {"from": relayer})
+    assert registry.taskCount() == 0
