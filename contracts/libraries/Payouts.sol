@@ -2,7 +2,7 @@
 pragma solidity 0.8.30;
 
 /// @title Payouts
-/// @notice Integer split of a bounty into role pools, rounds and payees. Every division rounds down;
+/// @notice Integer split of a bounty into role pools, rounds and slots. Every division rounds down;
 ///         the remainders ("dust") stay in escrow and return to the requester at settlement.
 library Payouts {
     uint256 internal constant BPS = 10_000;
@@ -12,7 +12,7 @@ library Payouts {
         return (bounty * shareBps / BPS) / numRounds;
     }
 
-    /// @notice Equal share of `pool` for each of `payees` (0 when there are none).
+    /// @notice Equal share of `pool` for each of `payees` slots (0 when there are none).
     function perPayee(uint256 pool, uint256 payees) internal pure returns (uint256) {
         return payees == 0 ? 0 : pool / payees;
     }

@@ -247,7 +247,9 @@ library RoundLogic {
         emit ITaskRegistry.VerdictReached(taskId, t.round, sub.node, role, index, verdict, yes, no);
     }
 
-    /// @dev Pays the round pool of `role` equally to its accepted submitters.
+    /// @dev Pays each accepted submitter of `role` one slot's share of the round pool. Shares of
+    ///      slots without accepted work stay in escrow for the requester, so nobody gains from
+    ///      another node's failure.
     function _payWorkers(
         TaskStorage storage s,
         Context memory c,
@@ -257,9 +259,9 @@ library RoundLogic {
         uint256 payees
     ) private {
         if (payees == 0) return;
-        uint256 share = Payouts.perPayee(_roundPool(t, role), payees);
         uint256 round = t.round;
         uint256 count = _slotCount(t, role);
+        uint256 share = Payouts.perPayee(_roundPool(t, role), count);
         for (uint256 i = 0; i < count; ++i) {
             ITaskRegistry.Submission storage sub = s.submissions[taskId][round][role][i];
             if (sub.verdict == ITaskRegistry.Verdict.Accepted) _pay(s, c, taskId, round, sub.node, role, share);
@@ -267,7 +269,8 @@ library RoundLogic {
     }
 
     /// @dev A validator agrees with the quorum when it accepted every accepted submission and rejected
-    ///      every rejected one. Agreeing validators share the validator pool; the others are penalised.
+    ///      every rejected one. Each agreeing validator earns one slot's share of the validator pool;
+    ///      the others are penalised.
     function _judgeAndPayValidators(
         TaskStorage storage s,
         Context memory c,
@@ -278,8 +281,7 @@ library RoundLogic {
     ) private {
         uint256 round = t.round;
         uint256 n = t.numValidators;
-        address[] memory payees = new address[](n);
-        uint256 count;
+        uint256 share = Payouts.perPayee(_roundPool(t, Role.Validator), n);
         for (uint256 v = 0; v < n; ++v) {
             ITaskRegistry.Attestation memory a = s.attestations[taskId][round][v];
             if (!a.voted) continue;
@@ -289,12 +291,8 @@ library RoundLogic {
                 _vacate(s, c, taskId, t, Role.Validator, v, Outcome.AgainstQuorum);
             } else {
                 c.reputation.record(node, Outcome.Accepted);
-                payees[count++] = node;
+                _pay(s, c, taskId, round, node, Role.Validator, share);
             }
-        }
-        uint256 share = Payouts.perPayee(_roundPool(t, Role.Validator), count);
-        for (uint256 i = 0; i < count; ++i) {
-            _pay(s, c, taskId, round, payees[i], Role.Validator, share);
         }
     }
 
