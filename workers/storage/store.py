@@ -9,7 +9,8 @@ Two implementations of one interface (`ContentStore`), giving the same CIDs for 
 
 Every `get` checks the bytes against their CID before returning them (`CIDMismatch` otherwise).
 
-Lifecycle: every `put` records a created-at time in a small SQLite ledger. Intermediate results
+Lifecycle: every `put` records a created-at time (of the latest put of those bytes) in a small
+SQLite ledger. Intermediate results
 (rollouts, intermediate checkpoints) are dropped by `gc()` once older than the retention
 (7 days by default); `put(..., pin=True)` or `pin(cid)` keeps a result (final policies) until
 `unpin`. On an IPFS node every object we add stays pinned there while we keep it, so the node's
@@ -84,15 +85,21 @@ class _Ledger:
             db.close()
 
     def record(self, cid: str, size: int, now: float, pin: bool) -> None:
-        # A second put of the same bytes keeps the first created-at; pin only ever turns on here.
+        # Putting the same bytes again restarts their retention; pin only ever turns on here.
         self._run("INSERT INTO objects VALUES (?, ?, ?, ?) ON CONFLICT(cid) DO UPDATE"
-                  " SET pinned = max(pinned, excluded.pinned)", cid, size, now, int(pin))
+                  " SET created_at = max(created_at, excluded.created_at),"
+                  " pinned = max(pinned, excluded.pinned)", cid, size, now, int(pin))
 
     def set_pinned(self, cid: str, pinned: bool) -> bool:
         return bool(self._run("UPDATE objects SET pinned = ? WHERE cid = ? RETURNING cid", int(pinned), cid))
 
     def remove(self, cid: str) -> None:
         self._run("DELETE FROM objects WHERE cid = ?", cid)
+
+    def remove_if_expired(self, cid: str, before: float) -> bool:
+        """Atomically drop the record if it is still unpinned and old (no put or pin since)."""
+        return bool(self._run("DELETE FROM objects WHERE cid = ? AND pinned = 0 AND created_at <= ?"
+                              " RETURNING cid", cid, before))
 
     def entries(self) -> list[Entry]:
         rows = self._run("SELECT cid, size, created_at, pinned FROM objects ORDER BY created_at, cid")
@@ -166,11 +173,16 @@ class ContentStore(ABC):
         self._ledger.remove(cid)
 
     def gc(self) -> list[str]:
-        """Delete unpinned objects older than the retention; return their CIDs."""
-        expired = self._ledger.expired(self.clock() - self.retention)
-        for cid in expired:
-            self.delete(cid)
-        return expired
+        """Delete unpinned objects whose latest put is older than the retention; return their CIDs.
+        Safe beside other processes' puts and pins, except a put of the very same bytes racing
+        the file's removal (then put it again)."""
+        before = self.clock() - self.retention
+        dropped = []
+        for cid in self._ledger.expired(before):
+            if self._ledger.remove_if_expired(cid, before):  # record first: no record, no object
+                self._drop(cid)
+                dropped.append(cid)
+        return dropped
 
 
 class EmbeddedStore(ContentStore):

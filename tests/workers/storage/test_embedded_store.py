@@ -21,12 +21,12 @@ def test_object_is_one_file_named_by_its_cid(store):
     assert [p.name for p in (store.root / "blocks").rglob("*") if p.is_file()] == [cid]  # no temp files left
 
 
-def test_put_is_idempotent(store, clock):
+def test_put_is_idempotent_and_restarts_retention(store, clock):
     cid = store.put(b"same")
     clock.advance(60)
     assert store.put(b"same") == cid
     [entry] = store.list()
-    assert (entry.cid, entry.size, entry.created_at) == (cid, 4, clock.now - 60)
+    assert (entry.cid, entry.size, entry.created_at) == (cid, 4, clock.now)
 
 
 def test_tampered_bytes_on_disk_are_rejected(store):

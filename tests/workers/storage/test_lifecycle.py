@@ -38,12 +38,32 @@ def test_unpin_lets_an_old_result_expire(store, clock):
     assert store.gc() == [cid]
 
 
-def test_putting_again_with_pin_pins_without_resetting_created_at(store, clock):
-    cid = store.put(b"x")
-    clock.advance(DAY)
+def test_putting_again_with_pin_pins(store, clock):
+    store.put(b"x")
     store.put(b"x", pin=True)
-    [entry] = store.list()
-    assert entry.pinned and entry.created_at == clock.now - DAY
+    clock.advance(30 * DAY)
+    assert store.gc() == [] and store.list()[0].pinned
+
+
+def test_putting_the_same_bytes_again_restarts_the_retention(store, clock):
+    cid = store.put(b"identical rollout")
+    clock.advance(6 * DAY)
+    store.put(b"identical rollout")
+    clock.advance(2 * DAY)
+    assert store.gc() == []
+    clock.advance(5 * DAY)
+    assert store.gc() == [cid]
+
+
+def test_gc_skips_what_another_process_refreshed_meanwhile(store, clock):
+    cid = store.put(b"rollout")
+    clock.advance(8 * DAY)
+    other = EmbeddedStore(store.root, clock=clock)  # e.g. another Celery worker process
+    expired = store._ledger.expired(clock.now - store.retention)
+    other.put(b"rollout")  # lands between gc's query and its deletion
+    assert expired == [cid]
+    assert not store._ledger.remove_if_expired(cid, clock.now - store.retention)
+    assert store.gc() == [] and store.get(cid) == b"rollout"
 
 
 def test_retention_is_configurable(tmp_path, clock):
