@@ -72,6 +72,8 @@ def test_cancel_works_while_paused(registry, vault, requester, samplers, create_
     tx = registry.cancelTask(task_id, {"from": requester})
     assert tx.events["TaskSettled"]["status"] == Status.CANCELLED
     assert vault.claimableOf(requester) == 10_000 * TOKEN
+    vault.withdraw(requester, 10_000 * TOKEN, {"from": requester})  # the vault is not paused
+    assert vault.claimableOf(requester) == 0
 
 
 def test_everything_resumes_after_unpause(registry, admin, samplers, create_task, paused):
