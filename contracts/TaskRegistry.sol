@@ -129,6 +129,8 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
         if (role == Role.Validator) revert ValidatorsAreDrawn();
         Task storage t = _task(taskId);
         if (t.status != Status.Open && t.status != Status.Active) revert WrongStatus(taskId, t.status);
+        // A task that missed its claim window can only fail (advance), never fill up late.
+        if (t.status == Status.Open) _checkClaimWindow(taskId, t);
         if (msg.sender == t.requester) revert RequesterCannotWork(taskId);
         if (_s.members[taskId][msg.sender].assigned) revert AlreadyAssigned(taskId, msg.sender);
         _checkEligible(msg.sender, role, true);
@@ -145,6 +147,7 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
     function drawValidators(uint256 taskId) external nonReentrant whenNotPaused {
         Task storage t = _task(taskId);
         if (t.status != Status.Drawing && t.status != Status.Active) revert WrongStatus(taskId, t.status);
+        if (t.status == Status.Drawing) _checkClaimWindow(taskId, t);
         uint256 vacancies = t.numValidators - t.filledValidators;
         if (vacancies == 0) revert NoVacancy(taskId);
         uint256 seedBlock = t.seedBlock;
@@ -440,6 +443,10 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
             return false;
         }
         return true;
+    }
+
+    function _checkClaimWindow(uint256 taskId, Task storage t) private view {
+        if (protocolTime() > t.claimDeadline) revert DeadlinePassed(taskId, t.claimDeadline);
     }
 
     function _firstVacant(uint256 taskId, Task storage t, Role role) private view returns (uint256) {

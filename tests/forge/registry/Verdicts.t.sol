@@ -93,7 +93,7 @@ contract VerdictsTest is RegistryFixture {
         assertEq(reputation.scoreOf(s0), 50, "rejected costs 20");
         assertEq(_samplerAt(taskId, 0), address(0), "slot free");
         assertEq(_claimable(s0), 0, "no pay");
-        assertEq(_claimable(s1), SAMPLER_POOL, "the accepted sampler takes the whole pool");
+        assertEq(_claimable(s1), SAMPLER_POOL / 2, "the accepted sampler earns its own slot share only");
         assertEq(_claimable(tr), TRAINER_POOL, "trainer accepted");
     }
 
@@ -124,8 +124,8 @@ contract VerdictsTest is RegistryFixture {
         assertEq(_samplerAt(taskId, 0), s0, "kept");
         assertEq(token.balanceOf(treasury), 0, "no slash");
         assertEq(_task(taskId).idleRounds, 1, "no checkpoint");
-        assertEq(_claimable(v[0]), VALIDATOR_POOL / 2, "voters agree with no decided verdict");
-        assertEq(_claimable(v[1]), VALIDATOR_POOL / 2, "voters agree with no decided verdict");
+        assertEq(_claimable(v[0]), VALIDATOR_POOL / 3, "voters agree with no decided verdict: one slot share");
+        assertEq(_claimable(v[1]), VALIDATOR_POOL / 3, "voters agree with no decided verdict: one slot share");
         assertEq(_validatorAt(taskId, 2), address(0), "non-voter vacated");
     }
 
@@ -139,7 +139,7 @@ contract VerdictsTest is RegistryFixture {
         assertEq(token.balanceOf(treasury), MIN_VALIDATOR_STAKE / 10, "slashed");
         assertEq(reputation.scoreOf(v[2]), 55, "against quorum costs 15");
         assertEq(_claimable(v[2]), 0, "unpaid");
-        assertEq(_claimable(v[0]), VALIDATOR_POOL / 2, "agreeing validators share the pool");
+        assertEq(_claimable(v[0]), VALIDATOR_POOL / 3, "agreeing validators earn one slot share each");
         assertEq(_task(taskId).seedBlock, vm.getBlockNumber() + 1, "redraw armed");
         assertEq(_verdict(Role.Trainer, 0), uint256(ITaskRegistry.Verdict.Accepted), "2 of 3 accept");
     }

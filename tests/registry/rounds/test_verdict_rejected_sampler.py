@@ -53,7 +53,7 @@ def test_rejected_sampler_is_not_paid_and_others_are(registry, vault, round_driv
     earned = {e["node"]: e["amount"] for e in events_of(tx, "RewardEarned")}
     assert samplers[1].address not in earned
     assert vault.claimableOf(samplers[1]) == 0
-    # The one accepted sampler is the only payee of the sampler pool.
-    assert earned[samplers[0].address] == 400 * TOKEN
+    # The accepted sampler earns its own slot's share; the rejected one's share is not redistributed.
+    assert earned[samplers[0].address] == 200 * TOKEN
     assert earned[trainer.address] == 1400 * TOKEN
-    assert registry.paidOf(round_driver.task_id)[0] == 400 * TOKEN
+    assert registry.paidOf(round_driver.task_id)[0] == 200 * TOKEN
