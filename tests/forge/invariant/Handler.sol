@@ -1,0 +1,730 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {Vm} from "../base/Vm.sol";
+import {VmLogs} from "./VmLogs.sol";
+import {RLToken} from "../../../contracts/RLToken.sol";
+import {StakeManager} from "../../../contracts/StakeManager.sol";
+import {Reputation} from "../../../contracts/Reputation.sol";
+import {RewardVault} from "../../../contracts/RewardVault.sol";
+import {TaskRegistry} from "../../../contracts/TaskRegistry.sol";
+import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
+import {IStakeManager} from "../../../contracts/interfaces/IStakeManager.sol";
+import {IRewardVault} from "../../../contracts/interfaces/IRewardVault.sol";
+import {Role} from "../../../contracts/libraries/Types.sol";
+
+/// @notice Drives the deployed protocol with bounded random actions from a fixed set of actors and
+///         keeps ghost accounting from the events it sees. Every action catches the protocol's
+///         reverts (fail_on_revert = false) and counts what succeeded.
+contract Handler {
+    Vm internal constant vm = Vm(address(uint160(uint256(keccak256("hevm cheat code")))));
+    VmLogs internal constant vmLogs = VmLogs(address(uint160(uint256(keccak256("hevm cheat code")))));
+
+    uint256 internal constant MAX_TASKS = 30;
+    uint256 internal constant MAX_RUNNING = 3;
+
+    RLToken public immutable token;
+    StakeManager public immutable stakes;
+    Reputation public immutable reputation;
+    RewardVault public immutable vault;
+    TaskRegistry public immutable registry;
+    address public immutable slasher; // a second PROTOCOL_ROLE holder (e.g. a governance module)
+    address public immutable treasury;
+
+    address[] internal _requesters;
+    address[] internal _nodes;
+
+    struct Secret {
+        bytes32 root;
+        string cid;
+        bytes32 salt;
+        bool honest;
+    }
+
+    // ------------------------------------------------------------ ghosts
+    mapping(uint256 taskId => mapping(uint256 round => mapping(address node => Secret))) internal _secrets;
+    mapping(uint256 taskId => uint256[3]) public ghostPaid; // from RewardEarned
+    mapping(uint256 taskId => uint256) public ghostRefund; // from TaskSettled
+    mapping(uint256 taskId => bool) public ghostSettled;
+    mapping(uint256 taskId => mapping(uint256 round => uint256[3])) internal _payees; // RewardEarned count
+    mapping(uint256 taskId => bool) public ghostFullyAccepted;
+    mapping(address node => mapping(Role role => uint256)) public modelStaked;
+    mapping(address node => mapping(Role role => uint256)) public modelUnbonding;
+    // Scores and pause flags just before the call that may assign.
+    mapping(address node => uint256) internal _scoreBefore;
+    mapping(address node => bool) internal _pausedBefore;
+
+    uint256 public ghostCredited; // sum of RewardEarned
+    uint256 public ghostVaultCredited; // sum of vault Credited
+    uint256 public ghostRefunded; // sum of vault Refunded
+    uint256 public ghostWithdrawn; // sum of vault withdrawals
+    uint256 public ghostAssignments;
+    uint256 public ghostIneligibleAssignments;
+    uint256 public ghostPausedAssignments;
+    uint256 public ghostUnbondedWithdrawals;
+    uint256 public ghostUnbondedMismatches;
+    uint256 public ghostRewardWithdrawMismatches;
+    uint256 public ghostSlashes;
+    uint256 public ghostSlashedFromUnbonding;
+    uint256 public ghostFullyAcceptedTasks;
+    uint256 public ghostRecoveries;
+    uint256 public ghostRejectedReveals;
+    uint256 public ghostLowReputationClaimsRefused; // claims refused with ReputationTooLow
+    uint256[5] public ghostVacatedByReason; // SlotVacated by Outcome
+    uint256[7] public ghostSettledByStatus;
+
+    mapping(bytes32 action => uint256) public calls;
+    mapping(bytes32 action => uint256) public successes;
+    uint256 public totalSuccesses;
+
+    constructor(
+        RLToken token_,
+        StakeManager stakes_,
+        Reputation reputation_,
+        RewardVault vault_,
+        TaskRegistry registry_,
+        address slasher_,
+        address treasury_,
+        address[] memory requesters_,
+        address[] memory nodes_
+    ) {
+        token = token_;
+        stakes = stakes_;
+        reputation = reputation_;
+        vault = vault_;
+        registry = registry_;
+        slasher = slasher_;
+        treasury = treasury_;
+        _requesters = requesters_;
+        _nodes = nodes_;
+    }
+
+    /// @notice Tells the model about stake placed before the fuzzing starts.
+    function syncModel() external {
+        for (uint256 i = 0; i < _nodes.length; ++i) {
+            for (uint256 r = 0; r < 3; ++r) {
+                IStakeManager.StakeInfo memory info = stakes.stakeOf(_nodes[i], Role(r));
+                modelStaked[_nodes[i]][Role(r)] = info.staked;
+                modelUnbonding[_nodes[i]][Role(r)] = info.unbonding;
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ views for the invariants
+
+    function requesters() external view returns (address[] memory) {
+        return _requesters;
+    }
+
+    function nodes() external view returns (address[] memory) {
+        return _nodes;
+    }
+
+    function payees(uint256 taskId, uint256 round) external view returns (uint256[3] memory) {
+        return _payees[taskId][round];
+    }
+
+    // ------------------------------------------------------------ requesters
+
+    function createTask(uint256 who, uint256 bounty, uint8 ns, uint8 nv, uint8 nr) external {
+        _createTask(who, bounty, ns, nv, nr);
+    }
+
+    function _createTask(uint256 who, uint256 bounty, uint256 ns, uint256 nv, uint256 nr) internal {
+        if (registry.taskCount() >= MAX_TASKS || _running() >= MAX_RUNNING) return;
+        address requester = _requesters[who % _requesters.length];
+        uint256 mode = bounty % 3;
+        if (mode == 0) bounty = _bound(bounty >> 2, 1, 10_000); // dust-sized
+        else if (mode == 1) bounty = _bound(bounty >> 2, 1e18, 1e22);
+        else bounty = _bound(bounty >> 2, 1, 1e22); // anything, rarely divisible
+        ITaskRegistry.TaskParams memory p = ITaskRegistry.TaskParams({
+            specCid: "bafyspec",
+            specDigest: keccak256(abi.encode(bounty, ns)),
+            bounty: bounty,
+            numSamplers: uint8(_bound(ns, 1, 3)),
+            numValidators: uint8(_bound(nv, 1, 4)),
+            numRounds: uint16(_bound(nr, 1, 4)),
+            claimWindow: 4 hours,
+            commitWindow: 30 minutes,
+            revealWindow: 30 minutes,
+            attestWindow: 30 minutes
+        });
+        _begin("createTask");
+        vm.prank(requester);
+        try registry.createTask(p) {
+            _ok("createTask");
+        } catch {
+            _fail();
+        }
+    }
+
+    function cancelTask(uint256 taskSeed) external {
+        uint256 taskId = _pickTask(taskSeed);
+        if (taskId == 0) return;
+        if (taskSeed % 3 != 0) return; // rarely: cancelled tasks never reach the rounds
+        address requester = registry.taskOf(taskId).requester;
+        _begin("cancelTask");
+        vm.prank(requester);
+        try registry.cancelTask(taskId) {
+            _ok("cancelTask");
+        } catch {
+            _fail();
+        }
+    }
+
+    // ------------------------------------------------------------ nodes: stakes
+
+    function stake(uint256 nodeSeed, uint8 roleSeed, uint256 amount) external {
+        address node = _node(nodeSeed);
+        Role role = Role(roleSeed % 3);
+        amount = _bound(amount, 1, 2 * stakes.minStake(role));
+        _begin("stake");
+        vm.prank(node);
+        try stakes.stake(role, amount) {
+            modelStaked[node][role] += amount;
+            _ok("stake");
+        } catch {
+            _fail();
+        }
+    }
+
+    function requestUnstake(uint256 nodeSeed, uint8 roleSeed, uint256 amount) external {
+        address node = _node(nodeSeed);
+        Role role = Role(roleSeed % 3);
+        uint256 available = stakes.availableStake(node, role);
+        if (available == 0) return;
+        amount = _bound(amount, 1, available / 2 + 1);
+        _begin("requestUnstake");
+        vm.prank(node);
+        try stakes.requestUnstake(role, amount) {
+            modelStaked[node][role] -= amount;
+            modelUnbonding[node][role] += amount;
+            _ok("requestUnstake");
+        } catch {
+            _fail();
+        }
+    }
+
+    function withdrawUnbonded(uint256 nodeSeed, uint8 roleSeed, uint8 waitSeed) external {
+        // Waiting out the unbonding period also expires every running task: do it rarely.
+        bool waitForIt = waitSeed % 8 == 0;
+        address node = _node(nodeSeed);
+        Role role = Role(roleSeed % 3);
+        IStakeManager.StakeInfo memory info = stakes.stakeOf(node, role);
+        if (waitForIt && info.unbonding > 0 && block.timestamp < info.unbondingReadyAt) {
+            vm.warp(info.unbondingReadyAt);
+        }
+        uint256 before = token.balanceOf(node);
+        _begin("withdrawUnbonded");
+        vm.prank(node);
+        try stakes.withdrawUnbonded(role) {
+            // The model follows every slash independently: the payout must be its unbonding exactly.
+            uint256 paid = token.balanceOf(node) - before;
+            if (paid != modelUnbonding[node][role] || stakes.stakeOf(node, role).unbonding != 0) {
+                ++ghostUnbondedMismatches;
+            }
+            modelUnbonding[node][role] = 0;
+            ++ghostUnbondedWithdrawals;
+            _ok("withdrawUnbonded");
+        } catch {
+            _fail();
+        }
+    }
+
+    function setPaused(uint256 nodeSeed, uint8 pauseSeed) external {
+        address node = _node(nodeSeed);
+        _begin("setPaused");
+        vm.prank(node);
+        // Mostly unpause, so pauses do not starve the run of eligible nodes.
+        try stakes.setNodePaused(pauseSeed % 4 == 0) {
+            _ok("setPaused");
+        } catch {
+            _fail();
+        }
+    }
+
+    /// @notice Another protocol module slashes a node that has nothing locked; this is how
+    ///         unbonding stake gets slashed at all (the registry only slashes locked stake).
+    function slashDirect(uint256 nodeSeed, uint8 roleSeed, uint256 amount) external {
+        address node = _node(nodeSeed);
+        Role role = Role(roleSeed % 3);
+        IStakeManager.StakeInfo memory info = stakes.stakeOf(node, role);
+        if (info.locked != 0 || info.unbonding == 0) return;
+        amount = _bound(amount, 0, uint256(info.staked) + info.unbonding + 10);
+        _begin("slashDirect");
+        vm.prank(slasher);
+        try stakes.slash(node, role, amount, treasury) {
+            _ok("slashDirect");
+        } catch {
+            _fail();
+        }
+    }
+
+    // ------------------------------------------------------------ assignment
+
+    function claim(uint256 taskSeed, uint256 nodeSeed, bool asTrainer) external {
+        uint256 taskId = _pickTask(taskSeed);
+        if (taskId == 0) return;
+        _claim(taskId, nodeSeed, asTrainer ? Role.Trainer : Role.Sampler);
+    }
+
+    function draw(uint256 taskSeed, uint8 blocks) external {
+        uint256 taskId = _pickTask(taskSeed);
+        if (taskId == 0) return;
+        // Prefer a task waiting for validators.
+        uint256 count = registry.taskCount();
+        for (uint256 i = 0; i < count; ++i) {
+            uint256 id = 1 + (taskSeed % count + i) % count;
+            ITaskRegistry.Task memory t = registry.taskOf(id);
+            bool waiting = t.status == ITaskRegistry.Status.Drawing
+                || (t.status == ITaskRegistry.Status.Active && t.filledValidators < t.numValidators);
+            if (waiting) {
+                taskId = id;
+                break;
+            }
+        }
+        _draw(taskId, blocks);
+    }
+
+    // ------------------------------------------------------------ rounds
+
+    function commit(uint256 taskSeed, uint256 nodeSeed, uint256 resultSeed) external {
+        uint256 taskId = _pickTask(taskSeed);
+        if (taskId == 0) return;
+        // 1 in 4: a bad result (commits and reveals fine, honest validators reject it);
+        // 1 in 8: a junk commitment that no reveal can open.
+        _commit(taskId, nodeSeed, resultSeed, resultSeed % 4 != 0, resultSeed % 8 == 1);
+    }
+
+    function reveal(uint256 taskSeed, uint256 nodeSeed, uint8 saltSeed) external {
+        uint256 taskId = _pickTask(taskSeed);
+        if (taskId == 0) return;
+        _reveal(taskId, nodeSeed, saltSeed % 5 == 0);
+    }
+
+    function attest(uint256 taskSeed, uint256 nodeSeed, uint256 bitmapSeed) external {
+        uint256 taskId = _pickTask(taskSeed);
+        if (taskId == 0) return;
+        uint256 bitmap = bitmapSeed % 3 == 0 ? bitmapSeed >> 2 : type(uint256).max;
+        _attest(taskId, nodeSeed, bitmap);
+    }
+
+    function warpAndAdvance(uint256 taskSeed, uint256 dt, bool pastDeadline) external {
+        uint256 taskId = _pickTask(taskSeed);
+        if (taskId == 0) return;
+        _advance(taskId, dt, pastDeadline);
+    }
+
+    /// @notice One honest step of whatever the task needs next (weighted: listed several times).
+    function progress(uint256 taskSeed, uint256 seed) public {
+        if (_running() == 0) {
+            _createTask(seed, taskSeed, seed >> 8, seed >> 16, seed >> 24);
+            return;
+        }
+        uint256 taskId = _pickTask(taskSeed);
+        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        bool samplersFull = t.filledSamplers == t.numSamplers;
+        Role workRole = !t.trainerFilled && (samplersFull || seed % 2 == 0) ? Role.Trainer : Role.Sampler;
+        if (t.status == ITaskRegistry.Status.Open) {
+            bool claimed = _claimAs(taskId, _eligibleFreeNode(taskId, seed, workRole), workRole);
+            if (!claimed && seed % 5 == 0) _advance(taskId, 0, true);
+        } else if (t.status == ITaskRegistry.Status.Drawing) {
+            if (!_draw(taskId, uint8(seed)) && seed % 5 == 0) _advance(taskId, 0, true);
+        } else if (t.status == ITaskRegistry.Status.Active) {
+            if (t.filledValidators < t.numValidators && t.seedBlock != 0 && seed % 3 == 0) {
+                _draw(taskId, uint8(seed));
+            } else if ((!samplersFull || !t.trainerFilled) && seed % 3 == 1) {
+                _claimAs(taskId, _eligibleFreeNode(taskId, seed, workRole), workRole);
+            } else if (t.phase == ITaskRegistry.Phase.SampleCommit || t.phase == ITaskRegistry.Phase.TrainCommit) {
+                // Mostly honest work; 1 in 6 a bad result that honest validators reject.
+                bool honest = _clean(taskId) || seed % 6 != 5;
+                if (!_commit(taskId, seed, seed, honest, false)) _advance(taskId, 0, true);
+            } else if (t.phase == ITaskRegistry.Phase.Attest) {
+                // Mostly truthful votes; 1 in 6 the opposite of the truth (against the quorum when it decides).
+                bool contrarian = !_clean(taskId) && seed % 6 == 5;
+                uint256 bitmap = contrarian ? ~_truthfulBitmap(taskId, t) : _truthfulBitmap(taskId, t);
+                if (!_attest(taskId, seed, bitmap)) _advance(taskId, 0, true);
+            } else if (!_reveal(taskId, seed, false)) {
+                _advance(taskId, 0, true);
+            }
+        }
+    }
+
+    function progress2(uint256 taskSeed, uint256 seed) external {
+        progress(taskSeed, seed);
+    }
+
+    function progress3(uint256 taskSeed, uint256 seed) external {
+        progress(taskSeed, seed);
+    }
+
+    function progress4(uint256 taskSeed, uint256 seed) external {
+        progress(taskSeed, seed);
+    }
+
+    function progress5(uint256 taskSeed, uint256 seed) external {
+        progress(taskSeed, seed);
+    }
+
+    function progress6(uint256 taskSeed, uint256 seed) external {
+        progress(taskSeed, seed);
+    }
+
+    function progress7(uint256 taskSeed, uint256 seed) external {
+        progress(taskSeed, seed);
+    }
+
+    function progress8(uint256 taskSeed, uint256 seed) external {
+        progress(taskSeed, seed);
+    }
+
+    // ------------------------------------------------------------ rewards and reputation
+
+    function withdrawReward(uint256 actorSeed, uint256 amount) external {
+        address account = _claimant(actorSeed);
+        uint256 claimable = vault.claimableOf(account);
+        if (claimable == 0) return;
+        amount = _bound(amount, 1, claimable);
+        uint256 before = token.balanceOf(account);
+        _begin("withdrawReward");
+        vm.prank(account);
+        try vault.withdraw(account, amount) {
+            ghostWithdrawn += amount;
+            if (token.balanceOf(account) - before != amount) ++ghostRewardWithdrawMismatches;
+            _ok("withdrawReward");
+        } catch {
+            _fail();
+        }
+    }
+
+    function recover(uint256 nodeSeed, uint8 waitSeed) external {
+        bool waitForIt = waitSeed % 4 == 0;
+        address node = _nodes[nodeSeed % _nodes.length];
+        // Prefer a node that needs it.
+        for (uint256 i = 0; i < _nodes.length; ++i) {
+            address candidate = _nodes[(nodeSeed % _nodes.length + i) % _nodes.length];
+            if (!reputation.isEligible(candidate)) {
+                node = candidate;
+                break;
+            }
+        }
+        uint256 at = reputation.recoveryAvailableAt(node);
+        if (waitForIt && at > block.timestamp) vm.warp(at);
+        _begin("recover");
+        vm.prank(node);
+        try reputation.recover() {
+            ++ghostRecoveries;
+            _ok("recover");
+        } catch {
+            _fail();
+        }
+    }
+
+    // ------------------------------------------------------------ internals: actions
+
+    function _claim(uint256 taskId, uint256 nodeSeed, Role role) internal returns (bool) {
+        return _claimAs(taskId, _freeNode(taskId, nodeSeed), role);
+    }
+
+    function _claimAs(uint256 taskId, address node, Role role) internal returns (bool) {
+        _snapshotEligibility();
+        _begin("claim");
+        vm.prank(node);
+        try registry.claimSlot(taskId, role) {
+            _ok("claim");
+            return true;
+        } catch (bytes memory reason) {
+            if (bytes4(reason) == ITaskRegistry.ReputationTooLow.selector) ++ghostLowReputationClaimsRefused;
+            _fail();
+            return false;
+        }
+    }
+
+    function _draw(uint256 taskId, uint8 blocks) internal returns (bool) {
+        vm.roll(block.number + 1 + blocks % 3);
+        _snapshotEligibility();
+        _begin("draw");
+        try registry.drawValidators(taskId) {
+            _ok("draw");
+            return true;
+        } catch {
+            _fail();
+            return false;
+        }
+    }
+
+    function _commit(uint256 taskId, uint256 nodeSeed, uint256 resultSeed, bool honest, bool junk)
+        internal
+        returns (bool)
+    {
+        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        if (t.status != ITaskRegistry.Status.Active) return false;
+        Role role;
+        if (t.phase == ITaskRegistry.Phase.SampleCommit) role = Role.Sampler;
+        else if (t.phase == ITaskRegistry.Phase.TrainCommit) role = Role.Trainer;
+        else return false;
+        address node = _worker(taskId, t, role, nodeSeed, true);
+        if (node == address(0)) return false;
+        Secret memory sec = Secret({
+            root: keccak256(abi.encode("root", resultSeed)),
+            cid: string(abi.encodePacked("bafy", bytes4(uint32(resultSeed)))),
+            salt: keccak256(abi.encode("salt", resultSeed, node)),
+            honest: honest
+        });
+        bytes32 commitment = junk
+            ? keccak256(abi.encode("junk", resultSeed))
+            : registry.commitmentFor(taskId, t.round, node, sec.root, sec.cid, sec.salt);
+        _begin("commit");
+        vm.prank(node);
+        try registry.commit(taskId, commitment) {
+            _secrets[taskId][t.round][node] = sec;
+            _ok("commit");
+            return true;
+        } catch {
+            _fail();
+            return false;
+        }
+    }
+
+    function _reveal(uint256 taskId, uint256 nodeSeed, bool wrongSalt) internal returns (bool) {
+        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        if (t.status != ITaskRegistry.Status.Active) return false;
+        Role role;
+        if (t.phase == ITaskRegistry.Phase.SampleReveal) role = Role.Sampler;
+        else if (t.phase == ITaskRegistry.Phase.TrainReveal) role = Role.Trainer;
+        else return false;
+        address node = _worker(taskId, t, role, nodeSeed, false);
+        if (node == address(0)) return false;
+        Secret memory sec = _secrets[taskId][t.round][node];
+        bytes32 salt = wrongSalt ? bytes32(uint256(sec.salt) ^ 1) : sec.salt;
+        _begin("reveal");
+        vm.prank(node);
+        try registry.reveal(taskId, sec.root, sec.cid, salt) {
+            _ok("reveal");
+            return true;
+        } catch {
+            ++ghostRejectedReveals;
+            _fail();
+            return false;
+        }
+    }
+
+    function _attest(uint256 taskId, uint256 nodeSeed, uint256 bitmap) internal returns (bool) {
+        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.Attest) return false;
+        address node = _worker(taskId, t, Role.Validator, nodeSeed, true);
+        if (node == address(0)) return false;
+        _begin("attest");
+        vm.prank(node);
+        try registry.attest(taskId, bitmap) {
+            _ok("attest");
+            return true;
+        } catch {
+            _fail();
+            return false;
+        }
+    }
+
+    /// @dev Every third task gets only honest work and truthful votes from `progress`, so that
+    ///      some tasks complete with all work accepted (invariant (c)'s exact split).
+    function _clean(uint256 taskId) internal pure returns (bool) {
+        return taskId % 3 == 1;
+    }
+
+    /// @dev What an honest validator votes: accept exactly the honest results.
+    function _truthfulBitmap(uint256 taskId, ITaskRegistry.Task memory t) internal view returns (uint256 bitmap) {
+        for (uint256 i = 0; i <= t.numSamplers; ++i) {
+            Role role = i < t.numSamplers ? Role.Sampler : Role.Trainer;
+            ITaskRegistry.Submission memory sub = registry.submissionOf(taskId, t.round, role, i < t.numSamplers ? i : 0);
+            if (sub.revealed && _secrets[taskId][t.round][sub.node].honest) bitmap |= 1 << i;
+        }
+    }
+
+    function _advance(uint256 taskId, uint256 dt, bool pastDeadline) internal returns (bool) {
+        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        bool active = t.status == ITaskRegistry.Status.Active;
+        uint256 deadline = active ? t.phaseDeadline : t.claimDeadline;
+        // Jumping past a claim deadline fails the task: only the progress action does that, rarely.
+        if (pastDeadline && block.timestamp <= deadline && (active || dt % 4 == 0)) vm.warp(deadline + 1);
+        else vm.warp(block.timestamp + _bound(dt, 0, 40 minutes));
+        _begin("advance");
+        try registry.advance(taskId) {
+            _ok("advance");
+            return true;
+        } catch {
+            _fail();
+            return false;
+        }
+    }
+
+    // ------------------------------------------------------------ internals: choosing
+
+    function _bound(uint256 x, uint256 lo, uint256 hi) internal pure returns (uint256) {
+        return lo + x % (hi - lo + 1);
+    }
+
+    function _node(uint256 seed) internal view returns (address) {
+        return _nodes[seed % _nodes.length];
+    }
+
+    function _claimant(uint256 seed) internal view returns (address) {
+        uint256 n = _nodes.length + _requesters.length;
+        for (uint256 i = 0; i < n; ++i) {
+            uint256 k = (seed % n + i) % n;
+            address a = k < _nodes.length ? _nodes[k] : _requesters[k - _nodes.length];
+            if (vault.claimableOf(a) > 0) return a;
+        }
+        return _nodes[seed % _nodes.length];
+    }
+
+    /// @dev A task that is still running if there is one (task ids start at 1); 0 when none exist.
+    function _pickTask(uint256 seed) internal view returns (uint256) {
+        uint256 count = registry.taskCount();
+        if (count == 0) return 0;
+        for (uint256 i = 0; i < count; ++i) {
+            uint256 id = 1 + (seed % count + i) % count;
+            ITaskRegistry.Status s = registry.taskOf(id).status;
+            if (s == ITaskRegistry.Status.Open || s == ITaskRegistry.Status.Drawing || s == ITaskRegistry.Status.Active) {
+                return id;
+            }
+        }
+        return 1 + seed % count;
+    }
+
+    function _freeNode(uint256 taskId, uint256 seed) internal view returns (address) {
+        for (uint256 i = 0; i < _nodes.length; ++i) {
+            address n = _nodes[(seed % _nodes.length + i) % _nodes.length];
+            if (!registry.membershipOf(taskId, n).assigned) return n;
+        }
+        return _nodes[seed % _nodes.length];
+    }
+
+    /// @dev A node that can take `role` in the task right now, if there is one.
+    function _eligibleFreeNode(uint256 taskId, uint256 seed, Role role) internal view returns (address) {
+        for (uint256 i = 0; i < _nodes.length; ++i) {
+            address n = _nodes[(seed % _nodes.length + i) % _nodes.length];
+            if (registry.membershipOf(taskId, n).assigned || stakes.isNodePaused(n)) continue;
+            if (!reputation.isEligible(n) || stakes.availableStake(n, role) < stakes.minStake(role)) continue;
+            return n;
+        }
+        return _nodes[seed % _nodes.length];
+    }
+
+    function _running() internal view returns (uint256 n) {
+        uint256 count = registry.taskCount();
+        for (uint256 id = 1; id <= count; ++id) {
+            ITaskRegistry.Status s = registry.taskOf(id).status;
+            if (s == ITaskRegistry.Status.Open || s == ITaskRegistry.Status.Drawing || s == ITaskRegistry.Status.Active) {
+                ++n;
+            }
+        }
+    }
+
+    /// @dev An assigned `role` member expected this round that has not yet committed (or, for
+    ///      `fresh == false`, has committed but not revealed); validators: has not voted.
+    function _worker(uint256 taskId, ITaskRegistry.Task memory t, Role role, uint256 seed, bool fresh)
+        internal
+        view
+        returns (address)
+    {
+        for (uint256 i = 0; i < _nodes.length; ++i) {
+            address n = _nodes[(seed % _nodes.length + i) % _nodes.length];
+            ITaskRegistry.Membership memory m = registry.membershipOf(taskId, n);
+            if (!m.assigned || m.role != role) continue;
+            if (registry.slotOf(taskId, role, m.slot).sinceRound > t.round) continue;
+            if (role == Role.Validator) {
+                if (!registry.attestationOf(taskId, t.round, m.slot).voted) return n;
+                continue;
+            }
+            ITaskRegistry.Submission memory sub = registry.submissionOf(taskId, t.round, role, m.slot);
+            if (fresh ? sub.commitment == bytes32(0) : (sub.commitment != bytes32(0) && !sub.revealed)) return n;
+        }
+        return address(0);
+    }
+
+    function _snapshotEligibility() internal {
+        for (uint256 i = 0; i < _nodes.length; ++i) {
+            _scoreBefore[_nodes[i]] = reputation.scoreOf(_nodes[i]);
+            _pausedBefore[_nodes[i]] = stakes.isNodePaused(_nodes[i]);
+        }
+    }
+
+    // ------------------------------------------------------------ internals: bookkeeping
+
+    function _begin(bytes32 action) internal {
+        ++calls[action];
+        vmLogs.recordLogs();
+    }
+
+    function _fail() internal {
+        vmLogs.getRecordedLogs(); // drop whatever a failed call left
+    }
+
+    function _ok(bytes32 action) internal {
+        ++successes[action];
+        ++totalSuccesses;
+        VmLogs.Log[] memory logs = vmLogs.getRecordedLogs();
+        for (uint256 i = 0; i < logs.length; ++i) {
+            _process(logs[i]);
+        }
+    }
+
+    function _process(VmLogs.Log memory log) internal {
+        bytes32 sig = log.topics[0];
+        if (log.emitter == address(registry)) {
+            if (sig == ITaskRegistry.RewardEarned.selector) {
+                uint256 taskId = uint256(log.topics[1]);
+                uint256 round = uint256(log.topics[2]);
+                (Role role, uint256 amount) = abi.decode(log.data, (Role, uint256));
+                ghostPaid[taskId][uint8(role)] += amount;
+                ghostCredited += amount;
+                _payees[taskId][round][uint8(role)] += 1;
+            } else if (sig == ITaskRegistry.TaskSettled.selector) {
+                uint256 taskId = uint256(log.topics[1]);
+                (ITaskRegistry.Status status,, uint256 refund) =
+                    abi.decode(log.data, (ITaskRegistry.Status, uint256[3], uint256));
+                ghostRefund[taskId] += refund;
+                ghostSettled[taskId] = true;
+                ++ghostSettledByStatus[uint8(status)];
+                if (status == ITaskRegistry.Status.Completed && _allAccepted(taskId)) {
+                    ghostFullyAccepted[taskId] = true;
+                    ++ghostFullyAcceptedTasks;
+                }
+            } else if (sig == ITaskRegistry.SlotVacated.selector) {
+                (, uint8 reason) = abi.decode(log.data, (uint256, uint8));
+                ++ghostVacatedByReason[reason];
+            } else if (sig == ITaskRegistry.SlotAssigned.selector) {
+                address node = address(uint160(uint256(log.topics[2])));
+                ++ghostAssignments;
+                if (_scoreBefore[node] < reputation.threshold()) ++ghostIneligibleAssignments;
+                if (_pausedBefore[node]) ++ghostPausedAssignments;
+            }
+        } else if (log.emitter == address(stakes)) {
+            if (sig == IStakeManager.Slashed.selector) {
+                address node = address(uint160(uint256(log.topics[1])));
+                Role role = Role(uint256(log.topics[2]));
+                uint256 amount = abi.decode(log.data, (uint256));
+                uint256 fromActive = amount < modelStaked[node][role] ? amount : modelStaked[node][role];
+                modelStaked[node][role] -= fromActive;
+                modelUnbonding[node][role] -= amount - fromActive; // underflow here = over-slash
+                if (amount > fromActive) ++ghostSlashedFromUnbonding;
+                if (amount > 0) ++ghostSlashes;
+            }
+        } else if (log.emitter == address(vault)) {
+            if (sig == IRewardVault.Credited.selector) {
+                ghostVaultCredited += abi.decode(log.data, (uint256));
+            } else if (sig == IRewardVault.Refunded.selector) {
+                ghostRefunded += abi.decode(log.data, (uint256));
+            }
+        }
+    }
+
+    function _allAccepted(uint256 taskId) internal view returns (bool) {
+        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        for (uint256 r = 0; r < t.numRounds; ++r) {
+            uint256[3] memory p = _payees[taskId][r];
+            if (p[0] != t.numSamplers || p[1] != 1 || p[2] != t.numValidators) return false;
+        }
+        return true;
+    }
+}

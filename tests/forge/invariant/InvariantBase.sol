@@ -1,0 +1,209 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {TestBase} from "../base/Vm.sol";
+import {Handler} from "./Handler.sol";
+import {RLToken} from "../../../contracts/RLToken.sol";
+import {StakeManager} from "../../../contracts/StakeManager.sol";
+import {Reputation} from "../../../contracts/Reputation.sol";
+import {RewardVault} from "../../../contracts/RewardVault.sol";
+import {TaskRegistry} from "../../../contracts/TaskRegistry.sol";
+import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
+import {IStakeManager} from "../../../contracts/interfaces/IStakeManager.sol";
+import {Role} from "../../../contracts/libraries/Types.sol";
+
+/// @notice Deploys and wires the protocol as scripts/deploy.py does, funds a fixed set of actors,
+///         and states the accounting invariants as internal checks.
+abstract contract InvariantBase is TestBase {
+    uint256 internal constant TOKEN = 1e18;
+    uint256 internal constant SUPPLY = 1_000_000_000 * TOKEN;
+    uint256 internal constant N_REQUESTERS = 3;
+    uint256 internal constant N_NODES = 10;
+
+    address internal admin = address(0xAD);
+    address internal treasury = address(0x7EA5);
+    address internal slasher = address(0x51A5);
+
+    RLToken internal token;
+    StakeManager internal stakes;
+    Reputation internal reputation;
+    RewardVault internal vault;
+    TaskRegistry internal registry;
+    Handler internal handler;
+    address[] internal requesters;
+    address[] internal nodes;
+
+    function _deploy() internal {
+        vm.warp(1_000_000);
+        vm.roll(1000);
+        vm.startPrank(admin);
+        token = new RLToken(admin, SUPPLY);
+        stakes = new StakeManager(token, admin, [100 * TOKEN, 500 * TOKEN, 200 * TOKEN], 7 days);
+        reputation = new Reputation(admin);
+        vault = new RewardVault(token, admin);
+        registry = new TaskRegistry(token, stakes, reputation, vault, admin, treasury);
+        stakes.grantRole(stakes.PROTOCOL_ROLE(), address(registry));
+        reputation.grantRole(reputation.REPORTER_ROLE(), address(registry));
+        vault.grantRole(vault.ESCROW_ROLE(), address(registry));
+        stakes.grantRole(stakes.PROTOCOL_ROLE(), slasher);
+        for (uint256 i = 0; i < N_REQUESTERS; ++i) {
+            address r = address(uint160(0x1000 + i));
+            requesters.push(r);
+            token.transfer(r, 1_000_000 * TOKEN);
+        }
+        for (uint256 i = 0; i < N_NODES; ++i) {
+            address n = address(uint160(0x2000 + i));
+            nodes.push(n);
+            token.transfer(n, 20_000 * TOKEN);
+        }
+        vm.stopPrank();
+        for (uint256 i = 0; i < N_REQUESTERS; ++i) {
+            vm.prank(requesters[i]);
+            token.approve(address(registry), type(uint256).max);
+        }
+        // Every node starts staked for two or three assignments in each role.
+        for (uint256 i = 0; i < N_NODES; ++i) {
+            vm.startPrank(nodes[i]);
+            token.approve(address(stakes), type(uint256).max);
+            stakes.stake(Role.Sampler, 300 * TOKEN);
+            stakes.stake(Role.Trainer, 1000 * TOKEN);
+            stakes.stake(Role.Validator, 400 * TOKEN);
+            vm.stopPrank();
+        }
+        handler = new Handler(token, stakes, reputation, vault, registry, slasher, treasury, requesters, nodes);
+        handler.syncModel();
+    }
+
+    // ------------------------------------------------------------ (a) conservation
+
+    function _checkConservation() internal view {
+        uint256 sum = token.balanceOf(admin) + token.balanceOf(treasury) + token.balanceOf(slasher)
+            + token.balanceOf(address(handler)) + token.balanceOf(address(registry));
+        for (uint256 i = 0; i < requesters.length; ++i) sum += token.balanceOf(requesters[i]);
+        for (uint256 i = 0; i < nodes.length; ++i) sum += token.balanceOf(nodes[i]);
+        uint256 held = token.balanceOf(address(stakes));
+        uint256 inVault = token.balanceOf(address(vault));
+        assertEq(sum + held + inVault, token.totalSupply(), "actors + stakes + vault == supply");
+        assertEq(held, stakes.totalStaked(), "StakeManager balance == totalStaked");
+        assertEq(inVault, vault.totalEscrow() + vault.totalClaimable(), "vault balance == escrow + claimable");
+        assertEq(token.balanceOf(address(registry)), 0, "registry holds nothing");
+    }
+
+    // ------------------------------------------------------------ (b) per-task escrow
+
+    function _checkTaskEscrow() internal view {
+        uint256 count = registry.taskCount();
+        uint256 escrowSum;
+        for (uint256 id = 1; id <= count; ++id) {
+            ITaskRegistry.Task memory t = registry.taskOf(id);
+            uint256[3] memory paid = registry.paidOf(id);
+            uint256 paidSum = paid[0] + paid[1] + paid[2];
+            uint256 escrow = vault.escrowOf(id);
+            escrowSum += escrow;
+            for (uint256 r = 0; r < 3; ++r) assertEq(paid[r], handler.ghostPaid(id, r), "paidOf == RewardEarned sum");
+            assertLe(paidSum + escrow, t.bounty, "paid + escrow <= bounty");
+            bool settled = t.status == ITaskRegistry.Status.Completed || t.status == ITaskRegistry.Status.Cancelled
+                || t.status == ITaskRegistry.Status.Failed;
+            assertTrue(settled == handler.ghostSettled(id), "TaskSettled seen iff settled");
+            if (settled) {
+                assertEq(paidSum + handler.ghostRefund(id), t.bounty, "settled: paid + refund == bounty");
+                assertEq(escrow, 0, "settled: no escrow left");
+            } else {
+                assertEq(paidSum + escrow, t.bounty, "running: paid + escrow == bounty");
+            }
+        }
+        assertEq(escrowSum, vault.totalEscrow(), "sum of task escrows == totalEscrow");
+    }
+
+    // ------------------------------------------------------------ (c) role shares
+
+    function _checkRoleShares() internal view {
+        uint256 count = registry.taskCount();
+        for (uint256 id = 1; id <= count; ++id) {
+            ITaskRegistry.Task memory t = registry.taskOf(id);
+            uint256[3] memory paid = registry.paidOf(id);
+            for (uint256 r = 0; r < 3; ++r) {
+                uint256 share = t.bounty * t.sharesBps[r] / 10_000;
+                assertLe(paid[r], share, "role paid <= its share");
+                if (handler.ghostFullyAccepted(id)) {
+                    uint256 payeeCount = r == uint256(Role.Sampler)
+                        ? t.numSamplers
+                        : (r == uint256(Role.Trainer) ? 1 : t.numValidators);
+                    assertTrue(share - paid[r] < uint256(t.numRounds) * payeeCount, "all accepted: dust < rounds*payees");
+                }
+            }
+        }
+    }
+
+    // ------------------------------------------------------------ (d) nothing paid twice
+
+    function _checkNothingPaidTwice() internal view {
+        assertEq(handler.ghostCredited(), handler.ghostVaultCredited(), "every vault credit is a RewardEarned");
+        assertEq(
+            handler.ghostCredited() + handler.ghostRefunded(),
+            vault.totalClaimable() + handler.ghostWithdrawn(),
+            "credited + refunded == claimable + withdrawn"
+        );
+        uint256 claimable;
+        for (uint256 i = 0; i < requesters.length; ++i) claimable += vault.claimableOf(requesters[i]);
+        for (uint256 i = 0; i < nodes.length; ++i) claimable += vault.claimableOf(nodes[i]);
+        assertEq(claimable, vault.totalClaimable(), "claimable balances add up");
+        assertEq(handler.ghostRewardWithdrawMismatches(), 0, "withdraw paid exactly the amount");
+    }
+
+    // ------------------------------------------------------------ (e) eligibility at assignment
+
+    function _checkOnlyEligibleAssigned() internal view {
+        assertEq(handler.ghostIneligibleAssignments(), 0, "no assignment below the reputation threshold");
+        assertEq(handler.ghostPausedAssignments(), 0, "no assignment of a paused node");
+    }
+
+    // ------------------------------------------------------------ (f) stakes
+
+    function _checkStakes() internal view {
+        uint256[3][] memory expectedLocked = new uint256[3][](nodes.length);
+        uint256 count = registry.taskCount();
+        for (uint256 id = 1; id <= count; ++id) {
+            ITaskRegistry.Task memory t = registry.taskOf(id);
+            bool running = t.status == ITaskRegistry.Status.Open || t.status == ITaskRegistry.Status.Drawing
+                || t.status == ITaskRegistry.Status.Active;
+            if (!running) continue;
+            for (uint256 r = 0; r < 3; ++r) {
+                uint256 slots = r == 0 ? t.numSamplers : (r == 1 ? 1 : t.numValidators);
+                for (uint256 k = 0; k < slots; ++k) {
+                    ITaskRegistry.Slot memory slot = registry.slotOf(id, Role(r), k);
+                    if (slot.node != address(0)) expectedLocked[_nodeIndex(slot.node)][r] += slot.lockedStake;
+                }
+            }
+        }
+        uint256 total;
+        for (uint256 i = 0; i < nodes.length; ++i) {
+            for (uint256 r = 0; r < 3; ++r) {
+                IStakeManager.StakeInfo memory info = stakes.stakeOf(nodes[i], Role(r));
+                assertLe(info.locked, info.staked, "locked <= staked");
+                assertEq(info.locked, expectedLocked[i][r], "locked == stake of held slots");
+                assertEq(info.staked, handler.modelStaked(nodes[i], Role(r)), "staked matches model");
+                assertEq(info.unbonding, handler.modelUnbonding(nodes[i], Role(r)), "unbonding matches model");
+                total += uint256(info.staked) + info.unbonding;
+            }
+        }
+        assertEq(total, stakes.totalStaked(), "totalStaked == sum of stakes");
+        assertEq(handler.ghostUnbondedMismatches(), 0, "withdrawUnbonded paid exactly the post-slash unbonding");
+    }
+
+    function _nodeIndex(address node) internal view returns (uint256) {
+        for (uint256 i = 0; i < nodes.length; ++i) {
+            if (nodes[i] == node) return i;
+        }
+        revert AssertionFailed("slot held by an unknown node", uint160(node), 0);
+    }
+
+    function _checkAll() internal view {
+        _checkConservation();
+        _checkTaskEscrow();
+        _checkRoleShares();
+        _checkNothingPaidTwice();
+        _checkOnlyEligibleAssigned();
+        _checkStakes();
+    }
+}
