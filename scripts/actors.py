@@ -16,33 +16,35 @@ Synthetic work:
 
 from __future__ import annotations
 
-import base64
-import re
 import secrets
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from brownie import chain, web3
-from brownie.exceptions import TransactionError
 from eth_utils import keccak
 
+from scripts import anvil_receipts
 from workers.merkle import MerkleTree
 from workers.protocol import NO_PERMIT, Outcome, Phase, Role, Status, TaskParams, Verdict, commitment, sign_create_task
+from workers.storage import cid
+
+anvil_receipts.install()
 
 TOKEN = 10**18
 ROLE_LABEL = {Role.SAMPLER: "sampler", Role.TRAINER: "trainer", Role.VALIDATOR: "validator"}
 
 
-# ---------------------------------------------------------------- content (IPFS stand-in)
+# ---------------------------------------------------------------- content (in memory, real CIDs)
 
 
 def content_id(blob: bytes) -> str:
-    """A synthetic content address for `blob` (shaped like a base32 CIDv1; not a real CID)."""
-    return "bafkrei" + base64.b32encode(keccak(blob)).decode().lower().rstrip("=")
+    """The CID an IPFS node (kubo defaults, CIDv1 raw leaves) gives `blob`."""
+    return cid.compute(blob)
 
 
 class ContentStore:
-    """Batches of items by content id: what nodes upload and validators fetch."""
+    """Batches of items by CID, in memory: what the scripted nodes upload and validators fetch.
+    (The off-chain network uses workers.storage instead.)"""
 
     def __init__(self):
         self._batches: dict[str, list[bytes]] = {}
@@ -192,17 +194,7 @@ class Protocol:
 
 def transact(sender, method, *args):
     """Sends `method(*args)` from `sender` without brownie's console output; returns the receipt."""
-    try:
-        return method.transact(*args, {"from": sender}, silent=True)
-    except TransactionError as exc:
-        # Brownie 1.22 on anvil now and then reports a mined transaction as "dropped" (it sees the
-        # sender's nonce move before the transaction is visible). Only that case is recovered: the
-        # receipt is fetched; a transaction that really vanished still raises.
-        match = re.search(r"dropped without known replacement: (0x[0-9a-fA-F]{64})", str(exc))
-        if not match:
-            raise
-        web3.eth.wait_for_transaction_receipt(match.group(1), timeout=30)
-        return chain.get_transaction(match.group(1))
+    return method.transact(*args, {"from": sender}, silent=True)
 
 
 # ---------------------------------------------------------------- actors

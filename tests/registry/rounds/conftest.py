@@ -1,23 +1,7 @@
-"""Round fixtures: an active task with its driver, and staking for newcomers."""
+"""Round fixtures: a driver for the shared active task, and staking for newcomers."""
 
 import pytest
-from brownie import chain
-
-from tests.registry.rounds.driver import RoundDriver, send
-from workers.protocol import Role
-
-
-@pytest.fixture
-def active_task(staked, create_task, samplers, trainer):
-    """tests/conftest.py's active_task (round 0, SampleCommit), its transactions sent through
-    `send` so that a falsely "dropped" receipt does not fail the set-up."""
-    task_id = create_task()
-    for s in samplers:
-        send(staked.registry.claimSlot, task_id, Role.SAMPLER, sender=s)
-    send(staked.registry.claimSlot, task_id, Role.TRAINER, sender=trainer)
-    chain.mine(2)
-    send(staked.registry.drawValidators, task_id, sender=trainer)
-    return task_id
+from tests.registry.rounds.driver import RoundDriver
 
 
 @pytest.fixture

@@ -1,9 +1,6 @@
 """RoundDriver: commits, reveals and attests for the nodes of one task; `send` and small helpers."""
 
-import time
-
 from brownie import accounts, chain
-from brownie.exceptions import TransactionError
 from eth_utils import keccak
 
 from workers.protocol import Role, commitment
@@ -13,16 +10,8 @@ TOKEN = 10**18
 
 
 def send(fn, *args, sender):
-    """Calls `fn(*args)` from `sender`. On a loaded machine brownie's confirmation thread can see
-    anvil's nonce advance before the receipt is stored and raise "Tx dropped without known
-    replacement" for a mined transaction; then the receipt is fetched again by hash."""
-    try:
-        return fn(*args, {"from": sender})
-    except TransactionError as exc:
-        if "dropped without known replacement" not in str(exc):
-            raise
-        time.sleep(0.5)
-        return chain.get_transaction(str(exc).rsplit(" ", 1)[-1])
+    """Calls `fn(*args)` from `sender` and returns the transaction."""
+    return fn(*args, {"from": sender})
 
 
 class RoundDriver:
