@@ -124,22 +124,27 @@ def report(proto, task_id: int, requester, nodes, printer=print) -> dict:
         printer(f"{node.name:<6}{node.role.name.lower():<10}{earned.get(node.address, 0) / TOKEN:>16,.4f}"
                 f"{withdrawn.get(node.address, 0) / TOKEN:>16,.4f}{dep.vault.claimableOf(node.address) / TOKEN:>16,.4f}"
                 f"{staked / TOKEN:>14,.2f}{(initial - staked) / TOKEN:>12,.2f}{dep.reputation.scoreOf(node.address):>5}")
-    printer(f"requester refund (claimable): {refund / TOKEN:,.18f} DRL")
+    printer(f"requester refund (claimable): {refund // TOKEN:,}.{refund % TOKEN:018d} DRL (exact)")
 
     paid = [int(x) for x in reg.paidOf(task_id)]
     bounty = t["bounty"]
     assert sum(paid) + refund == bounty, (paid, refund, bounty)
     assert sum(earned.values()) == sum(paid)
     assert dep.vault.escrowOf(task_id) == 0
+    # Each role's pool is its share of the bounty (70/20/10). A role is paid one slot share per
+    # accepted piece of work; what it did not earn (missed, rejected, against the quorum) and the
+    # rounding dust go back to the requester, so paid + unearned == pool for every role.
     shares = {Role.TRAINER: 7000, Role.SAMPLER: 2000, Role.VALIDATOR: 1000}
+    pools = {role: bounty * bps // 10_000 for role, bps in shares.items()}
+    assert refund == bounty - sum(paid) == sum(pools[r] - paid[r] for r in shares) + (bounty - sum(pools.values()))
     split = []
     for role, bps in shares.items():
-        pool = bounty * bps // 10_000
-        # Each round's pool is divided among its payees rounding down; the dust is refunded.
-        assert pool - t["numRounds"] * t["numValidators"] <= paid[role] <= pool, (role, paid[role], pool)
-        split.append(f"{role.name.lower()}s {paid[role] / TOKEN:,.4f} ({paid[role] * 100 / bounty:.2f}%)")
-    printer(f"paid {sum(paid) / TOKEN:,.4f} + refund {refund / TOKEN:.18f} = bounty {bounty / TOKEN:,.0f} DRL  OK")
-    printer("split " + ", ".join(split) + "  OK (70/20/10)")
+        assert paid[role] <= pools[role], (role, paid[role], pools[role])
+        unearned = pools[role] - paid[role]
+        split.append(f"{role.name.lower()}s {paid[role] / TOKEN:,.4f} of {pools[role] / TOKEN:,.0f} ({bps // 100}%)"
+                     f" + {unearned / TOKEN:,.4f} unearned")
+    printer(f"paid {sum(paid) / TOKEN:,.4f} + refund {refund / TOKEN:,.4f} = bounty {bounty / TOKEN:,.0f} DRL  OK")
+    printer("split " + "; ".join(split) + "  OK (70/20/10 pools, unearned shares refunded)")
     return {"task_id": task_id, "paid": paid, "refund": refund, "bounty": bounty, "earned": earned,
             "withdrawn": withdrawn}
 
