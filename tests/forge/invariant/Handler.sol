@@ -53,6 +53,7 @@ contract Handler {
     // Scores and pause flags just before the call that may assign.
     mapping(address node => uint256) internal _scoreBefore;
     mapping(address node => bool) internal _pausedBefore;
+    mapping(address node => mapping(Role role => uint256)) internal _availableBefore;
 
     uint256 public ghostCredited; // sum of RewardEarned
     uint256 public ghostVaultCredited; // sum of vault Credited
@@ -61,6 +62,7 @@ contract Handler {
     uint256 public ghostAssignments;
     uint256 public ghostIneligibleAssignments;
     uint256 public ghostPausedAssignments;
+    uint256 public ghostUnderstakedAssignments;
     uint256 public ghostUnbondedWithdrawals;
     uint256 public ghostUnbondedMismatches;
     uint256 public ghostRewardWithdrawMismatches;
@@ -646,6 +648,9 @@ contract Handler {
         for (uint256 i = 0; i < _nodes.length; ++i) {
             _scoreBefore[_nodes[i]] = reputation.scoreOf(_nodes[i]);
             _pausedBefore[_nodes[i]] = stakes.isNodePaused(_nodes[i]);
+            for (uint256 r = 0; r < 3; ++r) {
+                _availableBefore[_nodes[i]][Role(r)] = stakes.availableStake(_nodes[i], Role(r));
+            }
         }
     }
 
@@ -698,6 +703,11 @@ contract Handler {
                 ++ghostAssignments;
                 if (_scoreBefore[node] < reputation.threshold()) ++ghostIneligibleAssignments;
                 if (_pausedBefore[node]) ++ghostPausedAssignments;
+                // Within one call, earlier assignments of the same node lock stake too.
+                Role role = Role(uint256(log.topics[3]));
+                uint256 minStake = stakes.minStake(role);
+                if (_availableBefore[node][role] < minStake) ++ghostUnderstakedAssignments;
+                else _availableBefore[node][role] -= minStake;
             }
         } else if (log.emitter == address(stakes)) {
             if (sig == IStakeManager.Slashed.selector) {
@@ -706,7 +716,13 @@ contract Handler {
                 uint256 amount = abi.decode(log.data, (uint256));
                 uint256 fromActive = amount < modelStaked[node][role] ? amount : modelStaked[node][role];
                 modelStaked[node][role] -= fromActive;
-                modelUnbonding[node][role] -= amount - fromActive; // underflow here = over-slash
+                uint256 fromUnbonding = amount - fromActive;
+                if (fromUnbonding > modelUnbonding[node][role]) {
+                    // Slashed more than the node had: flag it (a revert here would hide it).
+                    ++ghostUnbondedMismatches;
+                    fromUnbonding = modelUnbonding[node][role];
+                }
+                modelUnbonding[node][role] -= fromUnbonding;
                 if (amount > fromActive) ++ghostSlashedFromUnbonding;
                 if (amount > 0) ++ghostSlashes;
             }

@@ -61,6 +61,10 @@ contract HandlerReachTest is InvariantBase {
         s = string.concat(s, " full=", _u(handler.ghostFullyAcceptedTasks()), " slashes=", _u(handler.ghostSlashes()), " fromUnbonding=", _u(handler.ghostSlashedFromUnbonding()), " recoveries=", _u(handler.ghostRecoveries()), " badReveals=", _u(handler.ghostRejectedReveals()), " withdrawn=", _u(handler.ghostWithdrawn()), " assigned=", _u(handler.ghostAssignments()), " rej=", _u(handler.ghostVacatedByReason(1)), " missed=", _u(handler.ghostVacatedByReason(2)), " aq=", _u(handler.ghostVacatedByReason(3)), " lowrep=", _u(handler.ghostLowReputationClaimsRefused()));
     }
 
+    function checkLiveness() external {
+        _checkAdvanceNeverStuck();
+    }
+
     function checkAll() external view {
         _checkAll();
     }
@@ -69,6 +73,7 @@ contract HandlerReachTest is InvariantBase {
         for (uint256 i = 0; i < STEPS; ++i) {
             _step();
             if (i % 4 == 3) this.checkAll(); // an external call, so each check starts with fresh memory
+            if (i % 20 == 19) this.checkLiveness();
         }
         // Every path the invariants talk about was taken (counts from the fixed walk above).
         assertGe(handler.ghostSettledByStatus(uint8(ITaskRegistry.Status.Completed)), 1, "a task completed");

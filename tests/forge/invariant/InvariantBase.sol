@@ -156,6 +156,7 @@ abstract contract InvariantBase is TestBase {
     function _checkOnlyEligibleAssigned() internal view {
         assertEq(handler.ghostIneligibleAssignments(), 0, "no assignment below the reputation threshold");
         assertEq(handler.ghostPausedAssignments(), 0, "no assignment of a paused node");
+        assertEq(handler.ghostUnderstakedAssignments(), 0, "no assignment without the minimum unlocked stake");
     }
 
     // ------------------------------------------------------------ (f) stakes
@@ -188,7 +189,27 @@ abstract contract InvariantBase is TestBase {
             }
         }
         assertEq(total, stakes.totalStaked(), "totalStaked == sum of stakes");
-        assertEq(handler.ghostUnbondedMismatches(), 0, "withdrawUnbonded paid exactly the post-slash unbonding");
+        assertEq(handler.ghostUnbondedMismatches(), 0, "withdrawUnbonded paid exactly the post-slash unbonding; no slash beyond the stake");
+    }
+
+    // ------------------------------------------------------------ (g) liveness
+
+    /// @dev Every running task can be moved on once its deadline has passed: `advance` never gets
+    ///      stuck (it would lock the stakes and the escrow of the task for good). Tried on a state
+    ///      snapshot, which is thrown away afterwards.
+    function _checkAdvanceNeverStuck() internal {
+        uint256 count = registry.taskCount();
+        for (uint256 id = 1; id <= count; ++id) {
+            ITaskRegistry.Task memory t = registry.taskOf(id);
+            bool active = t.status == ITaskRegistry.Status.Active;
+            if (!active && t.status != ITaskRegistry.Status.Open && t.status != ITaskRegistry.Status.Drawing) continue;
+            uint256 snap = vm.snapshotState();
+            uint256 deadline = active ? t.phaseDeadline : t.claimDeadline;
+            if (block.timestamp <= deadline) vm.warp(deadline + 1);
+            (bool ok, bytes memory reason) = address(registry).call(abi.encodeCall(registry.advance, (id)));
+            if (!ok) revert AssertionFailed(string.concat("advance stuck: ", string(reason)), id, uint256(t.status));
+            vm.revertToState(snap);
+        }
     }
 
     function _nodeIndex(address node) internal view returns (uint256) {

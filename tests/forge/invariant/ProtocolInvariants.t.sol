@@ -71,6 +71,11 @@ contract ProtocolInvariants is InvariantBase {
         _checkOnlyEligibleAssigned();
     }
 
+    /// (g) a running task past its deadline can always be advanced (never stuck).
+    function invariant_advanceNeverStuck() public {
+        _checkAdvanceNeverStuck();
+    }
+
     /// (f) locked <= staked, locked backs exactly the held slots, slashes follow the model.
     function invariant_stakes() public view {
         _checkStakes();
