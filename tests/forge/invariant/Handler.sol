@@ -33,6 +33,7 @@ contract Handler {
 
     address[] internal _requesters;
     address[] internal _nodes;
+    uint256[] internal _live; // tasks not yet settled (from TaskCreated / TaskSettled)
 
     struct Secret {
         bytes32 root;
@@ -69,6 +70,7 @@ contract Handler {
     uint256 public ghostSlashes;
     uint256 public ghostSlashedFromUnbonding;
     uint256 public ghostFullyAcceptedTasks;
+    uint256 public ghostWrongRewardAmounts; // RewardEarned not equal to one slot's share of the round pool
     uint256 public ghostRecoveries;
     uint256 public ghostRejectedReveals;
     uint256 public ghostLowReputationClaimsRefused; // claims refused with ReputationTooLow
@@ -274,9 +276,9 @@ contract Handler {
         uint256 taskId = _pickTask(taskSeed);
         if (taskId == 0) return;
         // Prefer a task waiting for validators.
-        uint256 count = registry.taskCount();
+        uint256 count = _live.length;
         for (uint256 i = 0; i < count; ++i) {
-            uint256 id = 1 + (taskSeed % count + i) % count;
+            uint256 id = _live[(taskSeed % count + i) % count];
             ITaskRegistry.Task memory t = registry.taskOf(id);
             bool waiting = t.status == ITaskRegistry.Status.Drawing
                 || (t.status == ITaskRegistry.Status.Active && t.filledValidators < t.numValidators);
@@ -342,8 +344,8 @@ contract Handler {
                 bool honest = _clean(taskId) || seed % 6 != 5;
                 if (!_commit(taskId, seed, seed, honest, false)) _advance(taskId, 0, true);
             } else if (t.phase == ITaskRegistry.Phase.Attest) {
-                // Mostly truthful votes; 1 in 6 the opposite of the truth (against the quorum when it decides).
-                bool contrarian = !_clean(taskId) && seed % 6 == 5;
+                // Mostly truthful votes; 1 in 4 the opposite of the truth (against the quorum when it decides).
+                bool contrarian = !_clean(taskId) && seed % 4 == 3;
                 uint256 bitmap = contrarian ? ~_truthfulBitmap(taskId, t) : _truthfulBitmap(taskId, t);
                 if (!_attest(taskId, seed, bitmap)) _advance(taskId, 0, true);
             } else if (!_reveal(taskId, seed, false)) {
@@ -581,16 +583,9 @@ contract Handler {
 
     /// @dev A task that is still running if there is one (task ids start at 1); 0 when none exist.
     function _pickTask(uint256 seed) internal view returns (uint256) {
+        if (_live.length > 0) return _live[seed % _live.length];
         uint256 count = registry.taskCount();
-        if (count == 0) return 0;
-        for (uint256 i = 0; i < count; ++i) {
-            uint256 id = 1 + (seed % count + i) % count;
-            ITaskRegistry.Status s = registry.taskOf(id).status;
-            if (s == ITaskRegistry.Status.Open || s == ITaskRegistry.Status.Drawing || s == ITaskRegistry.Status.Active) {
-                return id;
-            }
-        }
-        return 1 + seed % count;
+        return count == 0 ? 0 : 1 + seed % count;
     }
 
     function _freeNode(uint256 taskId, uint256 seed) internal view returns (address) {
@@ -612,14 +607,8 @@ contract Handler {
         return _nodes[seed % _nodes.length];
     }
 
-    function _running() internal view returns (uint256 n) {
-        uint256 count = registry.taskCount();
-        for (uint256 id = 1; id <= count; ++id) {
-            ITaskRegistry.Status s = registry.taskOf(id).status;
-            if (s == ITaskRegistry.Status.Open || s == ITaskRegistry.Status.Drawing || s == ITaskRegistry.Status.Active) {
-                ++n;
-            }
-        }
+    function _running() internal view returns (uint256) {
+        return _live.length;
     }
 
     /// @dev An assigned `role` member expected this round that has not yet committed (or, for
@@ -677,11 +666,14 @@ contract Handler {
     function _process(VmLogs.Log memory log) internal {
         bytes32 sig = log.topics[0];
         if (log.emitter == address(registry)) {
-            if (sig == ITaskRegistry.RewardEarned.selector) {
+            if (sig == ITaskRegistry.TaskCreated.selector) {
+                _live.push(uint256(log.topics[1]));
+            } else if (sig == ITaskRegistry.RewardEarned.selector) {
                 uint256 taskId = uint256(log.topics[1]);
                 uint256 round = uint256(log.topics[2]);
                 (Role role, uint256 amount) = abi.decode(log.data, (Role, uint256));
                 ghostPaid[taskId][uint8(role)] += amount;
+                if (amount != _slotShare(taskId, role)) ++ghostWrongRewardAmounts;
                 ghostCredited += amount;
                 _payees[taskId][round][uint8(role)] += 1;
             } else if (sig == ITaskRegistry.TaskSettled.selector) {
@@ -690,6 +682,13 @@ contract Handler {
                     abi.decode(log.data, (ITaskRegistry.Status, uint256[3], uint256));
                 ghostRefund[taskId] += refund;
                 ghostSettled[taskId] = true;
+                for (uint256 k = 0; k < _live.length; ++k) {
+                    if (_live[k] == taskId) {
+                        _live[k] = _live[_live.length - 1];
+                        _live.pop();
+                        break;
+                    }
+                }
                 ++ghostSettledByStatus[uint8(status)];
                 if (status == ITaskRegistry.Status.Completed && _allAccepted(taskId)) {
                     ghostFullyAccepted[taskId] = true;
@@ -733,6 +732,14 @@ contract Handler {
                 ghostRefunded += abi.decode(log.data, (uint256));
             }
         }
+    }
+
+    /// @dev Per-slot pay: what one accepted node of `role` earns in one round, computed here
+    ///      independently of Payouts.
+    function _slotShare(uint256 taskId, Role role) internal view returns (uint256) {
+        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        uint256 slots = role == Role.Sampler ? t.numSamplers : (role == Role.Trainer ? 1 : t.numValidators);
+        return t.bounty * t.sharesBps[uint8(role)] / 10_000 / t.numRounds / slots;
     }
 
     function _allAccepted(uint256 taskId) internal view returns (bool) {

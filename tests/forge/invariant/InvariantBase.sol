@@ -118,6 +118,7 @@ abstract contract InvariantBase is TestBase {
     // ------------------------------------------------------------ (c) role shares
 
     function _checkRoleShares() internal view {
+        assertEq(handler.ghostWrongRewardAmounts(), 0, "each reward is exactly one slot's share of the round pool");
         uint256 count = registry.taskCount();
         for (uint256 id = 1; id <= count; ++id) {
             ITaskRegistry.Task memory t = registry.taskOf(id);
@@ -125,6 +126,11 @@ abstract contract InvariantBase is TestBase {
             for (uint256 r = 0; r < 3; ++r) {
                 uint256 share = t.bounty * t.sharesBps[r] / 10_000;
                 assertLe(paid[r], share, "role paid <= its share");
+                // Per round, at most one reward per slot (with exact slot shares: never over the round pool).
+                uint256 slots = r == 0 ? t.numSamplers : (r == 1 ? 1 : t.numValidators);
+                for (uint256 round = 0; round < t.numRounds; ++round) {
+                    assertLe(handler.payees(id, round)[r], slots, "at most one reward per slot and round");
+                }
                 if (handler.ghostFullyAccepted(id)) {
                     uint256 payeeCount = r == uint256(Role.Sampler)
                         ? t.numSamplers
