@@ -1,0 +1,121 @@
+"""A deployment: deployments/<network>.json (written by scripts/deploy.py) + the committed ABIs
+-> web3 contract objects, after checking that the RPC is the chain the record was made on."""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from eth_utils import to_checksum_address
+from web3 import Web3
+
+from workers.chain.abi import CONTRACTS, abi_document, load_abi
+
+DEFAULT_DEPLOYMENTS_DIR = Path(__file__).resolve().parents[2] / "deployments"
+
+
+class DeploymentError(Exception):
+    """The deployment record is missing, malformed or for another chain."""
+
+
+class WrongNetwork(DeploymentError):
+    pass
+
+
+def deployments_dir() -> Path:
+    """$DECENTRL_DEPLOYMENTS_DIR, else the repository's deployments/ (as scripts/deploy.py)."""
+    return Path(os.environ.get("DECENTRL_DEPLOYMENTS_DIR") or DEFAULT_DEPLOYMENTS_DIR)
+
+
+def endpoint_of(w3) -> str:
+    return getattr(w3.provider, "endpoint_uri", None) or type(w3.provider).__name__
+
+
+@dataclass
+class Deployment:
+    """The protocol's contracts on one chain, as web3 contract objects."""
+
+    w3: Web3
+    network: str
+    chain_id: int
+    block: int  # the chain's block number right after the deploy: a safe start for event scans
+    addresses: dict
+    contracts: dict = field(repr=False)
+    record: dict = field(repr=False, default_factory=dict)
+
+    @property
+    def registry(self):
+        return self.contracts["TaskRegistry"]
+
+    @property
+    def stakes(self):
+        return self.contracts["StakeManager"]
+
+    @property
+    def reputation(self):
+        return self.contracts["Reputation"]
+
+    @property
+    def vault(self):
+        return self.contracts["RewardVault"]
+
+    @property
+    def token(self):
+        return self.contracts["RLToken"]
+
+    def abi_versions(self) -> dict:
+        return {name: abi_document(name)["abiHash"] for name in self.contracts}
+
+
+def contracts_for(w3, addresses: dict) -> dict:
+    """{name: contract} for every committed ABI whose contract has an address in `addresses`."""
+    return {
+        name: w3.eth.contract(address=to_checksum_address(addresses[name]), abi=load_abi(name), decode_tuples=True)
+        for name in CONTRACTS
+        if name in addresses
+    }
+
+
+def load_deployment(w3, network: str | None = None, path: str | Path | None = None,
+                    *, check_code: bool = True) -> Deployment:
+    """Reads deployments/<network>.json (or `path`) and binds the committed ABIs to its addresses.
+    Raises DeploymentError if the file is missing or incomplete, WrongNetwork if the RPC's chain
+    id differs from the record's, and DeploymentError if no code is at the registry address
+    (a restarted dev chain)."""
+    if path is None:
+        if not network:
+            raise DeploymentError("say which network's deployment to load (or give a file path)")
+        path = deployments_dir() / f"{network}.json"
+    path = Path(path)
+    if not path.exists():
+        raise DeploymentError(
+            f"deployment record {path} not found: deploy first with "
+            f"`brownie run scripts/deploy.py --network {network or path.stem}`"
+        )
+    record = json.loads(path.read_text())
+    missing = [name for name in CONTRACTS if name not in record.get("contracts", {})]
+    if missing or "chainId" not in record:
+        raise DeploymentError(f"deployment record {path} lacks {', '.join(missing) or 'chainId'}")
+    rpc_chain = w3.eth.chain_id
+    if int(record["chainId"]) != rpc_chain:
+        raise WrongNetwork(
+            f"wrong network: deployment is for chain {record['chainId']}, "
+            f"the RPC at {endpoint_of(w3)} is chain {rpc_chain} ({path})"
+        )
+    contracts = contracts_for(w3, record["contracts"])
+    if check_code and not w3.eth.get_code(contracts["TaskRegistry"].address):
+        raise DeploymentError(
+            f"no contract at TaskRegistry {contracts['TaskRegistry'].address} on the RPC at {endpoint_of(w3)}: "
+            f"the chain was reset since {path} was written; deploy again"
+        )
+    return Deployment(
+        w3=w3,
+        network=record.get("network", network or path.stem),
+        chain_id=rpc_chain,
+        block=int(record.get("block", 0)),
+        addresses={k: to_checksum_address(v) for k, v in record["contracts"].items()},
+        contracts=contracts,
+        record=record,
+    )
