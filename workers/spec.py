@@ -1,0 +1,277 @@
+"""The task spec: what a requester publishes on IPFS and every node of the task reads.
+
+The chain holds the spec's CID and `specDigest` = keccak256 of its bytes. A requester publishes
+`spec.to_bytes()` (canonical JSON) and passes `spec.digest()`; a node fetches the bytes by CID and
+calls `parse(data, digest=specDigest)`, which checks the digest before anything else. Numbers of
+nodes and rounds are not here: the chain holds them (`numSamplers`, `numRounds`).
+
+Canonical bytes (`to_bytes`): UTF-8 JSON, keys sorted at every level, separators "," and ":", ASCII
+only, no whitespace, no trailing newline. Integer fields are JSON integers within [0, 2**53) so
+every JSON reader (JavaScript included) reads them exactly. Float fields are always written as
+floats, in Python's `repr` of the IEEE-754 double: the shortest decimal that reads back to the
+same double (`0.0025`, `1e-05`, `475.0`), so one value has one spelling and equal specs have equal
+digests; NaN and infinities are refused. `parse` accepts any JSON with valid values (an integer
+where a float is expected is fine), but only the canonical bytes have the digest `digest()` gives:
+always publish `to_bytes()`, never a hand-written file.
+
+Layout (version 1):
+
+    {"env_id": str, "evaluation": {"episodes": int, "target_return": float},
+     "policy": {"activation": str, "hidden_sizes": [int, ...], "init_log_std": float},
+     "ppo": {every PPOConfig field except "device"}, "rollout": {"steps_per_shard": int},
+     "seed": int, "verification": {"challenges_per_sampler": int, "logp_tolerance": float},
+     "version": 1}
+
+`ppo.device` is not part of a spec: each trainer node picks its device (PPOConfig's "auto").
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+
+from eth_utils import keccak
+
+from workers.rl.envs import EnvError, make_env, space_spec
+from workers.rl.policy import ACTIVATIONS, PolicyConfig
+from workers.rl.ppo import PPOConfig
+from workers.rl.presets import CARTPOLE
+
+SPEC_VERSION = 1
+MAX_INT = 2**53
+"""Integers in a spec are below this, so any JSON reader reads them exactly."""
+MAX_STEPS_PER_SHARD = 10_000_000
+MAX_EVAL_EPISODES = 10_000
+MAX_CHALLENGES = 10_000
+MAX_LOGP_TOLERANCE = 0.1
+_PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig) if f.name != "device")
+
+
+class SpecError(ValueError):
+    """A spec that cannot be used; the message starts with the field path and says what to fix."""
+
+    def __init__(self, path: str, problem: str):
+        super().__init__(f"{path}: {problem}")
+        self.path = path
+        self.problem = problem
+
+
+@dataclass(frozen=True)
+class TaskSpec:
+    """Everything a task's nodes need to sample, train, verify and evaluate (see module doc)."""
+
+    env_id: str = "CartPole-v1"
+    """gymnasium id of the environment (checked with `workers.rl.envs.make_env`)."""
+    seed: int = 0
+    """Task seed: seeds every rollout (with round, shard and episode index, see
+    `workers.rl.rollout.derive_seeds`) and the initial policy's parameters (`policy_config`)."""
+    hidden_sizes: tuple[int, ...] = (64, 64)
+    """Widths of the hidden layers of actor and critic."""
+    activation: str = "tanh"
+    """Hidden-layer nonlinearity: "tanh" or "relu"."""
+    init_log_std: float = 0.0
+    """Initial log standard deviation of Gaussian actions (unused for discrete actions)."""
+    steps_per_shard: int = 1024
+    """Env steps each sampler rolls per round (its last episode is cut at the budget)."""
+    ppo: PPOConfig = field(default_factory=PPOConfig)
+    """Trainer hyperparameters; the defaults are the design values. `device` stays "auto"."""
+    eval_episodes: int = 100
+    """Episodes (deterministic actions) of the final evaluation."""
+    target_return: float = 475.0
+    """Mean evaluation return that counts as solved."""
+    challenges_per_sampler: int = 4
+    """Episodes of each sampler's shard a validator replays each round (all when fewer)."""
+    logp_tolerance: float = 1e-4
+    """Largest |recorded - recomputed| action log-probability a validator accepts, on top of
+    `workers.rl.replay`'s own checks (which already allow LOGP_ATOL + RTOL * |logp|)."""
+    version: int = SPEC_VERSION
+    """Spec format version; this code reads version 1 only."""
+
+    def __post_init__(self):
+        object.__setattr__(self, "hidden_sizes", tuple(self.hidden_sizes))
+        if not isinstance(self.ppo, PPOConfig):
+            raise SpecError("ppo", f"must be a PPOConfig, got {type(self.ppo).__name__}")
+        if self.ppo.device != "auto":
+            raise SpecError("ppo.device", f'is chosen by each trainer node; leave it "auto", got {self.ppo.device!r}')
+        for name, value in _validate(self.to_dict()).items():
+            object.__setattr__(self, name, value)  # normalized: floats as floats, tuples
+
+    # -- derived ----------------------------------------------------------------------------------
+
+    def policy_config(self) -> PolicyConfig:
+        """The architecture, with the task seed as the initialisation seed (round 0's policy)."""
+        return PolicyConfig(hidden_sizes=self.hidden_sizes, activation=self.activation,
+                            init_log_std=self.init_log_std, seed=self.seed)
+
+    def to_dict(self) -> dict:
+        ppo = {name: getattr(self.ppo, name) for name in _PPO_FIELDS}
+        return {
+            "version": self.version,
+            "env_id": self.env_id,
+            "seed": self.seed,
+            "policy": {"hidden_sizes": list(self.hidden_sizes), "activation": self.activation,
+                       "init_log_std": self.init_log_std},
+            "rollout": {"steps_per_shard": self.steps_per_shard},
+            "ppo": ppo,
+            "evaluation": {"episodes": self.eval_episodes, "target_return": self.target_return},
+            "verification": {"challenges_per_sampler": self.challenges_per_sampler,
+                             "logp_tolerance": self.logp_tolerance},
+        }
+
+    def to_bytes(self) -> bytes:
+        """The canonical JSON bytes (module doc): what is published and hashed."""
+        return json.dumps(self.to_dict(), sort_keys=True, separators=(",", ":"), ensure_ascii=True,
+                          allow_nan=False).encode("ascii")
+
+    def digest(self) -> bytes:
+        """keccak256 of `to_bytes()`: the task's `specDigest` on chain (32 bytes)."""
+        return keccak(self.to_bytes())
+
+
+# -- parsing and validation -------------------------------------------------------------------------
+
+def _int(path: str, v, lo: int, hi: int) -> int:
+    if isinstance(v, bool) or not isinstance(v, int):
+        raise SpecError(path, f"must be an integer, got {type(v).__name__} {v!r}")
+    if not lo <= v < hi:
+        raise SpecError(path, f"must be in [{lo}, {hi}), got {v}")
+    return v
+
+
+def _float(path: str, v) -> float:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise SpecError(path, f"must be a number, got {type(v).__name__} {v!r}")
+    if not math.isfinite(v):
+        raise SpecError(path, f"must be finite, got {v!r}")
+    return float(v)
+
+
+def _str(path: str, v) -> str:
+    if not isinstance(v, str):
+        raise SpecError(path, f"must be a string, got {type(v).__name__} {v!r}")
+    return v
+
+
+def _object(path: str, v, keys: tuple[str, ...], optional: tuple[str, ...] = ()) -> dict:
+    if not isinstance(v, dict):
+        raise SpecError(path, f"must be a JSON object, got {type(v).__name__}")
+    prefix = f"{path}." if path else ""
+    for key in sorted(v):
+        if key not in keys:
+            hint = " (each trainer node picks its own device)" if key == "device" else ""
+            raise SpecError(f"{prefix}{key}", f"unknown key{hint}; allowed keys: {', '.join(keys)}")
+    for key in keys:
+        if key not in v and key not in optional:
+            raise SpecError(f"{prefix}{key}", "missing")
+    return v
+
+
+def _ppo(d) -> PPOConfig:
+    _object("ppo", d, _PPO_FIELDS, optional=_PPO_FIELDS)
+    defaults = PPOConfig()
+    values = {}
+    for f in dataclasses.fields(PPOConfig):
+        if f.name == "device" or f.name not in d:
+            continue
+        path, v, default = f"ppo.{f.name}", d[f.name], getattr(defaults, f.name)
+        if isinstance(default, bool):
+            if not isinstance(v, bool):
+                raise SpecError(path, f"must be true or false, got {v!r}")
+        elif isinstance(default, int):
+            v = _int(path, v, 0, MAX_INT)
+        elif f.name == "target_kl":
+            v = None if v is None else _float(path, v)
+        else:
+            v = _float(path, v)
+        try:  # PPOConfig's own range checks, one field at a time so the error names the field
+            PPOConfig(**{f.name: v})
+        except ValueError as error:
+            raise SpecError(path, str(error).removeprefix("invalid PPOConfig: ")) from None
+        values[f.name] = v
+    return PPOConfig(**values)
+
+
+def _validate(d: dict) -> dict:
+    """Checks the dict form of a spec (as `to_dict` gives it); returns the fields for TaskSpec."""
+    top = ("version", "env_id", "seed", "policy", "rollout", "ppo", "evaluation", "verification")
+    _object("", d, top)
+    version = d["version"]
+    if isinstance(version, bool) or version != SPEC_VERSION:
+        raise SpecError("version", f"this node reads spec version {SPEC_VERSION}, got {version!r}; "
+                                   f"upgrade the node or write a version-{SPEC_VERSION} spec")
+    env_id = _str("env_id", d["env_id"])
+    try:
+        env = make_env(env_id)
+        space_spec(env)
+        env.close()
+    except EnvError as error:
+        raise SpecError("env_id", str(error)) from None
+    seed = _int("seed", d["seed"], 0, MAX_INT)
+
+    pol = _object("policy", d["policy"], ("hidden_sizes", "activation", "init_log_std"))
+    hidden = pol["hidden_sizes"]
+    if not isinstance(hidden, (list, tuple)) or not hidden:
+        raise SpecError("policy.hidden_sizes", f"must be a non-empty list of layer widths, got {hidden!r}")
+    hidden = tuple(_int(f"policy.hidden_sizes[{i}]", h, 1, 65_537) for i, h in enumerate(hidden))
+    activation = _str("policy.activation", pol["activation"])
+    if activation not in ACTIVATIONS:
+        raise SpecError("policy.activation", f"must be one of {', '.join(sorted(ACTIVATIONS))}, got {activation!r}")
+    init_log_std = _float("policy.init_log_std", pol["init_log_std"])
+
+    roll = _object("rollout", d["rollout"], ("steps_per_shard",))
+    steps = _int("rollout.steps_per_shard", roll["steps_per_shard"], 1, MAX_STEPS_PER_SHARD + 1)
+
+    ppo = _ppo(d["ppo"])
+
+    ev = _object("evaluation", d["evaluation"], ("episodes", "target_return"))
+    episodes = _int("evaluation.episodes", ev["episodes"], 1, MAX_EVAL_EPISODES + 1)
+    target = _float("evaluation.target_return", ev["target_return"])
+
+    ver = _object("verification", d["verification"], ("challenges_per_sampler", "logp_tolerance"))
+    challenges = _int("verification.challenges_per_sampler", ver["challenges_per_sampler"], 1, MAX_CHALLENGES + 1)
+    tol = _float("verification.logp_tolerance", ver["logp_tolerance"])
+    if not 0 < tol <= MAX_LOGP_TOLERANCE:
+        raise SpecError("verification.logp_tolerance", f"must be in (0, {MAX_LOGP_TOLERANCE}], got {tol!r}")
+    return dict(version=version, env_id=env_id, seed=seed, hidden_sizes=hidden, activation=activation,
+                init_log_std=init_log_std, steps_per_shard=steps, ppo=ppo, eval_episodes=episodes,
+                target_return=target, challenges_per_sampler=challenges, logp_tolerance=tol)
+
+
+def from_dict(d: dict) -> TaskSpec:
+    """A TaskSpec from the JSON object form; SpecError naming the first bad field."""
+    return TaskSpec(**_validate(d))
+
+
+def parse(data: bytes, *, digest: bytes | None = None) -> TaskSpec:
+    """The TaskSpec in `data` (JSON bytes). With `digest` (the on-chain specDigest), first checks
+    keccak256(data) == digest. Raises SpecError naming the field path and what to fix."""
+    if digest is not None and keccak(bytes(data)) != bytes(digest):
+        raise SpecError("(bytes)", f"keccak256 is {keccak(bytes(data)).hex()}, the task's specDigest is "
+                                   f"{bytes(digest).hex()}: wrong or corrupted spec file")
+    try:
+        d = json.loads(bytes(data).decode("utf-8"),
+                       parse_constant=lambda c: (_ for _ in ()).throw(ValueError(f"{c} is not allowed")))
+    except (UnicodeDecodeError, ValueError) as error:
+        raise SpecError("(bytes)", f"not valid UTF-8 JSON: {error}") from None
+    return from_dict(d)
+
+
+# -- the demo ---------------------------------------------------------------------------------------
+
+DEMO_CARTPOLE = TaskSpec(
+    env_id=CARTPOLE.env_id,
+    seed=1,
+    hidden_sizes=CARTPOLE.policy.hidden_sizes,
+    activation=CARTPOLE.policy.activation,
+    init_log_std=CARTPOLE.policy.init_log_std,
+    steps_per_shard=2048,
+    ppo=CARTPOLE.ppo,
+    eval_episodes=100,
+    target_return=CARTPOLE.solved_return,
+    challenges_per_sampler=4,
+    logp_tolerance=1e-4,
+)
+"""The demo's CartPole-v1 task: presets.CARTPOLE with 2048 steps per shard, so 2 samplers solve
+it in 5 rounds (measured in the module's tests and README of the roles)."""
