@@ -1,0 +1,101 @@
+"""workers/roles/trainer.py: deterministic checkpoints, the bundle and its root, refusing shards
+that do not match their roots, and starting from the previous checkpoint."""
+
+import dataclasses
+
+import pytest
+from eth_utils import keccak
+
+from tests.workers.roles.conftest import SMALL, TASK_ID
+from workers.merkle import merkle_root
+from workers.rl.ppo import TrainState
+from workers.roles import trainer
+from workers.roles.trainer import CheckpointMismatch, ShardError, train_round, unbundle_checkpoint, \
+    verify_checkpoint
+
+
+def inputs(rnd):
+    return [(slot, s.root, s.blob) for slot, s in rnd.shards.items()]
+
+
+def test_same_inputs_same_checkpoint_in_any_order(rounds):
+    ckpt = rounds[0].ckpt
+    again = train_round(SMALL, TASK_ID, 0, None, list(reversed(inputs(rounds[0]))))
+    assert (again.bundle, again.root) == (ckpt.bundle, ckpt.root)
+
+
+def test_checkpoint_metadata_and_root(rounds):
+    r0, r1 = rounds
+    meta = r0.ckpt.meta
+    assert (meta["task_id"], meta["round"], meta["prev"], meta["device"]) == (TASK_ID, 0, None, "cpu")
+    assert meta["spec"] == SMALL.digest().hex()
+    assert r0.ckpt.inputs == [(0, r0.shards[0].root), (1, r0.shards[1].root)]
+    assert r0.ckpt.policy_digest == keccak(r0.ckpt.policy_bytes)
+    raw = r0.ckpt.bundle[9:9 + len(r0.ckpt.bundle) - 9 - len(r0.ckpt.policy_bytes) - len(r0.ckpt.train_state_bytes)]
+    assert r0.ckpt.root == merkle_root([r0.ckpt.policy_bytes, r0.ckpt.train_state_bytes, raw])
+    assert r1.ckpt.meta["prev"] == r0.ckpt.root.hex()
+
+
+def test_round_one_continues_from_round_zero(rounds):
+    r0, r1 = rounds
+    s0, s1 = r0.ckpt.train_state(), r1.ckpt.train_state()
+    assert s1.env_steps == s0.env_steps + 2 * SMALL.steps_per_shard and s1.rounds == 2
+    assert r1.ckpt.stats["samples"] == 2 * SMALL.steps_per_shard
+    fresh = train_round(SMALL, TASK_ID, 1, None, inputs(r1))  # same shards, no history
+    assert fresh.policy_digest != r1.ckpt.policy_digest
+
+
+def test_bundle_round_trip(rounds):
+    ckpt = rounds[1].ckpt
+    back = verify_checkpoint(ckpt.bundle, ckpt.root)
+    assert (back.meta, back.policy_bytes, back.root) == (ckpt.meta, ckpt.policy_bytes, ckpt.root)
+    assert isinstance(back.train_state(), TrainState)
+
+
+def test_wrong_root_or_tampered_bundle_is_refused(rounds):
+    ckpt = rounds[1].ckpt
+    with pytest.raises(CheckpointMismatch, match="the revealed root is"):
+        verify_checkpoint(ckpt.bundle, rounds[0].ckpt.root)
+    tampered = bytearray(ckpt.bundle)
+    tampered[-100] ^= 0x01  # inside the train state: sizes stay, digest in the metadata breaks
+    with pytest.raises(CheckpointMismatch, match="not canonical"):
+        unbundle_checkpoint(bytes(tampered))
+    with pytest.raises(CheckpointMismatch, match="bytes; its metadata says"):
+        unbundle_checkpoint(ckpt.bundle[:-1])
+
+
+def test_shard_not_matching_its_root_names_the_slot(rounds):
+    r0 = rounds[0]
+    bad = [(0, r0.shards[0].root, r0.shards[0].blob), (1, r0.shards[0].root, r0.shards[1].blob)]
+    with pytest.raises(ShardError, match="^shard of sampler slot 1: episodes hash to root") as info:
+        train_round(SMALL, TASK_ID, 0, None, bad)
+    assert info.value.slot == 1
+
+
+def test_shard_of_another_slot_or_round_is_refused(rounds):
+    r0 = rounds[0]
+    with pytest.raises(ShardError, match="expected task 42 round 0 shard 1") as info:
+        train_round(SMALL, TASK_ID, 0, None, [(1, r0.shards[0].root, r0.shards[0].blob)])
+    assert info.value.slot == 1
+    with pytest.raises(ShardError, match="blob is of task 42 round 0 shard 0, expected task 42 round 1"):
+        train_round(SMALL, TASK_ID, 1, r0.ckpt.bundle, [(0, r0.shards[0].root, r0.shards[0].blob)])
+
+
+def test_no_shards_or_a_slot_twice(rounds):
+    with pytest.raises(ValueError, match="at least one shard"):
+        train_round(SMALL, TASK_ID, 0, None, [])
+    s = rounds[0].shards[0]
+    with pytest.raises(ValueError, match="slots \\[0, 0\\]"):
+        train_round(SMALL, TASK_ID, 0, None, [(0, s.root, s.blob), (0, s.root, s.blob)])
+
+
+def test_hyperparameters_come_from_the_spec(rounds):
+    spec = dataclasses.replace(SMALL, ppo=dataclasses.replace(SMALL.ppo, learning_rate=1e-2))
+    other = train_round(spec, TASK_ID, 0, None, inputs(rounds[0]))
+    assert other.policy_digest != rounds[0].ckpt.policy_digest and other.meta["spec"] == spec.digest().hex()
+
+
+def test_checkpoint_helpers_agree(rounds):
+    ckpt = rounds[0].ckpt
+    policy, state, prev_root = trainer.round_start(SMALL, ckpt.bundle)
+    assert prev_root == ckpt.root and state.to_bytes() == ckpt.train_state_bytes

@@ -1,0 +1,215 @@
+"""Trainer: turn the round's revealed shards into the next checkpoint, and bundle it.
+
+`train_round` checks every shard blob against the root its sampler revealed (a bad one raises
+ShardError naming the slot, so the caller can leave that shard out and call again), then runs one
+`workers.rl.ppo.train_round` on all episodes in a fixed order: by sampler slot, then episode
+index. It starts from the previous checkpoint bundle's policy and TrainState (or, with None, the
+spec's initial policy and a fresh TrainState). The device is CUDA when available, else CPU (the
+same code, in workers.rl.ppo); on the CPU it computes with one thread, so any CPU node with the
+same torch build gets the same bits.
+
+Checkpoint bundle (version 1, integers little-endian):
+
+    magic    4 bytes  b"DRLC"
+    version  uint8    1
+    H        uint32   length of the metadata
+    meta     H bytes  canonical JSON (sorted keys, "," and ":", ASCII): device ("cpu"/"cuda", where
+                      it was trained), format "decentrl.checkpoint", inputs (list of {"root": hex,
+                      "slot": int} by slot: the shards trained on), policy (hex keccak256 of the
+                      policy bytes), policy_size, prev (hex root of the previous checkpoint, or
+                      null), round, spec (hex specDigest), task_id, train_state (hex keccak256),
+                      train_state_size
+    policy       the policy's safetensors (`workers.rl.policy.to_bytes`)
+    train_state  the TrainState's safetensors (`TrainState.to_bytes`)
+
+**The root** the trainer commits is `workers.merkle.merkle_root([policy, train_state, meta])` over
+those three byte strings: it binds the parameters, the optimizer state and the metadata (task,
+round, spec, previous checkpoint, the exact inputs). The policy's leaf is keccak256 of its digest,
+so the policy alone can be proven against the root with the other two leaves as the proof.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import struct
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from eth_utils import keccak
+
+from workers.merkle import merkle_root
+from workers.rl.policy import ActorCritic, to_bytes
+from workers.rl.ppo import TrainState, resolve_device
+from workers.rl.ppo import train_round as ppo_train_round
+from workers.roles.determinism import single_thread
+from workers.roles.sampler import ShardMismatch, round_policy, verify_shard
+from workers.spec import TaskSpec
+from workers.storage import cid as cids
+
+MAGIC = b"DRLC"
+VERSION = 1
+FORMAT = "decentrl.checkpoint"
+_META_KEYS = {"device", "format", "inputs", "policy", "policy_size", "prev", "round", "spec",
+              "task_id", "train_state", "train_state_size"}
+
+
+class ShardError(ValueError):
+    """A shard the trainer cannot use; `slot` says whose."""
+
+    def __init__(self, slot: int, problem: str):
+        super().__init__(f"shard of sampler slot {slot}: {problem}")
+        self.slot = slot
+
+
+class CheckpointMismatch(ValueError):
+    """A checkpoint bundle that is malformed or does not match its root."""
+
+
+@dataclass(frozen=True, eq=False)
+class CheckpointResult:
+    """A checkpoint bundle and its parts."""
+
+    meta: dict
+    """The metadata (module doc)."""
+    policy_bytes: bytes = field(repr=False)
+    train_state_bytes: bytes = field(repr=False)
+    bundle: bytes = field(repr=False)
+    """What the trainer stores."""
+    root: bytes
+    """merkle_root([policy_bytes, train_state_bytes, meta bytes]): what the trainer commits."""
+    stats: dict | None = None
+    """PPO statistics of the update (losses, mean return...); local only, not in the bundle."""
+
+    @property
+    def task_id(self) -> int:
+        return self.meta["task_id"]
+
+    @property
+    def round(self) -> int:
+        return self.meta["round"]
+
+    @property
+    def policy_digest(self) -> bytes:
+        return bytes.fromhex(self.meta["policy"])
+
+    @property
+    def train_state_digest(self) -> bytes:
+        return bytes.fromhex(self.meta["train_state"])
+
+    @property
+    def inputs(self) -> list[tuple[int, bytes]]:
+        """(slot, root) of each shard trained on, by slot."""
+        return [(i["slot"], bytes.fromhex(i["root"])) for i in self.meta["inputs"]]
+
+    @property
+    def cid(self) -> str:
+        return cids.compute(self.bundle)
+
+    def train_state(self) -> TrainState:
+        return TrainState.from_bytes(self.train_state_bytes)
+
+
+def _canonical(obj) -> bytes:
+    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
+
+
+def make_checkpoint(*, task_id: int, round_: int, spec_digest: bytes, prev_root: bytes | None,
+                    inputs: Iterable[tuple[int, bytes]], device: str, policy_bytes: bytes,
+                    train_state_bytes: bytes, stats: dict | None = None) -> CheckpointResult:
+    """Bundle a checkpoint (layout and root in the module doc)."""
+    meta = {"device": device, "format": FORMAT,
+            "inputs": [{"root": bytes(r).hex(), "slot": s} for s, r in sorted(inputs)],
+            "policy": keccak(policy_bytes).hex(), "policy_size": len(policy_bytes),
+            "prev": None if prev_root is None else bytes(prev_root).hex(), "round": round_,
+            "spec": bytes(spec_digest).hex(), "task_id": task_id,
+            "train_state": keccak(train_state_bytes).hex(), "train_state_size": len(train_state_bytes)}
+    raw = _canonical(meta)
+    bundle = b"".join([MAGIC, struct.pack("<BI", VERSION, len(raw)), raw, policy_bytes, train_state_bytes])
+    root = merkle_root([policy_bytes, train_state_bytes, raw])
+    return CheckpointResult(meta, bytes(policy_bytes), bytes(train_state_bytes), bundle, root, stats)
+
+
+def unbundle_checkpoint(bundle: bytes) -> CheckpointResult:
+    """The parts of a bundle; CheckpointMismatch if it is malformed or not canonical."""
+    bundle = bytes(bundle)
+    if bundle[:4] != MAGIC or len(bundle) < 9:
+        raise CheckpointMismatch("not a checkpoint bundle: bad magic")
+    version, hlen = struct.unpack_from("<BI", bundle, 4)
+    if version != VERSION:
+        raise CheckpointMismatch(f"checkpoint bundle version {version} is not supported (expected {VERSION})")
+    try:
+        meta = json.loads(bundle[9:9 + hlen])
+    except ValueError as error:
+        raise CheckpointMismatch(f"checkpoint metadata is not JSON: {error}") from None
+    if not isinstance(meta, dict) or set(meta) != _META_KEYS or meta["format"] != FORMAT:
+        raise CheckpointMismatch(f"checkpoint metadata must have keys {sorted(_META_KEYS)} and format {FORMAT!r}")
+    start = 9 + hlen
+    policy_end = start + meta["policy_size"]
+    if policy_end + meta["train_state_size"] != len(bundle):
+        raise CheckpointMismatch(f"checkpoint bundle is {len(bundle)} bytes; its metadata says "
+                                 f"{policy_end + meta['train_state_size']}")
+    try:
+        result = make_checkpoint(
+            task_id=meta["task_id"], round_=meta["round"], spec_digest=bytes.fromhex(meta["spec"]),
+            prev_root=None if meta["prev"] is None else bytes.fromhex(meta["prev"]),
+            inputs=[(i["slot"], bytes.fromhex(i["root"])) for i in meta["inputs"]], device=meta["device"],
+            policy_bytes=bundle[start:policy_end], train_state_bytes=bundle[policy_end:])
+    except (TypeError, KeyError, ValueError) as error:
+        raise CheckpointMismatch(f"checkpoint metadata is malformed: {error!r}") from None
+    if result.bundle != bundle:
+        raise CheckpointMismatch("checkpoint bundle is not canonical: its metadata disagrees with its "
+                                 "parts (digests, sizes or field order)")
+    return result
+
+
+def verify_checkpoint(bundle: bytes, root: bytes) -> CheckpointResult:
+    """The bundle's parts if they hash to `root`; CheckpointMismatch otherwise."""
+    result = unbundle_checkpoint(bundle)
+    if result.root != bytes(root):
+        raise CheckpointMismatch(f"checkpoint hashes to root {result.root.hex()}, the revealed root is "
+                                 f"{bytes(root).hex()}")
+    return result
+
+
+def round_start(spec: TaskSpec, prev_bundle: bytes | None) -> tuple[ActorCritic, TrainState, bytes | None]:
+    """(policy, train state, previous root) a round starts from: the previous checkpoint bundle
+    (the task's current one, already checked against the chain's checkpointRoot), or the initial
+    policy and a fresh TrainState."""
+    if prev_bundle is None:
+        return round_policy(spec, None), TrainState(), None
+    prev = unbundle_checkpoint(prev_bundle)
+    return round_policy(spec, prev.policy_bytes), prev.train_state(), prev.root
+
+
+def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
+                shards: Iterable[tuple[int, bytes, bytes]], *, device: str = "auto") -> CheckpointResult:
+    """Train one round on `shards` = (slot, revealed root, blob) and bundle the checkpoint.
+
+    Raises ShardError (with `.slot`) for a blob that does not match its root or is not this task's,
+    round's and slot's; ValueError for no shards or a slot given twice. `device` overrides the
+    spec's "auto" (validators re-run with "cpu")."""
+    shards = sorted(shards, key=lambda s: s[0])
+    if not shards:
+        raise ValueError("train_round needs at least one shard")
+    slots = [s for s, _, _ in shards]
+    if len(set(slots)) != len(slots):
+        raise ValueError(f"each sampler slot may be given once, got slots {slots}")
+    episodes = []
+    for slot, root, blob in shards:
+        try:
+            shard = verify_shard(blob, root)
+        except ShardMismatch as error:
+            raise ShardError(slot, str(error)) from None
+        if (shard.task_id, shard.round, shard.shard) != (task_id, round_, slot):
+            raise ShardError(slot, f"blob is of task {shard.task_id} round {shard.round} shard "
+                                   f"{shard.shard}, expected task {task_id} round {round_} shard {slot}")
+        episodes.extend(shard.episodes)
+    policy, state, prev_root = round_start(spec, prev_bundle)
+    config = dataclasses.replace(spec.ppo, device=device)
+    resolved = resolve_device(device).type
+    with single_thread():
+        policy, stats = ppo_train_round(policy, episodes, config, state)
+    return make_checkpoint(task_id=task_id, round_=round_, spec_digest=spec.digest(), prev_root=prev_root,
+                           inputs=[(slot, root) for slot, root, _ in shards], device=resolved,
+                           policy_bytes=to_bytes(policy), train_state_bytes=state.to_bytes(), stats=stats)
