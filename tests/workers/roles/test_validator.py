@@ -1,0 +1,199 @@
+"""workers/roles/validator.py: an honest round is accepted; each fraud is rejected with a reason
+(fabricated reward, altered observation, actions not drawn from the policy, a stale policy, a
+checkpoint not matching its root, a perturbed update) and missing data is a reject."""
+
+import dataclasses
+
+import pytest
+import torch
+
+from tests.workers.roles.conftest import SMALL, TASK_ID
+from workers.rl.policy import from_bytes, to_bytes
+from workers.rl.rollout import decode_episode, rollout
+from workers.roles import sampler, trainer
+from workers.roles.validator import GPU_RTOL, Judgement, RoundVerdict, challenged_indices, verify_round
+
+SEED = b"\x07" * 32
+
+
+def samplers_of(rnd, **replace):
+    """[(slot, root, blob)] of an honest round, with some slots replaced by (root, blob)."""
+    out = {slot: (s.root, s.blob) for slot, s in rnd.shards.items()}
+    out.update({int(k[4:]): v for k, v in replace.items()})
+    return [(slot, root, blob) for slot, (root, blob) in sorted(out.items())]
+
+
+def verify(rnd, samplers=None, trainer_sub="honest"):
+    if trainer_sub == "honest":
+        trainer_sub = (rnd.ckpt.root, rnd.ckpt.bundle)
+    return verify_round(SMALL, TASK_ID, rnd.round, rnd.prev, samplers or samplers_of(rnd), trainer_sub, SEED)
+
+
+def forged(rnd, slot, edit):
+    """Slot's shard with its first challenged episode edited by `edit(ep)`, re-bundled so that the
+    blob matches the (new) root the fraudster would reveal."""
+    shard = rnd.shards[slot]
+    i = challenged_indices(SEED, TASK_ID, rnd.round, slot, len(shard.episodes), SMALL.challenges_per_sampler)[0]
+    episodes = [decode_episode(b) for b in shard.episode_bytes]
+    edit(episodes[i])
+    fake = sampler.bundle_shard(TASK_ID, rnd.round, slot, episodes)
+    return fake.root, fake.blob
+
+
+def test_honest_rounds_are_accepted(rounds):
+    for rnd in rounds:
+        v = verify(rnd)
+        assert all(j.accepted for j in v.samplers.values()), v
+        assert v.trainer == Judgement(True, "re-run is bit-identical")
+        assert v.bitmap(2) == 0b111
+
+
+def test_bitmap():
+    v = RoundVerdict({0: Judgement(True, ""), 2: Judgement(False, "x")}, Judgement(True, ""))
+    assert v.bitmap(3) == 0b1001
+    assert RoundVerdict({1: Judgement(True, "")}, None).bitmap(2) == 0b010
+    with pytest.raises(ValueError, match="outside the task's 2 slots"):
+        RoundVerdict({2: Judgement(True, "")}).bitmap(2)
+
+
+def test_challenges_are_deterministic_distinct_and_seeded():
+    a = challenged_indices(SEED, TASK_ID, 1, 0, 50, 5)
+    assert a == challenged_indices(SEED, TASK_ID, 1, 0, 50, 5) and a == sorted(set(a)) and len(a) == 5
+    assert a != challenged_indices(b"\x08" * 32, TASK_ID, 1, 0, 50, 5)
+    assert challenged_indices(SEED, TASK_ID, 1, 0, 3, 5) == [0, 1, 2]
+
+
+def test_fabricated_reward_is_rejected(rounds):
+    def edit(ep):
+        ep.rewards[0] = 2.0
+    subs = samplers_of(rounds[0], slot1=forged(rounds[0], 1, edit))
+    ckpt = trainer.train_round(SMALL, TASK_ID, 0, None, subs)  # an honest trainer uses what was revealed
+    v = verify(rounds[0], subs, trainer_sub=(ckpt.root, ckpt.bundle))
+    assert v.samplers[0].accepted and not v.samplers[1].accepted
+    assert "does not replay: reward at step 0: expected 1.0, got 2.0" in v.samplers[1].reason
+    assert v.bitmap(2) == 0b101  # the trainer is not blamed for the sampler's fraud
+
+
+def test_altered_observation_is_rejected(rounds):
+    def edit(ep):
+        ep.obs[3, 1] += 1e-3
+    v = verify(rounds[1], samplers_of(rounds[1], slot0=forged(rounds[1], 0, edit)), trainer_sub=None)
+    assert not v.samplers[0].accepted and "does not replay: obs at step 3" in v.samplers[0].reason
+    assert v.trainer is None and v.bitmap(2) == 0b010
+
+
+def greedy(policy):
+    """The policy acting by argmax instead of its seeded draws (simulation stays honest)."""
+    sample = policy.sample
+
+    def act(obs, generator):
+        _, _, values, draws = sample(obs, generator)
+        actions = policy.deterministic_action(obs)
+        with torch.no_grad():
+            logp, _ = policy.log_prob_entropy(obs, actions)
+        return actions, logp, values, draws
+    policy.sample = act
+    return policy
+
+
+def test_actions_not_drawn_from_the_policy_are_rejected(rounds):
+    rnd = rounds[1]
+    policy = greedy(sampler.round_policy(SMALL, trainer.unbundle_checkpoint(rnd.prev).policy_bytes))
+    episodes = rollout(policy, SMALL.env_id, task_seed=SMALL.seed, round_=1, shard=0,
+                       num_steps=SMALL.steps_per_shard)
+    fake = sampler.bundle_shard(TASK_ID, 1, 0, episodes)
+    v = verify(rnd, samplers_of(rnd, slot0=(fake.root, fake.blob)))
+    assert not v.samplers[0].accepted and "does not replay: sample at step" in v.samplers[0].reason
+
+
+def test_rollouts_from_a_stale_policy_are_rejected(rounds):
+    stale = sampler.sample_shard(SMALL, TASK_ID, 1, 1, None)  # round 1 rolled with round 0's policy
+    v = verify(rounds[1], samplers_of(rounds[1], slot1=(stale.root, stale.blob)))
+    assert not v.samplers[1].accepted and "rolled out with policy" in v.samplers[1].reason
+
+
+def test_short_or_misplaced_shards_are_rejected(rounds):
+    rnd = rounds[0]
+    short = sampler.bundle_shard(TASK_ID, 0, 0, rnd.shards[0].episodes[:-1])
+    v = verify(rnd, samplers_of(rnd, slot0=(short.root, short.blob)))
+    assert "the spec asks for 96" in v.samplers[0].reason
+    v = verify(rnd, samplers_of(rnd, slot1=(rnd.shards[0].root, rnd.shards[0].blob)))  # copied shard
+    assert "expected task 42 round 0 shard 1" in v.samplers[1].reason
+
+
+def test_blob_not_matching_its_root_is_rejected(rounds):
+    rnd = rounds[0]
+    v = verify(rnd, samplers_of(rnd, slot0=(rnd.shards[1].root, rnd.shards[0].blob)))
+    assert not v.samplers[0].accepted and v.samplers[0].reason.startswith("blob does not match the revealed root")
+
+
+def test_missing_data_is_rejected(rounds):
+    rnd = rounds[0]
+    v = verify(rnd, samplers_of(rnd, slot1=(rnd.shards[1].root, None)), trainer_sub=(rnd.ckpt.root, None))
+    assert v.samplers[1] == Judgement(False, "missing data: the blob of sampler slot 1 could not be fetched")
+    assert v.trainer.reason == "missing data: the trainer's checkpoint bundle could not be fetched"
+    v = verify(rnd, samplers_of(rnd, slot1=(rnd.shards[1].root, None)))
+    assert not v.trainer.accepted and "cannot re-run the update without the blob of slot 1" in v.trainer.reason
+    assert v.bitmap(2) == 0b001
+
+
+def test_checkpoint_not_matching_its_root_is_rejected(rounds):
+    rnd = rounds[1]
+    v = verify(rnd, trainer_sub=(rounds[0].ckpt.root, rnd.ckpt.bundle))
+    assert not v.trainer.accepted and "checkpoint does not match its revealed root" in v.trainer.reason
+    v = verify(rnd, trainer_sub=(rounds[0].ckpt.root, rounds[0].ckpt.bundle))  # last round's, replayed
+    assert not v.trainer.accepted and "does not name this round" in v.trainer.reason
+
+
+def rebundled(ckpt, policy_bytes, **meta):
+    m = {**ckpt.meta, **meta}
+    return trainer.make_checkpoint(
+        task_id=m["task_id"], round_=m["round"], spec_digest=bytes.fromhex(m["spec"]),
+        prev_root=None if m["prev"] is None else bytes.fromhex(m["prev"]),
+        inputs=[(i["slot"], bytes.fromhex(i["root"])) for i in m["inputs"]], device=m["device"],
+        policy_bytes=policy_bytes, train_state_bytes=ckpt.train_state_bytes)
+
+
+def perturbed(ckpt, scale):
+    policy = from_bytes(ckpt.policy_bytes)
+    with torch.no_grad():
+        policy.actor[0].weight[0, 0] += scale
+    return to_bytes(policy)
+
+
+def test_perturbed_update_is_rejected(rounds):
+    rnd = rounds[1]
+    fake = rebundled(rnd.ckpt, perturbed(rnd.ckpt, 1e-6))
+    v = verify(rnd, trainer_sub=(fake.root, fake.bundle))
+    assert not v.trainer.accepted and v.trainer.reason.startswith("re-running the update gives policy")
+    assert all(j.accepted for j in v.samplers.values())
+
+
+def test_trainer_must_use_the_accepted_revealed_shards(rounds):
+    rnd = rounds[0]
+    only0 = trainer.train_round(SMALL, TASK_ID, 0, None, [(0, rnd.shards[0].root, rnd.shards[0].blob)])
+    v = verify(rnd, trainer_sub=(only0.root, only0.bundle))
+    assert v.trainer.reason == "did not train on the accepted shards of slots [1]"
+    v = verify(rnd, samplers_of(rnd)[:1])  # slot 1 never revealed, yet trained on
+    assert "which was not revealed this round" in v.trainer.reason
+
+
+def test_cuda_checkpoints_are_compared_within_tolerance(rounds):
+    rnd = rounds[1]
+    update = max(float((a - b).detach().abs().max()) for a, b in zip(
+        from_bytes(rnd.ckpt.policy_bytes).parameters(), from_bytes(rounds[0].ckpt.policy_bytes).parameters()))
+    close = rebundled(rnd.ckpt, perturbed(rnd.ckpt, GPU_RTOL * update / 10), device="cuda")
+    v = verify(rnd, trainer_sub=(close.root, close.bundle))
+    assert v.trainer == Judgement(True, "CUDA checkpoint within tolerance of the CPU re-run")
+    far = rebundled(rnd.ckpt, perturbed(rnd.ckpt, GPU_RTOL * update * 2), device="cuda")
+    v = verify(rnd, trainer_sub=(far.root, far.bundle))
+    assert not v.trainer.accepted and "more than the CUDA tolerance" in v.trainer.reason
+
+
+def test_logp_tolerance_comes_from_the_spec(rounds):
+    rnd = rounds[0]
+    strict = dataclasses.replace(SMALL, logp_tolerance=1e-12)
+    def edit(ep):
+        ep.logp[0] += 5e-5  # within replay's own tolerance, above the strict spec's
+    v = verify_round(strict, TASK_ID, 0, None, samplers_of(rnd, slot0=forged(rnd, 0, edit)), None, SEED)
+    assert not v.samplers[0].accepted and "exceeds the spec's tolerance 1e-12" in v.samplers[0].reason
