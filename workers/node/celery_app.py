@@ -1,0 +1,72 @@
+"""The node's Celery app: broker and results on the node's Redis, a queue per role.
+
+Queues: sample, train, validate (one per role, so an operator runs trainers on GPU hosts and
+samplers on CPU hosts) and chain (chain-facing housekeeping). Routing is by task name:
+handle_event goes to its role's queue, `decentrl.<queue>.*` tasks to that queue, anything else to
+chain. JSON only (a node never unpickles what arrives over the network). Tasks are acknowledged
+after they finish (acks_late) and requeued when their process dies (reject_on_worker_lost), so
+every task must be idempotent (see dispatch.py); each worker reserves one message at a time.
+
+Rate limit: Celery's `rate_limit` is per worker process, which would let a node with N workers
+start N times the design's 10 tasks/s; handle_event takes a token from one Redis bucket per node
+instead (ratelimit.py). Several nodes may share one Redis server only on different db numbers
+(queue names are not namespaced; job records and the bucket are).
+"""
+from __future__ import annotations
+
+from celery import Celery
+from kombu import Queue
+
+from workers.node.config import QUEUES, ROLE_QUEUES, NodeConfig
+
+HANDLE_EVENT = "decentrl.node.handle_event"
+PING = "decentrl.node.ping"
+
+
+def route_task(name, args, kwargs, options, task=None, **kw):
+    """Celery router: the queue for a task, from its name (and role/queue argument)."""
+    kwargs = kwargs or {}
+    if name == HANDLE_EVENT:
+        return {"queue": ROLE_QUEUES[kwargs["role"]]}
+    if name == PING:
+        return {"queue": kwargs.get("queue", "chain")}
+    parts = name.split(".")
+    if len(parts) > 2 and parts[0] == "decentrl" and parts[1] in QUEUES:
+        return {"queue": parts[1]}
+    return {"queue": "chain"}
+
+
+def create_app(config: NodeConfig) -> Celery:
+    app = Celery(f"decentrl-{config.node_name}", broker=config.redis_url,
+                 backend=config.redis_url, set_as_current=False)
+    transport = {
+        "visibility_timeout": config.visibility_timeout,
+        "unacked_restore_interval": config.restore_interval,
+        "unacked_restore_throttle": 1,
+    }
+    app.conf.update(
+        task_serializer="json",
+        result_serializer="json",
+        accept_content=["json"],
+        result_accept_content=["json"],
+        task_queues=[Queue(q, routing_key=q) for q in QUEUES],
+        task_default_queue="chain",
+        task_routes=(route_task,),
+        task_acks_late=True,
+        task_reject_on_worker_lost=True,
+        worker_prefetch_multiplier=1,
+        task_soft_time_limit=config.soft_time_limit,
+        task_time_limit=config.time_limit,
+        broker_transport_options=transport,
+        result_backend_transport_options={"visibility_timeout": config.visibility_timeout},
+        broker_connection_retry_on_startup=True,
+        result_expires=24 * 3600,
+        imports=list(config.handler_modules),
+        enable_utc=True,
+        worker_send_task_events=False,
+    )
+    app.node_config = config
+    from workers.node import tasks
+
+    tasks.register(app)
+    return app

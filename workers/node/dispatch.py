@@ -1,0 +1,191 @@
+"""Which handler runs for which chain event, and the plain (Celery-free) logic of running one.
+
+Role modules register handlers per (event name, role):
+
+    from workers.node.dispatch import DISPATCH, declare_retryable
+
+    @DISPATCH.on("RoundStarted", "sampler")
+    def sample_round(event: HandledEvent) -> None: ...
+
+    declare_retryable(ipfshttpclient.exceptions.TimeoutError)
+
+and are listed in NodeConfig.handler_modules, which every worker imports at start.
+
+HANDLER CONTRACT. A handler may run more than once for one event and role: a worker can die after
+the handler's side effects and before the task is acknowledged (acks_late), and a retryable error
+reruns it. So a handler must be idempotent: derive everything from the event and the chain/store
+state, check before it acts (e.g. "already committed for this round?"), write content-addressed
+artifacts, and let a transaction that the chain refuses as a duplicate count as done. A handler
+that returns normally marks the job done; a retryable error (declare_retryable, RetryableError)
+reruns it with backoff; any other exception marks the job failed and propagates.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Protocol
+
+from workers.node import jobs
+from workers.node.config import ROLE_QUEUES
+
+
+class RetryableError(Exception):
+    """A transient failure (chain or IPFS timeout): the task is retried with backoff."""
+
+
+class JobInProgress(RetryableError):
+    """Another delivery of the same job holds its lease; retry until it is done or lapses."""
+
+
+class UnknownHandler(LookupError):
+    pass
+
+
+_RETRYABLE: list[type[BaseException]] = [RetryableError, TimeoutError, ConnectionError]
+
+
+def declare_retryable(*types: type[BaseException]) -> None:
+    """Declare exception types (e.g. a client's timeout) that make a handler's task retry."""
+    for t in types:
+        if not (isinstance(t, type) and issubclass(t, BaseException)):
+            raise TypeError(f"{t!r} is not an exception type")
+        if t not in _RETRYABLE:
+            _RETRYABLE.append(t)
+
+
+def retryable_errors() -> tuple[type[BaseException], ...]:
+    return tuple(_RETRYABLE)
+
+
+@dataclass(frozen=True)
+class HandledEvent:
+    """What a handler gets: the event and where it runs."""
+
+    key: str
+    """txHash:logIndex of the log."""
+    name: str
+    args: dict
+    block: int
+    role: str
+    attempt: int
+    """1 on the first run; higher after retries or a redelivery."""
+    worker: str = ""
+    """Celery host name of the worker running it (e.g. sampler@node1)."""
+
+
+Handler = Callable[[HandledEvent], Any]
+
+
+class ChainEventLike(Protocol):
+    """What the watcher delivers (workers.chain's ChainEvent has these fields)."""
+
+    name: str
+    args: dict
+    block: int
+    key: str
+
+
+class DispatchTable:
+    def __init__(self):
+        self._handlers: dict[tuple[str, str], Handler] = {}
+
+    def register(self, event_name: str, role: str, handler: Handler) -> None:
+        if role not in ROLE_QUEUES:
+            raise ValueError(f"unknown role {role!r}; roles: {sorted(ROLE_QUEUES)}")
+        old = self._handlers.get((event_name, role))
+        if old is not None and old is not handler:
+            raise ValueError(f"a handler for ({event_name!r}, {role!r}) is already registered: "
+                             f"{old.__module__}.{old.__qualname__}")
+        self._handlers[(event_name, role)] = handler
+
+    def on(self, event_name: str, role: str) -> Callable[[Handler], Handler]:
+        def decorate(fn: Handler) -> Handler:
+            self.register(event_name, role, fn)
+            return fn
+        return decorate
+
+    def handler(self, event_name: str, role: str) -> Handler:
+        try:
+            return self._handlers[(event_name, role)]
+        except KeyError:
+            raise UnknownHandler(f"no handler for event {event_name!r} and role {role!r}: is its "
+                                 "module in NodeConfig.handler_modules?") from None
+
+    def roles_for(self, event_name: str) -> list[str]:
+        return sorted(r for (e, r) in self._handlers if e == event_name)
+
+
+DISPATCH = DispatchTable()
+
+
+def jsonable(value: Any) -> Any:
+    """Event args as JSON (the only serializer the node accepts): bytes become 0x-hex."""
+    if isinstance(value, (bytes, bytearray)):
+        return "0x" + bytes(value).hex()
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [jsonable(v) for v in value]
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    raise TypeError(f"event arg {value!r} ({type(value).__name__}) is not JSON-serializable")
+
+
+def enqueue(event: ChainEventLike, send: Callable[[str, dict], None], store: jobs.JobStore,
+            table: DispatchTable = DISPATCH, roles: Iterable[str] | None = None) -> list[str]:
+    """Send one handle_event task per role that handles this event (restricted to `roles`, the
+    node's roles) and return their queues. A job already done for this key is not sent again;
+    any other state is sent (a lost message must not strand an event; tasks are idempotent)."""
+    wanted = set(roles) if roles is not None else None
+    queues = []
+    args = jsonable(dict(event.args))
+    for role in table.roles_for(event.name):
+        if wanted is not None and role not in wanted:
+            continue
+        store.mark_queued(role, event.key, event.name)
+        if store.get(role, event.key).status == jobs.DONE:
+            continue
+        send(role, {"event_key": event.key, "event_name": event.name, "args": args,
+                    "block": int(event.block), "role": role})
+        queues.append(ROLE_QUEUES[role])
+    return queues
+
+
+def run_event(store: jobs.JobStore, take_token: Callable[[], Any], role: str, event_key: str,
+              event_name: str, args: dict, block: int, *, final_attempt: bool, lease_s: float,
+              max_attempts: int, worker: str = "", table: DispatchTable = DISPATCH) -> str:
+    """Run the handler for (event, role) at most once to completion; returns what happened:
+    "done", "already-done" or "gave-up" (too many deliveries, e.g. a handler that kills its
+    process). Raises RetryableError for a transient failure, the handler's error otherwise."""
+    if store.get(role, event_key).status == jobs.DONE:
+        return "already-done"
+    handler = table.handler(event_name, role)
+    try:
+        lease = store.lease(role, event_key, lease_s).__enter__()
+    except jobs.LeaseHeld as exc:
+        raise JobInProgress(str(exc)) from exc
+    try:
+        record = store.get(role, event_key)
+        if record.status == jobs.DONE:
+            return "already-done"
+        if record.attempts >= max_attempts:
+            store.set_status(role, event_key, jobs.FAILED,
+                             f"gave up after {record.attempts} attempts ({record.last_error})")
+            return "gave-up"
+        take_token()
+        attempt = store.start_attempt(role, event_key, event_name)
+        event = HandledEvent(event_key, event_name, args, block, role, attempt, worker)
+        try:
+            handler(event)
+        except retryable_errors() as exc:
+            error = f"{type(exc).__name__}: {exc}"
+            store.set_status(role, event_key, jobs.FAILED if final_attempt else jobs.QUEUED, error)
+            if isinstance(exc, RetryableError):
+                raise
+            raise RetryableError(error) from exc
+        except Exception as exc:
+            store.set_status(role, event_key, jobs.FAILED, f"{type(exc).__name__}: {exc}")
+            raise
+        store.set_status(role, event_key, jobs.DONE)
+        return "done"
+    finally:
+        lease.__exit__(None, None, None)

@@ -1,0 +1,112 @@
+"""Job records and leases in Redis: one record per (role, event key), event key = txHash:logIndex.
+
+Record (hash decentrl:<node>:job:<role>:<key>): status queued|running|done|failed, attempts
+(handler runs started), last_error, event, updated (unix seconds). A lease
+(decentrl:<node>:lease:<role>:<key>) marks a handler as running; its owner renews it while the
+handler runs, so it lapses soon after a worker dies and a redelivered task can run again.
+"""
+from __future__ import annotations
+
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+
+import redis
+
+QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+_RELEASE = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+"""
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    status: str | None
+    attempts: int
+    last_error: str
+    event: str
+
+    @classmethod
+    def parse(cls, raw: dict) -> "JobRecord":
+        raw = {k.decode(): v.decode() for k, v in raw.items()}
+        return cls(status=raw.get("status"), attempts=int(raw.get("attempts", 0)),
+                   last_error=raw.get("last_error", ""), event=raw.get("event", ""))
+
+
+class JobStore:
+    def __init__(self, client: redis.Redis, prefix: str):
+        self.client, self.prefix = client, prefix
+        self._renew = client.register_script(_RENEW)
+        self._release = client.register_script(_RELEASE)
+
+    def job_key(self, role: str, event_key: str) -> str:
+        return f"{self.prefix}:job:{role}:{event_key}"
+
+    def lease_key(self, role: str, event_key: str) -> str:
+        return f"{self.prefix}:lease:{role}:{event_key}"
+
+    def get(self, role: str, event_key: str) -> JobRecord:
+        return JobRecord.parse(self.client.hgetall(self.job_key(role, event_key)))
+
+    def mark_queued(self, role: str, event_key: str, event: str) -> bool:
+        """Create the record as queued; False (and nothing changed) if it already exists."""
+        key = self.job_key(role, event_key)
+        created = self.client.hsetnx(key, "status", QUEUED)
+        if created:
+            self.client.hset(key, mapping={"event": event, "attempts": 0, "updated": time.time()})
+        return bool(created)
+
+    def start_attempt(self, role: str, event_key: str, event: str) -> int:
+        key = self.job_key(role, event_key)
+        pipe = self.client.pipeline()
+        pipe.hincrby(key, "attempts", 1)
+        pipe.hset(key, mapping={"status": RUNNING, "event": event, "updated": time.time()})
+        return int(pipe.execute()[0])
+
+    def set_status(self, role: str, event_key: str, status: str, error: str | None = None) -> None:
+        mapping = {"status": status, "updated": time.time()}
+        if error is not None:
+            mapping["last_error"] = error[:2000]
+        self.client.hset(self.job_key(role, event_key), mapping=mapping)
+
+    def lease(self, role: str, event_key: str, ttl_s: float) -> "Lease":
+        return Lease(self, self.lease_key(role, event_key), ttl_s)
+
+
+class LeaseHeld(RuntimeError):
+    """Another worker is running this job now (or died less than a lease ago)."""
+
+
+class Lease:
+    """SET NX PX lease renewed by a daemon thread every ttl/3 until released."""
+
+    def __init__(self, store: JobStore, key: str, ttl_s: float):
+        self.store, self.key, self.ttl_ms = store, key, max(1, int(ttl_s * 1000))
+        self.token = uuid.uuid4().hex
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def __enter__(self) -> "Lease":
+        if not self.store.client.set(self.key, self.token, nx=True, px=self.ttl_ms):
+            ttl = self.store.client.pttl(self.key)
+            raise LeaseHeld(f"{self.key} is held for another {max(ttl, 0) / 1000:.1f} s")
+        self._thread = threading.Thread(target=self._renew_loop, daemon=True)
+        self._thread.start()
+        return self
+
+    def _renew_loop(self) -> None:
+        while not self._stop.wait(self.ttl_ms / 3000):
+            self.store._renew(keys=[self.key], args=[self.token, self.ttl_ms])
+
+    def __exit__(self, *exc) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join()
+        self.store._release(keys=[self.key], args=[self.token])

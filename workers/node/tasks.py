@@ -1,0 +1,67 @@
+"""Thin Celery tasks: unpack ids, call the plain logic in dispatch.run_event, declare retries."""
+from __future__ import annotations
+
+import importlib
+import os
+import time
+from typing import Callable
+
+import redis
+from celery import Celery
+
+from workers.node import dispatch, jobs
+from workers.node.celery_app import HANDLE_EVENT, PING
+from workers.node.config import NodeConfig
+from workers.node.ratelimit import TokenBucket
+
+_state: dict = {}
+
+
+def node_state(config: NodeConfig) -> tuple[jobs.JobStore, TokenBucket]:
+    """This process's Redis client, job store and rate bucket (made after the pool forks)."""
+    if _state.get("pid") != os.getpid() or _state.get("config") is not config:
+        client = redis.Redis.from_url(config.redis_url)
+        _state.update(pid=os.getpid(), config=config,
+                      store=jobs.JobStore(client, config.key()),
+                      bucket=TokenBucket(client, config.key("rate"), config.rate_per_s,
+                                         config.burst))
+    return _state["store"], _state["bucket"]
+
+
+def register(app: Celery) -> None:
+    config: NodeConfig = app.node_config
+
+    @app.task(name=HANDLE_EVENT, bind=True, autoretry_for=(dispatch.RetryableError,),
+              retry_backoff=config.retry_backoff, retry_backoff_max=config.retry_backoff_max,
+              retry_jitter=config.retry_jitter, max_retries=config.max_retries)
+    def handle_event(self, event_key: str, event_name: str, args: dict, block: int, role: str):
+        store, bucket = node_state(config)
+        return dispatch.run_event(
+            store, bucket.take, role, event_key, event_name, args, block,
+            final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
+            max_attempts=config.max_retries + 3, worker=self.request.hostname or "")
+
+    @app.task(name=PING, bind=True)
+    def ping(self, queue: str, sent_at: float):
+        return {"queue": queue, "worker": self.request.hostname, "latency_s": time.time() - sent_at}
+
+
+def load_handlers(config: NodeConfig) -> None:
+    for module in config.handler_modules:
+        importlib.import_module(module)
+
+
+def make_enqueue(app: Celery, roles=None,
+                 table: dispatch.DispatchTable = dispatch.DISPATCH) -> Callable:
+    """enqueue(event) -> queues, for the watcher: one handle_event per role handling the event."""
+    config: NodeConfig = app.node_config
+    load_handlers(config)
+
+    def send(role: str, kwargs: dict) -> None:
+        app.send_task(HANDLE_EVENT, kwargs=kwargs)
+
+    def enqueue(event) -> list[str]:
+        store, _ = node_state(config)
+        return dispatch.enqueue(event, send, store, table, roles)
+
+    return enqueue
