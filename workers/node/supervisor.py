@@ -1,0 +1,161 @@
+"""Start and keep alive a node's processes: the chain watcher and one Celery worker per role.
+
+Each child is a real process in its own session (so its pool children stop with it), with its
+output in <node_dir>/logs/<name>.log. check() restarts children that died; stop() sends SIGTERM
+to each child's process group and SIGKILL after a timeout.
+
+The watcher is given as an import path "module:callable" (the chain layer provides it): it is run
+by `python -m workers.node.watcher_runner`, which calls it with one argument, `enqueue(event)`
+(tasks.make_enqueue), and the callable runs until the process is stopped.
+"""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from workers.node.config import ENV_VAR, ROLE_QUEUES, NodeConfig
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass
+class Child:
+    name: str
+    argv: list[str]
+    log_path: Path
+    process: subprocess.Popen | None = None
+    restarts: int = 0
+    started_at: float = 0.0
+
+    @property
+    def pid(self) -> int | None:
+        return self.process.pid if self.process else None
+
+    def alive(self) -> bool:
+        return self.process is not None and self.process.poll() is None
+
+
+@dataclass
+class Supervisor:
+    """A node's processes. roles: subset of sampler, trainer, validator, chain."""
+
+    config: NodeConfig
+    node_dir: Path
+    roles: tuple[str, ...]
+    watcher: str | None = None
+    concurrency: int = 1
+    pool: str = "prefork"
+    log_level: str = "info"
+    env: dict = field(default_factory=dict)
+    """Extra environment for the children (e.g. PYTHONPATH for handler modules)."""
+    children: dict[str, Child] = field(default_factory=dict)
+
+    def __post_init__(self):
+        self.node_dir = Path(self.node_dir)
+        unknown = set(self.roles) - set(ROLE_QUEUES)
+        if unknown:
+            raise ValueError(f"unknown roles {sorted(unknown)}; roles: {sorted(ROLE_QUEUES)}")
+        if self.watcher is not None and ":" not in self.watcher:
+            raise ValueError(f"watcher must be 'module:callable', got {self.watcher!r}")
+        logs = self.node_dir / "logs"
+        for role in self.roles:
+            argv = [sys.executable, "-m", "celery", "-A", "workers.node.worker", "worker",
+                    "-Q", ROLE_QUEUES[role], "-c", str(self.concurrency), "-P", self.pool,
+                    "-n", f"{role}@{self.config.node_name}", "-l", self.log_level,
+                    "--without-gossip", "--without-mingle", "--without-heartbeat"]
+            self.children[role] = Child(role, argv, logs / f"{role}.log")
+        if self.watcher:
+            argv = [sys.executable, "-m", "workers.node.watcher_runner", self.watcher,
+                    "--roles", ",".join(self.roles)]
+            self.children["watcher"] = Child("watcher", argv, logs / "watcher.log")
+
+    def _child_env(self) -> dict:
+        env = dict(os.environ)
+        env.update(self.env)
+        env[ENV_VAR] = self.config.to_json()
+        paths = [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
+        env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
+        return env
+
+    def _spawn(self, child: Child) -> None:
+        child.log_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(child.log_path, "ab") as log:
+            child.process = subprocess.Popen(child.argv, cwd=ROOT, env=self._child_env(),
+                                             stdin=subprocess.DEVNULL, stdout=log,
+                                             stderr=subprocess.STDOUT, start_new_session=True)
+        child.started_at = time.time()
+
+    def start(self) -> None:
+        for child in self.children.values():
+            if not child.alive():
+                self._spawn(child)
+
+    def check(self) -> list[str]:
+        """Restart every child that is not running; returns their names."""
+        restarted = []
+        for child in self.children.values():
+            if child.process is not None and not child.alive():
+                _kill_group(child.process, signal.SIGKILL)  # its pool children, if any survived
+                child.restarts += 1
+                self._spawn(child)
+                restarted.append(child.name)
+        return restarted
+
+    def health(self) -> dict[str, dict]:
+        return {c.name: {"pid": c.pid, "alive": c.alive(), "restarts": c.restarts,
+                         "uptime_s": round(time.time() - c.started_at, 1) if c.alive() else 0.0,
+                         "log": str(c.log_path)}
+                for c in self.children.values()}
+
+    def run(self, interval: float = 1.0) -> None:
+        """Start, then restart dead children every `interval` s until SIGTERM/SIGINT; stop."""
+        stopping = []
+        handler = lambda *_: stopping.append(True)  # noqa: E731
+        old = {s: signal.signal(s, handler) for s in (signal.SIGTERM, signal.SIGINT)}
+        try:
+            self.start()
+            while not stopping:
+                time.sleep(interval)
+                if not stopping:
+                    self.check()
+        finally:
+            self.stop()
+            for s, h in old.items():
+                signal.signal(s, h)
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """SIGTERM each child's process group (Celery's warm shutdown returns unacknowledged
+        messages), then SIGKILL what is left after `timeout` seconds."""
+        live = [c.process for c in self.children.values() if c.alive()]
+        for p in live:
+            _kill_group(p, signal.SIGTERM)
+        deadline = time.monotonic() + timeout
+        for p in live:
+            try:
+                p.wait(max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                pass
+        for c in self.children.values():
+            if c.process is not None:
+                _kill_group(c.process, signal.SIGKILL)
+                c.process.wait()
+
+    def __enter__(self) -> "Supervisor":
+        self.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.stop()
+
+
+def _kill_group(process: subprocess.Popen, sig: int) -> None:
+    """Signal the child's process group (its session, which it leads: pgid == pid)."""
+    try:
+        os.killpg(process.pid, sig)
+    except ProcessLookupError:
+        pass
