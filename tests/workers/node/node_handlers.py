@@ -1,0 +1,59 @@
+"""Test-only handlers, imported by the worker subprocesses (NodeConfig.handler_modules) with this
+folder on their PYTHONPATH. Each records what it did in Redis under test:* keys."""
+import json
+import os
+import time
+
+import redis
+
+from workers.node.config import NodeConfig
+from workers.node.dispatch import DISPATCH, HandledEvent
+
+_client = {}
+
+
+def r() -> redis.Redis:
+    if _client.get("pid") != os.getpid():
+        _client.update(pid=os.getpid(), c=redis.Redis.from_url(NodeConfig.from_env().redis_url))
+    return _client["c"]
+
+
+def _note(ev: HandledEvent, kind: str) -> None:
+    r().rpush(f"test:{kind}:{ev.key}", json.dumps(
+        {"role": ev.role, "worker": ev.worker, "pid": os.getpid(), "t": time.time(),
+         "attempt": ev.attempt}))
+
+
+@DISPATCH.on("Ping", "sampler")
+@DISPATCH.on("Ping", "validator")
+def ping(ev: HandledEvent) -> None:
+    _note(ev, "ran")
+
+
+@DISPATCH.on("Count", "sampler")
+@DISPATCH.on("Count", "validator")
+def count(ev: HandledEvent) -> None:
+    _note(ev, "ran")
+    r().rpush("test:starts:" + ev.args["batch"], json.dumps({"t": time.time(), "worker": ev.worker,
+                                                            "pid": os.getpid()}))
+    time.sleep(ev.args.get("sleep", 0))
+
+
+@DISPATCH.on("Slow", "trainer")
+def slow(ev: HandledEvent) -> None:
+    _note(ev, "started")
+    time.sleep(ev.args["sleep"])
+    _note(ev, "completed")
+
+
+@DISPATCH.on("Flaky", "sampler")
+def flaky(ev: HandledEvent) -> None:
+    _note(ev, "ran")
+    if r().llen(f"test:ran:{ev.key}") <= ev.args["fail"]:
+        raise TimeoutError(f"chain call timed out (attempt {ev.attempt})")
+
+
+@DISPATCH.on("Broken", "sampler")
+def broken(ev: HandledEvent) -> None:
+    _note(ev, "ran")
+    raise ValueError("bad input")

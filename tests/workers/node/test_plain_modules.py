@@ -1,0 +1,79 @@
+"""The Celery-free parts: config checks, routing by task name, dispatch table, token bucket."""
+import time
+import uuid
+
+import pytest
+
+from conftest import Event
+from workers.node import dispatch, jobs
+from workers.node.celery_app import HANDLE_EVENT, PING, route_task
+from workers.node.config import NodeConfig
+from workers.node.ratelimit import TokenBucket
+
+
+def test_config_round_trips_and_refuses_unsafe_timeouts(config):
+    assert NodeConfig.from_json(config.to_json()) == config
+    with pytest.raises(ValueError, match="visibility_timeout"):
+        NodeConfig(redis_url="redis://x", time_limit=600, soft_time_limit=500,
+                   visibility_timeout=600)
+    with pytest.raises(ValueError, match="soft_time_limit"):
+        NodeConfig(redis_url="redis://x", time_limit=10, soft_time_limit=10)
+
+
+def test_routing_by_task_name():
+    assert route_task(HANDLE_EVENT, (), {"role": "trainer"}, {}) == {"queue": "train"}
+    assert route_task(HANDLE_EVENT, (), {"role": "validator"}, {}) == {"queue": "validate"}
+    assert route_task("decentrl.sample.prefetch_policy", (), {}, {}) == {"queue": "sample"}
+    assert route_task("decentrl.chain.withdraw", (), {}, {}) == {"queue": "chain"}
+    assert route_task(PING, (), {"queue": "train", "sent_at": 0}, {}) == {"queue": "train"}
+
+
+def test_app_is_json_only_acks_late_prefetch_one(app):
+    c = app.conf
+    assert c.accept_content == ["json"] and c.task_serializer == "json"
+    assert c.task_acks_late and c.task_reject_on_worker_lost
+    assert c.worker_prefetch_multiplier == 1
+    task = app.tasks[HANDLE_EVENT]
+    assert task.autoretry_for == (dispatch.RetryableError,)
+    assert (task.retry_backoff, task.retry_backoff_max, task.max_retries) == (1, 2, 3)
+
+
+def test_dispatch_table_refuses_a_second_handler_and_unknown_roles():
+    table = dispatch.DispatchTable()
+    table.register("E", "sampler", print)
+    table.register("E", "sampler", print)  # same handler: re-import is fine
+    with pytest.raises(ValueError, match="already registered"):
+        table.register("E", "sampler", repr)
+    with pytest.raises(ValueError, match="unknown role"):
+        table.register("E", "miner", print)
+    with pytest.raises(dispatch.UnknownHandler, match="handler_modules"):
+        table.handler("E", "trainer")
+
+
+def test_enqueue_sends_one_task_per_handling_role_of_the_node(rclient):
+    table = dispatch.DispatchTable()
+    table.register("E", "sampler", print)
+    table.register("E", "validator", print)
+    store = jobs.JobStore(rclient, "decentrl:unit-" + uuid.uuid4().hex)
+    sent = []
+    ev = Event("E", {"root": b"\x01\xff", "ids": (1, 2)})
+    queues = dispatch.enqueue(ev, lambda role, kw: sent.append(kw), store, table,
+                              roles=["sampler", "trainer"])
+    assert queues == ["sample"]
+    assert sent == [{"event_key": ev.key, "event_name": "E", "args": {"root": "0x01ff",
+                     "ids": [1, 2]}, "block": 1, "role": "sampler"}]
+    assert store.get("sampler", ev.key).status == jobs.QUEUED
+    store.set_status("sampler", ev.key, jobs.DONE)
+    assert dispatch.enqueue(ev, lambda role, kw: sent.append(kw), store, table) == ["validate"]
+
+
+def test_token_bucket_allows_burst_then_rate(rclient):
+    bucket = TokenBucket(rclient, "decentrl:unit-bucket-" + uuid.uuid4().hex, rate=20, burst=4)
+    assert [bucket.try_take() for _ in range(4)] == [0.0] * 4
+    wait = bucket.try_take()
+    assert 0.03 < wait <= 0.051
+    start = time.monotonic()
+    for _ in range(10):
+        bucket.take()
+    elapsed = time.monotonic() - start
+    assert 0.45 < elapsed < 0.8, elapsed  # 10 tokens at 20/s

@@ -1,0 +1,31 @@
+"""At most rate_per_s new tasks a second per node (plus the burst), across worker processes:
+here two workers (sampler and validator) of two pool processes each share one bucket."""
+import json
+import time
+
+from conftest import Event, wait_for
+
+
+def test_node_rate_limit_holds_across_workers(enqueue, rclient, config):
+    batch = f"rate-{time.time()}"
+    events = [Event("Count", {"batch": batch}) for _ in range(30)]
+    for ev in events:
+        enqueue(ev)  # 60 tasks: each event goes to the sampler and the validator queue
+    key = f"test:starts:{batch}"
+    wait_for(lambda: rclient.llen(key) == 60, timeout=30, interval=0.1)
+    starts = sorted((json.loads(x) for x in rclient.lrange(key, 0, -1)), key=lambda s: s["t"])
+    ts = [s["t"] for s in starts]
+    t0 = ts[0]
+    per_second = [sum(1 for t in ts if k <= t - t0 < k + 1) for k in range(int(ts[-1] - t0) + 1)]
+    print(f"\nstarts per second {per_second}; workers "
+          f"{sorted({s['worker'] for s in starts})}; pool processes {len({s['pid'] for s in starts})}")
+    assert {s["worker"] for s in starts} == {"sampler@testnode", "validator@testnode"}
+    assert len({s["pid"] for s in starts}) >= 3
+    # a token bucket lets at most burst + rate*T start in any window of T seconds
+    bound = config.burst + config.rate_per_s * 1.0 + 1  # +1: handler clocks vs Redis's clock
+    for i, t in enumerate(ts):
+        in_window = sum(1 for u in ts[i:] if u < t + 1.0)
+        assert in_window <= bound, (i, in_window)
+    span = ts[-1] - t0
+    floor = (60 - config.burst - 1) / config.rate_per_s  # ~5.4 s
+    assert floor * 0.95 < span < floor + 2.5, span  # limited, but not slower than the limit

@@ -1,0 +1,45 @@
+"""The embedded Redis is a real server on 127.0.0.1 without persistence; REDIS_URL wins."""
+import os
+
+import pytest
+
+from workers.node import redis_service
+from conftest import PORTS
+
+
+def test_embedded_is_a_real_redis_on_loopback(redis_server, rclient):
+    assert redis_server.embedded and redis_server.url.startswith("redis://127.0.0.1:")
+    assert int(redis_server.url.rsplit(":", 1)[1].split("/")[0]) in PORTS
+    info = rclient.info("server")
+    assert info["redis_version"].split(".")[0] >= "6" and info["process_id"] == redis_server.pid
+    assert rclient.config_get("save")["save"] == ""
+    assert rclient.config_get("appendonly")["appendonly"] == "no"
+    assert rclient.config_get("bind")["bind"] == "127.0.0.1"
+    assert rclient.config_get("dir")["dir"] == str(redis_server.data_dir)
+
+
+def test_second_server_takes_next_free_port_and_stops_by_pid(redis_server, tmp_path):
+    other = redis_service.start_embedded(tmp_path, ports=PORTS)
+    try:
+        assert other.url != redis_server.url
+        assert other.client().ping()
+    finally:
+        other.stop()
+    assert other.process.poll() is not None
+    with pytest.raises(ProcessLookupError):
+        os.kill(other.pid, 0)
+
+
+def test_redis_url_is_used_when_given(redis_server, tmp_path, monkeypatch):
+    monkeypatch.setenv("REDIS_URL", redis_server.url)
+    service = redis_service.redis_for_node(tmp_path)
+    assert not service.embedded and service.url == redis_server.url
+    assert not (tmp_path / "redis").exists()
+
+
+def test_unreachable_redis_url_says_what_to_do(tmp_path, monkeypatch):
+    url = "redis://127.0.0.1:16399/0"  # nothing listens there (the embedded one took 16392+)
+    monkeypatch.setenv("REDIS_URL", url)
+    with pytest.raises(redis_service.RedisUnavailable,
+                       match=f"cannot reach Redis at {url}: start it or unset REDIS_URL"):
+        redis_service.redis_for_node(tmp_path)

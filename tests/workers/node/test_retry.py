@@ -1,0 +1,50 @@
+"""Retryable errors retry with exponential backoff (here 1 s, 2 s, capped at 2 s, no jitter);
+other errors fail the job at once."""
+import time
+
+from conftest import Event, notes, wait_for
+from workers.node import jobs
+from workers.node.tasks import node_state
+
+
+def _gaps(ran):
+    ts = [n["t"] for n in ran]
+    return [b - a for a, b in zip(ts, ts[1:])]
+
+
+def test_timeout_retries_with_backoff_then_succeeds(enqueue, rclient, config):
+    store, _ = node_state(config)
+    ev = Event("Flaky", {"fail": 2})
+    assert enqueue(ev) == ["sample"]
+    wait_for(lambda: store.get("sampler", ev.key).status == jobs.DONE, timeout=15)
+    ran = notes(rclient, "ran", ev.key)
+    assert [n["attempt"] for n in ran] == [1, 2, 3]
+    gaps = _gaps(ran)
+    print(f"\nretry gaps {[round(g, 2) for g in gaps]} s (backoff 1, 2)")
+    assert 0.9 < gaps[0] < 1.7 and 1.9 < gaps[1] < 2.7
+    rec = store.get("sampler", ev.key)
+    assert rec.attempts == 3 and rec.last_error.startswith("TimeoutError: chain call timed out")
+
+
+def test_retries_exhausted_marks_failed(enqueue, rclient, config):
+    store, _ = node_state(config)
+    ev = Event("Flaky", {"fail": 99})
+    enqueue(ev)
+    wait_for(lambda: store.get("sampler", ev.key).status == jobs.FAILED, timeout=20)
+    ran = notes(rclient, "ran", ev.key)
+    assert len(ran) == 1 + config.max_retries
+    gaps = _gaps(ran)
+    assert all(lo < g < lo + 0.8 for lo, g in zip((0.9, 1.9, 1.9), gaps)), gaps  # capped at 2 s
+    time.sleep(2.5)
+    assert len(notes(rclient, "ran", ev.key)) == 4
+
+
+def test_non_retryable_error_fails_once(enqueue, rclient, config):
+    store, _ = node_state(config)
+    ev = Event("Broken", {})
+    enqueue(ev)
+    wait_for(lambda: store.get("sampler", ev.key).status == jobs.FAILED, timeout=10)
+    time.sleep(1.5)
+    rec = store.get("sampler", ev.key)
+    assert (rec.attempts, rec.last_error) == (1, "ValueError: bad input")
+    assert len(notes(rclient, "ran", ev.key)) == 1
