@@ -4,6 +4,10 @@ import json
 from functools import lru_cache
 from pathlib import Path
 
+from eth_utils import to_checksum_address
+
+from workers import protocol
+
 ABI_DIR = Path(__file__).resolve().parent / "abi"
 CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken")
 
@@ -19,3 +23,26 @@ def abi_document(name: str) -> dict:
 
 def load_abi(name: str) -> list:
     return abi_document(name)["abi"]
+
+
+_ENUMS = {e.__name__: e for e in (protocol.Role, protocol.Outcome, protocol.Status, protocol.Phase, protocol.Verdict)}
+
+
+def typed_value(spec: dict, value):
+    """A decoded ABI value as the workers use it: the protocol enum for a Solidity enum
+    (by internalType), a checksummed address, anything else unchanged."""
+    internal = spec.get("internalType") or ""
+    if internal.startswith("enum "):
+        enum = _ENUMS.get(internal.rsplit(".", 1)[-1].split()[-1])
+        if enum is not None and value in enum._value2member_map_:
+            return enum(value)
+    if spec["type"] == "address" and isinstance(value, str):
+        return to_checksum_address(value)
+    return value
+
+
+def canonical_type(item: dict) -> str:
+    """The ABI type as it appears in a signature (tuples spelled out)."""
+    if item["type"].startswith("tuple"):
+        return "(" + ",".join(canonical_type(c) for c in item["components"]) + ")" + item["type"][5:]
+    return item["type"]

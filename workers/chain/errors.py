@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from eth_abi import decode
-from eth_utils import keccak, to_checksum_address
+from eth_utils import keccak
 from web3.exceptions import (
     ContractLogicError,
     TimeExhausted,
@@ -25,7 +25,7 @@ from web3.exceptions import (
 )
 
 from workers import protocol
-from workers.chain.abi import CONTRACTS, load_abi
+from workers.chain.abi import CONTRACTS, canonical_type, load_abi, typed_value
 
 ERROR_STRING = bytes.fromhex("08c379a0")  # Error(string)
 PANIC = bytes.fromhex("4e487b71")  # Panic(uint256)
@@ -52,14 +52,6 @@ RETRYABLE_RPC_MESSAGES = re.compile(
     r"timeout|timed out|temporarily unavailable|too many requests|rate limit|header not found",
     re.I,
 )
-
-_ENUMS = {
-    "Role": protocol.Role,
-    "Outcome": protocol.Outcome,
-    "Status": protocol.Status,
-    "Phase": protocol.Phase,
-    "Verdict": protocol.Verdict,
-}
 
 
 @dataclass(frozen=True)
@@ -103,12 +95,6 @@ def _show(value) -> str:
     return str(value)
 
 
-def _canonical_type(item: dict) -> str:
-    if item["type"].startswith("tuple"):
-        return "(" + ",".join(_canonical_type(c) for c in item["components"]) + ")" + item["type"][5:]
-    return item["type"]
-
-
 @lru_cache(maxsize=1)
 def error_table() -> dict:
     """{4-byte selector: error ABI item} over every committed ABI."""
@@ -117,15 +103,9 @@ def error_table() -> dict:
         for item in load_abi(contract):
             if item["type"] != "error":
                 continue
-            signature = f'{item["name"]}({",".join(_canonical_type(i) for i in item["inputs"])})'
+            signature = f'{item["name"]}({",".join(canonical_type(i) for i in item["inputs"])})'
             table.setdefault(keccak(text=signature)[:4], item)
     return table
-
-
-def _enum_for(internal_type: str | None):
-    if internal_type and internal_type.startswith("enum "):
-        return _ENUMS.get(internal_type.rsplit(".", 1)[-1].split()[-1])
-    return None
 
 
 def decode_revert(data: bytes | str | None) -> DecodedError:
@@ -142,16 +122,11 @@ def decode_revert(data: bytes | str | None) -> DecodedError:
         item = error_table().get(selector)
         if item is None:
             return DecodedError("Unknown", data=data)
-        values = decode([_canonical_type(i) for i in item["inputs"]], body)
+        values = decode([canonical_type(i) for i in item["inputs"]], body)
     except Exception:  # malformed body under a known selector: report the raw data
         return DecodedError("Unknown", data=data)
-    args = []
-    for spec, value in zip(item["inputs"], values):
-        enum = _enum_for(spec.get("internalType"))
-        if spec["type"] == "address":
-            value = to_checksum_address(value)
-        args.append(enum(value) if enum is not None and value in enum._value2member_map_ else value)
-    return DecodedError(item["name"], tuple(args), tuple(i["name"] for i in item["inputs"]), data)
+    args = tuple(typed_value(spec, value) for spec, value in zip(item["inputs"], values))
+    return DecodedError(item["name"], args, tuple(i["name"] for i in item["inputs"]), data)
 
 
 def revert_data_of(exc: BaseException) -> bytes | None:

@@ -1,0 +1,93 @@
+"""workers.chain.sender: one nonce sequence per account across threads and processes (through a
+real Redis, against a real anvil), decoded reverts, dropped transactions, nonce resync."""
+
+import logging
+import multiprocessing
+import time
+from concurrent.futures import ProcessPoolExecutor
+
+import pytest
+
+from chain_services import send_from_threads
+from workers.chain.errors import DroppedTransaction, TxReverted
+from workers.chain.sender import TxSender
+from workers.protocol import Role
+
+SINK = "0x000000000000000000000000000000000000dEaD"
+
+
+def test_threads_and_processes_share_one_contiguous_nonce_sequence(anvil, redis_server, w3, new_account):
+    account = new_account()
+    processes, threads, per_thread = 3, 8, 20
+    started = time.perf_counter()
+    with ProcessPoolExecutor(processes, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = [pool.submit(send_from_threads, anvil.http_url, redis_server.url, account.key, threads,
+                               per_thread, SINK) for _ in range(processes)]
+        results = [f.result(timeout=300) for f in futures]
+    elapsed = time.perf_counter() - started
+    hashes = [h for batch, _ in results for h in batch]
+    total = processes * threads * per_thread
+    print(f"\n{total} txs from {processes} processes x {threads} threads: {elapsed:.2f} s "
+          f"({total / elapsed:.0f} tx/s)")
+    assert len(set(hashes)) == total
+    nonces = sorted(w3.eth.get_transaction(h)["nonce"] for h in hashes)
+    assert nonces == list(range(total))
+    assert w3.eth.get_transaction_count(account.address) == total
+    for _, stats in results:
+        assert stats.get("nonce_too_low", 0) == 0 and stats.get("nonce_too_high", 0) == 0
+        assert stats["sent"] == threads * per_thread
+
+
+def test_mined_revert_is_re_simulated_and_decoded(w3, deployment, redis_client, new_account):
+    sender = TxSender(w3, new_account(), redis_client)
+    with pytest.raises(TxReverted) as info:
+        sender.send(deployment.registry.functions.claimSlot(42, Role.TRAINER), gas=300_000)
+    assert info.value.receipt["status"] == 0
+    assert (info.value.error.name, info.value.error.args) == ("TaskNotFound", (42,))
+    assert str(info.value).startswith("claimSlot(42, 1): TaskNotFound(taskId=42) (tx 0x")
+
+
+def test_revert_at_estimation_sends_nothing(w3, deployment, redis_client, new_account):
+    account = new_account()
+    sender = TxSender(w3, account, redis_client)
+    with pytest.raises(TxReverted, match=r"transfer\(.*\): ERC20InsufficientBalance\(sender=") as info:
+        sender.send(deployment.token.functions.transfer(SINK, 5))
+    assert info.value.receipt is None and info.value.error.kwargs["needed"] == 5
+    assert w3.eth.get_transaction_count(account.address, "pending") == 0
+
+
+def test_nonce_used_elsewhere_is_resynced_from_the_chain(w3, redis_client, new_account):
+    account = new_account()
+    sender = TxSender(w3, account, redis_client)
+    sender.send(to=SINK, value=1)
+    # the same key sends outside the node (a wallet): the stored nonce is now behind the chain
+    tx = {**sender.build(to=SINK, value=1), "nonce": 1}
+    w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(account.sign_transaction(tx).raw_transaction))
+    receipt = sender.send(to=SINK, value=1)
+    assert receipt["status"] == 1
+    assert w3.eth.get_transaction(receipt["transactionHash"])["nonce"] == 2
+    assert sender.stats["nonce_too_low"] == 1
+
+
+def test_unmined_transaction_is_dropped_and_its_nonce_reused(w3, redis_client, new_account):
+    account = new_account()
+    sender = TxSender(w3, account, redis_client, receipt_timeout=0.5)
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        with pytest.raises(DroppedTransaction, match=r"\(nonce 0\) not mined within 0.5 s") as info:
+            sender.send(to=SINK, value=1)
+        w3.provider.make_request("anvil_dropAllTransactions", [])
+    finally:
+        w3.provider.make_request("evm_setAutomine", [True])
+    assert redis_client.get(sender.nonce_key) is None  # resync on the next send
+    receipt = sender.send(to=SINK, value=2)
+    assert w3.eth.get_transaction(receipt["transactionHash"])["nonce"] == info.value.nonce == 0
+
+
+def test_keys_never_reach_the_logs(w3, redis_client, new_account, caplog):
+    caplog.set_level(logging.DEBUG)
+    account = new_account()
+    sender = TxSender(w3, account, redis_client)
+    sender.send(to=SINK, value=1)
+    assert account.address in caplog.text  # it does log, just not the key
+    assert account.key.hex() not in caplog.text and account.key.hex() not in repr(sender)

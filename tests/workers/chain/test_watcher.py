@@ -1,0 +1,198 @@
+"""workers.chain.watcher against a real anvil: events via websocket and via polling, in order;
+a stop mid-stream and a restart deliver every event exactly once; a failing callback gets its
+event again; confirmation depth; websocket vs polling latency (printed)."""
+
+import statistics
+import threading
+import time
+
+import pytest
+
+from workers.chain.watcher import END, EventWatcher, SqliteCursor
+from workers.protocol import Role
+
+
+class Recorder:
+    """A callback that records events, their arrival time, and can stop its watcher or fail."""
+
+    def __init__(self, stop_after=None, fail_at=None):
+        self.events, self.arrived = [], {}
+        self.stop_after, self.fail_at = stop_after, fail_at
+        self.watcher = None
+        self.changed = threading.Condition()
+
+    def __call__(self, event):
+        if self.fail_at is not None and len(self.events) == self.fail_at:
+            raise RuntimeError(f"callback failed on {event.key}")
+        with self.changed:
+            self.events.append(event)
+            self.arrived[event.key] = time.perf_counter()
+            self.changed.notify_all()
+        if self.stop_after is not None and len(self.events) == self.stop_after:
+            self.watcher.stop()
+
+    def wait_for(self, count, timeout=10.0):
+        with self.changed:
+            assert self.changed.wait_for(lambda: len(self.events) >= count, timeout), (
+                f"{len(self.events)} events after {timeout} s, expected {count}")
+
+
+def watch(deployment, anvil, tmp_path, recorder, mode="ws", name="w", **kwargs):
+    cursor = SqliteCursor(tmp_path / "cursor.sqlite", name)
+    if cursor.get() is None:
+        cursor.set(deployment.w3.eth.block_number, END)  # only what the test sends from here on
+    watcher = EventWatcher(deployment, recorder, cursor, ws_url=anvil.ws_url if mode == "ws" else None,
+                           mode=mode, **kwargs)
+    recorder.watcher = watcher
+    return watcher
+
+
+def set_slash_bps(deployment, admin, bps):
+    return deployment.registry.functions.setSlashBps(bps).transact({"from": admin})
+
+
+def logs_of(deployment, tx_hashes):
+    out = []
+    for h in tx_hashes:
+        receipt = deployment.w3.eth.wait_for_transaction_receipt(h)
+        out += [f"{receipt.transactionHash.to_0x_hex()}:{lg.logIndex}" for lg in receipt.logs
+                if lg.address == deployment.registry.address]
+    return out
+
+
+@pytest.mark.parametrize("mode", ["ws", "poll"])
+def test_events_arrive_decoded_and_in_order(deployment, anvil, admin, tmp_path, mode):
+    recorder = Recorder()
+    watcher = watch(deployment, anvil, tmp_path, recorder, mode).start()
+    try:
+        time.sleep(0.2)
+        assert watcher.transport == mode
+        hashes = [set_slash_bps(deployment, admin, 100 + i) for i in range(5)]
+        recorder.wait_for(5)
+    finally:
+        watcher.stop()
+    assert [e.name for e in recorder.events] == ["SlashBpsSet"] * 5
+    assert [e.args for e in recorder.events] == [{"bps": 100 + i} for i in range(5)]
+    assert [e.key for e in recorder.events] == logs_of(deployment, hashes)
+    assert [(e.block, e.log_index) for e in recorder.events] == sorted((e.block, e.log_index) for e in recorder.events)
+
+
+def test_enums_and_indexed_arguments_are_decoded(deployment, anvil, admin, tmp_path, w3):
+    recorder = Recorder()
+    watcher = watch(deployment, anvil, tmp_path, recorder, "poll", contracts=("StakeManager", "Reputation"))
+    deployment.stakes.functions.setMinStake(Role.VALIDATOR, 200 * 10**18).transact({"from": admin})
+    node = w3.eth.accounts[8]
+    deployment.stakes.functions.setNodePaused(True).transact({"from": node})
+    deployment.stakes.functions.setNodePaused(False).transact({"from": node})
+    deployment.reputation.functions.setThreshold(60).transact({"from": admin})
+    assert watcher.sync() == 4
+    first, paused, _, threshold = recorder.events
+    assert (first.name, first.contract, first.args) == ("MinStakeSet", "StakeManager",
+                                                        {"role": Role.VALIDATOR, "amount": 200 * 10**18})
+    assert first.args["role"] is Role.VALIDATOR
+    assert (paused.name, paused.args) == ("NodePauseSet", {"node": node, "paused": True})
+    assert (threshold.contract, threshold.name, threshold.args) == ("Reputation", "ThresholdSet", {"threshold": 60})
+
+
+def test_stop_mid_block_and_restart_delivers_every_event_once(deployment, anvil, admin, tmp_path, w3):
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        batch = [set_slash_bps(deployment, admin, 200 + i) for i in range(6)]
+        w3.provider.make_request("evm_mine", [])  # six events in one block
+    finally:
+        w3.provider.make_request("evm_setAutomine", [True])
+    # the cursor starts before that block
+    cursor = SqliteCursor(tmp_path / "cursor.sqlite", "restart")
+    cursor.set(w3.eth.block_number - 1, END)
+    first = Recorder(stop_after=3)
+    watcher = watch(deployment, anvil, tmp_path, first, "ws", name="restart").start()
+    first.wait_for(3)
+    watcher.stop()
+    assert len(first.events) == 3 and cursor.get() == (first.events[-1].block, first.events[-1].log_index)
+    assert cursor.last_processed_block() == first.events[-1].block - 1
+    later = [set_slash_bps(deployment, admin, 300 + i) for i in range(4)]  # sent while it is down
+    second = Recorder()
+    watcher = watch(deployment, anvil, tmp_path, second, "ws", name="restart").start()
+    try:
+        second.wait_for(7)
+        more = [set_slash_bps(deployment, admin, 400 + i) for i in range(2)]
+        second.wait_for(9)
+        time.sleep(0.2)  # nothing more may arrive
+    finally:
+        watcher.stop()
+    union = [e.key for e in first.events + second.events]
+    assert union == logs_of(deployment, batch + later + more)
+    assert len(set(union)) == len(union) == 12
+
+
+def test_failing_callback_stops_the_watcher_and_gets_its_event_again(deployment, anvil, admin, tmp_path):
+    failing = Recorder(fail_at=2)
+    watcher = watch(deployment, anvil, tmp_path, failing, "poll", name="fail")
+    hashes = [set_slash_bps(deployment, admin, 500 + i) for i in range(4)]
+    with pytest.raises(RuntimeError, match="callback failed on 0x"):
+        watcher.run()
+    retry = Recorder()
+    watch(deployment, anvil, tmp_path, retry, "poll", name="fail").sync()
+    keys = logs_of(deployment, hashes)
+    assert [e.key for e in failing.events] == keys[:2]
+    assert [e.key for e in retry.events] == keys[2:]
+
+
+def test_confirmation_depth_delays_delivery(deployment, anvil, admin, tmp_path, w3):
+    recorder = Recorder()
+    watcher = watch(deployment, anvil, tmp_path, recorder, "ws", confirmations=2).start()
+    try:
+        time.sleep(0.2)
+        set_slash_bps(deployment, admin, 600)
+        mined_in = w3.eth.block_number
+        time.sleep(0.3)
+        assert recorder.events == []
+        w3.provider.make_request("evm_mine", [])  # 1 confirmation
+        time.sleep(0.3)
+        assert recorder.events == []
+        w3.provider.make_request("evm_mine", [])  # 2 confirmations
+        recorder.wait_for(1, timeout=3)
+    finally:
+        watcher.stop()
+    assert recorder.events[0].block == mined_in and recorder.events[0].args == {"bps": 600}
+
+
+def test_websocket_unavailable_falls_back_to_polling(deployment, anvil, admin, tmp_path):
+    recorder = Recorder()
+    cursor = SqliteCursor(tmp_path / "c.sqlite", "fallback")
+    cursor.set(deployment.w3.eth.block_number, END)
+    watcher = EventWatcher(deployment, recorder, cursor, ws_url="ws://127.0.0.1:9", mode="ws")
+    recorder.watcher = watcher
+    watcher.start()
+    try:
+        set_slash_bps(deployment, admin, 700)
+        recorder.wait_for(1, timeout=10)
+        assert watcher.transport == "poll"
+    finally:
+        watcher.stop()
+
+
+def latencies(deployment, anvil, admin, tmp_path, mode, count=30):
+    recorder = Recorder()
+    watcher = watch(deployment, anvil, tmp_path, recorder, mode, name=f"latency-{mode}", poll_interval=0.05).start()
+    sent = {}
+    try:
+        time.sleep(0.3)
+        for i in range(count):
+            tx = set_slash_bps(deployment, admin, 800 + i)  # mined when this returns (automine)
+            sent[f"{tx.to_0x_hex()}:0"] = time.perf_counter()
+            recorder.wait_for(i + 1)
+            time.sleep(0.013)  # spread sends over the polling phase
+    finally:
+        watcher.stop()
+    return [(recorder.arrived[k] - t) * 1000 for k, t in sent.items()]
+
+
+def test_websocket_latency_beats_polling(deployment, anvil, admin, tmp_path):
+    ws = latencies(deployment, anvil, admin, tmp_path, "ws")
+    poll = latencies(deployment, anvil, admin, tmp_path, "poll")
+    line = lambda xs: f"p50 {statistics.median(xs):.1f} ms, mean {statistics.mean(xs):.1f} ms, max {max(xs):.1f} ms"
+    print(f"\nevent latency (tx mined -> callback), 30 events each\n  websocket: {line(ws)}\n"
+          f"  polling every 50 ms: {line(poll)}")
+    assert statistics.median(ws) < statistics.median(poll)
+    assert statistics.median(ws) < 50

@@ -1,0 +1,198 @@
+"""One transaction sender per account, shared by every process of a node.
+
+Every send takes a per-account Redis lock around "allocate nonce, sign, send", so however many
+Celery workers, threads or processes send from the account, nonces come out as one contiguous
+sequence. The next nonce lives in Redis (`decentrl:nonce:<chainId>:<address>`); it is taken from
+the chain's pending nonce when the key is missing, and resynced from it after a 'nonce too low'
+/ 'nonce too high' answer, a failed send, or a dropped transaction. Gas is estimated (a revert
+there raises TxReverted before anything is sent); the receipt is awaited outside the lock with a
+timeout (30 s by default). A mined revert is re-simulated with eth_call at its block to recover
+the custom error. The key signs locally and is never logged."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import Counter
+from dataclasses import dataclass
+
+from eth_utils import keccak
+from web3.exceptions import ContractLogicError, TimeExhausted, Web3RPCError
+
+from workers.chain.errors import DecodedError, DroppedTransaction, TxReverted, decode_revert, revert_data_of
+
+log = logging.getLogger(__name__)
+
+RESYNC_MESSAGES = ("nonce too low", "nonce too high", "already known", "already imported")
+
+
+@dataclass(frozen=True)
+class SentTx:
+    tx_hash: str
+    nonce: int
+    tx: dict
+    description: str
+
+
+class TxSender:
+    """Signs and sends transactions for one account; see the module docstring."""
+
+    def __init__(self, w3, account, redis, *, receipt_timeout: float = 30.0, poll_latency: float = 0.02,
+                 gas_multiplier: float = 1.2, lock_timeout: float = 30.0, lock_poll: float = 0.002,
+                 max_resyncs: int = 3,
+                 key_prefix: str = "decentrl"):
+        self.w3 = w3
+        self._account = account
+        self.redis = redis
+        self.chain_id = w3.eth.chain_id
+        self.receipt_timeout = receipt_timeout
+        self.poll_latency = poll_latency
+        self.gas_multiplier = gas_multiplier
+        self.lock_timeout = lock_timeout
+        self.lock_poll = lock_poll  # redis-py polls a held lock; its default 0.1 s idles the account
+        self.max_resyncs = max_resyncs
+        self.nonce_key = f"{key_prefix}:nonce:{self.chain_id}:{account.address}"
+        self.lock_key = f"{key_prefix}:nonce-lock:{self.chain_id}:{account.address}"
+        self.stats = Counter()
+        self._stats_lock = threading.Lock()
+
+    def __repr__(self) -> str:
+        return f"TxSender({self.address}, chain {self.chain_id})"
+
+    @property
+    def address(self) -> str:
+        return self._account.address
+
+    def _count(self, what: str) -> None:
+        with self._stats_lock:
+            self.stats[what] += 1
+
+    # -- building ---------------------------------------------------------------------------
+
+    def build(self, call=None, *, to: str | None = None, value: int = 0, data: bytes = b"",
+              gas: int | None = None) -> dict:
+        """An unsigned EIP-1559 transaction without nonce: `call` is a web3 ContractFunction
+        (`registry.functions.commit(task, c)`), or give `to`/`data`/`value` directly."""
+        tx = {"from": self.address, "value": value, "chainId": self.chain_id}
+        if call is not None:
+            to = call.address
+            data = call.build_transaction(
+                {**tx, "gas": 1, "maxFeePerGas": 1, "maxPriorityFeePerGas": 1, "nonce": 0}
+            )["data"]
+        tx["to"] = to
+        tx["data"] = data if isinstance(data, str) else "0x" + bytes(data).hex()
+        if gas is None:
+            try:
+                gas = int(self.w3.eth.estimate_gas(tx) * self.gas_multiplier)
+            except (ContractLogicError, Web3RPCError) as exc:
+                data_ = revert_data_of(exc)
+                if data_ is None:
+                    raise
+                raise TxReverted(decode_revert(data_), call=_describe(call, to)) from None
+        tx["gas"] = gas
+        tip = self.w3.eth.max_priority_fee
+        base = self.w3.eth.get_block("latest")["baseFeePerGas"]
+        tx["maxPriorityFeePerGas"] = tip
+        tx["maxFeePerGas"] = 2 * base + tip
+        tx["type"] = 2
+        return tx
+
+    # -- sending ----------------------------------------------------------------------------
+
+    def send(self, call=None, *, to: str | None = None, value: int = 0, data: bytes = b"",
+             gas: int | None = None, wait: bool = True):
+        """Builds, signs and sends; returns the receipt (wait=True) or a SentTx to `wait` on."""
+        tx = self.build(call, to=to, value=value, data=data, gas=gas)
+        sent = self.send_built(tx, _describe(call, to))
+        return self.wait(sent) if wait else sent
+
+    def send_built(self, tx: dict, description: str = "") -> SentTx:
+        """Allocates the next nonce under the account's Redis lock, signs and sends `tx`."""
+        lock = self.redis.lock(self.lock_key, timeout=self.lock_timeout, blocking_timeout=self.lock_timeout,
+                               sleep=self.lock_poll)
+        if not lock.acquire():
+            raise TimeoutError(f"nonce lock {self.lock_key} not acquired within {self.lock_timeout:g} s")
+        try:
+            resyncs = 0
+            while True:
+                stored = self.redis.get(self.nonce_key)
+                if stored is None:
+                    nonce = self._chain_nonce()
+                else:
+                    nonce = int(stored)
+                signed = self._account.sign_transaction({**tx, "nonce": nonce})
+                tx_hash = "0x" + keccak(signed.raw_transaction).hex()
+                try:
+                    self.w3.eth.send_raw_transaction(signed.raw_transaction)
+                except Web3RPCError as exc:
+                    message = str(exc.message or exc).lower()
+                    if any(m in message for m in RESYNC_MESSAGES) and resyncs < self.max_resyncs:
+                        resyncs += 1
+                        self._count("nonce_too_low" if "too low" in message or "already" in message else "nonce_too_high")
+                        log.warning("%s: %s at nonce %d; resyncing from the chain", self.address, exc.message, nonce)
+                        self.redis.delete(self.nonce_key)
+                        continue
+                    self.redis.delete(self.nonce_key)  # unknown state: take the chain's word next time
+                    raise
+                except BaseException:
+                    self.redis.delete(self.nonce_key)
+                    raise
+                self.redis.set(self.nonce_key, nonce + 1)
+                self._count("sent")
+                log.debug("%s sent %s nonce %d: %s", self.address, description, nonce, tx_hash)
+                return SentTx(tx_hash, nonce, {**tx, "nonce": nonce}, description)
+        finally:
+            lock.release()
+
+    def _chain_nonce(self) -> int:
+        self._count("nonce_syncs")
+        return self.w3.eth.get_transaction_count(self.address, "pending")
+
+    def resync_nonce(self) -> None:
+        """Forget the stored nonce: the next send takes the chain's pending nonce."""
+        with self.redis.lock(self.lock_key, timeout=self.lock_timeout, blocking_timeout=self.lock_timeout):
+            self.redis.delete(self.nonce_key)
+
+    def wait(self, sent: SentTx, timeout: float | None = None):
+        """Waits for the receipt; DroppedTransaction when not mined in time, TxReverted with
+        the decoded error for a mined revert."""
+        timeout = self.receipt_timeout if timeout is None else timeout
+        try:
+            receipt = self.w3.eth.wait_for_transaction_receipt(sent.tx_hash, timeout=timeout,
+                                                               poll_latency=self.poll_latency)
+        except TimeExhausted:
+            self._count("dropped")
+            self.resync_nonce()
+            raise DroppedTransaction(sent.tx_hash, sent.nonce, timeout) from None
+        if receipt["status"] == 1:
+            return receipt
+        self._count("reverted")
+        raise TxReverted(self._why_reverted(sent, receipt), tx_hash=sent.tx_hash, receipt=receipt,
+                         call=sent.description)
+
+    def _why_reverted(self, sent: SentTx, receipt) -> DecodedError:
+        tx = sent.tx
+        call = {k: tx[k] for k in ("from", "to", "data", "value", "gas")}
+        try:
+            self.w3.eth.call(call, block_identifier=receipt["blockNumber"])
+        except (ContractLogicError, Web3RPCError) as exc:
+            data = revert_data_of(exc)
+            if data is None:
+                raise
+            return decode_revert(data)
+        if receipt["gasUsed"] >= tx["gas"]:
+            return DecodedError("OutOfGas", (tx["gas"],), ("gasLimit",))
+        return DecodedError("Unknown")
+
+
+def _describe(call, to) -> str:
+    if call is None:
+        return f"transfer to {to}"
+    return f"{call.fn_name}({', '.join(map(_short, call.args))})"
+
+
+def _short(value) -> str:
+    if isinstance(value, (bytes, bytearray)):
+        return "0x" + bytes(value).hex()[:16] + ("…" if len(value) > 8 else "")
+    return str(value)
+

@@ -1,0 +1,282 @@
+"""EventWatcher: follows the protocol's events and hands them, in (block, logIndex) order, to a
+callback, with a persisted cursor.
+
+Transport: a websocket subscription (web3 7 AsyncWeb3 + WebSocketProvider, `logs` for the watched
+addresses and `newHeads`) runs in a helper thread and only wakes the watcher; the watcher then
+reads the new range with eth_getLogs over HTTP. So the websocket gives the latency and HTTP gives
+completeness: a missed or late notification costs nothing, because the watcher also re-checks
+every `resync_interval`; when the websocket cannot connect or breaks, the watcher polls every
+`poll_interval` (the HTTP polling fallback). mode="poll" never opens a websocket.
+
+Confirmations: a block is read only once `confirmations` more blocks sit on top of it
+(0 = as soon as mined). Deeper reorganisations than that are not handled.
+
+Cursor: a small SQLite file (WAL) holding the position (block, logIndex) of the last event whose
+callback returned, or (block, END) once a whole block is done: "last fully processed block" is
+`block` if the log index is END, else block - 1. The cursor moves only after the callback returns,
+one event at a time, so a watcher stopped (or crashed) mid-block resumes at the next event: a
+clean stop delivers nothing twice; a crash between a callback's return and the cursor write
+delivers that one event again (at-least-once). Consumers dedupe on ChainEvent.key
+(`txHash:logIndex`). SQLite rather than Redis because the embedded Redis keeps no data across
+restarts. A callback's exception stops the watcher and propagates; its event is delivered again
+on the next start."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import sqlite3
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from eth_abi import decode
+from eth_utils import event_abi_to_log_topic
+
+from workers.chain.abi import canonical_type, load_abi, typed_value
+
+log = logging.getLogger(__name__)
+
+END = 2**62  # log index meaning "the whole block"
+_DYNAMIC = ("string", "bytes")
+
+
+@dataclass(frozen=True)
+class ChainEvent:
+    name: str
+    args: dict
+    block: int
+    tx_hash: str
+    log_index: int
+    contract: str = ""
+    address: str = field(default="", compare=False)
+
+    @property
+    def key(self) -> str:
+        """`txHash:logIndex`: unique per event, the id tasks and consumers dedupe on."""
+        return f"{self.tx_hash}:{self.log_index}"
+
+
+class SqliteCursor:
+    """The watcher's persisted position, one row per watcher name in a SQLite file."""
+
+    def __init__(self, path: str | Path, name: str = "registry"):
+        self.path, self.name = Path(path), name
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._connect() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS cursor (name TEXT PRIMARY KEY, block INTEGER, log_index INTEGER)")
+
+    def _connect(self):
+        db = sqlite3.connect(self.path, timeout=30)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=NORMAL")
+        return db
+
+    def get(self) -> tuple[int, int] | None:
+        with self._connect() as db:
+            row = db.execute("SELECT block, log_index FROM cursor WHERE name = ?", (self.name,)).fetchone()
+        return (row[0], row[1]) if row else None
+
+    def set(self, block: int, log_index: int) -> None:
+        with self._connect() as db:
+            db.execute("INSERT INTO cursor VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET block = excluded.block, "
+                       "log_index = excluded.log_index", (self.name, block, log_index))
+
+    def last_processed_block(self) -> int | None:
+        position = self.get()
+        if position is None:
+            return None
+        return position[0] if position[1] == END else position[0] - 1
+
+
+class EventWatcher:
+    """Delivers the watched contracts' events to `callback(ChainEvent)`; see the module docstring.
+
+    deployment: a workers.chain.deployment.Deployment (its w3 must be an HTTP Web3).
+    contracts: which of the deployment's contracts to follow.
+    ws_url: the node's websocket endpoint (mode "ws"); None or mode "poll" means polling only.
+    start_block: where to begin when the cursor is empty (default: the deployment's block)."""
+
+    def __init__(self, deployment, callback: Callable[[ChainEvent], None], cursor: SqliteCursor, *,
+                 contracts=("TaskRegistry",), ws_url: str | None = None, mode: str = "ws",
+                 confirmations: int = 0, poll_interval: float = 0.05, resync_interval: float = 1.0,
+                 start_block: int | None = None, max_range: int = 2000):
+        if mode not in ("ws", "poll"):
+            raise ValueError(f"mode must be 'ws' or 'poll', not {mode!r}")
+        if mode == "ws" and not ws_url:
+            raise ValueError("mode 'ws' needs ws_url (the node's websocket endpoint), or use mode='poll'")
+        if confirmations < 0:
+            raise ValueError("confirmations must be >= 0")
+        self.w3 = deployment.w3
+        self.callback = callback
+        self.cursor = cursor
+        self.mode, self.ws_url = mode, ws_url
+        self.confirmations = confirmations
+        self.poll_interval, self.resync_interval = poll_interval, resync_interval
+        self.max_range = max_range
+        self.start_block = deployment.block if start_block is None else start_block
+        self.addresses = [deployment.contracts[name].address for name in contracts]
+        self._events = {}
+        for name in contracts:
+            address = deployment.contracts[name].address
+            for item in load_abi(name):
+                if item["type"] == "event" and not item.get("anonymous"):
+                    self._events[(address, event_abi_to_log_topic(item))] = (name, item)
+        self.transport = "poll"  # "ws" while the subscription is up
+        self.delivered = 0
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._ws_up = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._ws_thread: threading.Thread | None = None
+        self._ws_loop: asyncio.AbstractEventLoop | None = None
+        self._ws_task = None
+        self.error: BaseException | None = None
+
+    # -- running ---------------------------------------------------------------------------
+
+    def run(self) -> None:
+        """Follows the chain until stop(); a callback's exception propagates from here."""
+        self._stop.clear()
+        if self.mode == "ws":
+            self._start_ws()
+        try:
+            while not self._stop.is_set():
+                self._wake.clear()  # before reading: a wake-up during sync() is not lost
+                self.sync()
+                waiting = self.resync_interval if self.transport == "ws" else self.poll_interval
+                self._wake.wait(waiting)
+        finally:
+            self._stop_ws()
+
+    def start(self) -> "EventWatcher":
+        """run() in a background thread; its error, if any, is re-raised by stop()."""
+        def target():
+            try:
+                self.run()
+            except BaseException as exc:  # handed to the thread that calls stop()
+                self.error = exc
+
+        self._thread = threading.Thread(target=target, name="event-watcher", daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self, timeout: float = 10.0) -> None:
+        """Stops after the callback in progress returns; re-raises a background run()'s error."""
+        self._stop.set()
+        self._wake.set()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout)
+            if self._thread.is_alive():
+                raise TimeoutError(f"event watcher did not stop within {timeout:g} s")
+            self._thread = None
+        if self.error is not None:
+            error, self.error = self.error, None
+            raise error
+
+    @property
+    def stopping(self) -> bool:
+        return self._stop.is_set()
+
+    # -- catching up -----------------------------------------------------------------------
+
+    def position(self) -> tuple[int, int]:
+        return self.cursor.get() or (self.start_block - 1, END)
+
+    def sync(self) -> int:
+        """Delivers every event up to the confirmed head; returns how many it delivered."""
+        delivered = 0
+        block, index = self.position()
+        safe = self.w3.eth.block_number - self.confirmations
+        first = block if index != END else block + 1
+        while first <= safe and not self._stop.is_set():
+            last = min(safe, first + self.max_range - 1)
+            logs = self.w3.eth.get_logs({"address": self.addresses, "fromBlock": first, "toBlock": last})
+            for entry in sorted(logs, key=lambda e: (e["blockNumber"], e["logIndex"])):
+                if (entry["blockNumber"], entry["logIndex"]) <= (block, index):
+                    continue  # delivered before a stop in the middle of this block
+                event = self.decode(entry)
+                self.callback(event)
+                block, index = event.block, event.log_index
+                self.cursor.set(block, index)
+                delivered += 1
+                self.delivered += 1
+                if self._stop.is_set():
+                    return delivered
+            block, index = last, END
+            self.cursor.set(block, index)
+            first = last + 1
+        return delivered
+
+    def decode(self, entry) -> ChainEvent:
+        topics = [bytes(t) for t in entry["topics"]]
+        contract, item = self._events[(entry["address"], topics[0])]
+        indexed = [i for i in item["inputs"] if i["indexed"]]
+        plain = [i for i in item["inputs"] if not i["indexed"]]
+        args = {}
+        for spec, topic in zip(indexed, topics[1:]):
+            typ = canonical_type(spec)
+            dynamic = typ in _DYNAMIC or typ.endswith("]") or typ.startswith("(")
+            args[spec["name"]] = topic if dynamic else typed_value(spec, decode([typ], topic)[0])
+        values = decode([canonical_type(i) for i in plain], bytes(entry["data"]))
+        for spec, value in zip(plain, values):
+            args[spec["name"]] = typed_value(spec, value)
+        ordered = {i["name"]: args[i["name"]] for i in item["inputs"]}
+        return ChainEvent(item["name"], ordered, entry["blockNumber"], entry["transactionHash"].to_0x_hex(),
+                          entry["logIndex"], contract, entry["address"])
+
+    # -- websocket wake-ups ----------------------------------------------------------------
+
+    def _start_ws(self) -> None:
+        self._ws_up.clear()
+        self._ws_loop = asyncio.new_event_loop()
+        self._ws_thread = threading.Thread(target=self._ws_thread_main, name="event-watcher-ws", daemon=True)
+        self._ws_thread.start()
+        self._ws_up.wait(5.0)
+        if self.transport != "ws":
+            log.warning("websocket %s unavailable; polling every %g s", self.ws_url, self.poll_interval)
+
+    def _ws_thread_main(self) -> None:
+        asyncio.set_event_loop(self._ws_loop)
+        self._ws_task = self._ws_loop.create_task(self._ws_main())
+        try:
+            self._ws_loop.run_until_complete(self._ws_task)
+        except asyncio.CancelledError:
+            pass
+        except Exception as exc:  # fault tolerance: fall back to HTTP polling, which stays complete
+            log.warning("websocket %s failed (%s: %s); polling every %g s", self.ws_url, type(exc).__name__,
+                        exc, self.poll_interval)
+        finally:
+            self.transport = "poll"
+            self._ws_up.set()
+            self._wake.set()
+            self._ws_loop.close()
+
+    async def _ws_main(self) -> None:
+        from web3 import AsyncWeb3, WebSocketProvider
+
+        provider = WebSocketProvider(self.ws_url, max_connection_retries=1, request_timeout=30)
+        async with AsyncWeb3(provider) as w3:
+            await w3.eth.subscribe("logs", {"address": self.addresses})
+            if self.confirmations:
+                await w3.eth.subscribe("newHeads")
+            self.transport = "ws"
+            self._ws_up.set()
+            self._wake.set()  # catch up on anything mined while subscribing
+            async for _ in w3.socket.process_subscriptions():
+                self._wake.set()
+
+    def _stop_ws(self) -> None:
+        if self._ws_thread is None:
+            return
+        loop, task = self._ws_loop, self._ws_task
+        if task is not None and not loop.is_closed():
+            try:
+                loop.call_soon_threadsafe(task.cancel)
+            except RuntimeError:  # loop closed in between: the thread is already ending
+                pass
+        self._ws_thread.join(10)
+        self._ws_thread = None
+        self.transport = "poll"
