@@ -57,3 +57,14 @@ def flaky(ev: HandledEvent) -> None:
 def broken(ev: HandledEvent) -> None:
     _note(ev, "ran")
     raise ValueError("bad input")
+
+
+def watch(enqueue) -> None:
+    """A stand-in for the chain layer's watcher entry point: delivers one event, then idles."""
+    from types import SimpleNamespace
+
+    key = os.environ["TEST_WATCHER_EVENT_KEY"]
+    queues = enqueue(SimpleNamespace(name="Ping", args={"from": "watcher"}, block=7, key=key))
+    r().rpush(f"test:watcher:{key}", json.dumps(queues))
+    while True:
+        time.sleep(1)
