@@ -1,0 +1,190 @@
+"""A small typed read API over the protocol's contracts, for roles and the CLI.
+
+Every method is one or a few eth_calls on the deployment's contracts; results are frozen
+dataclasses with the workers.protocol enums. `eligibility` mirrors TaskRegistry's own check
+(paused, then stake, then reputation) and says why an account cannot take a role."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workers.chain.errors import ChainError
+from workers.protocol import Role, Status, Phase, Verdict
+
+ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
+TOKEN = 10**18
+
+
+class TaskNotFound(ChainError):
+    pass
+
+
+@dataclass(frozen=True)
+class TaskInfo:
+    task_id: int
+    requester: str
+    status: Status
+    phase: Phase
+    round: int
+    num_rounds: int
+    num_samplers: int
+    num_validators: int
+    filled_samplers: int
+    filled_validators: int
+    trainer_filled: bool
+    pending: int
+    idle_rounds: int
+    revealed_mask: int
+    claim_deadline: int
+    phase_deadline: int
+    seed_block: int
+    commit_window: int
+    reveal_window: int
+    attest_window: int
+    shares_bps: tuple  # by Role: sampler, trainer, validator
+    bounty: int
+    spec_digest: bytes
+    checkpoint_root: bytes
+    spec_cid: str
+    checkpoint_cid: str
+
+    def slot_count(self, role: Role) -> int:
+        return {Role.SAMPLER: self.num_samplers, Role.TRAINER: 1, Role.VALIDATOR: self.num_validators}[role]
+
+
+@dataclass(frozen=True)
+class SlotInfo:
+    role: Role
+    slot: int
+    node: str | None  # None: vacant
+    since_round: int
+    locked_stake: int
+
+
+@dataclass(frozen=True)
+class SubmissionInfo:
+    role: Role
+    slot: int
+    node: str | None  # None: nothing committed in this slot this round
+    commitment: bytes
+    root: bytes
+    revealed: bool
+    verdict: Verdict
+    cid: str
+
+
+@dataclass(frozen=True)
+class Membership:
+    assigned: bool
+    role: Role | None
+    slot: int | None
+
+
+@dataclass(frozen=True)
+class StakeInfo:
+    staked: int
+    locked: int
+    unbonding: int
+    unbonding_ready_at: int
+    available: int
+
+
+@dataclass(frozen=True)
+class Eligibility:
+    """Whether `account` may claim (or be drawn for) `role` now; `reason` says why not."""
+
+    account: str
+    role: Role
+    eligible: bool
+    reason: str | None
+    paused: bool
+    available_stake: int
+    required_stake: int
+    score: int
+    threshold: int
+
+
+def _snake(name: str) -> str:
+    return "".join("_" + c.lower() if c.isupper() else c for c in name)
+
+
+def _drl(wei: int) -> str:
+    return f"{wei / TOKEN:,.4f}".rstrip("0").rstrip(".") + " DRL"
+
+
+class ChainView:
+    def __init__(self, deployment):
+        self.deployment = deployment
+        self.registry, self.stakes = deployment.registry, deployment.stakes
+        self.reputation, self.vault = deployment.reputation, deployment.vault
+
+    # -- tasks ---------------------------------------------------------------------------------
+
+    def task_count(self) -> int:
+        return self.registry.functions.taskCount().call()
+
+    def task(self, task_id: int) -> TaskInfo:
+        raw = self.registry.functions.taskOf(task_id).call()._asdict()
+        if raw["status"] == Status.NONE:
+            raise TaskNotFound(f"task {task_id} not found (tasks 1..{self.task_count()} exist)")
+        fields = {_snake(k): v for k, v in raw.items()}
+        fields.update(status=Status(raw["status"]), phase=Phase(raw["phase"]), shares_bps=tuple(raw["sharesBps"]))
+        return TaskInfo(task_id=task_id, **fields)
+
+    def slots(self, task_id: int, role: Role | None = None) -> list[SlotInfo]:
+        """Every slot of the task (of `role` if given), vacant ones with node None."""
+        task = self.task(task_id)
+        out = []
+        for r in [role] if role is not None else list(Role):
+            for i in range(task.slot_count(r)):
+                s = self.registry.functions.slotOf(task_id, r, i).call()
+                node = None if s.node == ZERO_ADDRESS else s.node
+                out.append(SlotInfo(Role(r), i, node, s.sinceRound, s.lockedStake))
+        return out
+
+    def membership(self, task_id: int, node: str) -> Membership:
+        m = self.registry.functions.membershipOf(task_id, node).call()
+        return Membership(True, Role(m.role), m.slot) if m.assigned else Membership(False, None, None)
+
+    def submissions(self, task_id: int, round_: int | None = None) -> list[SubmissionInfo]:
+        """The samplers' and the trainer's submissions of a round (default: the current one)."""
+        task = self.task(task_id)
+        round_ = task.round if round_ is None else round_
+        out = []
+        for role in (Role.SAMPLER, Role.TRAINER):
+            for i in range(task.slot_count(role)):
+                s = self.registry.functions.submissionOf(task_id, round_, role, i).call()
+                node = None if s.node == ZERO_ADDRESS else s.node
+                out.append(SubmissionInfo(role, i, node, s.commitment, s.root, s.revealed, Verdict(s.verdict), s.cid))
+        return out
+
+    # -- accounts ------------------------------------------------------------------------------
+
+    def stake(self, account: str, role: Role) -> StakeInfo:
+        s = self.stakes.functions.stakeOf(account, role).call()
+        available = self.stakes.functions.availableStake(account, role).call()
+        return StakeInfo(s.staked, s.locked, s.unbonding, s.unbondingReadyAt, available)
+
+    def score(self, account: str) -> int:
+        return self.reputation.functions.scoreOf(account).call()
+
+    def claimable(self, account: str) -> int:
+        return self.vault.functions.claimableOf(account).call()
+
+    def eligibility(self, account: str, role: Role) -> Eligibility:
+        role = Role(role)
+        paused = self.stakes.functions.isNodePaused(account).call()
+        available = self.stakes.functions.availableStake(account, role).call()
+        required = self.stakes.functions.minStake(role).call()
+        score = self.score(account)
+        threshold = self.reputation.functions.threshold().call()
+        name = role.name.lower()
+        if paused:
+            reason = "node paused (StakeManager.setNodePaused)"
+        elif available < required:
+            reason = f"stake too low: {_drl(available)} available for {name}, {_drl(required)} required"
+        elif score < threshold:
+            reason = f"reputation below threshold: score {score} < {threshold}"
+        else:
+            reason = None
+        return Eligibility(account, role, reason is None, reason, paused, available, required, score, threshold)
