@@ -25,6 +25,7 @@ from eth_utils import keccak
 
 from scripts import anvil_receipts
 from workers.merkle import MerkleTree
+from workers.protocol import sign_permit as protocol_sign_permit
 from workers.protocol import NO_PERMIT, Outcome, Phase, Role, Status, TaskParams, Verdict, commitment, sign_create_task
 from workers.storage import cid
 
@@ -390,25 +391,8 @@ class ScriptedValidator(Node):
 
 def sign_permit(private_key, token, owner: str, spender: str, value: int, deadline: int) -> tuple:
     """An EIP-2612 permit for `token` as ITaskRegistry.Permit (deadline, v, r, s)."""
-    from eth_account import Account
-    from eth_account.messages import encode_typed_data
-
-    _, name, version, chain_id, verifying, _, _ = token.eip712Domain()
-    data = {
-        "types": {
-            "EIP712Domain": [{"name": "name", "type": "string"}, {"name": "version", "type": "string"},
-                             {"name": "chainId", "type": "uint256"}, {"name": "verifyingContract", "type": "address"}],
-            "Permit": [{"name": "owner", "type": "address"}, {"name": "spender", "type": "address"},
-                       {"name": "value", "type": "uint256"}, {"name": "nonce", "type": "uint256"},
-                       {"name": "deadline", "type": "uint256"}],
-        },
-        "primaryType": "Permit",
-        "domain": {"name": name, "version": version, "chainId": chain_id, "verifyingContract": verifying},
-        "message": {"owner": owner, "spender": spender, "value": value, "nonce": token.nonces(owner),
-                    "deadline": deadline},
-    }
-    sig = Account.sign_message(encode_typed_data(full_message=data), private_key)
-    return (deadline, sig.v, sig.r.to_bytes(32, "big"), sig.s.to_bytes(32, "big"))
+    return protocol_sign_permit(private_key, token.address, chain.id, owner, spender, value,
+                                token.nonces(owner), deadline)
 
 
 @dataclass

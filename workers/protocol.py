@@ -105,15 +105,7 @@ def create_task_typed_data(
 ) -> dict:
     """The EIP-712 message for TaskRegistry.createTaskWithSig, in eth_account's full-message form."""
     return {
-        "types": {
-            "EIP712Domain": [
-                {"name": "name", "type": "string"},
-                {"name": "version", "type": "string"},
-                {"name": "chainId", "type": "uint256"},
-                {"name": "verifyingContract", "type": "address"},
-            ],
-            **CREATE_TASK_TYPES,
-        },
+        "types": {"EIP712Domain": EIP712_DOMAIN_TYPE, **CREATE_TASK_TYPES},
         "primaryType": "CreateTask",
         "domain": {
             "name": "decentrl TaskRegistry",
@@ -137,6 +129,52 @@ def create_task_typed_data(
             "deadline": deadline,
         },
     }
+
+
+EIP712_DOMAIN_TYPE = [
+    {"name": "name", "type": "string"},
+    {"name": "version", "type": "string"},
+    {"name": "chainId", "type": "uint256"},
+    {"name": "verifyingContract", "type": "address"},
+]
+
+TOKEN_NAME = "decentrl RL Token"
+"""RLToken's EIP-712 domain name (version "1")."""
+
+
+def permit_typed_data(token: str, chain_id: int, owner: str, spender: str, value: int, nonce: int,
+                      deadline: int) -> dict:
+    """The EIP-2612 Permit message RLToken verifies, in eth_account's full-message form."""
+    return {
+        "types": {
+            "EIP712Domain": EIP712_DOMAIN_TYPE,
+            "Permit": [
+                {"name": "owner", "type": "address"},
+                {"name": "spender", "type": "address"},
+                {"name": "value", "type": "uint256"},
+                {"name": "nonce", "type": "uint256"},
+                {"name": "deadline", "type": "uint256"},
+            ],
+        },
+        "primaryType": "Permit",
+        "domain": {"name": TOKEN_NAME, "version": "1", "chainId": chain_id,
+                   "verifyingContract": to_checksum_address(token)},
+        "message": {"owner": to_checksum_address(owner), "spender": to_checksum_address(spender),
+                    "value": value, "nonce": nonce, "deadline": deadline},
+    }
+
+
+def sign_permit(private_key, token: str, chain_id: int, owner: str, spender: str, value: int, nonce: int,
+                deadline: int) -> tuple:
+    """Signs an EIP-2612 permit; returns ITaskRegistry.Permit: (deadline, v, r, s)."""
+    from eth_account import Account
+    from eth_account.messages import encode_typed_data
+
+    message = encode_typed_data(
+        full_message=permit_typed_data(token, chain_id, owner, spender, value, nonce, deadline)
+    )
+    sig = Account.sign_message(message, private_key)
+    return (deadline, sig.v, sig.r.to_bytes(32, "big"), sig.s.to_bytes(32, "big"))
 
 
 def sign_create_task(private_key, params: TaskParams, requester: str, nonce: int, deadline: int,

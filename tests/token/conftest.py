@@ -5,24 +5,10 @@ from brownie import accounts, chain
 from eth_account import Account
 from eth_account.messages import encode_typed_data
 
+from workers import protocol
+
 OWNER_KEY = "0x" + "a1" * 32
 STRANGER_KEY = "0x" + "b2" * 32
-
-PERMIT_TYPES = {
-    "EIP712Domain": [
-        {"name": "name", "type": "string"},
-        {"name": "version", "type": "string"},
-        {"name": "chainId", "type": "uint256"},
-        {"name": "verifyingContract", "type": "address"},
-    ],
-    "Permit": [
-        {"name": "owner", "type": "address"},
-        {"name": "spender", "type": "address"},
-        {"name": "value", "type": "uint256"},
-        {"name": "nonce", "type": "uint256"},
-        {"name": "deadline", "type": "uint256"},
-    ],
-}
 
 
 @pytest.fixture(scope="module")
@@ -41,25 +27,8 @@ def permit_message(token):
     """The encoded EIP-712 Permit message that RLToken verifies."""
 
     def _message(owner, spender, value, nonce, deadline):
-        return encode_typed_data(
-            full_message={
-                "types": PERMIT_TYPES,
-                "primaryType": "Permit",
-                "domain": {
-                    "name": "decentrl RL Token",
-                    "version": "1",
-                    "chainId": chain.id,
-                    "verifyingContract": token.address,
-                },
-                "message": {
-                    "owner": str(owner),
-                    "spender": str(spender),
-                    "value": value,
-                    "nonce": nonce,
-                    "deadline": deadline,
-                },
-            }
-        )
+        data = protocol.permit_typed_data(token.address, chain.id, str(owner), str(spender), value, nonce, deadline)
+        return encode_typed_data(full_message=data)
 
     return _message
 

@@ -2,28 +2,12 @@
 
 import pytest
 from brownie import accounts, chain
-from eth_account import Account
-from eth_account.messages import encode_typed_data
+
+from workers import protocol
 
 TOKEN = 10**18
 SIGNER_KEY = "0x" + "c3" * 32
 STRANGER_KEY = "0x" + "d4" * 32
-
-PERMIT_TYPES = {
-    "EIP712Domain": [
-        {"name": "name", "type": "string"},
-        {"name": "version", "type": "string"},
-        {"name": "chainId", "type": "uint256"},
-        {"name": "verifyingContract", "type": "address"},
-    ],
-    "Permit": [
-        {"name": "owner", "type": "address"},
-        {"name": "spender", "type": "address"},
-        {"name": "value", "type": "uint256"},
-        {"name": "nonce", "type": "uint256"},
-        {"name": "deadline", "type": "uint256"},
-    ],
-}
 
 
 @pytest.fixture(scope="module")
@@ -45,26 +29,6 @@ def sign_permit(token, registry):
 
     def _sign(key, owner, value, deadline, nonce=None):
         nonce = token.nonces(owner) if nonce is None else nonce
-        message = encode_typed_data(
-            full_message={
-                "types": PERMIT_TYPES,
-                "primaryType": "Permit",
-                "domain": {
-                    "name": "decentrl RL Token",
-                    "version": "1",
-                    "chainId": chain.id,
-                    "verifyingContract": token.address,
-                },
-                "message": {
-                    "owner": str(owner),
-                    "spender": registry.address,
-                    "value": value,
-                    "nonce": nonce,
-                    "deadline": deadline,
-                },
-            }
-        )
-        signed = Account.sign_message(message, key)
-        return (deadline, signed.v, signed.r.to_bytes(32, "big"), signed.s.to_bytes(32, "big"))
+        return protocol.sign_permit(key, token.address, chain.id, str(owner), registry.address, value, nonce, deadline)
 
     return _sign
