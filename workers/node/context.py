@@ -1,0 +1,166 @@
+"""What a node's handlers work with, built once per process from its NodeConfig.
+
+NodeConfig.extra carries the node's chain and storage settings (see `node_extra`):
+
+    rpc_url      HTTP RPC of the chain (required)
+    ws_url       websocket endpoint for the watcher (optional: HTTP polling without it)
+    deployment   path of the deployment record (deployments/<network>.json)
+    node_dir     the node's folder: keystore/, secrets.sqlite, watcher cursor, logs/
+    store_dir    root of the EmbeddedStore (shared by every node on one machine), or the
+                 ledger folder of the IpfsStore when ipfs_api is set
+    ipfs_api     multiaddr of an IPFS node's RPC API (optional)
+    address      which keystore of node_dir to use (optional when there is only one)
+    confirmations, poll_interval   watcher settings (default 0 and 0.05 s)
+
+The keystore password comes from $DECENTRL_KEYSTORE_PASSWORD (workers.chain.keystore).
+
+Secrets (`Secrets`, node_dir/secrets.sqlite): the salt, root and CID of each commitment, written
+BEFORE the commit is sent, so a node that restarts between commit and reveal can still reveal;
+plus a small JSON note per (task, round, role) with what the node computed (mean return, PPO
+stats, verdict reasons) for the CLI and the demo to show.
+"""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import redis
+from web3 import Web3
+
+from workers.chain.deployment import Deployment, load_deployment
+from workers.chain.keystore import find_keystore, load_account
+from workers.chain.sender import TxSender
+from workers.chain.view import ChainView
+from workers.node.config import NodeConfig
+from workers.storage.store import ContentStore, open_store
+
+
+def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, store_dir: str | Path,
+               ws_url: str | None = None, ipfs_api: str | None = None, address: str | None = None,
+               confirmations: int = 0, poll_interval: float = 0.05) -> dict:
+    """The NodeConfig.extra dict the handlers read (module doc)."""
+    return {"rpc_url": rpc_url, "ws_url": ws_url, "deployment": str(deployment), "node_dir": str(node_dir),
+            "store_dir": str(store_dir), "ipfs_api": ipfs_api, "address": address,
+            "confirmations": confirmations, "poll_interval": poll_interval}
+
+
+@dataclass(frozen=True)
+class Commitment:
+    task_id: int
+    round: int
+    role: int
+    salt: bytes
+    root: bytes
+    cid: str
+
+
+class Secrets:
+    """The node's commit secrets and result notes (SQLite, WAL; safe across processes)."""
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        with self._db() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS commitments (task INTEGER, round INTEGER, role INTEGER, "
+                       "salt BLOB, root BLOB, cid TEXT, created REAL, PRIMARY KEY (task, round, role))")
+            db.execute("CREATE TABLE IF NOT EXISTS notes (task INTEGER, round INTEGER, role INTEGER, "
+                       "kind TEXT, data TEXT, created REAL, PRIMARY KEY (task, round, role, kind))")
+            db.execute("CREATE TABLE IF NOT EXISTS seeds (task INTEGER, round INTEGER, seed BLOB, "
+                       "PRIMARY KEY (task, round))")
+
+    def _db(self) -> sqlite3.Connection:
+        db = sqlite3.connect(self.path, timeout=30)
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")  # a salt must survive a crash right after the commit
+        return db
+
+    def commitment(self, task_id: int, round_: int, role: int) -> Commitment | None:
+        with self._db() as db:
+            row = db.execute("SELECT salt, root, cid FROM commitments WHERE task=? AND round=? AND role=?",
+                             (task_id, round_, int(role))).fetchone()
+        return Commitment(task_id, round_, int(role), bytes(row[0]), bytes(row[1]), row[2]) if row else None
+
+    def save_commitment(self, task_id: int, round_: int, role: int, root: bytes, cid: str) -> Commitment:
+        """The stored commitment for (task, round, role) if its root and CID are these; else a new
+        salt is drawn and stored (replacing a different, never-sent result)."""
+        old = self.commitment(task_id, round_, role)
+        if old is not None and (old.root, old.cid) == (bytes(root), cid):
+            return old
+        salt = os.urandom(32)
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO commitments VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (task_id, round_, int(role), salt, bytes(root), cid, time.time()))
+        return Commitment(task_id, round_, int(role), salt, bytes(root), cid)
+
+    def challenge_seed(self, task_id: int, round_: int) -> bytes:
+        """A validator's secret challenge seed for a round, drawn once and kept."""
+        with self._db() as db:
+            db.execute("INSERT OR IGNORE INTO seeds VALUES (?, ?, ?)", (task_id, round_, os.urandom(32)))
+            return bytes(db.execute("SELECT seed FROM seeds WHERE task=? AND round=?",
+                                    (task_id, round_)).fetchone()[0])
+
+    def note(self, task_id: int, round_: int, role: int, kind: str, data: dict) -> None:
+        with self._db() as db:
+            db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?)",
+                       (task_id, round_, int(role), kind, json.dumps(data, sort_keys=True), time.time()))
+
+    def notes(self, task_id: int | None = None) -> list[dict]:
+        """Every note (of `task_id`), oldest first: {task, round, role, kind, data, created}."""
+        query = "SELECT task, round, role, kind, data, created FROM notes"
+        args: tuple = ()
+        if task_id is not None:
+            query, args = query + " WHERE task=?", (task_id,)
+        with self._db() as db:
+            rows = db.execute(query + " ORDER BY created", args).fetchall()
+        return [{"task": t, "round": r, "role": ro, "kind": k, "data": json.loads(d), "created": c}
+                for t, r, ro, k, d, c in rows]
+
+
+@dataclass
+class NodeContext:
+    """One process's connections for a node (see module doc); `NodeContext.current()` builds it."""
+
+    config: NodeConfig
+    w3: Web3
+    deployment: Deployment
+    sender: TxSender
+    store: ContentStore
+    view: ChainView
+    node_dir: Path
+    secrets: Secrets
+    extra: dict = field(default_factory=dict)
+    _specs: dict = field(default_factory=dict, repr=False)
+
+    @property
+    def address(self) -> str:
+        return self.sender.address
+
+    @classmethod
+    def build(cls, config: NodeConfig) -> "NodeContext":
+        extra = config.extra
+        missing = [k for k in ("rpc_url", "deployment", "node_dir", "store_dir") if not extra.get(k)]
+        if missing:
+            raise ValueError(f"NodeConfig.extra lacks {missing}: build it with workers.node.context.node_extra")
+        node_dir = Path(extra["node_dir"])
+        w3 = Web3(Web3.HTTPProvider(extra["rpc_url"], request_kwargs={"timeout": 30}))
+        deployment = load_deployment(w3, path=extra["deployment"])
+        account = load_account(find_keystore(node_dir, extra.get("address")))
+        client = redis.Redis.from_url(config.redis_url)
+        sender = TxSender(w3, account, client)
+        store = open_store(extra.get("ipfs_api"), extra["store_dir"])
+        return cls(config, w3, deployment, sender, store, ChainView(deployment), node_dir,
+                   Secrets(node_dir / "secrets.sqlite"), dict(extra))
+
+    @classmethod
+    def current(cls) -> "NodeContext":
+        """This process's context for NodeConfig.from_env(), built on first use after a fork."""
+        if _current.get("pid") != os.getpid():
+            _current.update(pid=os.getpid(), ctx=cls.build(NodeConfig.from_env()))
+        return _current["ctx"]
+
+
+_current: dict = {}

@@ -1,0 +1,388 @@
+"""The node's chain-event handlers for every role, and the watcher entry point.
+
+ENTRY POINTS (what the CLI and the demo use):
+
+    from workers.node.config import NodeConfig
+    from workers.node.context import node_extra
+    from workers.node.handlers import node_config, supervisor
+
+    config = node_config(redis_url="redis://127.0.0.1:16401/3", node_name="sampler1",
+                         extra=node_extra(rpc_url=..., ws_url=..., deployment="deployments/x.json",
+                                          node_dir=node_dir, store_dir=shared_store_dir))
+    sup = supervisor(config, roles=("sampler",))   # + env={"DECENTRL_KEYSTORE_PASSWORD": ...}
+    sup.start()  ...  sup.check()  ...  sup.stop()
+
+`node_config` is NodeConfig with handler_modules=("workers.node.handlers",); `supervisor` starts
+one Celery worker per role plus the watcher `workers.node.handlers:watch`. Each node needs its
+own Redis db (or server): Celery's queue names are not namespaced. The node's account is the
+(single) keystore in node_dir/keystore, unlocked with $DECENTRL_KEYSTORE_PASSWORD; it must hold
+ETH for gas and stake for its roles (`decentrl node stake`) before it can claim or be drawn.
+What a node computed each round is in node_dir/secrets.sqlite (`Secrets.notes`).
+
+WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
+
+- TaskCreated, sampler/trainer: fetch the spec by CID (digest checked), check eligibility, claim.
+  A lost race (NoVacantSlot, AlreadyAssigned, WrongStatus) is not an error.
+- DrawArmed, validator (the keeper): drawValidators. DrawNotReady (block.number <= seedBlock)
+  is retried with Celery's backoff; on a dev chain with automine someone must mine blocks.
+- PhaseStarted:
+  SampleCommit, sampler  roll out the shard with the task's current checkpoint, store, commit
+  SampleReveal, sampler  reveal (root, cid, salt) from the secrets DB
+  TrainCommit,  trainer  fetch the revealed shards, train_round, store, commit
+  TrainReveal,  trainer  reveal
+  Attest,       validator  fetch everything, verify_round with its own secret challenge seed,
+                         attest(bitmap)
+  every phase,  validator  (keeper) schedule a DeadlineReached check at the phase's deadline
+- DeadlineReached, validator: a synthetic event this module schedules (a delayed Celery task,
+  countdown = deadline - protocolTime + 1 s, capped at half the visibility timeout and
+  rescheduled when early): if the task is still in that round and phase, advance().
+
+Every handler is idempotent: it reads the chain first (slot held? already committed/revealed/
+attested?), stores content-addressed artifacts, persists its salt before sending, and counts the
+chain's "already done" reverts as done.
+"""
+from __future__ import annotations
+
+import logging
+import time
+
+from workers.chain.errors import DroppedTransaction, TxReverted
+from workers.node.config import NodeConfig
+from workers.node.context import NodeContext
+from workers.node.dispatch import DISPATCH, HandledEvent, RetryableError, declare_retryable
+from workers.protocol import Phase, Role, Status
+from workers.storage.store import RETRYABLE as STORE_RETRYABLE
+
+log = logging.getLogger(__name__)
+
+HANDLER_MODULE = "workers.node.handlers"
+WATCHER = "workers.node.handlers:watch"
+ZERO32 = b"\x00" * 32
+
+declare_retryable(*STORE_RETRYABLE, DroppedTransaction)
+try:  # web3's HTTP transport
+    import requests
+
+    declare_retryable(requests.exceptions.ConnectionError, requests.exceptions.Timeout)
+except ImportError:  # pragma: no cover
+    pass
+
+
+# -- entry points ------------------------------------------------------------------------------
+
+def node_config(redis_url: str, node_name: str, extra: dict, **settings) -> NodeConfig:
+    """A NodeConfig whose workers load these handlers (settings: any other NodeConfig field)."""
+    return NodeConfig(redis_url=redis_url, node_name=node_name, handler_modules=(HANDLER_MODULE,),
+                      extra=extra, **settings)
+
+
+def supervisor(config: NodeConfig, roles, **kwargs):
+    """A Supervisor for one node: a Celery worker per role and the chain watcher."""
+    from workers.node.supervisor import Supervisor
+
+    return Supervisor(config, config.extra["node_dir"], tuple(roles), watcher=WATCHER, **kwargs)
+
+
+def watch(enqueue) -> None:
+    """The watcher process's body (Supervisor): follow TaskRegistry's events with a cursor in
+    node_dir/watcher.sqlite and enqueue each one for this node's roles. Runs until killed."""
+    from web3 import Web3
+
+    from workers.chain.deployment import load_deployment
+    from workers.chain.watcher import EventWatcher, SqliteCursor
+
+    config = NodeConfig.from_env()
+    extra = config.extra
+    w3 = Web3(Web3.HTTPProvider(extra["rpc_url"], request_kwargs={"timeout": 30}))
+    deployment = load_deployment(w3, path=extra["deployment"])
+    cursor = SqliteCursor(f"{extra['node_dir']}/watcher.sqlite", "registry")
+    ws = extra.get("ws_url")
+    watcher = EventWatcher(deployment, enqueue, cursor, ws_url=ws, mode="ws" if ws else "poll",
+                           confirmations=int(extra.get("confirmations") or 0),
+                           poll_interval=float(extra.get("poll_interval") or 0.05))
+    watcher.run()
+
+
+# -- helpers -----------------------------------------------------------------------------------
+
+def _send(ctx: NodeContext, call, done: tuple[str, ...] = ()):
+    """Send `call`; a revert named in `done` means someone (maybe we, earlier) already did it:
+    returns None. A "not yet" revert becomes RetryableError; anything else propagates."""
+    try:
+        return ctx.sender.send(call)
+    except TxReverted as exc:
+        if exc.error.name in done:
+            log.info("%s: %s (already done)", call.fn_name, exc.error.name)
+            return None
+        if exc.error.retryable:
+            raise RetryableError(str(exc)) from exc
+        raise
+
+
+def spec_of(ctx: NodeContext, task):
+    """The task's TaskSpec, fetched by CID and checked against specDigest (cached per process)."""
+    from workers.spec import parse
+
+    key = (task.spec_cid, bytes(task.spec_digest))
+    if key not in ctx._specs:
+        ctx._specs[key] = parse(ctx.store.get(task.spec_cid), digest=task.spec_digest)
+    return ctx._specs[key]
+
+
+def checkpoint_bundle(ctx: NodeContext, task) -> bytes | None:
+    """The task's current checkpoint bundle (checked against checkpointRoot), None before any."""
+    from workers.roles.trainer import verify_checkpoint
+
+    if not task.checkpoint_cid:
+        return None
+    bundle = ctx.store.get(task.checkpoint_cid)
+    verify_checkpoint(bundle, task.checkpoint_root)
+    return bundle
+
+
+def my_slot(ctx: NodeContext, task_id: int, role: Role, round_: int):
+    """This node's slot of `role` in the task if it works in `round_`, else None."""
+    m = ctx.view.membership(task_id, ctx.address)
+    if not m.assigned or m.role != role:
+        return None
+    slot = ctx.deployment.registry.functions.slotOf(task_id, role, m.slot).call()
+    return m.slot if slot.sinceRound <= round_ else None
+
+
+def _submission(ctx: NodeContext, task_id: int, round_: int, role: Role, slot: int):
+    return ctx.deployment.registry.functions.submissionOf(task_id, round_, role, slot).call()
+
+
+def _current(ctx: NodeContext, task_id: int, round_: int, phase: Phase):
+    """The task if it is active in this round and phase, else None (the event is stale)."""
+    task = ctx.view.task(task_id)
+    if task.status != Status.ACTIVE or task.round != round_ or task.phase != phase:
+        return None
+    return task
+
+
+# -- assignment --------------------------------------------------------------------------------
+
+def _claim(ev: HandledEvent, role: Role) -> None:
+    ctx = NodeContext.current()
+    task_id = int(ev.args["taskId"])
+    task = ctx.view.task(task_id)
+    if task.status != Status.OPEN or ctx.view.membership(task_id, ctx.address).assigned:
+        return
+    if task.requester == ctx.address:
+        return  # a requester can never work on its own task
+    spec_of(ctx, task)  # a task whose spec cannot be fetched or is corrupt is not taken
+    eligibility = ctx.view.eligibility(ctx.address, role)
+    if not eligibility.eligible:
+        log.warning("task %d: not claiming the %s slot: %s", task_id, role.name.lower(), eligibility.reason)
+        return
+    _send(ctx, ctx.deployment.registry.functions.claimSlot(task_id, role),
+          done=("NoVacantSlot", "AlreadyAssigned", "WrongStatus", "DeadlinePassed"))
+
+
+@DISPATCH.on("TaskCreated", "sampler")
+def claim_sampler(ev: HandledEvent) -> None:
+    _claim(ev, Role.SAMPLER)
+
+
+@DISPATCH.on("TaskCreated", "trainer")
+def claim_trainer(ev: HandledEvent) -> None:
+    _claim(ev, Role.TRAINER)
+
+
+@DISPATCH.on("DrawArmed", "validator")
+def draw(ev: HandledEvent) -> None:
+    ctx = NodeContext.current()
+    task_id = int(ev.args["taskId"])
+    if ctx.view.task(task_id).status != Status.DRAWING:
+        return
+    _send(ctx, ctx.deployment.registry.functions.drawValidators(task_id),
+          done=("WrongStatus", "NoVacancy", "DeadlinePassed"))
+
+
+# -- rounds ------------------------------------------------------------------------------------
+
+@DISPATCH.on("PhaseStarted", "sampler")
+def sampler_phase(ev: HandledEvent) -> None:
+    phase = Phase(int(ev.args["phase"]))
+    if phase == Phase.SAMPLE_COMMIT:
+        _commit_work(ev, Role.SAMPLER, Phase.SAMPLE_COMMIT)
+    elif phase == Phase.SAMPLE_REVEAL:
+        _reveal(ev, Role.SAMPLER, Phase.SAMPLE_REVEAL)
+
+
+@DISPATCH.on("PhaseStarted", "trainer")
+def trainer_phase(ev: HandledEvent) -> None:
+    phase = Phase(int(ev.args["phase"]))
+    if phase == Phase.TRAIN_COMMIT:
+        _commit_work(ev, Role.TRAINER, Phase.TRAIN_COMMIT)
+    elif phase == Phase.TRAIN_REVEAL:
+        _reveal(ev, Role.TRAINER, Phase.TRAIN_REVEAL)
+
+
+def _commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
+    ctx = NodeContext.current()
+    task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
+    task = _current(ctx, task_id, round_, phase)
+    if task is None:
+        return
+    slot = my_slot(ctx, task_id, role, round_)
+    if slot is None:
+        return
+    sub = _submission(ctx, task_id, round_, role, slot)
+    if sub.node == ctx.address and bytes(sub.commitment) != ZERO32:
+        return  # committed before (this is a redelivery)
+    spec = spec_of(ctx, task)
+    prev = checkpoint_bundle(ctx, task)
+    started = time.time()
+    if role == Role.SAMPLER:
+        root, blob, note = _sample(spec, task_id, round_, slot, prev)
+    else:
+        root, blob, note = _train(ctx, spec, task_id, round_, prev)
+        if root is None:
+            return  # nothing revealed to train on
+    cid = ctx.store.put(blob)
+    note.update(cid=cid, root="0x" + root.hex(), work_s=round(time.time() - started, 3))
+    ctx.secrets.note(task_id, round_, role, "work", note)
+    secret = ctx.secrets.save_commitment(task_id, round_, role, root, cid)  # before the send
+    commitment = ctx.deployment.registry.functions.commitmentFor(
+        task_id, round_, ctx.address, root, cid, secret.salt).call()
+    if _current(ctx, task_id, round_, phase) is None:
+        return  # the phase ended while we worked
+    _send(ctx, ctx.deployment.registry.functions.commit(task_id, commitment), done=("AlreadyCommitted",))
+
+
+def _sample(spec, task_id: int, round_: int, slot: int, prev: bytes | None):
+    from workers.roles.sampler import sample_shard
+    from workers.roles.trainer import unbundle_checkpoint
+
+    policy = None if prev is None else unbundle_checkpoint(prev).policy_bytes
+    shard = sample_shard(spec, task_id, round_, slot, policy)
+    note = {"steps": shard.steps, "episodes": len(shard.episodes), "mean_return": shard.mean_return}
+    return shard.root, shard.blob, note
+
+
+def _revealed_samplers(ctx: NodeContext, task_id: int, round_: int):
+    return [s for s in ctx.view.submissions(task_id, round_) if s.role == Role.SAMPLER and s.revealed]
+
+
+def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None):
+    from workers.roles.trainer import ShardError, train_round
+
+    shards = [(s.slot, bytes(s.root), ctx.store.get(s.cid)) for s in _revealed_samplers(ctx, task_id, round_)]
+    left_out = []
+    while shards:
+        try:
+            result = train_round(spec, task_id, round_, prev, shards)
+        except ShardError as error:  # a sampler's bad blob: train without it
+            log.warning("task %d round %d: leaving out %s", task_id, round_, error)
+            left_out.append(error.slot)
+            shards = [s for s in shards if s[0] != error.slot]
+            continue
+        stats = {k: v for k, v in (result.stats or {}).items() if isinstance(v, (int, float, str))}
+        return result.root, result.bundle, {"stats": stats, "left_out": left_out, "device": result.meta["device"]}
+    return None, None, {}
+
+
+def _reveal(ev: HandledEvent, role: Role, phase: Phase) -> None:
+    ctx = NodeContext.current()
+    task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
+    if _current(ctx, task_id, round_, phase) is None:
+        return
+    m = ctx.view.membership(task_id, ctx.address)
+    if not m.assigned or m.role != role:
+        return
+    sub = _submission(ctx, task_id, round_, role, m.slot)
+    if sub.node != ctx.address or bytes(sub.commitment) == ZERO32 or sub.revealed:
+        return  # nothing committed this round, or revealed already
+    secret = ctx.secrets.commitment(task_id, round_, role)
+    if secret is None:
+        raise RuntimeError(f"task {task_id} round {round_}: committed but the salt is not in "
+                           f"{ctx.secrets.path}; the reveal is lost (the slot will be vacated)")
+    _send(ctx, ctx.deployment.registry.functions.reveal(task_id, secret.root, secret.cid, secret.salt),
+          done=("AlreadyRevealed",))
+
+
+# -- validators --------------------------------------------------------------------------------
+
+def _fetch(ctx: NodeContext, cid: str, ev: HandledEvent) -> bytes | None:
+    """The content, or None (missing data: reject) once a few deliveries could not get it."""
+    try:
+        return ctx.store.get(cid)
+    except STORE_RETRYABLE:
+        if ev.attempt < 3:
+            raise
+        return None
+
+
+def _attest(ev: HandledEvent) -> None:
+    from workers.roles.validator import verify_round
+
+    ctx = NodeContext.current()
+    task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
+    task = _current(ctx, task_id, round_, Phase.ATTEST)
+    if task is None:
+        return
+    slot = my_slot(ctx, task_id, Role.VALIDATOR, round_)
+    if slot is None:
+        return
+    if ctx.deployment.registry.functions.attestationOf(task_id, round_, slot).call().voted:
+        return
+    spec = spec_of(ctx, task)
+    prev = checkpoint_bundle(ctx, task)
+    subs = ctx.view.submissions(task_id, round_)
+    samplers = [(s.slot, bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs if s.role == Role.SAMPLER and s.revealed]
+    trainer = next(((bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs
+                    if s.role == Role.TRAINER and s.revealed), None)
+    started = time.time()
+    verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
+                           ctx.secrets.challenge_seed(task_id, round_))
+    bitmap = verdict.bitmap(task.num_samplers)
+    ctx.secrets.note(task_id, round_, Role.VALIDATOR, "verdict", {
+        "bitmap": bitmap, "work_s": round(time.time() - started, 3),
+        "samplers": {str(k): [j.accepted, j.reason] for k, j in verdict.samplers.items()},
+        "trainer": None if verdict.trainer is None else [verdict.trainer.accepted, verdict.trainer.reason]})
+    if _current(ctx, task_id, round_, Phase.ATTEST) is None:
+        return
+    _send(ctx, ctx.deployment.registry.functions.attest(task_id, bitmap), done=("AlreadyAttested",))
+
+
+@DISPATCH.on("PhaseStarted", "validator")
+def validator_phase(ev: HandledEvent) -> None:
+    _schedule_deadline(ev.args, ev.key)
+    if Phase(int(ev.args["phase"])) == Phase.ATTEST:
+        _attest(ev)
+
+
+# -- deadlines (keeper) ------------------------------------------------------------------------
+
+def _schedule_deadline(args: dict, origin: str, countdown: float | None = None, hop: int = 0) -> None:
+    """Send a DeadlineReached event for (task, round, phase) to this node's validator queue."""
+    from celery import current_task
+
+    from workers.node.celery_app import HANDLE_EVENT
+
+    ctx = NodeContext.current()
+    if countdown is None:
+        countdown = int(args["deadline"]) - ctx.deployment.registry.functions.protocolTime().call() + 1
+    countdown = max(0.0, min(float(countdown), ctx.config.visibility_timeout / 2))
+    key = f"deadline:{args['taskId']}:{args['round']}:{args['phase']}:{hop}"
+    kwargs = {"event_key": key, "event_name": "DeadlineReached", "block": 0, "role": "validator",
+              "args": {"taskId": int(args["taskId"]), "round": int(args["round"]), "phase": int(args["phase"]),
+                       "deadline": int(args["deadline"]), "hop": hop, "origin": origin}}
+    current_task.app.send_task(HANDLE_EVENT, kwargs=kwargs, countdown=countdown)
+
+
+@DISPATCH.on("DeadlineReached", "validator")
+def deadline_reached(ev: HandledEvent) -> None:
+    ctx = NodeContext.current()
+    args = ev.args
+    task_id, round_, phase = int(args["taskId"]), int(args["round"]), Phase(int(args["phase"]))
+    if _current(ctx, task_id, round_, phase) is None:
+        return  # the phase ended on its own
+    left = int(args["deadline"]) - ctx.deployment.registry.functions.protocolTime().call()
+    if left >= 0:
+        _schedule_deadline(args, args["origin"], countdown=left + 1, hop=int(args["hop"]) + 1)
+        return
+    _send(ctx, ctx.deployment.registry.functions.advance(task_id),
+          done=("WrongPhase", "WrongStatus", "DeadlineNotReached"))
