@@ -1,0 +1,120 @@
+"""`decentrl node init/stake/status` against a real anvil with the protocol deployed."""
+
+import json
+import stat
+
+from conftest import TOKEN, account_of
+
+
+def test_init_creates_an_encrypted_keystore_with_a_prompted_password(tmp_path, invoke):
+    node_dir = tmp_path / "n"
+    result = invoke(node_dir, "node", "init", "--scrypt-n", "1024", password=None, input="pw1\npw1\n")
+    assert result.exit_code == 0, result.output
+    address = account_of(result.output)
+    path = node_dir / "keystore" / f"{address}.json"
+    assert stat.S_IMODE(path.stat().st_mode) == 0o600
+    document = json.loads(path.read_text())
+    assert document["crypto"]["kdf"] == "scrypt"
+    assert "pw1" not in result.output and "pw1" not in path.read_text()
+
+
+def test_init_prompt_mismatch_creates_nothing(tmp_path, invoke):
+    node_dir = tmp_path / "n"
+    result = invoke(node_dir, "node", "init", "--scrypt-n", "1024", password=None, input="a\nb\nc\nc\n")
+    # click asks again after a mismatch; the second pair matches
+    assert result.exit_code == 0, result.output
+    assert "do not match" in result.output.lower()
+    assert len(list((node_dir / "keystore").glob("0x*.json"))) == 1
+
+
+def test_import_then_wrong_password_is_a_clear_error(tmp_path, invoke, key, w3):
+    node_dir = tmp_path / "n"
+    result = invoke(node_dir, "node", "init", "--import-key", "--scrypt-n", "1024", input=key.key.hex() + "\n")
+    assert result.exit_code == 0, result.output
+    assert account_of(result.output) == key.address
+    assert key.key.hex() not in result.output
+
+    again = invoke(node_dir, "node", "init", "--import-key", "--scrypt-n", "1024", input=key.key.hex() + "\n")
+    assert again.exit_code == 1 and "already in this node's keystore" in again.output
+
+    bad = invoke(node_dir, "node", "stake", "--role", "sampler", "--amount", "100", password="not it")
+    assert bad.exit_code == 1
+    assert f"wrong password for keystore {node_dir / 'keystore' / (key.address + '.json')}" in bad.output
+
+
+def test_import_refuses_a_malformed_key(tmp_path, invoke):
+    result = invoke(tmp_path / "n", "node", "init", "--import-key", input="0x1234\n")
+    assert result.exit_code == 1 and "64 hex digits" in result.output
+    assert not (tmp_path / "n" / "keystore").exists()
+
+
+def test_status_without_a_keystore_says_to_init(tmp_path, invoke):
+    result = invoke(tmp_path / "empty", "node", "status")
+    assert result.exit_code == 1 and "decentrl node init" in result.output
+
+
+def test_stake_then_status_shows_stakes_and_eligibility_reasons(node, invoke, contracts):
+    node_dir, address = node(drl=1000)
+    before = invoke(node_dir, "node", "status")
+    assert before.exit_code == 0, before.output
+    assert f"account     {address}" in before.output
+    assert "reputation  70 (threshold 60)" in before.output
+    assert "sampler    staked 0 DRL" in before.output
+    assert "not eligible: stake too low: 0 DRL available for sampler, 100 DRL required" in before.output
+    assert "processes   not running" in before.output
+
+    result = invoke(node_dir, "node", "stake", "--role", "sampler", "--amount", "150")
+    assert result.exit_code == 0, result.output
+    assert "staked 150 DRL as sampler" in result.output
+    assert contracts.stakes.functions.stakeOf(address, 0).call().staked == 150 * TOKEN
+    assert contracts.token.functions.balanceOf(address).call() == 850 * TOKEN
+
+    after = invoke(node_dir, "node", "status")
+    lines = {line.split()[0]: line for line in after.output.splitlines() if line.startswith("  ")}
+    assert "staked 150 DRL" in lines["sampler"] and lines["sampler"].endswith("-> eligible")
+    assert "stake too low: 0 DRL available for trainer, 500 DRL required" in lines["trainer"]
+    assert "stake too low: 0 DRL available for validator, 200 DRL required" in lines["validator"]
+    assert "balance     850 DRL" in after.output
+
+
+def test_status_shows_a_paused_node_and_low_reputation(node, invoke, contracts, w3):
+    node_dir, address = node(drl=300)
+    assert invoke(node_dir, "node", "stake", "--role", "validator", "--amount", "200").exit_code == 0
+    w3.provider.make_request("anvil_impersonateAccount", [address])
+    tx = contracts.stakes.functions.setNodePaused(True).transact({"from": address})
+    assert w3.eth.wait_for_transaction_receipt(tx).status == 1
+    result = invoke(node_dir, "node", "status")
+    assert "paused      yes" in result.output
+    assert "validator  staked 200 DRL" in result.output and "node paused" in result.output
+
+
+def test_stake_errors(node, invoke):
+    node_dir, address = node(drl=50)
+    poor = invoke(node_dir, "node", "stake", "--role", "trainer", "--amount", "500")
+    assert poor.exit_code == 1
+    assert f"insufficient funds: {address} holds 50 DRL, staking needs 500 DRL" in poor.output
+    bad = invoke(node_dir, "node", "stake", "--role", "trainer", "--amount", "-3")
+    assert bad.exit_code == 2 and "positive amount" in bad.output
+    word = invoke(node_dir, "node", "stake", "--role", "trainer", "--amount", "lots")
+    assert word.exit_code == 2 and "is not a number of DRL" in word.output
+
+
+def test_wrong_network_is_a_clear_error(node, invoke, deployment_file, tmp_path):
+    node_dir, _ = node()
+    record = json.loads(deployment_file.read_text())
+    record["chainId"] = 1
+    other = tmp_path / "mainnet.json"
+    other.write_text(json.dumps(record))
+    result = invoke(node_dir, "node", "status", deployment=other)
+    assert result.exit_code == 1
+    assert "wrong network: deployment is for chain 1" in result.output and "is chain 31337" in result.output
+
+
+def test_unreachable_rpc(tmp_path, deployment_file):
+    from click.testing import CliRunner
+
+    from workers.cli import cli
+
+    result = CliRunner().invoke(cli, ["--rpc", "http://127.0.0.1:8679", "--deployment", str(deployment_file),
+                                      "--node-dir", str(tmp_path), "task", "status", "1"])
+    assert result.exit_code == 1 and "cannot reach the RPC at http://127.0.0.1:8679" in result.output

@@ -1,0 +1,74 @@
+"""`decentrl node start` runs the node's watcher and Celery workers (real processes, embedded
+Redis) until SIGTERM; `node status` lists them meanwhile; everything stops with it."""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from conftest import PASSWORD
+
+ROOT = Path(__file__).resolve().parents[3]
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    # a zombie still answers kill(0); its state in /proc says it is gone
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch):
+    node_dir, address = node(drl=1000)
+    assert invoke(node_dir, "node", "stake", "--role", "sampler", "--amount", "100").exit_code == 0
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    env = {**os.environ, "DECENTRL_KEYSTORE_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT)}
+    env.pop("REDIS_URL", None)
+    proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "--rpc", anvil.http_url, "--deployment",
+                             str(deployment_file), "--node-dir", str(node_dir), "node", "start",
+                             "--roles", "sampler,validator"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    state_file = node_dir / "node.json"
+    try:
+        deadline = time.monotonic() + 60
+        while not state_file.exists():
+            assert proc.poll() is None, proc.stdout.read()
+            assert time.monotonic() < deadline, "node.json was not written"
+            time.sleep(0.1)
+        time.sleep(0.2)
+        state = json.loads(state_file.read_text())
+        assert state["pid"] == proc.pid and state["roles"] == ["sampler", "validator"]
+        assert set(state["children"]) == {"sampler", "validator", "watcher"}
+        pids = [c["pid"] for c in state["children"].values()]
+        assert all(alive(p) for p in pids)
+
+        status = invoke(node_dir, "node", "status")
+        assert f"node running (pid {proc.pid}, roles sampler,validator)" in status.output, status.output
+        for name in ("sampler", "validator", "watcher"):
+            assert f"  {name:<10} pid {state['children'][name]['pid']} running" in status.output
+    finally:
+        os.kill(proc.pid, signal.SIGTERM)
+        out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out
+    assert "node running: roles sampler,validator" in out and out.rstrip().endswith("node stopped")
+    assert not any(alive(p) for p in pids)
+    assert not state_file.exists()
+    assert "processes   not running" in invoke(node_dir, "node", "status").output
+
+
+def test_start_refuses_unknown_roles_and_a_wrong_password(node, invoke):
+    node_dir, _ = node()
+    bad = invoke(node_dir, "node", "start", "--roles", "sampler,miner")
+    assert bad.exit_code == 2 and "--roles: choose from sampler, trainer, validator" in bad.output
+    wrong = invoke(node_dir, "node", "start", "--roles", "sampler", password="nope")
+    assert wrong.exit_code == 1 and "wrong password" in wrong.output
+    assert not (node_dir / "node.json").exists()

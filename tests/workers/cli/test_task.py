@@ -1,0 +1,121 @@
+"""`decentrl task submit/status/result` against a real anvil with the protocol deployed."""
+
+import json
+import re
+
+import pytest
+
+from conftest import TOKEN
+from workers.spec import DEMO_CARTPOLE
+
+
+@pytest.fixture
+def spec_file(tmp_path):
+    path = tmp_path / "cartpole.json"
+    path.write_bytes(DEMO_CARTPOLE.to_bytes())
+    return path
+
+
+def bad_spec(tmp_path, change):
+    d = DEMO_CARTPOLE.to_dict()
+    change(d)
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(d))
+    return path
+
+
+def test_submit_signs_stores_and_creates_the_task(node, invoke, spec_file, contracts):
+    node_dir, address = node(drl=2000)
+    result = invoke(node_dir, "task", "submit", str(spec_file), "--bounty", "1000", "--rounds", "3")
+    assert result.exit_code == 0, result.output
+    task_id = int(re.search(r"^task (\d+) created: bounty 1,000 DRL, 2 samplers, 3 validators, 3 rounds",
+                            result.output, re.M).group(1))
+    t = contracts.registry.functions.taskOf(task_id).call()
+    assert t.requester == address and t.bounty == 1000 * TOKEN and t.numRounds == 3
+    assert t.specDigest == DEMO_CARTPOLE.digest()
+    # the bounty moved through the signed permit; the spec is in the node's store under its CID
+    assert contracts.token.functions.balanceOf(address).call() == 1000 * TOKEN
+    from workers.spec import parse
+    from workers.storage import open_store
+
+    stored = open_store(None, node_dir / "store").get(t.specCid)
+    assert parse(stored, digest=t.specDigest) == DEMO_CARTPOLE
+
+    status = invoke(node_dir, "task", "status", str(task_id))
+    assert status.exit_code == 0, status.output
+    assert f"task {task_id}: open, requester {address}, bounty 1,000 DRL" in status.output
+    assert "slots: samplers 0/2, trainer 0/1, validators 0/3" in status.output
+    assert status.output.count("(vacant)") == 6
+    assert re.search(r"claim deadline in 3\d{3} s", status.output)
+
+
+def test_submit_through_a_relayer_costs_the_requester_no_eth(node, invoke, spec_file, contracts, w3):
+    requester_dir, requester = node(drl=100, eth=0)
+    relayer_dir, _ = node()
+    result = invoke(requester_dir, "task", "submit", str(spec_file), "--bounty", "100",
+                    "--relayer-dir", str(relayer_dir))
+    assert result.exit_code == 0, result.output
+    assert w3.eth.get_balance(requester) == 0
+    assert contracts.token.functions.balanceOf(requester).call() == 0
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda d: d.update(env_id="NoSuchEnv-v9"), "env_id: "),
+    (lambda d: d["ppo"].update(learning_rate=-1.0), "ppo.learning_rate: "),
+    (lambda d: d["rollout"].update(steps_per_shard="many"), "rollout.steps_per_shard: "),
+    (lambda d: d.pop("seed"), "seed"),
+])
+def test_bad_specs_name_the_field(tmp_path, node, invoke, change, message):
+    node_dir, _ = node(drl=100)
+    path = bad_spec(tmp_path, change)
+    result = invoke(node_dir, "task", "submit", str(path), "--bounty", "10")
+    assert result.exit_code == 1
+    assert f"Error: bad spec {path}: {message}" in result.output, result.output
+
+
+def test_spec_that_is_not_json(tmp_path, node, invoke):
+    node_dir, _ = node(drl=100)
+    path = tmp_path / "x.json"
+    path.write_text("{not json")
+    result = invoke(node_dir, "task", "submit", str(path), "--bounty", "10")
+    assert result.exit_code == 1 and "(bytes): not valid UTF-8 JSON" in result.output
+
+
+def test_insufficient_funds(node, invoke, spec_file, contracts):
+    node_dir, address = node(drl=5)
+    result = invoke(node_dir, "task", "submit", str(spec_file), "--bounty", "10")
+    assert result.exit_code == 1
+    assert f"insufficient funds: requester {address} holds 5 DRL, the bounty is 10 DRL" in result.output
+    no_gas_dir, poor = node(drl=50, eth=0)
+    result = invoke(no_gas_dir, "task", "submit", str(spec_file), "--bounty", "10")
+    assert result.exit_code == 1 and f"{poor} has no ETH" in result.output
+    assert contracts.registry.functions.nonces(address).call() == 0
+
+
+def test_wrong_network(node, invoke, spec_file, deployment_file, tmp_path):
+    node_dir, _ = node(drl=100)
+    record = json.loads(deployment_file.read_text())
+    record["chainId"] = 11155111
+    other = tmp_path / "sepolia.json"
+    other.write_text(json.dumps(record))
+    result = invoke(node_dir, "task", "submit", str(spec_file), "--bounty", "10", deployment=other)
+    assert result.exit_code == 1
+    assert "wrong network: deployment is for chain 11155111" in result.output
+
+
+def test_revert_is_decoded(node, invoke, spec_file):
+    node_dir, _ = node(drl=100)
+    result = invoke(node_dir, "task", "submit", str(spec_file), "--bounty", "10", "--rounds", "60000")
+    assert result.exit_code == 1
+    assert "createTaskWithSig failed" in result.output and "RoundsOutOfBounds(rounds=60000" in result.output, \
+        result.output
+
+
+def test_status_and_result_of_unknown_or_unfinished_tasks(node, invoke, spec_file, tmp_path):
+    node_dir, _ = node(drl=100)
+    missing = invoke(node_dir, "task", "status", "999")
+    assert missing.exit_code == 1 and "task 999 not found" in missing.output
+    created = invoke(node_dir, "task", "submit", str(spec_file), "--bounty", "10")
+    task_id = re.search(r"^task (\d+) created", created.output, re.M).group(1)
+    result = invoke(node_dir, "task", "result", task_id, "-o", str(tmp_path / "out"))
+    assert result.exit_code == 1 and f"task {task_id} has no checkpoint yet (status open)" in result.output
