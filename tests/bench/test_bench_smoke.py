@@ -1,0 +1,101 @@
+"""Smoke tests of bench/ppo_vs_sb3.py and bench/gpu.py: each script's core function on a budget of
+seconds, checking the protocol's bookkeeping and the RESULT line's format (never the performance)."""
+
+import dataclasses
+import importlib.util
+import math
+import re
+import sys
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parents[2]
+NUM = r"(nan|inf|\d+(\.\d+)?)"
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up there
+    spec.loader.exec_module(module)
+    return module
+
+
+vs = load("ppo_vs_sb3")
+gpu = load("gpu")
+
+
+def tiny_preset():
+    from workers.rl.presets import CARTPOLE
+    return dataclasses.replace(CARTPOLE, steps_per_shard=128,
+                               ppo=dataclasses.replace(CARTPOLE.ppo, batch_size=64, update_epochs=2))
+
+
+def parse_vs(line):
+    m = re.fullmatch(rf"RESULT wall_ratio={NUM} steps_ratio={NUM}", line)
+    assert m, line
+    return float(m.group(1)), float(m.group(3))
+
+
+def test_ppo_vs_sb3_solved_at_first_check():
+    # Every CartPole episode returns >= 1, so a target of 1 is met at the first check by both.
+    lines = []
+    protocol = vs.Protocol(target=1.0, eval_episodes=2, check_every=256, budget=1024)
+    runs, result = vs.compare([3], protocol, threads=1, preset=tiny_preset(), out=lines.append)
+    assert [(r.learner, r.seed, r.solved, r.env_steps, r.checks) for r in runs] == [
+        ("ours", 3, True, 256, 1), ("sb3", 3, True, 256, 1)]  # ours: 2 x 128 steps; SB3: 8 x 32
+    assert all(0 < r.wall_s < math.inf for r in runs)
+    wall_ratio, steps_ratio = parse_vs(result)
+    assert steps_ratio == 1.0 and 0 < wall_ratio < math.inf
+    assert any(line.startswith(" med |") for line in lines) and torch.get_num_threads() == 1
+
+
+def test_ppo_vs_sb3_unsolved_within_the_budget_is_inf_and_the_ratios_nan():
+    protocol = vs.Protocol(target=475.0, eval_episodes=2, check_every=256, budget=512)
+    runs, result = vs.compare([1], protocol, threads=1, preset=tiny_preset(), out=lambda s: None)
+    for r in runs:
+        assert not r.solved and r.env_steps == math.inf and r.wall_s == math.inf
+        assert r.total_steps == 512 and r.checks == 2  # checked at 256 and at the budget
+    assert result == "RESULT wall_ratio=nan steps_ratio=nan"
+
+
+def test_the_shared_evaluation_matches_workers_rl_evaluate():
+    from workers.rl.envs import make_env, space_spec
+    from workers.rl.evaluate import evaluate
+    from workers.rl.policy import PolicyConfig, make_policy
+
+    env = make_env("CartPole-v1")
+    policy = make_policy(space_spec(env), PolicyConfig(seed=5))
+    env.close()
+    ours = evaluate(policy, "CartPole-v1", episodes=3, seed=vs.EVAL_SEED).mean_return
+    act = lambda obs: policy.deterministic_action(torch.from_numpy(obs)).numpy()  # noqa: E731
+    assert vs.evaluate_fn(act, 3) == ours
+
+
+def test_gpu_bench_reports_both_policies_and_the_result_line():
+    lines = []
+    tiny = {"cartpole": gpu.Workload("cartpole", (64, 64), 64, 2, 512),
+            "large": gpu.Workload("large", (128, 128), 128, 1, 1024)}
+    figures, result = gpu.run(rounds=1, threads=1, override=tiny, out=lines.append)
+    m = re.fullmatch(rf"RESULT gpu_samples_s={NUM} cpu_samples_s={NUM}", result)
+    assert m, result
+    assert set(figures) == {"cartpole", "large"}
+    assert float(m.group(3)) == round(figures["large"][1]) > 0
+    if torch.cuda.is_available():
+        assert float(m.group(1)) > 0
+    else:
+        assert m.group(1) == "nan" and lines[0].startswith("NO GPU")
+    assert "RESULT below is for the 'large' policy" in lines
+
+
+def test_synthetic_episodes_total_the_requested_samples():
+    tiny = gpu.Workload("t", (8,), 16, 1, 1234)
+    from workers.rl.envs import make_env, space_spec
+    from workers.rl.policy import PolicyConfig, make_policy
+
+    env = make_env("CartPole-v1")
+    policy = make_policy(space_spec(env), PolicyConfig(hidden_sizes=tiny.hidden_sizes))
+    env.close()
+    eps = gpu.synthetic_episodes(policy, tiny.samples)
+    assert sum(e.steps for e in eps) == 1234 and [e.end for e in eps] == ["terminated"] * 2 + ["cut"]
