@@ -88,10 +88,12 @@ class ShardResult:
 # -- the round's policy ----------------------------------------------------------------------------
 
 def initial_policy(spec: TaskSpec) -> ActorCritic:
-    """The task's policy before any accepted checkpoint: the spec's architecture, seeded by its seed."""
+    """The task's policy before any accepted checkpoint: the spec's architecture, seeded by its seed.
+    Made with one torch thread: the orthogonal initialisation's QR gives other bits with more."""
     env = make_env(spec.env_id)
     try:
-        return make_policy(space_spec(env), spec.policy_config())
+        with single_thread():
+            return make_policy(space_spec(env), spec.policy_config())
     finally:
         env.close()
 
