@@ -1,0 +1,24 @@
+"""A node's watcher SIGKILLed mid-task (and kept down while events go on) and restarted by its
+Supervisor loses no event and repeats none: every TaskRegistry event has exactly one job record
+per role on that node, done after a single handler run."""
+from network import registry_events
+from workers.node.dispatch import DISPATCH
+from workers.node.jobs import DONE
+
+
+def test_watcher_was_killed_and_restarted(run):
+    node = run.net.node("sampler1")
+    assert run.watcher_killed is not None
+    assert node.child("watcher").restarts == 1 and node.child("watcher").alive()
+
+
+def test_restarted_watcher_lost_no_event_and_repeated_none(run):
+    node = run.net.node("sampler1")
+    jobs = node.jobs()
+    events = [e for e in registry_events(run.net) if "sampler" in DISPATCH.roles_for(e.name)]
+    assert len(events) > 10
+    records = {e.key: jobs.get("sampler", e.key) for e in events}
+    assert {k: (r.status, r.attempts) for k, r in records.items()} == {k: (DONE, 1) for k in records}
+    client = node.redis()
+    all_jobs = list(client.scan_iter(match=node.config.key("job", "sampler", "*")))
+    assert len(all_jobs) == len(events)  # and nothing else was enqueued
