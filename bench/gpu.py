@@ -9,7 +9,8 @@ round. The episodes are synthetic CartPole-v1-shaped episodes (obs dim 4, 2 disc
 random observations, 500 steps each): the update's cost does not depend on the values.
 
 Two policies:
-  cartpole  the CartPole preset: MLP 64x64 tanh, minibatch 256, 10 epochs, 2048 samples per round
+  cartpole  the CartPole preset: MLP 64x64 tanh, its minibatch (256), epochs (10) and samples per
+            round (shards x steps_per_shard)
   large     MLP 1024x1024 tanh (actor and critic), minibatch 4096, 4 epochs, 16384 samples per round
 
 When torch sees no CUDA device the script says so plainly and reports the cpu figures only, with

@@ -13,9 +13,9 @@ lockstep by `evaluate_fn` below. A learner is solved at the first check whose me
 shown as such and enters the medians as inf). Wall time counts model set-up, rollouts and updates
 and excludes the time spent in these evaluations (the same protocol costs the same for both).
 
-Ours: workers.rl.presets.CARTPOLE as it is (2 shards x 1024 steps per round via
+Ours: workers.rl.presets.CARTPOLE as it is (2 shards x steps_per_shard steps per round via
 workers.rl.rollout.rollout, one train_round per round; policy seed, task seed and PPO seed = the
-bench seed). SB3: rl-zoo's hyperparameters for ppo / CartPole-v1 (hyperparams/ppo.yml):
+bench seed; device cpu). SB3: rl-zoo's hyperparameters for ppo / CartPole-v1 (hyperparams/ppo.yml):
     n_envs 8 (DummyVecEnv), policy MlpPolicy (64x64 tanh, SB3 default), n_steps 32, batch_size 256,
     gae_lambda 0.8, gamma 0.98, n_epochs 20, ent_coef 0.0, learning_rate lin_1e-3,
     clip_range lin_0.2, n_timesteps 1e5 (the schedules run over 1e5 steps), device cpu, seed = the
