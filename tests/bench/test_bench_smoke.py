@@ -45,7 +45,7 @@ def test_ppo_vs_sb3_solved_at_first_check():
     runs, result = vs.compare([3], protocol, threads=1, preset=tiny_preset(), out=lines.append)
     assert [(r.learner, r.seed, r.solved, r.env_steps, r.checks) for r in runs] == [
         ("ours", 3, True, 256, 1), ("sb3", 3, True, 256, 1)]  # ours: 2 x 128 steps; SB3: 8 x 32
-    assert all(0 < r.wall_s < math.inf for r in runs)
+    assert all(0 < r.wall_s < math.inf and 0 < r.cpu_s < math.inf for r in runs)
     wall_ratio, steps_ratio = parse_vs(result)
     assert steps_ratio == 1.0 and 0 < wall_ratio < math.inf
     assert any(line.startswith(" med |") for line in lines) and torch.get_num_threads() == 1
@@ -55,7 +55,7 @@ def test_ppo_vs_sb3_unsolved_within_the_budget_is_inf_and_the_ratios_nan():
     protocol = vs.Protocol(target=475.0, eval_episodes=2, check_every=256, budget=512)
     runs, result = vs.compare([1], protocol, threads=1, preset=tiny_preset(), out=lambda s: None)
     for r in runs:
-        assert not r.solved and r.env_steps == math.inf and r.wall_s == math.inf
+        assert not r.solved and r.env_steps == r.wall_s == r.cpu_s == math.inf
         assert r.total_steps == 512 and r.checks == 2  # checked at 256 and at the budget
     assert result == "RESULT wall_ratio=nan steps_ratio=nan"
 
