@@ -12,6 +12,7 @@ lockstep by `evaluate_fn` below. A learner is solved at the first check whose me
 >= --target. Budget cap: --budget (100_000) env steps each; an unsolved seed counts as inf (it is
 shown as such and enters the medians as inf). Wall time counts model set-up, rollouts and updates
 and excludes the time spent in these evaluations (the same protocol costs the same for both).
+Before the first seed both learners run once, untimed, on a tiny budget (warm-up).
 The table also shows process CPU time (same exclusions) for reference: on a machine shared with
 other runs it moves much less than wall time; the goal and the RESULT are on wall time.
 
@@ -148,6 +149,11 @@ class _Checker:
                    self.checks, self.eval_s, total_steps)
 
 
+def _cartpole():
+    from workers.rl.presets import CARTPOLE
+    return CARTPOLE
+
+
 def run_ours(seed: int, protocol: Protocol, preset=None) -> Run:
     """Our PPO, round by round as bench/train_cartpole.py (no chain, IPFS or Celery)."""
     import torch
@@ -249,6 +255,11 @@ def compare(seeds: list[int], protocol: Protocol = Protocol(), threads: int = 1,
     out(f"protocol: target {protocol.target} mean return over {protocol.eval_episodes} deterministic "
         f"episodes (env seeds {EVAL_SEED}..), checked every {protocol.check_every} env steps, "
         f"budget {protocol.budget} steps; torch threads {threads}")
+    # Untimed warm-up of both (lazy imports, first-call allocations), so seed 1 pays no more than
+    # the others: one update's worth of steps and one 1-episode evaluation each.
+    warm = Protocol(target=math.inf, eval_episodes=1, check_every=256, budget=256)
+    run_ours(0, warm, preset=dataclasses.replace(preset or _cartpole(), steps_per_shard=128))
+    run_sb3(0, warm)
     runs: list[Run] = []
     for k, seed in enumerate(seeds):
         order = (run_ours, run_sb3) if k % 2 == 0 else (run_sb3, run_ours)
