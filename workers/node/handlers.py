@@ -105,11 +105,22 @@ def watch(enqueue) -> None:
 
 # -- helpers -----------------------------------------------------------------------------------
 
+GAS_FLOOR = 5_000_000
+"""Least gas of a protocol transaction. Its estimate is taken before it is mined; if another
+node's transaction lands first, ours may be the one that ends the phase (the last attestation
+finalizes the round and may settle the task), which costs far more than estimated: the
+RoundLogic delegatecall then runs out of gas and the transaction reverts without data. Only the
+gas used is paid."""
+
+
 def _send(ctx: NodeContext, call, done: tuple[str, ...] = ()):
-    """Send `call`; a revert named in `done` means someone (maybe we, earlier) already did it:
-    returns None. A "not yet" revert becomes RetryableError; anything else propagates."""
+    """Send `call` with at least GAS_FLOOR gas; a revert named in `done` means someone (maybe we,
+    earlier) already did it: returns None. A "not yet" revert becomes RetryableError; anything
+    else propagates."""
     try:
-        return ctx.sender.send(call)
+        tx = ctx.sender.build(call)  # estimates: a revert is raised here, before anything is sent
+        tx["gas"] = max(tx["gas"], GAS_FLOOR)
+        return ctx.sender.wait(ctx.sender.send_built(tx, f"{call.fn_name}{tuple(call.args)}"))
     except TxReverted as exc:
         if exc.error.name in done:
             log.info("%s: %s (already done)", call.fn_name, exc.error.name)
