@@ -64,7 +64,8 @@ class Ticker:
 
     def stop(self):
         self._stop.set()
-        self._thread.join()
+        if self._thread.is_alive():
+            self._thread.join()
 
 
 @dataclass
@@ -98,8 +99,9 @@ class Node:
 
 
 class Network:
-    def __init__(self, workdir: Path, roles: list[tuple[str, str]]):
+    def __init__(self, workdir: Path, roles: list[tuple[str, str]], ipfs_api: str | None = None):
         self.workdir = Path(workdir)
+        self.ipfs_api = ipfs_api
         self.anvil = chain_services.Anvil()
         self.w3 = chain_services.http_w3(self.anvil.http_url)
         self.ticker = Ticker(self.w3)
@@ -123,8 +125,10 @@ class Network:
         account = Account.create()
         create_keystore(node_dir, PASSWORD, account.key, scrypt_n=2**10)
         url = self.redis.url.rsplit("/", 1)[0] + f"/{db}"
-        extra = node_extra(rpc_url=self.anvil.http_url, ws_url=self.anvil.ws_url,
-                           deployment=self.deployment_path, node_dir=node_dir, store_dir=self.store_dir)
+        # one shared folder for the embedded store; with IPFS each node keeps its own ledger
+        store_dir = node_dir / "ipfs" if self.ipfs_api else self.store_dir
+        extra = node_extra(rpc_url=self.anvil.http_url, ws_url=self.anvil.ws_url, ipfs_api=self.ipfs_api,
+                           deployment=self.deployment_path, node_dir=node_dir, store_dir=store_dir)
         config = node_config(url, name, extra, **NODE_SETTINGS)
         chain_services.fund(self.w3, account.address)
         d = self.deployment
@@ -152,13 +156,18 @@ class Network:
     def node(self, name: str) -> Node:
         return next(n for n in self.nodes if n.name == name)
 
-    def stop(self) -> None:
+    def stop_nodes(self) -> None:
+        """Stop the supervise loop, every node's processes and the ticker (chain and Redis stay
+        up for the tests to read)."""
         self._stop.set()
         if self._supervising.is_alive():
             self._supervising.join()
         for node in self.nodes:
             node.sup.stop()
         self.ticker.stop()
+
+    def stop(self) -> None:
+        self.stop_nodes()
         self.redis.stop()
         self.anvil.stop()
 
