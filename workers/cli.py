@@ -403,6 +403,32 @@ def open_node_store(store_dir: Path, ipfs_api: str | None):
         raise click.ClickException(str(exc)) from None
 
 
+def create_task(dep, store, requester, sender, task_spec, **params):
+    """Publishes the spec's canonical bytes to `store`, has `requester` (a LocalAccount) sign the
+    EIP-712 CreateTask request and, when its allowance is short, an EIP-2612 permit for the bounty;
+    `sender` (the requester's or a relayer's TxSender) sends createTaskWithSig. Returns (task id,
+    TaskParams, receipt); a revert raises ClickException with the decoded error."""
+    from workers.protocol import NO_PERMIT, TaskParams, sign_create_task, sign_permit
+
+    cid = store.put(task_spec.to_bytes(), pin=True)
+    params = TaskParams(spec_cid=cid, spec_digest=task_spec.digest(), **params)
+    registry, token, w3 = dep.registry, dep.token, dep.w3
+    deadline = w3.eth.get_block("latest")["timestamp"] + 3600
+    nonce = registry.functions.nonces(requester.address).call()
+    signature = sign_create_task(requester.key, params, requester.address, nonce, deadline, dep.chain_id,
+                                 registry.address)
+    permit = NO_PERMIT
+    if token.functions.allowance(requester.address, registry.address).call() < params.bounty:
+        permit = sign_permit(requester.key, token.address, dep.chain_id, requester.address, registry.address,
+                             params.bounty, token.functions.nonces(requester.address).call(), deadline)
+    receipt = send(sender, registry.functions.createTaskWithSig(params.as_tuple(), requester.address, deadline,
+                                                                signature, permit), "createTaskWithSig")
+    from web3.logs import DISCARD
+
+    task_id = registry.events.TaskCreated().process_receipt(receipt, errors=DISCARD)[0]["args"]["taskId"]
+    return task_id, params, receipt
+
+
 @task.command("submit")
 @click.argument("spec", type=click.Path(exists=True, dir_okay=False))
 @click.option("--bounty", required=True, help="Bounty in DRL, paid to the nodes that do the work.")
@@ -439,33 +465,16 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
     if obj.w3.eth.get_balance(relayer.address) == 0:
         raise click.ClickException(f"insufficient funds: {relayer.address} has no ETH to send the transaction")
 
-    from workers import protocol
-    from workers.protocol import NO_PERMIT, TaskParams, sign_create_task
-
     store = open_node_store(obj.store_dir, ipfs_api)
-    cid = store.put(task_spec.to_bytes(), pin=True)
-    params = TaskParams(spec_cid=cid, spec_digest=task_spec.digest(), bounty=wei, num_samplers=samplers,
-                        num_validators=validators, num_rounds=rounds, claim_window=claim_window,
-                        commit_window=commit_window, reveal_window=reveal_window, attest_window=attest_window)
-    registry, token = dep.registry, dep.token
-    deadline = obj.w3.eth.get_block("latest")["timestamp"] + 3600
-    nonce = registry.functions.nonces(requester.address).call()
-    signature = sign_create_task(requester.key, params, requester.address, nonce, deadline, dep.chain_id,
-                                 registry.address)
-    permit = NO_PERMIT
-    allowance = token.functions.allowance(requester.address, registry.address).call()
-    if allowance < wei:
-        permit = protocol.sign_permit(requester.key, token.address, dep.chain_id, requester.address,
-                                      registry.address, wei, token.functions.nonces(requester.address).call(),
-                                      deadline)
     sender, service = obj.sender(relayer)
     try:
-        receipt = send(sender, registry.functions.createTaskWithSig(params.as_tuple(), requester.address, deadline,
-                                                                    signature, permit), "createTaskWithSig")
+        task_id, params, receipt = create_task(
+            dep, store, requester, sender, task_spec, bounty=wei, num_samplers=samplers,
+            num_validators=validators, num_rounds=rounds, claim_window=claim_window, commit_window=commit_window,
+            reveal_window=reveal_window, attest_window=attest_window)
     finally:
         service.stop()
-    events = registry.events.TaskCreated().process_receipt(receipt)
-    task_id = events[0]["args"]["taskId"]
+    cid = params.spec_cid
     click.echo(f"spec {cid} (digest 0x{task_spec.digest().hex()})")
     click.echo(f"task {task_id} created: bounty {fmt_drl(wei)}, {samplers} samplers, {validators} validators, "
                f"{rounds} rounds (tx {receipt['transactionHash'].to_0x_hex()})")

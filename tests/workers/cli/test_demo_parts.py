@@ -1,0 +1,80 @@
+"""The demo's parts up to the task's submission, for real: its own anvil and deploy, the
+embedded Redis and store, seven keystores funded and the six worker nodes staked, each node's
+Celery worker and watcher started through the handlers' entry point and answering, the task
+signed by the requester and created; then everything stops. The learning curve is drawn from a
+scripted curve. (The whole run, rounds and all, is `decentrl demo`.)"""
+
+import os
+from pathlib import Path
+
+import pytest
+
+from workers.demo import chain as demo_chain
+from workers.demo import run as demo_run
+from workers.protocol import Role, Status
+
+
+def alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.fixture
+def demo(tmp_path, monkeypatch):
+    monkeypatch.setattr(demo_chain, "PORTS", range(8671, 8680))
+    d = demo_run.Demo(tmp_path / "out", keep=False)
+    yield d
+    d.stop()
+
+
+def test_demo_sets_up_the_network_submits_and_stops_everything(demo, capsys):
+    demo.start_chain()
+    assert 8671 <= demo.anvil.port <= 8679
+    first = demo.w3.eth.block_number
+    demo.start_services()
+    demo.make_accounts()
+    dep = demo.dep
+    assert [n.role for n in demo.nodes] == ["sampler", "sampler", "trainer", "validator", "validator", "validator"]
+    for node in demo.nodes:
+        role = Role[node.role.upper()]
+        assert dep.stakes.functions.stakeOf(node.account.address, role).call().staked == \
+            dep.stakes.functions.minStake(role).call()
+        assert len(list((node.node_dir / "keystore").glob("0x*.json"))) == 1
+    assert len({n.account.address for n in demo.nodes} | {demo.requester.account.address}) == 7
+    demo.start_nodes()
+    demo.wait_ready()
+    pids = [c.pid for n in demo.nodes for c in n.sup.children.values()]
+    assert len(pids) == 12 and all(alive(p) for p in pids)
+    demo.submit()
+    task = dep.registry.functions.taskOf(demo.task_id).call()
+    assert task.requester == demo.requester.account.address and task.bounty == demo_run.BOUNTY_DRL * 10**18
+    assert task.specDigest == demo.spec.digest() and Status(task.status) in (Status.OPEN, Status.DRAWING,
+                                                                            Status.ACTIVE)
+    assert demo.w3.eth.block_number > first + 1  # the ticker mines too
+    workdir, anvil_pid, redis_pid = demo.workdir, demo.anvil.proc.pid, demo.redis.pid
+    demo.stop()
+    assert not any(alive(p) for p in pids + [anvil_pid, redis_pid])
+    assert not workdir.exists()
+    out = capsys.readouterr().out
+    assert "every worker is up" in out and f"task      {demo.task_id}: CartPole-v1" in out
+
+
+def test_learning_curve_png(tmp_path):
+    from workers.spec import DEMO_CARTPOLE
+
+    d = demo_run.Demo.__new__(demo_run.Demo)
+    d.out_dir, d.spec, d.task_id = tmp_path, DEMO_CARTPOLE, 1
+    curve = demo_run.Curve([1, 2, 3], [4096, 8192, 12288], [112.1, 300.5, 500.0], [21.6, 80.2, 230.0])
+    d.plot(curve, 499.8)
+    png = (tmp_path / "learning_curve.png").read_bytes()
+    assert png[:8] == b"\x89PNG\r\n\x1a\n" and len(png) > 10_000
+    import json
+
+    data = json.loads((tmp_path / "learning_curve.json").read_text())
+    assert data["eval_return"] == [112.1, 300.5, 500.0] and data["final_return"] == 499.8

@@ -1,0 +1,1 @@
+"""`decentrl demo`: the whole network on a local chain (see workers.demo.run)."""

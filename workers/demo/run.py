@@ -1,0 +1,392 @@
+"""`decentrl demo`: the whole network on this machine, solving CartPole-v1.
+
+1. its own anvil (free port, automine + a 1 s evm_mine ticker) and the protocol deployed with
+   plain web3 from build/contracts (workers.demo.chain) to a temporary deployment record;
+2. one embedded Redis (a database per node) and one shared embedded content store;
+3. seven accounts, each with its own encrypted keystore and node folder: 2 samplers, 1 trainer,
+   3 validators (funded with ETH and DRL, staked at the minimum for their role) and a requester;
+4. each worker node's processes through the handlers' entry point (workers.node.handlers: a
+   Celery worker for its role plus the chain watcher, under a Supervisor);
+5. the requester signs the CreateTask request (EIP-712) and a permit for the bounty, and submits
+   the demo task (workers.spec.DEMO_CARTPOLE) with workers.cli.create_task;
+6. shows the task's phases, verdicts and rounds as the events arrive, with each accepted
+   checkpoint's mean return (a quick 10-episode evaluation) and the samplers' training return;
+7. at the end: the final checkpoint verified against the on-chain checkpointRoot and evaluated
+   (100 episodes), each node's payout and reputation, a PNG learning curve; then it stops
+   everything it started and prints `RESULT eval_return=<mean> rounds=<n> wall_s=<seconds>`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import click
+
+TOKEN = 10**18
+PASSWORD = "decentrl-demo"  # the demo's throwaway keystores; a real node prompts for its own
+SCRYPT_N = 2**14  # lighter than the default 2**18: twelve processes decrypt a keystore at start
+ROLES = (("sampler-1", "sampler"), ("sampler-2", "sampler"), ("trainer", "trainer"),
+         ("validator-1", "validator"), ("validator-2", "validator"), ("validator-3", "validator"))
+NODE_DRL = 1_000
+BOUNTY_DRL = 1_000
+TASK = dict(num_samplers=2, num_validators=3, num_rounds=5, claim_window=600, commit_window=120,
+            reveal_window=60, attest_window=120)
+QUICK_EPISODES = 10
+FINAL_EPISODES = 100
+TIMEOUT_S = 540.0
+PHASE_NAMES = {0: "sample-commit", 1: "sample-reveal", 2: "train-commit", 3: "train-reveal", 4: "attest"}
+
+
+def say(text: str = "") -> None:
+    click.echo(text)
+
+
+@dataclass
+class DemoNode:
+    name: str
+    role: str
+    node_dir: Path
+    account: object
+    sup: object = None
+    redis_url: str = ""
+
+
+@dataclass
+class Curve:
+    rounds: list = field(default_factory=list)
+    env_steps: list = field(default_factory=list)
+    eval_return: list = field(default_factory=list)
+    sample_return: list = field(default_factory=list)
+
+
+class Demo:
+    def __init__(self, out_dir: Path, keep: bool):
+        self.out_dir = Path(out_dir)
+        self.keep = keep
+        self.workdir = Path(tempfile.mkdtemp(prefix="decentrl-demo-"))
+        self.anvil = self.ticker = self.redis = None
+        self.nodes: list[DemoNode] = []
+        self._stop = threading.Event()
+        self._supervising = None
+
+    # -- setting up ------------------------------------------------------------------------------
+
+    def start_chain(self):
+        from workers.chain.deployment import load_deployment
+        from workers.demo.chain import Anvil, Ticker, deploy, http_w3
+
+        self.anvil = Anvil(self.workdir / "anvil.log")
+        self.w3 = http_w3(self.anvil.http_url)
+        self.ticker = Ticker(self.w3)
+        self.admin, self.treasury = self.w3.eth.accounts[0], self.w3.eth.accounts[1]
+        self.deployment_path = deploy(self.w3, self.admin, self.treasury, self.workdir / "deployment.json")
+        self.dep = load_deployment(self.w3, path=self.deployment_path)
+        say(f"chain     anvil {self.anvil.http_url} (chain {self.dep.chain_id}), protocol deployed: "
+            f"registry {self.dep.addresses['TaskRegistry']}")
+
+    def start_services(self):
+        from workers.node.redis_service import start_embedded
+        from workers.storage import open_store
+
+        self.redis = start_embedded(self.workdir / "redis")
+        self.store_dir = self.workdir / "store"
+        self.store = open_store(None, self.store_dir)
+        say(f"services  embedded Redis {self.redis.url} (pid {self.redis.pid}), embedded store {self.store_dir}")
+
+    def make_accounts(self):
+        import redis as redis_py
+        from eth_account import Account
+
+        from workers.chain.keystore import create_keystore, find_keystore, load_account
+        from workers.chain.sender import TxSender
+        from workers.protocol import Role
+
+        d = self.dep
+        everyone = list(ROLES) + [("requester", "requester")]
+        with click.progressbar(everyone, label="accounts  keystores, funds and stakes", file=None) as bar:
+            for db, (name, role) in enumerate(bar, start=1):
+                node_dir = self.workdir / "nodes" / name
+                create_keystore(node_dir, PASSWORD, Account.create().key, scrypt_n=SCRYPT_N)
+                account = load_account(find_keystore(node_dir), PASSWORD)
+                node = DemoNode(name, role, node_dir, account, redis_url=self.redis.url.rsplit("/", 1)[0] + f"/{db}")
+                self.w3.provider.make_request("anvil_setBalance", [account.address, hex(10 * TOKEN)])
+                drl = BOUNTY_DRL if role == "requester" else NODE_DRL
+                self.w3.eth.wait_for_transaction_receipt(
+                    d.token.functions.transfer(account.address, drl * TOKEN).transact({"from": self.admin}))
+                node.sender = TxSender(self.w3, account, redis_py.Redis.from_url(node.redis_url))
+                if role != "requester":
+                    r = Role[role.upper()]
+                    amount = d.stakes.functions.minStake(r).call()
+                    node.sender.send(d.token.functions.approve(d.stakes.address, amount))
+                    node.sender.send(d.stakes.functions.stake(r, amount))
+                    self.nodes.append(node)
+                else:
+                    self.requester = node
+        for node in self.nodes:
+            stake = d.stakes.functions.stakeOf(node.account.address, Role[node.role.upper()]).call().staked
+            say(f"  {node.name:<12}{node.account.address}  staked {stake / TOKEN:,.0f} DRL as {node.role}")
+        say(f"  {'requester':<12}{self.requester.account.address}  holds {BOUNTY_DRL:,} DRL for the bounty")
+
+    def start_nodes(self):
+        from workers.chain.keystore import PASSWORD_ENV
+        from workers.node.context import node_extra
+        from workers.node.handlers import node_config, supervisor
+
+        for node in self.nodes:
+            extra = node_extra(rpc_url=self.anvil.http_url, ws_url=self.anvil.ws_url,
+                               deployment=self.deployment_path, node_dir=node.node_dir, store_dir=self.store_dir)
+            config = node_config(node.redis_url, node.name, extra)
+            node.sup = supervisor(config, (node.role,), pool="solo", concurrency=1, env={PASSWORD_ENV: PASSWORD})
+            node.sup.start()
+        self._supervising = threading.Thread(target=self._supervise, daemon=True, name="supervise")
+        self._supervising.start()
+        pids = ", ".join(f"{n.name} {n.sup.children[n.role].pid}+{n.sup.children['watcher'].pid}" for n in self.nodes)
+        say(f"nodes     {len(self.nodes)} nodes, each a Celery worker + a chain watcher (pids {pids})")
+
+    def _supervise(self):
+        while not self._stop.wait(1.0):
+            for node in self.nodes:
+                for name in node.sup.check():
+                    say(f"  ! {node.name}: {name} process died; restarted")
+
+    def wait_ready(self, timeout: float = 120.0):
+        """Until every Celery worker answers a ping (the workers import torch: seconds)."""
+        from workers.node.celery_app import create_app
+
+        deadline = time.monotonic() + timeout
+        pending = {n.name: n for n in self.nodes}
+        apps = {n.name: create_app(n.sup.config) for n in self.nodes}
+        while pending:
+            for name in list(pending):
+                node = pending[name]
+                try:
+                    if apps[name].control.ping(destination=[f"{node.role}@{name}"], timeout=0.5):
+                        del pending[name]
+                except Exception:
+                    pass
+            if time.monotonic() > deadline:
+                raise click.ClickException(f"workers not ready within {timeout:g} s: {sorted(pending)} "
+                                           f"(logs in {self.workdir / 'nodes'})")
+        say("nodes     every worker is up")
+
+    def submit(self):
+        from workers.cli import create_task
+        from workers.spec import DEMO_CARTPOLE
+
+        self.spec = DEMO_CARTPOLE
+        self.started_block = self.w3.eth.block_number
+        self.task_id, self.params, _ = create_task(self.dep, self.store, self.requester.account,
+                                                   self.requester.sender, self.spec, bounty=BOUNTY_DRL * TOKEN,
+                                                   **TASK)
+        say(f"task      {self.task_id}: {self.spec.env_id}, bounty {BOUNTY_DRL:,} DRL, {TASK['num_rounds']} rounds, "
+            f"{TASK['num_samplers']} samplers x {self.spec.steps_per_shard} steps, signed by the requester "
+            f"(EIP-712 + permit); spec {self.params.spec_cid}")
+
+    # -- following the task ----------------------------------------------------------------------
+
+    def follow(self, started: float) -> Curve:
+        from workers.chain.watcher import EventWatcher, SqliteCursor
+        from workers.protocol import Role, Status, Verdict
+
+        decoder = EventWatcher(self.dep, lambda e: None, SqliteCursor(self.workdir / "demo-events.sqlite"),
+                               mode="poll")
+        registry = self.dep.registry.address
+        names = {n.account.address: n.name for n in self.nodes}
+        curve = Curve()
+        next_block = self.started_block
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            head = self.w3.eth.block_number
+            if head >= next_block:
+                logs = self.w3.eth.get_logs({"address": registry, "fromBlock": next_block, "toBlock": head})
+                next_block = head + 1
+                for entry in sorted(logs, key=lambda e: (e["blockNumber"], e["logIndex"])):
+                    e = decoder.decode(entry)
+                    if e.args.get("taskId") != self.task_id:
+                        continue
+                    t = time.time() - started
+                    a = e.args
+                    if e.name == "SlotAssigned":
+                        say(f"{t:6.1f}s  {names.get(a['node'], a['node'])} took the {Role(a['role']).name.lower()} "
+                            f"slot {a['slot']}")
+                    elif e.name == "PhaseStarted":
+                        say(f"{t:6.1f}s  round {a['round'] + 1}: {PHASE_NAMES[int(a['phase'])]}")
+                    elif e.name == "VerdictReached":
+                        say(f"{t:6.1f}s  round {a['round'] + 1}: {names.get(a['node'], a['node'])} "
+                            f"{Verdict(a['verdict']).name.lower()} ({a['accepts']} accept, {a['rejects']} reject)")
+                    elif e.name == "RoundFinalized":
+                        self._round_done(curve, int(a["round"]), bytes(a["checkpointRoot"]), a["checkpointCid"], t)
+                    elif e.name == "TaskStatusChanged":
+                        say(f"{t:6.1f}s  task {Status(a['status']).name.lower()}")
+            status = Status(self.dep.registry.functions.taskOf(self.task_id).call().status)
+            if status in (Status.COMPLETED, Status.FAILED, Status.CANCELLED) and self.w3.eth.block_number < next_block:
+                self.status = status
+                return curve
+            if time.monotonic() > deadline:
+                raise click.ClickException(f"task {self.task_id} not finished within {TIMEOUT_S:g} s "
+                                           f"(status {status.name.lower()}; logs in {self.workdir / 'nodes'})")
+            time.sleep(0.2)
+
+    def _round_done(self, curve: Curve, round_: int, root: bytes, cid: str, t: float):
+        from workers.node.context import Secrets
+        from workers.protocol import Role
+
+        if not cid or cid == getattr(self, "_last_cid", None):
+            say(f"{t:6.1f}s  round {round_ + 1} ended without a new checkpoint")
+            return
+        self._last_cid = cid
+        _, quick = self.checkpoint_return(root, cid, QUICK_EPISODES)
+        sample = []
+        for node in self.nodes:
+            if node.role == "sampler":
+                for note in Secrets(node.node_dir / "secrets.sqlite").notes(self.task_id):
+                    if note["round"] == round_ and note["role"] == Role.SAMPLER and note["kind"] == "work":
+                        sample.append(note["data"]["mean_return"])
+        sample_mean = sum(sample) / len(sample) if sample else float("nan")
+        curve.rounds.append(round_ + 1)
+        curve.env_steps.append((round_ + 1) * TASK["num_samplers"] * self.spec.steps_per_shard)
+        curve.eval_return.append(quick)
+        curve.sample_return.append(sample_mean)
+        say(f"{t:6.1f}s  round {round_ + 1} finalized: checkpoint {cid[:16]}..  mean return {quick:.1f} "
+            f"({QUICK_EPISODES} eval episodes; samplers' rollouts {sample_mean:.1f})")
+
+    def checkpoint_return(self, root: bytes, cid: str, episodes: int):
+        """(verified checkpoint, mean return over `episodes` deterministic episodes)."""
+        import torch
+
+        from workers.rl.evaluate import evaluate
+        from workers.roles.sampler import round_policy
+        from workers.roles.trainer import verify_checkpoint
+
+        torch.set_num_threads(1)
+        result = verify_checkpoint(self.store.get(cid), root)
+        policy = round_policy(self.spec, result.policy_bytes)
+        return result, evaluate(policy, self.spec.env_id, episodes=episodes, seed=10_000).mean_return
+
+    # -- the end ---------------------------------------------------------------------------------
+
+    def final(self, curve: Curve) -> float:
+        from workers.chain.view import ChainView
+        from workers.protocol import Role
+
+        view = ChainView(self.dep)
+        task = view.task(self.task_id)
+        if not task.checkpoint_cid:
+            raise click.ClickException(f"task {self.task_id} ended {task.status.name.lower()} without a checkpoint")
+        result, mean = self.checkpoint_return(bytes(task.checkpoint_root), task.checkpoint_cid, FINAL_EPISODES)
+        policy_dir = self.out_dir / "policy"
+        policy_dir.mkdir(parents=True, exist_ok=True)
+        (policy_dir / "policy.safetensors").write_bytes(result.policy_bytes)
+        (policy_dir / "metadata.json").write_text(json.dumps({**result.meta, "cid": task.checkpoint_cid}, indent=2,
+                                                             sort_keys=True) + "\n")
+        say(f"final     checkpoint of round {result.round + 1} verified against checkpointRoot "
+            f"0x{bytes(task.checkpoint_root).hex()[:16]}..; mean return {mean:.1f} over {FINAL_EPISODES} episodes "
+            f"(target {self.spec.target_return:g}) -> {policy_dir}")
+        earned = {}
+        logs = self.dep.registry.events.RewardEarned().get_logs(from_block=self.started_block)
+        for e in logs:
+            if e["args"]["taskId"] == self.task_id:
+                earned[e["args"]["node"]] = earned.get(e["args"]["node"], 0) + e["args"]["amount"]
+        say("payouts")
+        for node in self.nodes:
+            a = node.account.address
+            say(f"  {node.name:<12}{a}  earned {earned.get(a, 0) / TOKEN:>8.2f} DRL  claimable "
+                f"{view.claimable(a) / TOKEN:>8.2f} DRL  reputation {view.score(a)}  "
+                f"stake {view.stake(a, Role[node.role.upper()]).staked / TOKEN:,.0f} DRL")
+        say(f"  {'requester':<12}{self.requester.account.address}  paid {BOUNTY_DRL:,} DRL, refund claimable "
+            f"{view.claimable(self.requester.account.address) / TOKEN:.2f} DRL")
+        self.final_return = mean
+        self.plot(curve, mean)
+        return mean
+
+    def plot(self, curve: Curve, final: float):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib import pyplot as plt
+
+        n = len(curve.eval_return)
+        fig, ax = plt.subplots(figsize=(7, 4.2), dpi=110)
+        ax.plot(curve.env_steps[:n], curve.eval_return, "o-", label=f"accepted checkpoint ({QUICK_EPISODES} episodes)")
+        ax.plot(curve.env_steps[:n], curve.sample_return, "s--", alpha=0.7, label="samplers' rollouts")
+        if n:
+            ax.plot([curve.env_steps[n - 1]], [final], "*", markersize=14, label=f"final ({FINAL_EPISODES} episodes)")
+        ax.axhline(self.spec.target_return, color="grey", linestyle=":", label=f"solved ({self.spec.target_return:g})")
+        ax.set_xlabel("environment steps")
+        ax.set_ylabel("mean return")
+        ax.set_title(f"decentrl demo: {self.spec.env_id}, task {self.task_id} "
+                     f"({TASK['num_samplers']} samplers, 1 trainer, {TASK['num_validators']} validators)")
+        ax.set_ylim(0, 520)
+        ax.grid(alpha=0.3)
+        ax.legend(loc="lower right", fontsize=8)
+        fig.tight_layout()
+        self.out_dir.mkdir(parents=True, exist_ok=True)
+        path = self.out_dir / "learning_curve.png"
+        fig.savefig(path)
+        plt.close(fig)
+        (self.out_dir / "learning_curve.json").write_text(json.dumps(
+            {"round": curve.rounds[:n], "env_steps": curve.env_steps[:n], "eval_return": curve.eval_return,
+             "sample_return": curve.sample_return, "final_return": final}, indent=2) + "\n")
+        say(f"curve     {path}")
+
+    def stop(self):
+        self._stop.set()
+        if self._supervising is not None:
+            self._supervising.join()
+        for node in self.nodes:
+            if node.sup is not None:
+                node.sup.stop()
+        if self.ticker is not None:
+            self.ticker.stop()
+        if self.redis is not None:
+            self.redis.stop()
+        if self.anvil is not None:
+            self.anvil.stop()
+        if self.keep:
+            say(f"kept      {self.workdir}")
+        else:
+            shutil.rmtree(self.workdir, ignore_errors=True)
+
+
+def main(out_dir: Path = Path("reports/demo"), keep: bool = False) -> int:
+    started = time.time()
+    demo = Demo(out_dir, keep)
+    mean, rounds, code = float("nan"), 0, 1
+    try:
+        demo.start_chain()
+        demo.start_services()
+        demo.make_accounts()
+        demo.start_nodes()
+        demo.wait_ready()
+        demo.submit()
+        curve = demo.follow(started)
+        rounds = len(curve.eval_return)
+        mean = demo.final(curve)
+        solved = mean >= demo.spec.target_return
+        code = 0 if solved else 1
+        say(f"{'SOLVED' if solved else 'NOT SOLVED'}: mean return {mean:.1f} (target {demo.spec.target_return:g}) "
+            f"after {rounds} rounds")
+    except click.ClickException as exc:
+        say(f"demo failed: {exc.format_message()}")
+        demo.keep = True
+    except Exception as exc:  # noqa: BLE001 - report, stop everything, and still print the RESULT line
+        import traceback
+
+        traceback.print_exc()
+        say(f"demo failed: {type(exc).__name__}: {exc}")
+        demo.keep = True
+    finally:
+        say("stopping  nodes, Redis, anvil")
+        demo.stop()
+    wall = time.time() - started
+    shown = "nan" if math.isnan(mean) else f"{mean:.1f}"
+    say(f"RESULT eval_return={shown} rounds={rounds} wall_s={wall:.1f}")
+    return code
