@@ -1,0 +1,84 @@
+"""The handlers as plain functions, called in this process as the nodes of a network whose
+processes are not started (no Celery, no watcher): claims, the draw, and a missed SampleCommit
+deadline that DeadlineReached turns into advance(), vacating the sampler (Missed, -10); a second
+delivery of the same event does nothing."""
+import contextlib
+import os
+
+import pytest
+
+from network import PASSWORD, SPEC, TOKEN, Network, registry_events
+from workers.node import context, handlers
+from workers.node.context import NodeContext
+from workers.node.dispatch import HandledEvent
+from workers.protocol import Outcome, Phase, Role, Status, TaskParams
+from workers.storage.store import EmbeddedStore
+
+
+@contextlib.contextmanager
+def as_node(node):
+    """Make NodeContext.current() this node's context, as in its worker processes."""
+    os.environ.setdefault("DECENTRL_KEYSTORE_PASSWORD", PASSWORD)
+    context._current.update(pid=os.getpid(), ctx=NodeContext.build(node.config))
+    try:
+        yield context._current["ctx"]
+    finally:
+        context._current.clear()
+
+
+def event(name, role, **args):
+    return HandledEvent(f"test:{name}:{sorted(args.items())}", name, args, 0, role, 1)
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory):
+    roles = [("sampler0", "sampler"), ("trainer", "trainer"), ("validator0", "validator"), ("validator1", "validator")]
+    network = Network(tmp_path_factory.mktemp("keeper-network"), roles)
+    yield network
+    network.stop()
+
+
+@pytest.fixture(scope="module")
+def idle_task(net):
+    """A 1-sampler, 1-validator task, claimed, drawn, active, and left idle past its SampleCommit
+    deadline."""
+    d = net.deployment
+    spec_cid = EmbeddedStore(net.store_dir).put(SPEC.to_bytes())
+    params = TaskParams(spec_cid, SPEC.digest(), 100 * TOKEN, num_samplers=1,
+                        num_validators=1, num_rounds=1, claim_window=60, commit_window=60,
+                        reveal_window=60, attest_window=60)
+    net.w3.eth.wait_for_transaction_receipt(
+        d.token.functions.approve(d.registry.address, params.bounty).transact({"from": net.admin}))
+    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": net.admin}))
+    task_id = d.registry.functions.taskCount().call()
+    with as_node(net.node("sampler0")):
+        handlers.claim_sampler(event("TaskCreated", "sampler", taskId=task_id))
+    with as_node(net.node("trainer")):
+        handlers.claim_trainer(event("TaskCreated", "trainer", taskId=task_id))
+    for _ in range(2):
+        net.w3.provider.make_request("evm_mine", [])
+    with as_node(net.node("validator0")) as ctx:
+        handlers.draw(event("DrawArmed", "validator", taskId=task_id))
+        task = ctx.view.task(task_id)
+    assert (task.status, task.phase, task.round) == (Status.ACTIVE, Phase.SAMPLE_COMMIT, 0)
+    net.w3.provider.make_request("evm_increaseTime", [task.phase_deadline - d.registry.functions.protocolTime().call() + 1])
+    net.w3.provider.make_request("evm_mine", [])
+    return task_id, task.phase_deadline
+
+
+def test_missed_deadline_is_advanced_once(net, idle_task):
+    task_id, deadline = idle_task
+    sampler = net.node("sampler0").address
+    score = net.deployment.reputation.functions.scoreOf(sampler).call()
+    reached = event("DeadlineReached", "validator", taskId=task_id, round=0, phase=int(Phase.SAMPLE_COMMIT),
+                    deadline=deadline, hop=0, origin="test")
+    with as_node(net.node("validator1")) as ctx:
+        handlers.deadline_reached(reached)
+        after = ctx.view.task(task_id)
+        handlers.deadline_reached(reached)  # delivered again: the phase is over, nothing is sent
+        assert ctx.view.task(task_id) == after
+    assert (after.status, after.phase) != (Status.ACTIVE, Phase.SAMPLE_COMMIT)
+    vacated = [e for e in registry_events(net) if e.name == "SlotVacated" and e.args["taskId"] == task_id]
+    assert [(e.args["node"], Role(e.args["role"]), Outcome(e.args["reason"])) for e in vacated] == [
+        (sampler, Role.SAMPLER, Outcome.MISSED)]
+    assert net.deployment.reputation.functions.scoreOf(sampler).call() == score - 10
