@@ -140,10 +140,13 @@ class Context:
 
 def send(sender, call, what: str):
     """Sends `call`, turning a decoded revert into a ClickException that names it."""
-    from workers.chain.errors import ChainError
+    from workers.chain.errors import ChainError, TxReverted
 
     try:
         return sender.send(call)
+    except TxReverted as exc:
+        where = f" (tx {exc.tx_hash})" if exc.tx_hash else ""
+        raise click.ClickException(f"{what} reverted: {exc.error.message}{where}") from None
     except ChainError as exc:
         raise click.ClickException(f"{what} failed: {exc}") from None
 
@@ -500,11 +503,14 @@ def task_status(obj: Context, task_id):
     view, t = _task(obj, task_id)
     now = obj.deployment.registry.functions.protocolTime().call()
     click.echo(f"task {task_id}: {t.status.name.lower()}, requester {t.requester}, bounty {fmt_drl(t.bounty)}")
+    ran = t.status in (Status.ACTIVE, Status.COMPLETED, Status.FAILED)
     if t.status == Status.ACTIVE:
         left = t.phase_deadline - now
         click.echo(f"round {t.round + 1} of {t.num_rounds}, phase {t.phase.name.lower()}, deadline in {left} s")
+    elif ran:
+        click.echo(f"ended in round {t.round + 1} of {t.num_rounds}")
     else:
-        click.echo(f"round {min(t.round, t.num_rounds)} of {t.num_rounds}")
+        click.echo(f"round 0 of {t.num_rounds} (rounds start once every slot is filled)")
     if t.status in (Status.OPEN, Status.DRAWING):
         click.echo(f"claim deadline in {t.claim_deadline - now} s")
     click.echo(f"spec {t.spec_cid}")
@@ -514,11 +520,10 @@ def task_status(obj: Context, task_id):
                f"validators {t.filled_validators}/{t.num_validators}")
     for s in view.slots(task_id):
         click.echo(f"  {s.role.name.lower():<10}{s.slot}  {s.node or '(vacant)'}")
-    if t.status == Status.ACTIVE or t.round > 0:
-        round_ = t.round if t.status == Status.ACTIVE else max(t.round - 1, 0)
-        subs = [s for s in view.submissions(task_id, round_) if s.node]
+    if ran:
+        subs = [s for s in view.submissions(task_id, t.round) if s.node]
         if subs:
-            click.echo(f"round {round_ + 1} submissions:")
+            click.echo(f"round {t.round + 1} submissions:")
             for s in subs:
                 click.echo(f"  {s.role.name.lower():<10}{s.slot}  {'revealed' if s.revealed else 'committed'}  "
                            f"verdict {s.verdict.name.lower()}")
@@ -562,7 +567,7 @@ def task_result(obj: Context, task_id, out_dir, ipfs_api):
                 "task_status": t.status.name.lower(), "spec_cid": t.spec_cid}
         (out / "metadata.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
         bar.update(1)
-    click.echo(f"verified checkpoint of round {result.round} against root 0x{result.root.hex()}")
+    click.echo(f"verified checkpoint of round {result.round + 1} against root 0x{result.root.hex()}")
     click.echo(f"wrote {out / 'policy.safetensors'} and {out / 'metadata.json'}")
 
 

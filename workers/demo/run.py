@@ -68,9 +68,12 @@ class Curve:
 
 
 class Demo:
-    def __init__(self, out_dir: Path, keep: bool):
+    def __init__(self, out_dir: Path, keep: bool, spec=None, task: dict | None = None):
+        """`spec` and `task` replace the demo's task spec and TaskParams settings (tests)."""
         self.out_dir = Path(out_dir)
         self.keep = keep
+        self.spec = spec
+        self.task = {**TASK, **(task or {})}
         self.workdir = Path(tempfile.mkdtemp(prefix="decentrl-demo-"))
         self.anvil = self.ticker = self.redis = None
         self.nodes: list[DemoNode] = []
@@ -181,13 +184,13 @@ class Demo:
         from workers.cli import create_task
         from workers.spec import DEMO_CARTPOLE
 
-        self.spec = DEMO_CARTPOLE
+        self.spec = self.spec or DEMO_CARTPOLE
         self.started_block = self.w3.eth.block_number
         self.task_id, self.params, _ = create_task(self.dep, self.store, self.requester.account,
                                                    self.requester.sender, self.spec, bounty=BOUNTY_DRL * TOKEN,
-                                                   **TASK)
-        say(f"task      {self.task_id}: {self.spec.env_id}, bounty {BOUNTY_DRL:,} DRL, {TASK['num_rounds']} rounds, "
-            f"{TASK['num_samplers']} samplers x {self.spec.steps_per_shard} steps, signed by the requester "
+                                                   **self.task)
+        say(f"task      {self.task_id}: {self.spec.env_id}, bounty {BOUNTY_DRL:,} DRL, {self.task['num_rounds']} rounds, "
+            f"{self.task['num_samplers']} samplers x {self.spec.steps_per_shard} steps, signed by the requester "
             f"(EIP-712 + permit); spec {self.params.spec_cid}")
 
     # -- following the task ----------------------------------------------------------------------
@@ -252,7 +255,7 @@ class Demo:
                         sample.append(note["data"]["mean_return"])
         sample_mean = sum(sample) / len(sample) if sample else float("nan")
         curve.rounds.append(round_ + 1)
-        curve.env_steps.append((round_ + 1) * TASK["num_samplers"] * self.spec.steps_per_shard)
+        curve.env_steps.append((round_ + 1) * self.task["num_samplers"] * self.spec.steps_per_shard)
         curve.eval_return.append(quick)
         curve.sample_return.append(sample_mean)
         say(f"{t:6.1f}s  round {round_ + 1} finalized: checkpoint {cid[:16]}..  mean return {quick:.1f} "
@@ -323,7 +326,7 @@ class Demo:
         ax.set_xlabel("environment steps")
         ax.set_ylabel("mean return")
         ax.set_title(f"decentrl demo: {self.spec.env_id}, task {self.task_id} "
-                     f"({TASK['num_samplers']} samplers, 1 trainer, {TASK['num_validators']} validators)")
+                     f"({self.task['num_samplers']} samplers, 1 trainer, {self.task['num_validators']} validators)")
         ax.set_ylim(0, 520)
         ax.grid(alpha=0.3)
         ax.legend(loc="lower right", fontsize=8)

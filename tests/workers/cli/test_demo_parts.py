@@ -68,8 +68,8 @@ def test_demo_sets_up_the_network_submits_and_stops_everything(demo, capsys):
 def test_learning_curve_png(tmp_path):
     from workers.spec import DEMO_CARTPOLE
 
-    d = demo_run.Demo.__new__(demo_run.Demo)
-    d.out_dir, d.spec, d.task_id = tmp_path, DEMO_CARTPOLE, 1
+    d = demo_run.Demo(tmp_path, keep=False, spec=DEMO_CARTPOLE)
+    d.task_id = 1
     curve = demo_run.Curve([1, 2, 3], [4096, 8192, 12288], [112.1, 300.5, 500.0], [21.6, 80.2, 230.0])
     d.plot(curve, 499.8)
     png = (tmp_path / "learning_curve.png").read_bytes()
@@ -78,3 +78,5 @@ def test_learning_curve_png(tmp_path):
 
     data = json.loads((tmp_path / "learning_curve.json").read_text())
     assert data["eval_return"] == [112.1, 300.5, 500.0] and data["final_return"] == 499.8
+    d.stop()  # started nothing: only its empty work folder goes
+    assert not d.workdir.exists()

@@ -45,6 +45,7 @@ def test_submit_signs_stores_and_creates_the_task(node, invoke, spec_file, contr
     assert status.exit_code == 0, status.output
     assert f"task {task_id}: open, requester {address}, bounty 1,000 DRL" in status.output
     assert "slots: samplers 0/2, trainer 0/1, validators 0/3" in status.output
+    assert "round 0 of 3 (rounds start once every slot is filled)" in status.output
     assert status.output.count("(vacant)") == 6
     assert re.search(r"claim deadline in 3\d{3} s", status.output)
 
@@ -107,8 +108,9 @@ def test_revert_is_decoded(node, invoke, spec_file):
     node_dir, _ = node(drl=100)
     result = invoke(node_dir, "task", "submit", str(spec_file), "--bounty", "10", "--rounds", "60000")
     assert result.exit_code == 1
-    assert "createTaskWithSig failed" in result.output and "RoundsOutOfBounds(rounds=60000" in result.output, \
-        result.output
+    assert "Error: createTaskWithSig reverted: RoundsOutOfBounds(rounds=60000, max=" in result.output, result.output
+    short = invoke(node_dir, "task", "submit", str(spec_file), "--bounty", "10", "--commit-window", "30")
+    assert "createTaskWithSig reverted: WindowOutOfBounds(window=30, min=60, max=2592000)" in short.output
 
 
 def test_status_and_result_of_unknown_or_unfinished_tasks(node, invoke, spec_file, tmp_path):

@@ -1,0 +1,74 @@
+"""A real one-round task run by the demo's network (reduced spec), then `decentrl task status`
+and `decentrl task result` against that chain and store: the final checkpoint is fetched by CID,
+verified against the on-chain checkpointRoot and written as policy.safetensors + metadata."""
+
+import dataclasses
+import json
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from workers.cli import cli
+from workers.demo import chain as demo_chain
+from workers.demo import run as demo_run
+from workers.protocol import Status
+from workers.spec import DEMO_CARTPOLE
+
+SPEC = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=384, challenges_per_sampler=2,
+                           ppo=dataclasses.replace(DEMO_CARTPOLE.ppo, batch_size=64, update_epochs=4))
+
+
+@pytest.fixture
+def finished(tmp_path, monkeypatch):
+    monkeypatch.setattr(demo_chain, "PORTS", range(8671, 8680))
+    monkeypatch.setattr(demo_run, "TIMEOUT_S", 240.0)
+    d = demo_run.Demo(tmp_path / "out", keep=False, spec=SPEC,
+                      task=dict(num_rounds=1, commit_window=60, reveal_window=60, attest_window=60))
+    try:
+        d.start_chain()
+        d.start_services()
+        d.make_accounts()
+        d.start_nodes()
+        d.wait_ready()
+        d.submit()
+        d.follow(__import__("time").time())
+        yield d
+    finally:
+        d.stop()
+
+
+def test_result_downloads_and_verifies_the_final_policy(finished, tmp_path):
+    d = finished
+    task = d.dep.registry.functions.taskOf(d.task_id).call()
+    assert Status(task.status) == Status.COMPLETED and task.checkpointCid
+
+    def run(*args):
+        return CliRunner().invoke(cli, ["--rpc", d.anvil.http_url, "--deployment", str(d.deployment_path),
+                                        "--node-dir", str(tmp_path / "reader"), "--store-dir", str(d.store_dir),
+                                        *args], catch_exceptions=False)
+
+    status = run("task", "status", str(d.task_id))
+    assert status.exit_code == 0, status.output
+    assert f"task {d.task_id}: completed" in status.output and "ended in round 1 of 1" in status.output
+    assert f"checkpoint {task.checkpointCid}" in status.output
+    assert "slots: samplers 2/2, trainer 1/1, validators 3/3" in status.output
+    assert re.search(r"trainer\s+0\s+revealed\s+verdict accepted", status.output), status.output
+
+    out = tmp_path / "policy"
+    result = run("task", "result", str(d.task_id), "-o", str(out))
+    assert result.exit_code == 0, result.output
+    assert f"verified checkpoint of round 1 against root 0x{task.checkpointRoot.hex()}" in result.output
+    from workers.roles.trainer import verify_checkpoint
+
+    bundle = verify_checkpoint(d.store.get(task.checkpointCid), task.checkpointRoot)
+    assert (out / "policy.safetensors").read_bytes() == bundle.policy_bytes
+    meta = json.loads((out / "metadata.json").read_text())
+    assert meta["cid"] == task.checkpointCid and meta["task_id"] == d.task_id and meta["task_status"] == "completed"
+    assert meta["spec"] == SPEC.digest().hex()
+
+    missing = CliRunner().invoke(cli, ["--rpc", d.anvil.http_url, "--deployment", str(d.deployment_path),
+                                       "--node-dir", str(tmp_path / "reader"), "--store-dir",
+                                       str(tmp_path / "empty-store"), "task", "result", str(d.task_id),
+                                       "-o", str(tmp_path / "x")])
+    assert missing.exit_code == 1 and f"cannot fetch checkpoint {task.checkpointCid}" in missing.output
