@@ -85,16 +85,13 @@ class Secrets:
         return Commitment(task_id, round_, int(role), bytes(row[0]), bytes(row[1]), row[2]) if row else None
 
     def save_commitment(self, task_id: int, round_: int, role: int, root: bytes, cid: str) -> Commitment:
-        """The stored commitment for (task, round, role) if its root and CID are these; else a new
-        salt is drawn and stored (replacing a different, never-sent result)."""
-        old = self.commitment(task_id, round_, role)
-        if old is not None and (old.root, old.cid) == (bytes(root), cid):
-            return old
-        salt = os.urandom(32)
+        """Store (root, cid) with a fresh secret salt for (task, round, role), unless a commitment
+        is stored already: then that one is returned unchanged (it may have been sent), and the
+        caller commits to it. Atomic across processes."""
         with self._db() as db:
-            db.execute("INSERT OR REPLACE INTO commitments VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (task_id, round_, int(role), salt, bytes(root), cid, time.time()))
-        return Commitment(task_id, round_, int(role), salt, bytes(root), cid)
+            db.execute("INSERT OR IGNORE INTO commitments VALUES (?, ?, ?, ?, ?, ?, ?)",
+                       (task_id, round_, int(role), os.urandom(32), bytes(root), cid, time.time()))
+        return self.commitment(task_id, round_, role)
 
     def challenge_seed(self, task_id: int, round_: int) -> bytes:
         """A validator's secret challenge seed for a round, drawn once and kept."""

@@ -23,8 +23,12 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
 
 - TaskCreated, sampler/trainer: fetch the spec by CID (digest checked), check eligibility, claim.
   A lost race (NoVacantSlot, AlreadyAssigned, WrongStatus) is not an error.
-- DrawArmed, validator (the keeper): drawValidators. DrawNotReady (block.number <= seedBlock)
-  is retried with Celery's backoff; on a dev chain with automine someone must mine blocks.
+- SlotVacated, sampler/trainer: another node's slot of its role was vacated: claim it likewise.
+- SlotAssigned, every role: this node got a slot of an active task during its role's work phase
+  (SampleCommit / TrainCommit / Attest): do that phase's work now (its PhaseStarted came first).
+- DrawArmed, validator (the keeper): drawValidators, at activation and to replace a validator.
+  DrawNotReady (block.number <= seedBlock) is retried with Celery's backoff; on a dev chain
+  with automine someone must mine blocks.
 - PhaseStarted:
   SampleCommit, sampler  roll out the shard with the task's current checkpoint, store, commit
   SampleReveal, sampler  reveal (root, cid, salt) from the secrets DB
@@ -43,6 +47,7 @@ chain's "already done" reverts as done.
 """
 from __future__ import annotations
 
+import dataclasses
 import logging
 import time
 
@@ -178,7 +183,7 @@ def _claim(ev: HandledEvent, role: Role) -> None:
     ctx = NodeContext.current()
     task_id = int(ev.args["taskId"])
     task = ctx.view.task(task_id)
-    if task.status != Status.OPEN or ctx.view.membership(task_id, ctx.address).assigned:
+    if task.status not in (Status.OPEN, Status.ACTIVE) or ctx.view.membership(task_id, ctx.address).assigned:
         return
     if task.requester == ctx.address:
         return  # a requester can never work on its own task
@@ -201,12 +206,60 @@ def claim_trainer(ev: HandledEvent) -> None:
     _claim(ev, Role.TRAINER)
 
 
+def _reclaim(ev: HandledEvent, role: Role) -> None:
+    """A slot of `role` was vacated (missed, rejected): claim it, unless it was ours."""
+    ctx = NodeContext.current()
+    if Role(int(ev.args["role"])) == role and ev.args["node"] != ctx.address:
+        _claim(ev, role)
+
+
+@DISPATCH.on("SlotVacated", "sampler")
+def reclaim_sampler(ev: HandledEvent) -> None:
+    _reclaim(ev, Role.SAMPLER)
+
+
+@DISPATCH.on("SlotVacated", "trainer")
+def reclaim_trainer(ev: HandledEvent) -> None:
+    _reclaim(ev, Role.TRAINER)
+
+
+WORK_PHASE = {Role.SAMPLER: Phase.SAMPLE_COMMIT, Role.TRAINER: Phase.TRAIN_COMMIT, Role.VALIDATOR: Phase.ATTEST}
+
+
+def _joined(ev: HandledEvent, role: Role, work) -> None:
+    """This node got a slot of an active task during its role's work phase (a vacant slot
+    claimed, a validator drawn as a replacement): it works in this round, but the phase's
+    PhaseStarted came before it held the slot, so do that phase's work now."""
+    ctx = NodeContext.current()
+    if Role(int(ev.args["role"])) != role or ev.args["node"] != ctx.address:
+        return
+    task = ctx.view.task(int(ev.args["taskId"]))
+    if task.status == Status.ACTIVE and task.phase == WORK_PHASE[role]:
+        work(dataclasses.replace(ev, args={**ev.args, "round": task.round, "phase": int(task.phase)}))
+
+
+@DISPATCH.on("SlotAssigned", "sampler")
+def sampler_joined(ev: HandledEvent) -> None:
+    _joined(ev, Role.SAMPLER, lambda e: _commit_work(e, Role.SAMPLER, Phase.SAMPLE_COMMIT))
+
+
+@DISPATCH.on("SlotAssigned", "trainer")
+def trainer_joined(ev: HandledEvent) -> None:
+    _joined(ev, Role.TRAINER, lambda e: _commit_work(e, Role.TRAINER, Phase.TRAIN_COMMIT))
+
+
+@DISPATCH.on("SlotAssigned", "validator")
+def validator_joined(ev: HandledEvent) -> None:
+    _joined(ev, Role.VALIDATOR, _attest)
+
+
 @DISPATCH.on("DrawArmed", "validator")
 def draw(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     task_id = int(ev.args["taskId"])
-    if ctx.view.task(task_id).status != Status.DRAWING:
-        return
+    task = ctx.view.task(task_id)
+    if task.status not in (Status.DRAWING, Status.ACTIVE) or task.filled_validators == task.num_validators:
+        return  # drawn already (a draw also re-arms during a task, to replace a validator)
     _send(ctx, ctx.deployment.registry.functions.drawValidators(task_id),
           done=("WrongStatus", "NoVacancy", "DeadlinePassed"))
 
@@ -256,8 +309,11 @@ def _commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
     note.update(cid=cid, root="0x" + root.hex(), work_s=round(time.time() - started, 3))
     ctx.secrets.note(task_id, round_, role, "work", note)
     secret = ctx.secrets.save_commitment(task_id, round_, role, root, cid)  # before the send
+    if (secret.root, secret.cid) != (root, cid):
+        log.warning("task %d round %d: committing the result stored earlier (%s), not the one just "
+                    "computed (%s)", task_id, round_, secret.cid, cid)
     commitment = ctx.deployment.registry.functions.commitmentFor(
-        task_id, round_, ctx.address, root, cid, secret.salt).call()
+        task_id, round_, ctx.address, secret.root, secret.cid, secret.salt).call()
     if _current(ctx, task_id, round_, phase) is None:
         return  # the phase ended while we worked
     _send(ctx, ctx.deployment.registry.functions.commit(task_id, commitment), done=("AlreadyCommitted",))

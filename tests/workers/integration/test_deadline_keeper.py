@@ -1,7 +1,8 @@
 """The handlers as plain functions, called in this process as the nodes of a network whose
 processes are not started (no Celery, no watcher): claims, the draw, and a missed SampleCommit
-deadline that DeadlineReached turns into advance(), vacating the sampler (Missed, -10); a second
-delivery of the same event does nothing."""
+deadline that DeadlineReached turns into advance(), vacating the sampler (Missed, -10), a second
+delivery of the same event doing nothing; then another sampler claims the vacated slot
+(SlotVacated) and, holding it during SampleCommit, does the round's work (SlotAssigned)."""
 import contextlib
 import os
 
@@ -26,13 +27,13 @@ def as_node(node):
         context._current.clear()
 
 
-def event(name, role, **args):
-    return HandledEvent(f"test:{name}:{sorted(args.items())}", name, args, 0, role, 1)
+def event(name, handler_role, **args):
+    return HandledEvent(f"test:{name}:{sorted(args.items())}", name, args, 0, handler_role, 1)
 
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    roles = [("sampler0", "sampler"), ("trainer", "trainer"), ("validator0", "validator"), ("validator1", "validator")]
+    roles = [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"), ("validator0", "validator"), ("validator1", "validator")]
     network = Network(tmp_path_factory.mktemp("keeper-network"), roles)
     yield network
     network.stop()
@@ -40,12 +41,12 @@ def net(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def idle_task(net):
-    """A 1-sampler, 1-validator task, claimed, drawn, active, and left idle past its SampleCommit
-    deadline."""
+    """A 1-sampler, 1-validator, 2-round task, claimed, drawn, active, and left idle past its
+    SampleCommit deadline."""
     d = net.deployment
     spec_cid = EmbeddedStore(net.store_dir).put(SPEC.to_bytes())
     params = TaskParams(spec_cid, SPEC.digest(), 100 * TOKEN, num_samplers=1,
-                        num_validators=1, num_rounds=1, claim_window=60, commit_window=60,
+                        num_validators=1, num_rounds=2, claim_window=60, commit_window=60,
                         reveal_window=60, attest_window=60)
     net.w3.eth.wait_for_transaction_receipt(
         d.token.functions.approve(d.registry.address, params.bounty).transact({"from": net.admin}))
@@ -61,9 +62,13 @@ def idle_task(net):
         handlers.draw(event("DrawArmed", "validator", taskId=task_id))
         task = ctx.view.task(task_id)
     assert (task.status, task.phase, task.round) == (Status.ACTIVE, Phase.SAMPLE_COMMIT, 0)
-    net.w3.provider.make_request("evm_increaseTime", [task.phase_deadline - d.registry.functions.protocolTime().call() + 1])
-    net.w3.provider.make_request("evm_mine", [])
+    past_deadline(net, task.phase_deadline)
     return task_id, task.phase_deadline
+
+
+def past_deadline(net, deadline):
+    net.w3.provider.make_request("evm_increaseTime", [deadline - net.deployment.registry.functions.protocolTime().call() + 1])
+    net.w3.provider.make_request("evm_mine", [])
 
 
 def test_missed_deadline_is_advanced_once(net, idle_task):
@@ -77,8 +82,37 @@ def test_missed_deadline_is_advanced_once(net, idle_task):
         after = ctx.view.task(task_id)
         handlers.deadline_reached(reached)  # delivered again: the phase is over, nothing is sent
         assert ctx.view.task(task_id) == after
-    assert (after.status, after.phase) != (Status.ACTIVE, Phase.SAMPLE_COMMIT)
+    # nothing was revealed, but the trainer is still expected in TrainCommit
+    assert (after.status, after.round, after.phase) == (Status.ACTIVE, 0, Phase.TRAIN_COMMIT)
     vacated = [e for e in registry_events(net) if e.name == "SlotVacated" and e.args["taskId"] == task_id]
     assert [(e.args["node"], Role(e.args["role"]), Outcome(e.args["reason"])) for e in vacated] == [
         (sampler, Role.SAMPLER, Outcome.MISSED)]
     assert net.deployment.reputation.functions.scoreOf(sampler).call() == score - 10
+
+
+def test_a_vacated_slot_is_claimed_and_worked_in_the_same_round(net, idle_task):
+    task_id, _ = idle_task
+    registry = net.deployment.registry
+    gone, sampler1 = net.node("sampler0").address, net.node("sampler1")
+    with as_node(net.node("validator0")) as ctx:  # the trainer had nothing to train on: it misses too
+        task = ctx.view.task(task_id)
+        past_deadline(net, task.phase_deadline)
+        handlers.deadline_reached(event("DeadlineReached", "validator", taskId=task_id, round=0,
+                                        phase=int(Phase.TRAIN_COMMIT), deadline=task.phase_deadline, hop=0,
+                                        origin="test"))
+    with as_node(sampler1) as ctx:
+        task = ctx.view.task(task_id)
+        assert (task.status, task.round, task.phase) == (Status.ACTIVE, 1, Phase.SAMPLE_COMMIT)  # round 0 idle
+        handlers.reclaim_sampler(event("SlotVacated", "sampler", taskId=task_id, node=gone, role=0, slot=0, reason=2))
+        member = ctx.view.membership(task_id, sampler1.address)
+        assert (member.assigned, member.role, member.slot) == (True, Role.SAMPLER, 0)
+        joined = event("SlotAssigned", "sampler", taskId=task_id, node=sampler1.address, role=0, slot=0, sinceRound=1)
+        handlers.sampler_joined(joined)
+        sub = registry.functions.submissionOf(task_id, 1, Role.SAMPLER, 0).call()
+        secret = ctx.secrets.commitment(task_id, 1, Role.SAMPLER)
+        assert sub.node == sampler1.address
+        assert sub.commitment == registry.functions.commitmentFor(
+            task_id, 1, sampler1.address, secret.root, secret.cid, secret.salt).call()
+        handlers.sampler_joined(joined)  # again: committed already, nothing is sent
+        assert ctx.secrets.commitment(task_id, 1, Role.SAMPLER) == secret
+    assert ctx.sender.stats["sent"] == 2  # the claim and the commit

@@ -1,0 +1,28 @@
+"""workers/node/context.Secrets: what makes a reveal possible after a restart."""
+from workers.node.context import Secrets
+
+
+def test_a_stored_commitment_is_never_replaced(tmp_path):
+    secrets = Secrets(tmp_path / "secrets.sqlite")
+    first = secrets.save_commitment(1, 0, 0, b"\x01" * 32, "cid-a")
+    again = Secrets(tmp_path / "secrets.sqlite").save_commitment(1, 0, 0, b"\x01" * 32, "cid-a")
+    other = secrets.save_commitment(1, 0, 0, b"\x02" * 32, "cid-b")  # a recomputed, different result
+    assert again == first and other == first and len(first.salt) == 32
+    assert secrets.save_commitment(1, 1, 0, b"\x01" * 32, "cid-a").salt != first.salt  # next round
+    assert secrets.commitment(1, 0, 1) is None  # another role
+
+
+def test_challenge_seed_is_drawn_once_per_round(tmp_path):
+    secrets = Secrets(tmp_path / "secrets.sqlite")
+    seed = secrets.challenge_seed(3, 0)
+    assert Secrets(tmp_path / "secrets.sqlite").challenge_seed(3, 0) == seed
+    assert secrets.challenge_seed(3, 1) != seed and len(seed) == 32
+
+
+def test_notes_by_task_in_order(tmp_path):
+    secrets = Secrets(tmp_path / "secrets.sqlite")
+    secrets.note(1, 0, 2, "verdict", {"bitmap": 7})
+    secrets.note(2, 0, 2, "verdict", {"bitmap": 3})
+    secrets.note(1, 1, 2, "verdict", {"bitmap": 5})
+    assert [(n["round"], n["data"]["bitmap"]) for n in secrets.notes(1)] == [(0, 7), (1, 5)]
+    assert len(secrets.notes()) == 3
