@@ -239,9 +239,12 @@ def node_stake(obj: Context, role, amount):
         receipt = send(sender, dep.stakes.functions.stake(role_of(role), wei), "stake")
     finally:
         service.stop()
-    info = obj.view().stake(account.address, role_of(role))
+    view = obj.view()
+    info = view.stake(account.address, role_of(role))
     click.echo(f"staked {fmt_drl(wei)} as {role} (tx {receipt['transactionHash'].to_0x_hex()}); "
                f"{role} stake now {fmt_drl(info.staked)}, available {fmt_drl(info.available)}")
+    e = view.eligibility(account.address, role_of(role))
+    click.echo(f"eligible for {role}" if e.eligible else f"not eligible for {role} yet: {e.reason}")
 
 
 def node_state_path(node_dir: Path) -> Path:

@@ -65,16 +65,20 @@ def test_stake_then_status_shows_stakes_and_eligibility_reasons(node, invoke, co
 
     result = invoke(node_dir, "node", "stake", "--role", "sampler", "--amount", "150")
     assert result.exit_code == 0, result.output
-    assert "staked 150 DRL as sampler" in result.output
+    assert "staked 150 DRL as sampler" in result.output and "eligible for sampler" in result.output
+    low = invoke(node_dir, "node", "stake", "--role", "validator", "--amount", "50")
+    assert low.exit_code == 0, low.output
+    assert ("not eligible for validator yet: stake too low: 50 DRL available for validator, 200 DRL required"
+            in low.output)
     assert contracts.stakes.functions.stakeOf(address, 0).call().staked == 150 * TOKEN
-    assert contracts.token.functions.balanceOf(address).call() == 850 * TOKEN
+    assert contracts.token.functions.balanceOf(address).call() == 800 * TOKEN
 
     after = invoke(node_dir, "node", "status")
     lines = {line.split()[0]: line for line in after.output.splitlines() if line.startswith("  ")}
     assert "staked 150 DRL" in lines["sampler"] and lines["sampler"].endswith("-> eligible")
     assert "stake too low: 0 DRL available for trainer, 500 DRL required" in lines["trainer"]
-    assert "stake too low: 0 DRL available for validator, 200 DRL required" in lines["validator"]
-    assert "balance     850 DRL" in after.output
+    assert "stake too low: 50 DRL available for validator, 200 DRL required" in lines["validator"]
+    assert "balance     800 DRL" in after.output
 
 
 def test_status_shows_a_paused_node_and_low_reputation(node, invoke, contracts, w3):
