@@ -38,9 +38,9 @@ REDIS_PORTS = range(16401, 16410)
 PASSWORD = "integration-test-password"
 TOKEN = 10**18
 MIN_STAKE = {Role.SAMPLER: 100 * TOKEN, Role.TRAINER: 500 * TOKEN, Role.VALIDATOR: 200 * TOKEN}
-SPEC = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=384, challenges_per_sampler=2,
+SPEC = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=256, challenges_per_sampler=2,
                            ppo=dataclasses.replace(DEMO_CARTPOLE.ppo, batch_size=64, update_epochs=10))
-"""The demo spec, reduced: 384 steps per shard, 10 epochs of batch 64."""
+"""The demo spec, reduced: 256 steps per shard, 10 epochs of batch 64."""
 ROLE_OF = {"sampler": Role.SAMPLER, "trainer": Role.TRAINER, "validator": Role.VALIDATOR}
 
 #: Small settings so a killed worker's message comes back within seconds (visibility timeout).
