@@ -23,13 +23,13 @@ from dataclasses import dataclass, field
 from brownie import chain, web3
 from eth_utils import keccak
 
-from scripts import anvil_receipts
+from scripts import brownie_patches
 from workers.merkle import MerkleTree
 from workers.protocol import sign_permit as protocol_sign_permit
 from workers.protocol import NO_PERMIT, Outcome, Phase, Role, Status, TaskParams, Verdict, commitment, sign_create_task
 from workers.storage import cid
 
-anvil_receipts.install()
+brownie_patches.install()
 
 TOKEN = 10**18
 ROLE_LABEL = {Role.SAMPLER: "sampler", Role.TRAINER: "trainer", Role.VALIDATOR: "validator"}

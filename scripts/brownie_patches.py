@@ -1,22 +1,33 @@
-"""Stops brownie 1.22 from calling a mined transaction "dropped" on anvil.
+"""Two fixes for brownie 1.22 on anvil, installed by tests/conftest.py and the scripts.
 
-Brownie decides a transaction was dropped when the sender's nonce has moved past it but no receipt
-is found. anvil advances the nonce a moment before it stores the receipt, so under load brownie
-now and then raises "Tx dropped without known replacement" for a transaction that was mined.
-`install()` makes brownie look again for the receipt (for up to 10 s) before it gives up; a
-transaction that really was dropped is still reported as dropped.
+1. A mined transaction called "dropped". Brownie decides a transaction was dropped when the
+   sender's nonce has moved past it but no receipt is found. anvil advances the nonce a moment
+   before it stores the receipt, so under load brownie now and then raises "Tx dropped without
+   known replacement" for a transaction that was mined. Brownie now looks again for the receipt
+   (for up to 10 s) before it gives up; a transaction that really was dropped still raises.
+
+2. Reverted transactions coming back. Every attribute access on brownie's TxHistory re-filters and
+   re-assigns its list, and a receipt's confirmation thread reads the history after it has
+   signalled confirmation. When that thread is slow (a loaded machine) its re-assignment can land
+   after a chain revert pruned the list, resurrecting transactions of a reverted test; the next
+   transaction from the same sender then waits forever in `_pending_nonce` for a nonce the chain
+   will never reach. One lock now serialises every access to the history.
 """
 
+import threading
 import time
 
 from brownie import web3
 from brownie.exceptions import TransactionError
 from brownie.network.account import _PrivateKeyAccount
+from brownie.network.state import TxHistory
 from brownie.network.transaction import Status
 from web3.exceptions import TransactionNotFound
 
 RECHECK_SECONDS = 10.0
-_original = _PrivateKeyAccount._await_confirmation
+_original_await = _PrivateKeyAccount._await_confirmation
+_original_getattribute = TxHistory.__getattribute__
+_history_lock = threading.RLock()
 
 
 def _mined_receipt(txid: str):
@@ -34,7 +45,7 @@ def _mined_receipt(txid: str):
 
 def _await_confirmation(self, receipt, required_confs, gas_strategy, gas_iter):
     try:
-        return _original(self, receipt, required_confs, gas_strategy, gas_iter)
+        return _original_await(self, receipt, required_confs, gas_strategy, gas_iter)
     except TransactionError as exc:
         if "dropped without known replacement" not in str(exc):
             raise
@@ -48,6 +59,25 @@ def _await_confirmation(self, receipt, required_confs, gas_strategy, gas_iter):
         return receipt
 
 
+def _locked_getattribute(self, name):
+    with _history_lock:
+        return _original_getattribute(self, name)
+
+
+def _locked(method):
+    def locked(self, *args, **kwargs):
+        with _history_lock:
+            return method(self, *args, **kwargs)
+
+    return locked
+
+
 def install() -> None:
-    """Idempotent: patches brownie's accounts once per process."""
+    """Idempotent: patches brownie once per process."""
+    if getattr(TxHistory, "_decentrl_patched", False):
+        return
     _PrivateKeyAccount._await_confirmation = _await_confirmation
+    TxHistory.__getattribute__ = _locked_getattribute
+    for name in ("_revert", "_add_tx", "_reset", "clear", "filter", "from_sender", "to_receiver", "copy"):
+        setattr(TxHistory, name, _locked(getattr(TxHistory, name)))
+    TxHistory._decentrl_patched = True

@@ -3,11 +3,11 @@
 import pytest
 from brownie import accounts, chain
 
-from scripts import anvil_receipts
+from scripts import brownie_patches
 from scripts.deploy import DeployParams, deploy
 from workers.protocol import Role, TaskParams
 
-anvil_receipts.install()
+brownie_patches.install()
 
 TOKEN = 10**18
 SPEC_CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
