@@ -189,8 +189,8 @@ class Demo:
         self.task_id, self.params, _ = create_task(self.dep, self.store, self.requester.account,
                                                    self.requester.sender, self.spec, bounty=BOUNTY_DRL * TOKEN,
                                                    **self.task)
-        say(f"task      {self.task_id}: {self.spec.env_id}, bounty {BOUNTY_DRL:,} DRL, {self.task['num_rounds']} rounds, "
-            f"{self.task['num_samplers']} samplers x {self.spec.steps_per_shard} steps, signed by the requester "
+        say(f"task      {self.task_id}: {self.spec.env_id}, bounty {BOUNTY_DRL:,} DRL, "
+            f"{self.task['num_rounds']} rounds, {self.task['num_samplers']} samplers x {self.spec.steps_per_shard} steps, signed by the requester "
             f"(EIP-712 + permit); spec {self.params.spec_cid}")
 
     # -- following the task ----------------------------------------------------------------------
