@@ -2,7 +2,8 @@
 #
 #   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks
 #   make test    brownie test (starts anvil itself), forge test, forge coverage + thresholds
-#   make demo    brownie run scripts/demo.py
+#   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole
+#   make demo-scripted  the protocol walked by scripted actors (brownie run scripts/demo.py)
 #   make gas     brownie run bench/gas.py
 #   make clean   build outputs;  make distclean  also .venv, node_modules and tools/bin
 #
@@ -42,10 +43,10 @@ ifeq ($(wildcard node_modules/.package-lock.json),)
   $(shell rm -f $(STAMPS)/npm-*)
 endif
 
-.PHONY: help setup python node links solc brownie-networks test test-brownie test-forge coverage demo gas clean distclean
+.PHONY: help setup python node links solc brownie-networks test test-brownie test-forge coverage demo demo-scripted gas clean distclean
 
 help:
-	@sed -n '3,8p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
 
 setup: python node links solc brownie-networks
 	@echo "setup: ready (for brownie/forge by hand: . tools/env.sh)"
@@ -107,7 +108,12 @@ coverage:
 	forge coverage --offline --report summary --report lcov --no-match-coverage '$(COVERAGE_IGNORE)'
 	python tools/check_coverage.py lcov.info --lines $(COVERAGE_LINES) --branches $(COVERAGE_BRANCHES)
 
+# decentrl demo deploys from brownie's build output, so compile first (a no-op when up to date).
 demo: setup
+	brownie compile >/dev/null
+	decentrl demo
+
+demo-scripted: setup
 	brownie run scripts/demo.py
 
 gas: setup
