@@ -31,7 +31,9 @@ def node_state(config: NodeConfig) -> tuple[jobs.JobStore, TokenBucket]:
 def register(app: Celery) -> None:
     config: NodeConfig = app.node_config
 
-    @app.task(name=HANDLE_EVENT, bind=True, autoretry_for=(dispatch.RetryableError,),
+    # shared=False: Celery otherwise hands a task made for one app (one NodeConfig) to every app
+    # created later in the process, with the first app's retry settings.
+    @app.task(name=HANDLE_EVENT, bind=True, shared=False, autoretry_for=(dispatch.RetryableError,),
               retry_backoff=config.retry_backoff, retry_backoff_max=config.retry_backoff_max,
               retry_jitter=config.retry_jitter, max_retries=config.max_retries)
     def handle_event(self, event_key: str, event_name: str, args: dict, block: int, role: str):
@@ -41,7 +43,7 @@ def register(app: Celery) -> None:
             final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
             max_attempts=config.max_retries + 3, worker=self.request.hostname or "")
 
-    @app.task(name=PING, bind=True)
+    @app.task(name=PING, bind=True, shared=False)
     def ping(self, queue: str, sent_at: float):
         return {"queue": queue, "worker": self.request.hostname, "latency_s": time.time() - sent_at}
 

@@ -143,15 +143,16 @@ def test_confirmation_depth_delays_delivery(deployment, anvil, admin, tmp_path, 
     watcher = watch(deployment, anvil, tmp_path, recorder, "ws", confirmations=2).start()
     try:
         time.sleep(0.2)
-        set_slash_bps(deployment, admin, 600)
-        mined_in = w3.eth.block_number
+        tx = set_slash_bps(deployment, admin, 600)
+        # The receipt, not eth_blockNumber: anvil can answer the latter before it counts the new block.
+        mined_in = w3.eth.wait_for_transaction_receipt(tx).blockNumber
         time.sleep(0.3)
         assert recorder.events == []
         w3.provider.make_request("evm_mine", [])  # 1 confirmation
         time.sleep(0.3)
         assert recorder.events == []
         w3.provider.make_request("evm_mine", [])  # 2 confirmations
-        recorder.wait_for(1, timeout=3)
+        recorder.wait_for(1, timeout=10)
     finally:
         watcher.stop()
     assert recorder.events[0].block == mined_in and recorder.events[0].args == {"bps": 600}

@@ -6,7 +6,7 @@ import pytest
 
 from conftest import Event
 from workers.node import dispatch, jobs
-from workers.node.celery_app import HANDLE_EVENT, PING, route_task
+from workers.node.celery_app import HANDLE_EVENT, PING, create_app, route_task
 from workers.node.config import NodeConfig
 from workers.node.ratelimit import TokenBucket
 
@@ -77,3 +77,13 @@ def test_token_bucket_allows_burst_then_rate(rclient):
         bucket.take()
     elapsed = time.monotonic() - start
     assert 0.45 < elapsed < 0.8, elapsed  # 10 tokens at 20/s
+
+
+def test_each_app_keeps_its_own_retry_settings():
+    """Two nodes' apps in one process: neither inherits the other's handle_event (Celery shares
+    tasks between apps unless told not to)."""
+    first = create_app(NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="first"))
+    second = create_app(NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="second",
+                                   retry_backoff_max=4, max_retries=2))
+    assert (first.tasks[HANDLE_EVENT].retry_backoff_max, first.tasks[HANDLE_EVENT].max_retries) == (64, 10)
+    assert (second.tasks[HANDLE_EVENT].retry_backoff_max, second.tasks[HANDLE_EVENT].max_retries) == (4, 2)
