@@ -22,7 +22,12 @@ contract Token is ERC20 {
 }
 """
 
-pytestmark = pytest.mark.skipif(not OZ.is_dir(), reason="run `make setup` (npm install) first")
+
+
+@pytest.fixture(autouse=True)
+def _toolchain_installed():
+    # A missing install is a failure that says what to do, never a skip.
+    assert OZ.is_dir(), "node_modules/@openzeppelin is missing: run `make setup` (npm install) first"
 
 
 def solc(*args, stdin=None, cwd=ROOT):
