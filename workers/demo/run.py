@@ -1,8 +1,9 @@
 """`decentrl demo`: the whole network on this machine, solving CartPole-v1.
 
+1-4 through workers.localnet.network:
 1. its own anvil (free port, automine + a 1 s evm_mine ticker) and the protocol deployed with
-   plain web3 from build/contracts (workers.demo.chain) to a temporary deployment record;
-2. one embedded Redis (a database per node) and one shared embedded content store;
+   plain web3 from build/contracts to a temporary deployment record;
+2. one embedded Redis (a database per account) and one shared embedded content store;
 3. seven accounts, each with its own encrypted keystore and node folder: 2 samplers, 1 trainer,
    3 validators (funded with ETH and DRL, staked at the minimum for their role) and a requester;
 4. each worker node's processes through the handlers' entry point (workers.node.handlers: a
@@ -23,7 +24,6 @@ import math
 import os
 import shutil
 import tempfile
-import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -42,21 +42,12 @@ TASK = dict(num_samplers=2, num_validators=3, num_rounds=5, claim_window=600, co
 QUICK_EPISODES = 10
 FINAL_EPISODES = 100
 TIMEOUT_S = 540.0
+ANVIL_PORTS = range(8690, 8700)  # the first free one, else an ephemeral port
 PHASE_NAMES = {0: "sample-commit", 1: "sample-reveal", 2: "train-commit", 3: "train-reveal", 4: "attest"}
 
 
 def say(text: str = "") -> None:
     click.echo(text)
-
-
-@dataclass
-class DemoNode:
-    name: str
-    role: str
-    node_dir: Path
-    account: object
-    sup: object = None
-    redis_url: str = ""
 
 
 @dataclass
@@ -75,109 +66,48 @@ class Demo:
         self.spec = spec
         self.task = {**TASK, **(task or {})}
         self.workdir = Path(tempfile.mkdtemp(prefix="decentrl-demo-"))
-        self.anvil = self.ticker = self.redis = None
-        self.nodes: list[DemoNode] = []
-        self._stop = threading.Event()
-        self._supervising = None
+        self.net = None
+        self.nodes = []
 
     # -- setting up ------------------------------------------------------------------------------
 
-    def start_chain(self):
-        from workers.chain.deployment import load_deployment
-        from workers.demo.chain import Anvil, Ticker, deploy, http_w3
-
-        self.anvil = Anvil(self.workdir / "anvil.log")
-        self.w3 = http_w3(self.anvil.http_url)
-        self.ticker = Ticker(self.w3)
-        self.admin, self.treasury = self.w3.eth.accounts[0], self.w3.eth.accounts[1]
-        self.deployment_path = deploy(self.w3, self.admin, self.treasury, self.workdir / "deployment.json")
-        self.dep = load_deployment(self.w3, path=self.deployment_path)
-        say(f"chain     anvil {self.anvil.http_url} (chain {self.dep.chain_id}), protocol deployed: "
-            f"registry {self.dep.addresses['TaskRegistry']}")
-
-    def start_services(self):
-        from workers.node.redis_service import start_embedded
+    def start_network(self):
+        """Chain, Redis, store, accounts and stakes (workers.localnet.network)."""
+        from workers.chain.view import ChainView
+        from workers.localnet.network import ROLE_OF, LocalNetwork
         from workers.storage import open_store
 
-        self.redis = start_embedded(self.workdir / "redis")
-        self.store_dir = self.workdir / "store"
-        self.store = open_store(None, self.store_dir)
-        say(f"services  embedded Redis {self.redis.url} (pid {self.redis.pid}), embedded store {self.store_dir}")
-
-    def make_accounts(self):
-        import redis as redis_py
-        from eth_account import Account
-
-        from workers.chain.keystore import create_keystore, find_keystore, load_account
-        from workers.chain.sender import TxSender
-        from workers.protocol import Role
-
-        d = self.dep
+        self.net = LocalNetwork(self.workdir, password=PASSWORD, scrypt_n=SCRYPT_N, anvil_ports=ANVIL_PORTS,
+                                anvil_log=True)
+        self.w3, self.dep = self.net.w3, self.net.deployment
+        say(f"chain     anvil {self.net.anvil.http_url} (chain {self.dep.chain_id}), protocol deployed: "
+            f"registry {self.dep.addresses['TaskRegistry']}")
+        self.store = open_store(None, self.net.store_dir)
+        say(f"services  embedded Redis {self.net.redis.url} (pid {self.net.redis.pid}), "
+            f"embedded store {self.net.store_dir}")
         everyone = list(ROLES) + [("requester", "requester")]
         with click.progressbar(everyone, label="accounts  keystores, funds and stakes", file=None) as bar:
-            for db, (name, role) in enumerate(bar, start=1):
-                node_dir = self.workdir / "nodes" / name
-                create_keystore(node_dir, PASSWORD, Account.create().key, scrypt_n=SCRYPT_N)
-                account = load_account(find_keystore(node_dir), PASSWORD)
-                node = DemoNode(name, role, node_dir, account, redis_url=self.redis.url.rsplit("/", 1)[0] + f"/{db}")
-                self.w3.provider.make_request("anvil_setBalance", [account.address, hex(10 * TOKEN)])
-                drl = BOUNTY_DRL if role == "requester" else NODE_DRL
-                self.w3.eth.wait_for_transaction_receipt(
-                    d.token.functions.transfer(account.address, drl * TOKEN).transact({"from": self.admin}))
-                node.sender = TxSender(self.w3, account, redis_py.Redis.from_url(node.redis_url))
-                if role != "requester":
-                    r = Role[role.upper()]
-                    amount = d.stakes.functions.minStake(r).call()
-                    node.sender.send(d.token.functions.approve(d.stakes.address, amount))
-                    node.sender.send(d.stakes.functions.stake(r, amount))
-                    self.nodes.append(node)
+            for name, role in bar:
+                if role == "requester":
+                    self.requester = self.net.account(name, drl=BOUNTY_DRL)
                 else:
-                    self.requester = node
+                    self.net.add_node(name, role, drl=NODE_DRL)
+        self.nodes = self.net.nodes
+        view = ChainView(self.dep)
         for node in self.nodes:
-            stake = d.stakes.functions.stakeOf(node.account.address, Role[node.role.upper()]).call().staked
-            say(f"  {node.name:<12}{node.account.address}  staked {stake / TOKEN:,.0f} DRL as {node.role}")
-        say(f"  {'requester':<12}{self.requester.account.address}  holds {BOUNTY_DRL:,} DRL for the bounty")
+            say(f"  {node.name:<12}{node.address}  staked {view.stake(node.address, ROLE_OF[node.role]).staked / TOKEN:,.0f}"
+                f" DRL as {node.role}")
+        say(f"  {'requester':<12}{self.requester.address}  holds {BOUNTY_DRL:,} DRL for the bounty")
 
     def start_nodes(self):
-        from workers.chain.keystore import PASSWORD_ENV
-        from workers.node.context import node_extra
-        from workers.node.handlers import node_config, supervisor
-
-        for node in self.nodes:
-            extra = node_extra(rpc_url=self.anvil.http_url, ws_url=self.anvil.ws_url,
-                               deployment=self.deployment_path, node_dir=node.node_dir, store_dir=self.store_dir)
-            config = node_config(node.redis_url, node.name, extra)
-            node.sup = supervisor(config, (node.role,), pool="solo", concurrency=1, env={PASSWORD_ENV: PASSWORD})
-            node.sup.start()
-        self._supervising = threading.Thread(target=self._supervise, daemon=True, name="supervise")
-        self._supervising.start()
-        pids = ", ".join(f"{n.name} {n.sup.children[n.role].pid}+{n.sup.children['watcher'].pid}" for n in self.nodes)
+        self.net.start(on_restart=lambda node, child: say(f"  ! {node.name}: {child} process died; restarted"),
+                       every_s=1.0)
+        pids = ", ".join(f"{n.name} {n.child(n.role).pid}+{n.child('watcher').pid}" for n in self.nodes)
         say(f"nodes     {len(self.nodes)} nodes, each a Celery worker + a chain watcher (pids {pids})")
-
-    def _supervise(self):
-        while not self._stop.wait(1.0):
-            for node in self.nodes:
-                for name in node.sup.check():
-                    say(f"  ! {node.name}: {name} process died; restarted")
-
-    def wait_ready(self, timeout: float = 120.0):
-        """Until every Celery worker answers a ping (the workers import torch: seconds)."""
-        from workers.node.celery_app import create_app
-
-        deadline = time.monotonic() + timeout
-        pending = {n.name: n for n in self.nodes}
-        apps = {n.name: create_app(n.sup.config) for n in self.nodes}
-        while pending:
-            for name in list(pending):
-                node = pending[name]
-                try:
-                    if apps[name].control.ping(destination=[f"{node.role}@{name}"], timeout=0.5):
-                        del pending[name]
-                except Exception:
-                    pass
-            if time.monotonic() > deadline:
-                raise click.ClickException(f"workers not ready within {timeout:g} s: {sorted(pending)} "
-                                           f"(logs in {self.workdir / 'nodes'})")
+        try:
+            self.net.wait_ready()
+        except TimeoutError as exc:
+            raise click.ClickException(str(exc)) from None
         say("nodes     every worker is up")
 
     def submit(self):
@@ -341,18 +271,8 @@ class Demo:
         say(f"curve     {path}")
 
     def stop(self):
-        self._stop.set()
-        if self._supervising is not None:
-            self._supervising.join()
-        for node in self.nodes:
-            if node.sup is not None:
-                node.sup.stop()
-        if self.ticker is not None:
-            self.ticker.stop()
-        if self.redis is not None:
-            self.redis.stop()
-        if self.anvil is not None:
-            self.anvil.stop()
+        if self.net is not None:
+            self.net.stop()
         if self.keep:
             say(f"kept      {self.workdir}")
         else:
@@ -364,11 +284,8 @@ def main(out_dir: Path = Path("reports/demo"), keep: bool = False) -> int:
     demo = Demo(out_dir, keep)
     mean, rounds, code = float("nan"), 0, 1
     try:
-        demo.start_chain()
-        demo.start_services()
-        demo.make_accounts()
+        demo.start_network()
         demo.start_nodes()
-        demo.wait_ready()
         demo.submit()
         curve = demo.follow(started)
         rounds = len(curve.eval_return)

@@ -106,11 +106,12 @@ def connect(url: str, timeout: float = 3.0) -> RedisService:
 
 
 def start_embedded(data_dir: str | os.PathLike, ports: Iterable[int] | None = None,
-                   start_timeout: float = 10.0) -> RedisService:
+                   start_timeout: float = 10.0, databases: int = 16) -> RedisService:
     """Start a real redis-server on 127.0.0.1 with its data in data_dir.
 
     ports: candidate ports, tried in order (the first free one that the server binds wins); None
-    takes a free ephemeral port. The server is stopped at interpreter exit if not before.
+    takes a free ephemeral port. databases: how many numbered databases it serves (a local
+    network gives each node its own). The server is stopped at interpreter exit if not before.
     """
     data_dir = Path(data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -124,7 +125,7 @@ def start_embedded(data_dir: str | os.PathLike, ports: Iterable[int] | None = No
         log = data_dir / f"redis-{port}.log"
         argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
                 "--appendonly", "no", "--dir", str(data_dir), "--daemonize", "no",
-                "--logfile", str(log), "--protected-mode", "yes"]
+                "--logfile", str(log), "--protected-mode", "yes", "--databases", str(databases)]
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.STDOUT, start_new_session=True)
         service = RedisService(url=f"redis://127.0.0.1:{port}/0", data_dir=data_dir, process=proc)

@@ -7,7 +7,8 @@ import json
 import pytest
 from eth_account import Account
 
-from chain_services import Anvil, RedisServer, deploy_protocol, fund, http_w3
+from chain_services import REDIS_PORTS, Anvil, deploy_protocol, fund, http_w3
+from workers.node.redis_service import start_embedded
 from workers.chain.deployment import load_deployment
 
 
@@ -20,7 +21,7 @@ def anvil():
 
 @pytest.fixture(scope="session")
 def redis_server(tmp_path_factory):
-    server = RedisServer(tmp_path_factory.mktemp("redis"))
+    server = start_embedded(tmp_path_factory.mktemp("redis"), ports=REDIS_PORTS)
     yield server
     server.stop()
 

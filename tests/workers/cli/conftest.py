@@ -3,7 +3,6 @@ tests' helpers), and node folders for the CLI tests, which run `decentrl` throug
 CliRunner."""
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
@@ -12,33 +11,19 @@ from click.testing import CliRunner
 from eth_account import Account
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chain"))
-from chain_services import ANVIL, deploy_protocol, free_port, fund, http_w3, stop, wait_for_port  # noqa: E402
+from chain_services import deploy_protocol, fund, http_w3  # noqa: E402
 
 from workers.cli import cli  # noqa: E402
+from workers.localnet.chain import Anvil  # noqa: E402
 
 ANVIL_PORTS = range(8670, 8680)
 PASSWORD = "correct horse battery staple"
 TOKEN = 10**18
 
 
-class Anvil:
-    def __init__(self):
-        self.port = free_port(ANVIL_PORTS)
-        self.proc = subprocess.Popen(
-            [str(ANVIL), "--port", str(self.port), "--host", "127.0.0.1", "--chain-id", "31337",
-             "--hardfork", "prague", "--silent"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-        )
-        wait_for_port(self.port, self.proc, "anvil")
-        self.http_url = f"http://127.0.0.1:{self.port}"
-
-    def stop(self):
-        stop(self.proc)
-
-
 @pytest.fixture(scope="session")
 def anvil():
-    node = Anvil()
+    node = Anvil(ANVIL_PORTS)
     yield node
     node.stop()
 

@@ -9,7 +9,6 @@ from pathlib import Path
 
 import pytest
 
-from workers.demo import chain as demo_chain
 from workers.demo import run as demo_run
 from workers.protocol import Role, Status
 
@@ -27,18 +26,16 @@ def alive(pid: int) -> bool:
 
 @pytest.fixture
 def demo(tmp_path, monkeypatch):
-    monkeypatch.setattr(demo_chain, "PORTS", range(8671, 8680))
+    monkeypatch.setattr(demo_run, "ANVIL_PORTS", range(8671, 8680))
     d = demo_run.Demo(tmp_path / "out", keep=False)
     yield d
     d.stop()
 
 
 def test_demo_sets_up_the_network_submits_and_stops_everything(demo, capsys):
-    demo.start_chain()
-    assert 8671 <= demo.anvil.port <= 8679
-    first = demo.w3.eth.block_number
-    demo.start_services()
-    demo.make_accounts()
+    demo.start_network()
+    assert 8671 <= demo.net.anvil.port <= 8679
+    first = demo.dep.block
     dep = demo.dep
     assert [n.role for n in demo.nodes] == ["sampler", "sampler", "trainer", "validator", "validator", "validator"]
     for node in demo.nodes:
@@ -46,18 +43,17 @@ def test_demo_sets_up_the_network_submits_and_stops_everything(demo, capsys):
         assert dep.stakes.functions.stakeOf(node.account.address, role).call().staked == \
             dep.stakes.functions.minStake(role).call()
         assert len(list((node.node_dir / "keystore").glob("0x*.json"))) == 1
-    assert len({n.account.address for n in demo.nodes} | {demo.requester.account.address}) == 7
+    assert len({n.account.address for n in demo.nodes} | {demo.requester.address}) == 7
     demo.start_nodes()
-    demo.wait_ready()
     pids = [c.pid for n in demo.nodes for c in n.sup.children.values()]
     assert len(pids) == 12 and all(alive(p) for p in pids)
     demo.submit()
     task = dep.registry.functions.taskOf(demo.task_id).call()
-    assert task.requester == demo.requester.account.address and task.bounty == demo_run.BOUNTY_DRL * 10**18
+    assert task.requester == demo.requester.address and task.bounty == demo_run.BOUNTY_DRL * 10**18
     assert task.specDigest == demo.spec.digest() and Status(task.status) in (Status.OPEN, Status.DRAWING,
                                                                             Status.ACTIVE)
     assert demo.w3.eth.block_number > first + 1  # the ticker mines too
-    workdir, anvil_pid, redis_pid = demo.workdir, demo.anvil.proc.pid, demo.redis.pid
+    workdir, anvil_pid, redis_pid = demo.workdir, demo.net.anvil.pid, demo.net.redis.pid
     demo.stop()
     assert not any(alive(p) for p in pids + [anvil_pid, redis_pid])
     assert not workdir.exists()

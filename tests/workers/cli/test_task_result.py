@@ -10,7 +10,6 @@ import pytest
 from click.testing import CliRunner
 
 from workers.cli import cli
-from workers.demo import chain as demo_chain
 from workers.demo import run as demo_run
 from workers.protocol import Status
 from workers.spec import DEMO_CARTPOLE
@@ -21,16 +20,13 @@ SPEC = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=384, challenges_per_sa
 
 @pytest.fixture
 def finished(tmp_path, monkeypatch):
-    monkeypatch.setattr(demo_chain, "PORTS", range(8671, 8680))
+    monkeypatch.setattr(demo_run, "ANVIL_PORTS", range(8671, 8680))
     monkeypatch.setattr(demo_run, "TIMEOUT_S", 240.0)
     d = demo_run.Demo(tmp_path / "out", keep=False, spec=SPEC,
                       task=dict(num_rounds=1, commit_window=60, reveal_window=60, attest_window=60))
     try:
-        d.start_chain()
-        d.start_services()
-        d.make_accounts()
+        d.start_network()
         d.start_nodes()
-        d.wait_ready()
         d.submit()
         d.follow(__import__("time").time())
         yield d
@@ -44,8 +40,8 @@ def test_result_downloads_and_verifies_the_final_policy(finished, tmp_path):
     assert Status(task.status) == Status.COMPLETED and task.checkpointCid
 
     def run(*args):
-        return CliRunner().invoke(cli, ["--rpc", d.anvil.http_url, "--deployment", str(d.deployment_path),
-                                        "--node-dir", str(tmp_path / "reader"), "--store-dir", str(d.store_dir),
+        return CliRunner().invoke(cli, ["--rpc", d.net.anvil.http_url, "--deployment", str(d.net.deployment_path),
+                                        "--node-dir", str(tmp_path / "reader"), "--store-dir", str(d.net.store_dir),
                                         *args], catch_exceptions=False)
 
     status = run("task", "status", str(d.task_id))
@@ -67,7 +63,7 @@ def test_result_downloads_and_verifies_the_final_policy(finished, tmp_path):
     assert meta["cid"] == task.checkpointCid and meta["task_id"] == d.task_id and meta["task_status"] == "completed"
     assert meta["spec"] == SPEC.digest().hex()
 
-    missing = CliRunner().invoke(cli, ["--rpc", d.anvil.http_url, "--deployment", str(d.deployment_path),
+    missing = CliRunner().invoke(cli, ["--rpc", d.net.anvil.http_url, "--deployment", str(d.net.deployment_path),
                                        "--node-dir", str(tmp_path / "reader"), "--store-dir",
                                        str(tmp_path / "empty-store"), "task", "result", str(d.task_id),
                                        "-o", str(tmp_path / "x")])

@@ -55,9 +55,9 @@ def test_final_checkpoint_is_stored_and_matches_its_root(run):
 
 
 def test_nodes_noted_their_work(run):
-    trainer = Secrets(run.net.workdir / "trainer" / "secrets.sqlite")
+    trainer = Secrets(run.net.node("trainer").node_dir / "secrets.sqlite")
     work = [n for n in trainer.notes(run.task_id) if n["kind"] == "work"]
     assert [n["round"] for n in work] == [0, 1]
-    validator = Secrets(run.net.workdir / "validator0" / "secrets.sqlite")
+    validator = Secrets(run.net.node("validator0").node_dir / "secrets.sqlite")
     verdicts = [n["data"]["bitmap"] for n in validator.notes(run.task_id) if n["kind"] == "verdict"]
     assert verdicts == [0b111, 0b111]

@@ -1,0 +1,185 @@
+"""A local chain: an anvil process on a free port (its own process group, stopped by pid), an
+optional `evm_mine` ticker (automine only mines with transactions, and the validator draw needs a
+block after its seed block), and the protocol deployed with plain web3 from brownie's build
+artifacts (build/contracts, made by `brownie compile` in `make setup`; nothing is compiled here),
+RoundLogic linked into TaskRegistry and the roles wired as scripts/deploy.py does."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import threading
+import time
+from pathlib import Path
+
+from web3 import Web3
+
+ROOT = Path(__file__).resolve().parents[2]
+BUILD = ROOT / "build" / "contracts"
+TOKEN = 10**18
+MIN_STAKES = (100 * TOKEN, 500 * TOKEN, 200 * TOKEN)  # by Role, as scripts/deploy.py's DeployParams
+UNBONDING_S = 7 * 24 * 3600
+SUPPLY = 1_000_000_000 * TOKEN
+
+
+class LocalNetError(RuntimeError):
+    """Something the local network needs is missing; the message says what to do."""
+
+
+def anvil_binary() -> str:
+    local = ROOT / "tools" / "bin" / "anvil"
+    if os.access(local, os.X_OK):
+        return str(local)
+    found = shutil.which("anvil")
+    if not found:
+        raise LocalNetError("anvil not found: run `make setup` (it links tools/bin/anvil) or put foundry's anvil on PATH")
+    return found
+
+
+def free_port(ports=(), fallback: bool = True) -> int:
+    """The first free port of `ports`, else (with `fallback`) an ephemeral one."""
+    for port in list(ports) + ([0] if fallback else []):
+        with socket.socket() as probe:
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return probe.getsockname()[1]
+    raise LocalNetError(f"no free port in {list(ports)[:1]}..{list(ports)[-1:]}")
+
+
+def wait_for_port(port: int, proc: subprocess.Popen, what: str, timeout: float = 30.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            raise LocalNetError(f"{what} exited with {proc.returncode}")
+        with socket.socket() as probe:
+            if probe.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        if time.monotonic() > deadline:
+            raise LocalNetError(f"{what} did not listen on 127.0.0.1:{port} within {timeout:g} s")
+        time.sleep(0.05)
+
+
+def stop_process_group(proc: subprocess.Popen) -> None:
+    """SIGTERM the process group `proc` leads, SIGKILL after 10 s."""
+    if proc.poll() is not None:
+        return
+    try:
+        os.killpg(proc.pid, signal.SIGTERM)
+        proc.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.wait()
+    except ProcessLookupError:
+        pass
+
+
+class Anvil:
+    """anvil on 127.0.0.1 (chain 31337, prague, 10 funded accounts), on the first free port of
+    `ports` (else an ephemeral one); its output goes to `log_path` when given."""
+
+    def __init__(self, ports=(), log_path: Path | None = None):
+        self.port = free_port(ports)
+        self._log = open(log_path, "wb") if log_path else subprocess.DEVNULL
+        self.proc = subprocess.Popen(
+            [anvil_binary(), "--port", str(self.port), "--host", "127.0.0.1", "--chain-id", "31337",
+             "--hardfork", "prague", "--balance", "1000000"] + ([] if log_path else ["--silent"]),
+            stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        self.http_url = f"http://127.0.0.1:{self.port}"
+        self.ws_url = f"ws://127.0.0.1:{self.port}"
+        try:
+            wait_for_port(self.port, self.proc, "anvil")
+        except LocalNetError:
+            self.stop()
+            raise
+
+    @property
+    def pid(self) -> int:
+        return self.proc.pid
+
+    def stop(self) -> None:
+        stop_process_group(self.proc)
+        if self._log is not subprocess.DEVNULL:
+            self._log.close()
+
+
+class Ticker:
+    """Mines a block every `interval` s on one anvil (block.number moves while nobody sends)."""
+
+    def __init__(self, w3: Web3, interval: float = 1.0):
+        self.w3, self.interval = w3, interval
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="evm_mine ticker")
+        self._thread.start()
+
+    def _run(self):
+        while not self._stop.wait(self.interval):
+            try:
+                self.w3.provider.make_request("evm_mine", [])
+            except Exception:  # anvil going away at the end
+                return
+
+    def stop(self):
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join()
+
+
+def http_w3(url: str) -> Web3:
+    return Web3(Web3.HTTPProvider(url, request_kwargs={"timeout": 30}))
+
+
+def fund(w3: Web3, address: str, wei: int = 1000 * TOKEN) -> None:
+    """Sets `address`'s ETH balance (anvil only)."""
+    w3.provider.make_request("anvil_setBalance", [address, hex(wei)])
+
+
+def artifact(name: str) -> dict:
+    path = BUILD / f"{name}.json"
+    if not path.exists():
+        raise LocalNetError(f"{path} not found: run `make setup` (it runs `brownie compile`)")
+    return json.loads(path.read_text())
+
+
+def _deploy(w3: Web3, admin: str, name: str, *args, link: dict | None = None):
+    art = artifact(name)
+    bytecode = art["bytecode"]
+    for lib, address in (link or {}).items():
+        bytecode = bytecode.replace(f"__{lib}".ljust(40, "_"), address[2:].lower())
+    factory = w3.eth.contract(abi=art["abi"], bytecode=bytecode)
+    receipt = w3.eth.wait_for_transaction_receipt(factory.constructor(*args).transact({"from": admin}))
+    if receipt.status != 1:
+        raise LocalNetError(f"deploying {name} reverted")
+    return w3.eth.contract(address=receipt.contractAddress, abi=art["abi"])
+
+
+def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local") -> dict:
+    """Deploys and wires the protocol; returns its deployment record (the format of
+    scripts/deploy.py's, read by workers.chain.deployment)."""
+    token = _deploy(w3, admin, "RLToken", admin, SUPPLY)
+    stakes = _deploy(w3, admin, "StakeManager", token.address, admin, list(MIN_STAKES), UNBONDING_S)
+    reputation = _deploy(w3, admin, "Reputation", admin)
+    vault = _deploy(w3, admin, "RewardVault", token.address, admin)
+    logic = _deploy(w3, admin, "RoundLogic")
+    registry = _deploy(w3, admin, "TaskRegistry", token.address, stakes.address, reputation.address, vault.address,
+                       admin, treasury, link={"RoundLogic": logic.address})
+    for contract, role_fn in ((stakes, "PROTOCOL_ROLE"), (reputation, "REPORTER_ROLE"), (vault, "ESCROW_ROLE")):
+        role = getattr(contract.functions, role_fn)().call()
+        w3.eth.wait_for_transaction_receipt(
+            contract.functions.grantRole(role, registry.address).transact({"from": admin}))
+    return {
+        "network": network, "chainId": w3.eth.chain_id, "block": w3.eth.block_number, "admin": admin,
+        "contracts": {"RLToken": token.address, "StakeManager": stakes.address, "Reputation": reputation.address,
+                      "RewardVault": vault.address, "TaskRegistry": registry.address, "RoundLogic": logic.address},
+    }
+
+
+def write_record(record: dict, path: Path) -> Path:
+    path.write_text(json.dumps(record, indent=2) + "\n")
+    return path
