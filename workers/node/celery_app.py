@@ -8,8 +8,8 @@ after they finish (acks_late) and requeued when their process dies (reject_on_wo
 every task must be idempotent (see dispatch.py); each worker reserves one message at a time.
 
 Rate limit: Celery's `rate_limit` is per worker process, which would let a node with N workers
-start N times the design's 10 tasks/s; handle_event takes a token from one Redis bucket per node
-instead (ratelimit.py). Several nodes may share one Redis server only on different db numbers
+start N times the design's 10 new tasks/s; a claim (a new-task handler, dispatch.py) reserves its
+start from one Redis bucket per node instead (ratelimit.py) and is deferred to it. Several nodes may share one Redis server only on different db numbers
 (queue names are not namespaced; job records and the bucket are).
 """
 from __future__ import annotations

@@ -27,9 +27,10 @@ class NodeConfig:
     handler_modules: tuple[str, ...] = ()
     """Modules imported by every worker at start; they register handlers in dispatch.DISPATCH."""
     rate_per_s: float = 10.0
-    """New tasks the whole node starts per second (a token bucket shared by all its workers)."""
+    """New training tasks the whole node takes on (claims) per second (a token bucket shared by all
+    its workers); work on tasks it holds is not limited."""
     burst: int = 10
-    """Token-bucket capacity: how many tasks may start at once after an idle period."""
+    """Token-bucket capacity: how many new tasks it may claim at once after an idle period."""
     retry_backoff: int = 1
     """First retry delay in seconds; doubles each retry (Celery retry_backoff)."""
     retry_backoff_max: int = 64

@@ -7,6 +7,9 @@ Role modules register handlers per (event name, role):
     @DISPATCH.on("RoundStarted", "sampler")
     def sample_round(event: HandledEvent) -> None: ...
 
+    @DISPATCH.on("TaskCreated", "sampler", new_task=True)   # takes on new work: rate limited
+    def claim(event: HandledEvent) -> None: ...
+
     declare_retryable(ipfshttpclient.exceptions.TimeoutError)
 
 and are listed in NodeConfig.handler_modules, which every worker imports at start.
@@ -18,6 +21,11 @@ state, check before it acts (e.g. "already committed for this round?"), write co
 artifacts, and let a transaction that the chain refuses as a duplicate count as done. A handler
 that returns normally marks the job done; a retryable error (declare_retryable, RetryableError)
 reruns it with backoff; any other exception marks the job failed and propagates.
+
+RATE LIMIT. Handlers registered with new_task=True take on new training tasks (claims); each run
+reserves a start from the node's token bucket (ratelimit.py) and, when that start is in the
+future, is deferred to it (RateLimited) rather than holding its worker: work on tasks the node
+already holds is never throttled (a delayed commit would miss its deadline and be penalised).
 """
 from __future__ import annotations
 
@@ -38,6 +46,15 @@ class JobInProgress(RetryableError):
 
 class UnknownHandler(LookupError):
     pass
+
+
+class RateLimited(Exception):
+    """A new-task handler's reserved start is `wait` seconds away: run it again then, without
+    reserving again."""
+
+    def __init__(self, wait: float):
+        super().__init__(f"rate limited: reserved start in {wait:.3f} s")
+        self.wait = wait
 
 
 _RETRYABLE: list[type[BaseException]] = [RetryableError, TimeoutError, ConnectionError]
@@ -87,8 +104,10 @@ class ChainEventLike(Protocol):
 class DispatchTable:
     def __init__(self):
         self._handlers: dict[tuple[str, str], Handler] = {}
+        self._new_task: set[tuple[str, str]] = set()
 
-    def register(self, event_name: str, role: str, handler: Handler) -> None:
+    def register(self, event_name: str, role: str, handler: Handler, new_task: bool = False) -> None:
+        """new_task: the handler takes on new work (a claim), so it is rate limited."""
         if role not in ROLE_QUEUES:
             raise ValueError(f"unknown role {role!r}; roles: {sorted(ROLE_QUEUES)}")
         old = self._handlers.get((event_name, role))
@@ -96,12 +115,17 @@ class DispatchTable:
             raise ValueError(f"a handler for ({event_name!r}, {role!r}) is already registered: "
                              f"{old.__module__}.{old.__qualname__}")
         self._handlers[(event_name, role)] = handler
+        if new_task:
+            self._new_task.add((event_name, role))
 
-    def on(self, event_name: str, role: str) -> Callable[[Handler], Handler]:
+    def on(self, event_name: str, role: str, new_task: bool = False) -> Callable[[Handler], Handler]:
         def decorate(fn: Handler) -> Handler:
-            self.register(event_name, role, fn)
+            self.register(event_name, role, fn, new_task)
             return fn
         return decorate
+
+    def takes_new_task(self, event_name: str, role: str) -> bool:
+        return (event_name, role) in self._new_task
 
     def handler(self, event_name: str, role: str) -> Handler:
         try:
@@ -150,12 +174,15 @@ def enqueue(event: ChainEventLike, send: Callable[[str, dict], None], store: job
     return queues
 
 
-def run_event(store: jobs.JobStore, take_token: Callable[[], Any], role: str, event_key: str,
+def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: str, event_key: str,
               event_name: str, args: dict, block: int, *, final_attempt: bool, lease_s: float,
-              max_attempts: int, worker: str = "", table: DispatchTable = DISPATCH) -> str:
+              max_attempts: int, worker: str = "", reserved: bool = False,
+              table: DispatchTable = DISPATCH) -> str:
     """Run the handler for (event, role) at most once to completion; returns what happened:
     "done", "already-done" or "gave-up" (too many deliveries, e.g. a handler that kills its
-    process). Raises RetryableError for a transient failure, the handler's error otherwise."""
+    process). Raises RetryableError for a transient failure, RateLimited when a new-task
+    handler's start is reserved for later (`reserved`: this run is that start), the handler's
+    error otherwise."""
     if store.get(role, event_key).status == jobs.DONE:
         return "already-done"
     handler = table.handler(event_name, role)
@@ -171,7 +198,10 @@ def run_event(store: jobs.JobStore, take_token: Callable[[], Any], role: str, ev
             store.set_status(role, event_key, jobs.FAILED,
                              f"gave up after {record.attempts} attempts ({record.last_error})")
             return "gave-up"
-        take_token()
+        if not reserved and table.takes_new_task(event_name, role):
+            wait = reserve_token()
+            if wait > 0:
+                raise RateLimited(wait)
         attempt = store.start_attempt(role, event_key, event_name)
         event = HandledEvent(event_key, event_name, args, block, role, attempt, worker)
         try:

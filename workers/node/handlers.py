@@ -21,7 +21,8 @@ What a node computed each round is in node_dir/secrets.sqlite (`Secrets.notes`).
 
 WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
 
-- TaskCreated, sampler/trainer: fetch the spec by CID (digest checked), check eligibility, claim.
+- TaskCreated, sampler/trainer: fetch the spec by CID (digest checked), check eligibility, claim
+  (rate limited: at most NodeConfig.rate_per_s claims a second, after a burst).
   A lost race (NoVacantSlot, AlreadyAssigned, WrongStatus) is not an error.
 - SlotVacated, sampler/trainer: another node's slot of its role was vacated: claim it likewise.
 - SlotAssigned, every role: this node got a slot of an active task during its role's work phase
@@ -196,12 +197,12 @@ def _claim(ev: HandledEvent, role: Role) -> None:
           done=("NoVacantSlot", "AlreadyAssigned", "WrongStatus", "DeadlinePassed"))
 
 
-@DISPATCH.on("TaskCreated", "sampler")
+@DISPATCH.on("TaskCreated", "sampler", new_task=True)
 def claim_sampler(ev: HandledEvent) -> None:
     _claim(ev, Role.SAMPLER)
 
 
-@DISPATCH.on("TaskCreated", "trainer")
+@DISPATCH.on("TaskCreated", "trainer", new_task=True)
 def claim_trainer(ev: HandledEvent) -> None:
     _claim(ev, Role.TRAINER)
 
@@ -213,12 +214,12 @@ def _reclaim(ev: HandledEvent, role: Role) -> None:
         _claim(ev, role)
 
 
-@DISPATCH.on("SlotVacated", "sampler")
+@DISPATCH.on("SlotVacated", "sampler", new_task=True)
 def reclaim_sampler(ev: HandledEvent) -> None:
     _reclaim(ev, Role.SAMPLER)
 
 
-@DISPATCH.on("SlotVacated", "trainer")
+@DISPATCH.on("SlotVacated", "trainer", new_task=True)
 def reclaim_trainer(ev: HandledEvent) -> None:
     _reclaim(ev, Role.TRAINER)
 

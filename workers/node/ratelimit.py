@@ -1,20 +1,22 @@
-"""A token bucket in Redis shared by all of a node's worker processes.
+"""A token bucket in Redis shared by all of a node's worker processes: how many new training
+tasks the node takes on (claims) per second.
 
 Celery's own `rate_limit='10/s'` is enforced by each worker process's consumer separately, so a
-node with three role workers would start up to 30 tasks a second. The design value is 10 per
-second per node, so every worker takes a token from one bucket in Redis before it starts a task.
-The bucket refills at `rate` tokens per second up to `burst`; the refill uses Redis's clock, so
-workers on hosts with skewed clocks still share one rate.
+node with three role workers would start up to 30 tasks a second. The design value is 10 new tasks
+per second per node, so every claim reserves a start time from one bucket in Redis. The bucket
+refills at `rate` tokens per second up to `burst`; a caller that finds it empty still takes a
+token (the count goes below zero) and is told how long to wait: its reserved start. Callers thus
+queue up at exactly `rate` per second, each with its own start time, instead of all polling for
+the next token. The refill uses Redis's clock, so workers on hosts with skewed clocks share one
+rate.
 """
 from __future__ import annotations
 
-import time
-
 import redis
 
-# KEYS[1] bucket hash; ARGV rate, burst. Returns seconds to wait (string: Lua numbers become
-# integers on the way out), "0" when a token was taken.
-_TAKE = """
+# KEYS[1] bucket hash; ARGV rate, burst. Returns the seconds until the reserved start (a string:
+# Lua numbers become integers on the way out); "0" when a token was there.
+_RESERVE = """
 redis.replicate_commands()
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
@@ -23,11 +25,11 @@ local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
 local s = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
 local tokens = tonumber(s[1]) or burst
 local ts = tonumber(s[2]) or now
-tokens = math.min(burst, tokens + math.max(0, now - ts) * rate)
+tokens = math.min(burst, tokens + math.max(0, now - ts) * rate) - 1
 local wait = 0
-if tokens >= 1 then tokens = tokens - 1 else wait = (1 - tokens) / rate end
+if tokens < 0 then wait = -tokens / rate end
 redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'ts', tostring(now))
-redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate) + 60)
+redis.call('EXPIRE', KEYS[1], math.ceil(burst / rate + wait) + 60)
 return tostring(wait)
 """
 
@@ -35,20 +37,9 @@ return tostring(wait)
 class TokenBucket:
     def __init__(self, client: redis.Redis, key: str, rate: float, burst: int):
         self.client, self.key, self.rate, self.burst = client, key, float(rate), int(burst)
-        self._take = client.register_script(_TAKE)
+        self._reserve = client.register_script(_RESERVE)
 
-    def try_take(self) -> float:
-        """Take a token if one is there: 0.0, else the seconds until one will be."""
-        return float(self._take(keys=[self.key], args=[self.rate, self.burst]))
-
-    def take(self, timeout: float | None = None) -> float:
-        """Block until a token is taken; returns the seconds waited. TimeoutError past timeout."""
-        start = time.monotonic()
-        while True:
-            wait = self.try_take()
-            waited = time.monotonic() - start
-            if wait == 0.0:
-                return waited
-            if timeout is not None and waited + wait > timeout:
-                raise TimeoutError(f"no rate token within {timeout} s ({self.key})")
-            time.sleep(wait)
+    def reserve(self) -> float:
+        """Take a token: 0.0 when one was there, else the seconds until the caller's reserved
+        start (the caller must wait that long and then start without reserving again)."""
+        return float(self._reserve(keys=[self.key], args=[self.rate, self.burst]))

@@ -36,12 +36,20 @@ def register(app: Celery) -> None:
     @app.task(name=HANDLE_EVENT, bind=True, shared=False, autoretry_for=(dispatch.RetryableError,),
               retry_backoff=config.retry_backoff, retry_backoff_max=config.retry_backoff_max,
               retry_jitter=config.retry_jitter, max_retries=config.max_retries)
-    def handle_event(self, event_key: str, event_name: str, args: dict, block: int, role: str):
+    def handle_event(self, event_key: str, event_name: str, args: dict, block: int, role: str,
+                     reserved: bool = False):
         store, bucket = node_state(config)
-        return dispatch.run_event(
-            store, bucket.take, role, event_key, event_name, args, block,
-            final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
-            max_attempts=config.max_retries + 3, worker=self.request.hostname or "")
+        try:
+            return dispatch.run_event(
+                store, bucket.reserve, role, event_key, event_name, args, block,
+                final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
+                max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved)
+        except dispatch.RateLimited as limited:
+            # Not a retry (no attempt is used): the same event again at its reserved start, so
+            # this worker is free meanwhile for the tasks the node already holds.
+            self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
+                                         role=role, reserved=True), countdown=limited.wait)
+            return "deferred"
 
     @app.task(name=PING, bind=True, shared=False)
     def ping(self, queue: str, sent_at: float):

@@ -30,8 +30,8 @@ def ping(ev: HandledEvent) -> None:
     _note(ev, "ran")
 
 
-@DISPATCH.on("Count", "sampler")
-@DISPATCH.on("Count", "validator")
+@DISPATCH.on("Count", "sampler", new_task=True)
+@DISPATCH.on("Count", "validator", new_task=True)
 def count(ev: HandledEvent) -> None:
     _note(ev, "ran")
     r().rpush("test:starts:" + ev.args["batch"], json.dumps({"t": time.time(), "worker": ev.worker,

@@ -67,16 +67,38 @@ def test_enqueue_sends_one_task_per_handling_role_of_the_node(rclient):
     assert dispatch.enqueue(ev, lambda role, kw: sent.append(kw), store, table) == ["validate"]
 
 
-def test_token_bucket_allows_burst_then_rate(rclient):
+def test_token_bucket_allows_burst_then_reserves_starts_at_the_rate(rclient):
     bucket = TokenBucket(rclient, "decentrl:unit-bucket-" + uuid.uuid4().hex, rate=20, burst=4)
-    assert [bucket.try_take() for _ in range(4)] == [0.0] * 4
-    wait = bucket.try_take()
-    assert 0.03 < wait <= 0.051
-    start = time.monotonic()
-    for _ in range(10):
-        bucket.take()
-    elapsed = time.monotonic() - start
-    assert 0.45 < elapsed < 0.8, elapsed  # 10 tokens at 20/s
+    assert [bucket.reserve() for _ in range(4)] == [0.0] * 4
+    waits = [bucket.reserve() for _ in range(10)]
+    # each later caller gets its own start, 1/rate after the previous one
+    assert all(0.0 < w for w in waits)
+    gaps = [b - a for a, b in zip(waits, waits[1:])]
+    assert all(0.045 < g < 0.055 for g in gaps), gaps
+    assert 0.45 < waits[-1] < 0.55, waits
+    time.sleep(waits[-1] + 4 / 20)  # every reserved start passed, and the bucket refilled 4 tokens
+    assert bucket.reserve() == 0.0
+
+
+def test_only_new_task_handlers_are_rate_limited(rclient):
+    table = dispatch.DispatchTable()
+    ran = []
+    table.register("TaskCreated", "sampler", lambda ev: ran.append(ev.name), new_task=True)
+    table.register("PhaseStarted", "sampler", lambda ev: ran.append(ev.name))
+    store = jobs.JobStore(rclient, "decentrl:unit-rate-" + uuid.uuid4().hex)
+    reserve = iter([0.25]).__next__  # the bucket is empty: start reserved 0.25 s from now
+
+    def run(name, **kw):
+        return dispatch.run_event(store, reserve, "sampler", f"0xab:{name}", name, {}, 1, final_attempt=False,
+                                  lease_s=5, max_attempts=5, table=table, **kw)
+
+    assert run("PhaseStarted") == "done"  # never asks the bucket (the iterator would be spent)
+    with pytest.raises(dispatch.RateLimited) as limited:
+        run("TaskCreated")
+    assert limited.value.wait == 0.25 and ran == ["PhaseStarted"]
+    assert store.get("sampler", "0xab:TaskCreated").attempts == 0  # deferring uses no attempt
+    assert run("TaskCreated", reserved=True) == "done"  # the reserved start: no second reservation
+    assert ran == ["PhaseStarted", "TaskCreated"]
 
 
 def test_each_app_keeps_its_own_retry_settings():
