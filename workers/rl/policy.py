@@ -132,23 +132,32 @@ class ActorCritic(nn.Module):
 
     @torch.no_grad()
     def sample(self, obs: torch.Tensor, generator: torch.Generator):
-        """Sample actions for a batch of observations with `generator`.
+        """Sample actions for a batch of observations with `generator`: `draw` then `sample_from`.
+        Returns (actions, log-probs, values, draws)."""
+        draws = self.draw(obs.shape[0], generator)
+        return (*self.sample_from(obs, draws), draws)
 
-        Random draws per call: `torch.rand(B)` (categorical, inverse CDF) or `torch.randn(B, k)`
-        (Gaussian). Returns (actions, log-probs, values, draws); actions are int64 (B,) or
-        float32 (B, k), unclipped (clip with `env_action` before stepping the env)."""
+    def draw(self, batch: int, generator: torch.Generator) -> torch.Tensor:
+        """The random numbers behind `batch` actions: `torch.rand(batch)` (categorical, inverse
+        CDF) or `torch.randn(batch, k)` (Gaussian), from `generator`."""
+        if self.discrete:
+            return torch.rand(batch, generator=generator)
+        return torch.randn(batch, self.spec.action_dim, generator=generator)
+
+    @torch.no_grad()
+    def sample_from(self, obs: torch.Tensor, draws: torch.Tensor):
+        """The actions that `draws` (as `draw` makes them, one row per observation) select, with
+        their log-probs and the observations' values. Actions are int64 (B,) or float32 (B, k),
+        unclipped (clip with `env_action` before stepping the env)."""
         out = _fast_forward(self.actor, obs)
-        batch = obs.shape[0]
         if self.discrete:
             logp_all = torch.log_softmax(out, dim=-1)
-            draws = torch.rand(batch, generator=generator, device=obs.device)
             actions = categorical_from_uniform(logp_all.exp(), draws)
             logp = logp_all.gather(-1, actions.unsqueeze(-1)).squeeze(-1)
         else:
-            draws = torch.randn(batch, self.spec.action_dim, generator=generator, device=obs.device)
             actions = out + self.log_std.exp() * draws
             logp = (-0.5 * draws.pow(2) - self.log_std - 0.5 * LOG_2PI).sum(-1)
-        return actions, logp, _fast_forward(self.critic, obs).squeeze(-1), draws
+        return actions, logp, _fast_forward(self.critic, obs).squeeze(-1)
 
     @torch.no_grad()
     def deterministic_action(self, obs: torch.Tensor) -> torch.Tensor:

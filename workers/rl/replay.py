@@ -9,8 +9,9 @@
    with each committed action (clipped to the bounds for Box actions, as the sampler did) gives
    obs[t+1], reward[t], terminated[t] and truncated[t] bit for bit; the episode stops where the
    env stopped (or earlier, only if its end is "cut").
-3. Policy, within tolerance (float32 results differ by a few ulps between a one-row forward pass,
-   which the sampler ran, and the batched one here, and between machines):
+3. Policy, within tolerance (float32 results differ by a few ulps between the sampler's forward
+   passes, batched over the episodes it rolled in lockstep, and the one here over this episode's
+   steps, and between machines):
    * each committed action is the one the seeded generator draws: the uniform draw u falls in the
      action's cumulative-probability interval widened by `SAMPLE_ATOL` (categorical), or
      |action - (mean + std * eps)| <= `SAMPLE_ATOL` * (1 + |mean + std * eps|) (Gaussian);

@@ -3,8 +3,10 @@
 A sampler's work for (task seed, round, shard) is a list of episodes. Everything random in an
 episode comes from two seeds derived from its coordinates (`derive_seeds`): the env's reset seed
 and the seed of the `torch.Generator` that samples the actions. So the same policy and the same
-coordinates give bit-identical episodes in any run or process (with the thread count pinned), and
-a validator can re-simulate any single episode on its own (`workers.rl.replay`).
+coordinates give bit-identical episodes in any run or process, and a validator can re-simulate any
+single episode on its own (`workers.rl.replay`). A shard rolls up to `LANES` episodes in lockstep,
+one batched policy forward pass per step; which episodes share a pass depends only on their lengths,
+so that is deterministic too.
 
 Seeds: h = keccak256("decentrl.rollout.v1" ++ uint256(task_seed) ++ uint256(round) ++
 uint256(shard) ++ uint256(index)) (big-endian 32-byte words, i.e. `abi.encodePacked` of a string
@@ -51,6 +53,11 @@ SEED_DOMAIN = b"decentrl.rollout.v1"
 MAGIC = b"DRLE"
 ENCODING_VERSION = 1
 ENDS = ("terminated", "truncated", "cut")
+LANES = 8
+"""Episodes a shard rolls in lockstep (`rollout`). Part of the rollout's definition: a batched
+forward pass rounds differently from a one-row one, so the last bits of the recorded log-probs,
+values and Gaussian actions (a categorical action only in a near tie) depend on how the episodes
+were batched."""
 _HEADER_KEYS = {"action_dim", "action_kind", "end", "env_id", "env_seed", "index", "obs_dim",
                 "policy", "round", "sample_seed", "shard", "steps", "task_seed"}
 
@@ -195,66 +202,122 @@ def episode_root(episodes) -> bytes:
 
 # -- rolling out ----------------------------------------------------------------------------------
 
-def run_episode(policy: ActorCritic, env, env_id: str, *, task_seed: int, round_: int, shard: int,
-                index: int, policy_digest: bytes, max_steps: int | None = None) -> Episode:
-    """Roll episode `index` of (task_seed, round, shard) in `env` (made by `make_env(env_id)`),
-    stopping after `max_steps` steps if given (end "cut")."""
-    env_seed, sample_seed = derive_seeds(task_seed, round_, shard, index)
-    generator = torch.Generator().manual_seed(sample_seed)
-    obs, _ = env.reset(seed=env_seed)
-    obs_l, act_l, rew_l, term_l, trunc_l, logp_l, val_l = [np.asarray(obs, dtype=np.float32)], [], [], [], [], [], []
-    end = "cut"
-    policy.eval()
-    with torch.no_grad():
-        while max_steps is None or len(rew_l) < max_steps:
-            action, logp, value, _ = policy.sample(torch.from_numpy(obs_l[-1]).unsqueeze(0), generator)
-            obs, reward, terminated, truncated, _ = env.step(policy.env_action(action[0]))
-            obs_l.append(np.asarray(obs, dtype=np.float32))
-            act_l.append(action[0].numpy())
-            rew_l.append(float(reward))
-            term_l.append(bool(terminated))
-            trunc_l.append(bool(truncated))
-            logp_l.append(float(logp[0]))
-            val_l.append(float(value[0]))
-            if terminated or truncated:
-                end = "terminated" if terminated else "truncated"
-                break
-    discrete = policy.spec.action_kind == DISCRETE
-    return Episode(
-        env_id=env_id, task_seed=task_seed, round=round_, shard=shard, index=index,
-        env_seed=env_seed, sample_seed=sample_seed, policy=bytes(policy_digest), end=end,
-        action_kind=policy.spec.action_kind,
-        obs=np.stack(obs_l),
-        actions=(np.asarray(act_l, dtype=np.int64) if discrete
-                 else np.asarray(act_l, dtype=np.float32).reshape(len(act_l), policy.spec.action_dim)),
-        rewards=np.asarray(rew_l, dtype=np.float64),
-        terminated=np.asarray(term_l, dtype=bool), truncated=np.asarray(trunc_l, dtype=bool),
-        logp=np.asarray(logp_l, dtype=np.float32), values=np.asarray(val_l, dtype=np.float32))
+class _Recorder:
+    """Episode `index` of a shard while it is being rolled: its env, its generator, its steps."""
+
+    def __init__(self, env, index: int, seeds: tuple[int, int]):
+        self.env, self.index = env, index
+        self.env_seed, self.sample_seed = seeds
+        self.generator = torch.Generator().manual_seed(self.sample_seed)
+        obs, _ = env.reset(seed=self.env_seed)
+        self.obs = [np.asarray(obs, dtype=np.float32)]
+        self.actions, self.rewards, self.terminated, self.truncated, self.logp, self.values = [], [], [], [], [], []
+        self.ended = False
+        """The env ended the episode (terminated or truncated) at its last recorded step."""
+
+    @property
+    def steps(self) -> int:
+        return len(self.rewards)
+
+    def record(self, policy: ActorCritic, action, logp: float, value: float) -> None:
+        """One step with `action` (an int, or a float32 tensor row for Box actions)."""
+        obs, reward, terminated, truncated, _ = self.env.step(policy.env_action(action))
+        self.obs.append(np.asarray(obs, dtype=np.float32))
+        self.actions.append(action)
+        self.rewards.append(float(reward))
+        self.terminated.append(bool(terminated))
+        self.truncated.append(bool(truncated))
+        self.logp.append(logp)
+        self.values.append(value)
+        self.ended = bool(terminated or truncated)
+
+    def episode(self, policy: ActorCritic, env_id: str, coords: dict, policy_digest: bytes,
+                steps: int) -> Episode:
+        """The episode of its first `steps` steps (end "cut" unless the env ended it right there)."""
+        end = "cut"
+        if steps == self.steps and self.ended:
+            end = "terminated" if self.terminated[-1] else "truncated"
+        discrete = policy.spec.action_kind == DISCRETE
+        actions = self.actions[:steps]
+        return Episode(
+            env_id=env_id, **coords, index=self.index, env_seed=self.env_seed,
+            sample_seed=self.sample_seed, policy=bytes(policy_digest), end=end,
+            action_kind=policy.spec.action_kind,
+            obs=np.stack(self.obs[:steps + 1]),
+            actions=(np.asarray(actions, dtype=np.int64) if discrete
+                     else np.asarray([a.numpy() for a in actions], dtype=np.float32).reshape(steps, policy.spec.action_dim)),
+            rewards=np.asarray(self.rewards[:steps], dtype=np.float64),
+            terminated=np.asarray(self.terminated[:steps], dtype=bool),
+            truncated=np.asarray(self.truncated[:steps], dtype=bool),
+            logp=np.asarray(self.logp[:steps], dtype=np.float32),
+            values=np.asarray(self.values[:steps], dtype=np.float32))
 
 
 def rollout(policy: ActorCritic, env_id: str, *, task_seed: int, round_: int, shard: int,
             num_episodes: int | None = None, num_steps: int | None = None) -> list[Episode]:
     """A shard's episodes: exactly `num_episodes` whole episodes, or episodes totalling exactly
     `num_steps` steps (the last one cut by the budget unless it ends on its own). Give one of the
-    two. Deterministic in (policy parameters, env_id, task_seed, round, shard, budget)."""
+    two. Deterministic in (policy parameters, env_id, task_seed, round, shard, budget).
+
+    The episodes are those of rolling episode 0, 1, 2, ... one after the other, but up to `LANES`
+    of them run in lockstep with one batched policy forward per step (the per-call cost of torch
+    dominates for small MLPs). An episode's steps do not depend on the others', so the shard's
+    content is the sequential one; only rounding can differ (see `LANES`). With a step budget,
+    episode k gets at most num_steps minus the steps of episodes 0..k-1: while those still run,
+    later episodes are rolled speculatively and trimmed (or dropped) at the end."""
     if (num_episodes is None) == (num_steps is None):
         raise ValueError("give exactly one of num_episodes or num_steps")
     budget = num_episodes if num_episodes is not None else num_steps
     if not isinstance(budget, int) or budget < 1:
         raise ValueError(f"the rollout budget must be a positive integer, got {budget!r}")
-    env = make_env(env_id)
+    envs = []
     try:
-        if space_spec(env) != policy.spec:
-            raise ValueError(f"policy was built for {policy.spec}, but {env_id} has {space_spec(env)}")
+        envs.append(make_env(env_id))
+        if space_spec(envs[0]) != policy.spec:
+            raise ValueError(f"policy was built for {policy.spec}, but {env_id} has {space_spec(envs[0])}")
+        coords = {"task_seed": task_seed, "round": round_, "shard": shard}
+        started: list[_Recorder] = []
+        running: list[_Recorder] = []
+        policy.eval()
+        while True:
+            # Start episodes while one may still be needed: all of num_episodes, or while the
+            # episodes started so far have fewer steps than the budget.
+            while len(running) < LANES and (len(started) < num_episodes if num_episodes is not None
+                                            else sum(r.steps for r in started) < num_steps):
+                if len(envs) <= len(running):
+                    envs.append(make_env(env_id))
+                free = next(e for e in envs if all(r.env is not e for r in running))
+                rec = _Recorder(free, len(started), derive_seeds(task_seed, round_, shard, len(started)))
+                started.append(rec)
+                running.append(rec)
+            if not running:
+                break
+            with torch.no_grad():
+                draws = torch.cat([policy.draw(1, r.generator) for r in running])
+                obs = torch.from_numpy(np.stack([r.obs[-1] for r in running]))
+                actions, logp, values = policy.sample_from(obs, draws)
+            rows = actions.tolist() if policy.discrete else list(actions)
+            for r, a, lp, v in zip(running, rows, logp.tolist(), values.tolist()):
+                r.record(policy, a, lp, v)
+            # An episode stops when the env ends it or, with a step budget, when it has as many
+            # steps as the budget leaves it even if the episodes before it stopped right now.
+            done_before, keep = 0, []
+            for r in started:
+                if r in running and not r.ended and (num_steps is None or r.steps < num_steps - done_before):
+                    keep.append(r)
+                done_before += r.steps
+            running = keep
         policy_digest = digest(policy)
         episodes: list[Episode] = []
         remaining = num_steps
-        while (len(episodes) < num_episodes) if num_episodes is not None else remaining > 0:
-            ep = run_episode(policy, env, env_id, task_seed=task_seed, round_=round_, shard=shard,
-                             index=len(episodes), policy_digest=policy_digest, max_steps=remaining)
-            episodes.append(ep)
+        for rec in started:
+            if num_steps is not None and remaining <= 0:
+                break
+            steps = rec.steps if num_steps is None else min(rec.steps, remaining)
+            episodes.append(rec.episode(policy, env_id, coords, policy_digest, steps))
             if remaining is not None:
-                remaining -= ep.steps
+                remaining -= steps
         return episodes
     finally:
-        env.close()
+        for env in envs:
+            env.close()

@@ -7,8 +7,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 
 from workers.merkle import merkle_root, verify
+from workers.rl.envs import make_env
 from workers.rl.policy import to_bytes
 from workers.rl.rollout import (decode_episode, derive_seeds, encode_episode, episode_root,
                                 episode_tree, rollout)
@@ -119,3 +121,53 @@ def test_episode_root_is_merkle_root_of_encodings(cartpole_policy):
     tampered = decode_episode(leaves[0])
     tampered.rewards[0] = 2.0
     assert episode_root([tampered] + episodes[1:]) != episode_root(episodes)
+
+
+def sequential(policy, env_id, budget):
+    """The reference: episodes 0, 1, ... one after the other, one-row forward passes, each
+    stopped by the env or by the steps the budget leaves it."""
+    env, out, left = make_env(env_id), [], budget
+    while left > 0:
+        env_seed, sample_seed = derive_seeds(42, 3, 0, len(out))
+        generator = torch.Generator().manual_seed(sample_seed)
+        obs, steps = [np.asarray(env.reset(seed=env_seed)[0], dtype=np.float32)], []
+        while len(steps) < left:
+            a, logp, value, _ = policy.sample(torch.from_numpy(obs[-1]).unsqueeze(0), generator)
+            o, r, term, trunc, _ = env.step(policy.env_action(a[0]))
+            obs.append(np.asarray(o, dtype=np.float32))
+            steps.append((int(a[0]), r, term, trunc, float(logp[0]), float(value[0])))
+            if term or trunc:
+                break
+        out.append((np.stack(obs), steps))
+        left -= len(steps)
+    return out
+
+
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "Acrobot-v1"])
+@pytest.mark.parametrize("budget", [1, 37, 300, 777])
+def test_lockstep_episodes_are_the_sequential_ones(env_id, budget, policy_for):
+    """Episodes rolled in lockstep (LANES at a time, speculative ones trimmed or dropped) are the
+    ones of rolling them one by one: same steps, cuts and actions; log-probs and values up to the
+    rounding of a batched forward pass."""
+    policy = policy_for(env_id, seed=3)
+    episodes, reference = roll(policy, env_id, num_steps=budget), sequential(policy, env_id, budget)
+    assert len(episodes) == len(reference)
+    for ep, (obs, steps) in zip(episodes, reference):
+        actions, rewards, term, trunc, logp, values = (np.array(x) for x in zip(*steps))
+        assert np.array_equal(ep.obs, obs) and np.array_equal(ep.actions, actions)
+        assert np.array_equal(ep.rewards, rewards)
+        assert np.array_equal(ep.terminated, term) and np.array_equal(ep.truncated, trunc)
+        assert ep.end == ("terminated" if term[-1] else "truncated" if trunc[-1] else "cut")
+        assert np.allclose(ep.logp, logp, rtol=0, atol=1e-5) and np.allclose(ep.values, values, rtol=0, atol=1e-5)
+
+
+@pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
+def test_same_bytes_with_any_thread_count(env_id, policy_for):
+    policy, previous, roots = policy_for(env_id, seed=4), torch.get_num_threads(), set()
+    try:
+        for threads in (1, 2, 4):
+            torch.set_num_threads(threads)
+            roots.add(episode_root(roll(policy, env_id, num_steps=500)))
+    finally:
+        torch.set_num_threads(previous)
+    assert len(roots) == 1

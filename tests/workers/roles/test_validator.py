@@ -84,15 +84,15 @@ def test_altered_observation_is_rejected(rounds):
 
 def greedy(policy):
     """The policy acting by argmax instead of its seeded draws (simulation stays honest)."""
-    sample = policy.sample
+    sample_from = policy.sample_from
 
-    def act(obs, generator):
-        _, _, values, draws = sample(obs, generator)
+    def act(obs, draws):
+        _, _, values = sample_from(obs, draws)
         actions = policy.deterministic_action(obs)
         with torch.no_grad():
             logp, _ = policy.log_prob_entropy(obs, actions)
-        return actions, logp, values, draws
-    policy.sample = act
+        return actions, logp, values
+    policy.sample_from = act
     return policy
 
 
