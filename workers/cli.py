@@ -75,9 +75,9 @@ class Context:
     @property
     def w3(self):
         if self._w3 is None:
-            from web3 import Web3
+            from workers.chain.rpc import http_w3
 
-            w3 = Web3(Web3.HTTPProvider(self.rpc, request_kwargs={"timeout": 30}))
+            w3 = http_w3(self.rpc)
             try:
                 w3.eth.chain_id
             except Exception as exc:  # requests' ConnectionError and friends

@@ -18,6 +18,8 @@ from pathlib import Path
 
 from web3 import Web3
 
+from workers.chain.rpc import http_w3  # noqa: F401  (re-exported: the local network's client)
+
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "contracts"
 TOKEN = 10**18
@@ -129,10 +131,6 @@ class Ticker:
         self._stop.set()
         if self._thread.is_alive():
             self._thread.join()
-
-
-def http_w3(url: str) -> Web3:
-    return Web3(Web3.HTTPProvider(url, request_kwargs={"timeout": 30}))
 
 
 def fund(w3: Web3, address: str, wei: int = 1000 * TOKEN) -> None:

@@ -33,6 +33,7 @@ from web3 import Web3
 
 from workers.chain.deployment import Deployment, load_deployment
 from workers.chain.keystore import find_keystore, load_account
+from workers.chain.rpc import http_w3
 from workers.chain.sender import TxSender
 from workers.chain.view import ChainView
 from workers.node.config import NodeConfig
@@ -143,7 +144,7 @@ class NodeContext:
         if missing:
             raise ValueError(f"NodeConfig.extra lacks {missing}: build it with workers.node.context.node_extra")
         node_dir = Path(extra["node_dir"])
-        w3 = Web3(Web3.HTTPProvider(extra["rpc_url"], request_kwargs={"timeout": 30}))
+        w3 = http_w3(extra["rpc_url"])
         deployment = load_deployment(w3, path=extra["deployment"])
         account = load_account(find_keystore(node_dir, extra.get("address")))
         client = redis.Redis.from_url(config.redis_url)

@@ -82,6 +82,17 @@ def node_config(redis_url: str, node_name: str, extra: dict, **settings) -> Node
                       extra=extra, **settings)
 
 
+def warm() -> None:
+    """Called by each worker before its first message (workers.node.worker): the roles' compute
+    modules (torch, gymnasium) and, in a single-process worker, the node's context (keystore,
+    deployment check). A prefork pool's children build their own context after the fork."""
+    import workers.roles.sampler  # noqa: F401
+    import workers.roles.trainer  # noqa: F401
+    import workers.roles.validator  # noqa: F401
+
+    NodeContext.current()
+
+
 def supervisor(config: NodeConfig, roles, **kwargs):
     """A Supervisor for one node: a Celery worker per role and the chain watcher."""
     from workers.node.supervisor import Supervisor
@@ -92,14 +103,13 @@ def supervisor(config: NodeConfig, roles, **kwargs):
 def watch(enqueue) -> None:
     """The watcher process's body (Supervisor): follow TaskRegistry's events with a cursor in
     node_dir/watcher.sqlite and enqueue each one for this node's roles. Runs until killed."""
-    from web3 import Web3
-
     from workers.chain.deployment import load_deployment
+    from workers.chain.rpc import http_w3
     from workers.chain.watcher import EventWatcher, SqliteCursor
 
     config = NodeConfig.from_env()
     extra = config.extra
-    w3 = Web3(Web3.HTTPProvider(extra["rpc_url"], request_kwargs={"timeout": 30}))
+    w3 = http_w3(extra["rpc_url"])
     deployment = load_deployment(w3, path=extra["deployment"])
     cursor = SqliteCursor(f"{extra['node_dir']}/watcher.sqlite", "registry")
     ws = extra.get("ws_url")
@@ -180,21 +190,29 @@ def _current(ctx: NodeContext, task_id: int, round_: int, phase: Phase):
 
 # -- assignment --------------------------------------------------------------------------------
 
+INELIGIBLE = ("NodePaused", "InsufficientStake", "ReputationTooLow")
+
+
 def _claim(ev: HandledEvent, role: Role) -> None:
+    """Claims a slot of `role`. Claims race, so the fast path reads only the task (its spec must
+    be fetchable and match its digest before the node commits stake to it) and lets claimSlot's
+    own checks decide the rest: a lost race, a slot already ours, the requester's own task and an
+    ineligible node (stake, reputation, paused; logged with the reason) all revert at the gas
+    estimate, before anything is sent."""
     ctx = NodeContext.current()
     task_id = int(ev.args["taskId"])
     task = ctx.view.task(task_id)
-    if task.status not in (Status.OPEN, Status.ACTIVE) or ctx.view.membership(task_id, ctx.address).assigned:
+    if task.status not in (Status.OPEN, Status.ACTIVE) or task.requester == ctx.address:
         return
-    if task.requester == ctx.address:
-        return  # a requester can never work on its own task
     spec_of(ctx, task)  # a task whose spec cannot be fetched or is corrupt is not taken
-    eligibility = ctx.view.eligibility(ctx.address, role)
-    if not eligibility.eligible:
-        log.warning("task %d: not claiming the %s slot: %s", task_id, role.name.lower(), eligibility.reason)
-        return
-    _send(ctx, ctx.deployment.registry.functions.claimSlot(task_id, role),
-          done=("NoVacantSlot", "AlreadyAssigned", "WrongStatus", "DeadlinePassed"))
+    try:
+        _send(ctx, ctx.deployment.registry.functions.claimSlot(task_id, role),
+              done=("NoVacantSlot", "AlreadyAssigned", "WrongStatus", "DeadlinePassed", "RequesterCannotWork"))
+    except TxReverted as exc:
+        if exc.error.name not in INELIGIBLE:
+            raise
+        log.warning("task %d: not claiming the %s slot: %s", task_id, role.name.lower(),
+                    ctx.view.eligibility(ctx.address, role).reason or exc.error.name)
 
 
 @DISPATCH.on("TaskCreated", "sampler", new_task=True)

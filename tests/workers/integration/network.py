@@ -3,7 +3,9 @@ on this suite's ports (anvil 8650-8659, Redis 16401-16409), one node per (name, 
 retry and visibility settings so a killed worker's message comes back within seconds."""
 from __future__ import annotations
 
+import contextlib
 import dataclasses
+import os
 from pathlib import Path
 
 from workers.localnet.chain import TOKEN  # noqa: F401  (the suite's unit)
@@ -44,3 +46,25 @@ def registry_events(net: Network) -> list:
     logs = net.w3.eth.get_logs({"address": net.deployment.registry.address,
                                 "fromBlock": net.deployment.block, "toBlock": "latest"})
     return [decoder.decode(entry) for entry in sorted(logs, key=lambda e: (e["blockNumber"], e["logIndex"]))]
+
+
+@contextlib.contextmanager
+def as_node(node):
+    """Makes NodeContext.current() this node's context, as in its worker processes, so that the
+    handlers can be called here as plain functions."""
+    from workers.node import context
+    from workers.node.context import NodeContext
+
+    os.environ.setdefault("DECENTRL_KEYSTORE_PASSWORD", PASSWORD)
+    context._current.update(pid=os.getpid(), ctx=NodeContext.build(node.config))
+    try:
+        yield context._current["ctx"]
+    finally:
+        context._current.clear()
+
+
+def handled(name: str, role: str, **args):
+    """A HandledEvent as the dispatcher gives it to a handler (first attempt)."""
+    from workers.node.dispatch import HandledEvent
+
+    return HandledEvent(f"test:{name}:{sorted(args.items())}", name, args, 0, role, 1)

@@ -1,0 +1,97 @@
+"""The claim handler against a real chain, called in this process as the nodes would run it: a
+claim takes a slot; a second delivery, a full task, the requester's own task and an ineligible
+node send nothing (the chain's checks decide, at the gas estimate), and an ineligible node says
+why in its log."""
+import logging
+
+import pytest
+
+from network import SPEC, TOKEN, Network, as_node, handled
+from workers.node import handlers
+from workers.protocol import Role, TaskParams
+from workers.storage.store import EmbeddedStore
+
+ROLES = [("sampler0", "sampler"), ("sampler1", "sampler"), ("sampler2", "sampler")]
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory):
+    network = Network(tmp_path_factory.mktemp("claims-network"), ROLES)
+    s0, d = network.node("sampler0"), network.deployment
+    s0.sender.send(d.token.functions.approve(d.stakes.address, 1000 * TOKEN))  # a slot in every task here
+    s0.sender.send(d.stakes.functions.stake(Role.SAMPLER, 1000 * TOKEN))
+    yield network
+    network.stop()
+
+
+def create(net, requester=None, num_samplers=1) -> int:
+    d = net.deployment
+    requester = requester or net.admin
+    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), 100 * TOKEN,
+                        num_samplers=num_samplers, num_validators=1, num_rounds=1, claim_window=600,
+                        commit_window=60, reveal_window=60, attest_window=60)
+    net.w3.eth.wait_for_transaction_receipt(
+        d.token.functions.approve(d.registry.address, params.bounty).transact({"from": requester}))
+    net.w3.eth.wait_for_transaction_receipt(
+        d.registry.functions.createTask(params.as_tuple()).transact({"from": requester}))
+    return d.registry.functions.taskCount().call()
+
+
+def sent(node) -> int:
+    return node.sender.w3.eth.get_transaction_count(node.address)
+
+
+def claim(node, task_id):
+    with as_node(node):
+        handlers.claim_sampler(handled("TaskCreated", "sampler", taskId=task_id))
+
+
+def test_claim_takes_a_slot_once(net):
+    task_id = create(net)
+    s0 = net.node("sampler0")
+    claim(s0, task_id)
+    m = net.deployment.registry.functions.membershipOf(task_id, s0.address).call()
+    assert m.assigned and Role(m.role) == Role.SAMPLER
+    before = sent(s0)
+    claim(s0, task_id)  # a second delivery: AlreadyAssigned at the estimate
+    assert sent(s0) == before
+
+
+def test_a_full_task_is_not_claimed(net):
+    task_id = create(net)
+    claim(net.node("sampler0"), task_id)
+    s1 = net.node("sampler1")
+    before = sent(s1)
+    claim(s1, task_id)  # NoVacantSlot: a lost race, not an error
+    assert sent(s1) == before
+    assert not net.deployment.registry.functions.membershipOf(task_id, s1.address).call().assigned
+
+
+def test_the_requester_does_not_claim_its_own_task(net):
+    s1 = net.node("sampler1")
+    d = net.deployment
+    net.w3.eth.wait_for_transaction_receipt(  # sampler1 funds a bounty from its own DRL
+        d.token.functions.transfer(s1.address, 100 * TOKEN).transact({"from": net.admin}))
+    s1.sender.send(d.token.functions.approve(d.registry.address, 100 * TOKEN))
+    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), 100 * TOKEN,
+                        num_samplers=1, num_validators=1, num_rounds=1, claim_window=600, commit_window=60,
+                        reveal_window=60, attest_window=60)
+    s1.sender.send(d.registry.functions.createTask(params.as_tuple()))
+    task_id = d.registry.functions.taskCount().call()
+    before = sent(s1)
+    claim(s1, task_id)
+    assert sent(s1) == before
+
+
+def test_an_ineligible_node_says_why_and_sends_nothing(net, caplog):
+    s2 = net.node("sampler2")
+    d = net.deployment
+    staked = d.stakes.functions.stakeOf(s2.address, Role.SAMPLER).call().staked
+    s2.sender.send(d.stakes.functions.requestUnstake(Role.SAMPLER, staked))
+    task_id = create(net)
+    before = sent(s2)
+    with caplog.at_level(logging.WARNING, logger="workers.node.handlers"):
+        claim(s2, task_id)
+    assert sent(s2) == before
+    assert not d.registry.functions.membershipOf(task_id, s2.address).call().assigned
+    assert f"task {task_id}: not claiming the sampler slot: stake too low" in caplog.text
