@@ -53,7 +53,7 @@ SEED_DOMAIN = b"decentrl.rollout.v1"
 MAGIC = b"DRLE"
 ENCODING_VERSION = 1
 ENDS = ("terminated", "truncated", "cut")
-LANES = 8
+LANES = 4
 """Episodes a shard rolls in lockstep (`rollout`). Part of the rollout's definition: a batched
 forward pass rounds differently from a one-row one, so the last bits of the recorded log-probs,
 values and Gaussian actions (a categorical action only in a near tie) depend on how the episodes
