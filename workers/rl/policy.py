@@ -107,11 +107,11 @@ class ActorCritic(nn.Module):
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         """State values, shape (B,)."""
-        return self.critic(obs).squeeze(-1)
+        return _fast_forward(self.critic, obs).squeeze(-1)
 
     def log_prob_entropy(self, obs: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Log-probabilities of `actions` (B,) or (B, k) and the entropies, both shape (B,)."""
-        out = self.actor(obs)
+        out = _fast_forward(self.actor, obs)
         if self.discrete:
             logp_all = torch.log_softmax(out, dim=-1)
             logp = logp_all.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
@@ -174,7 +174,8 @@ class ActorCritic(nn.Module):
 
 
 def _fast_forward(net: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
-    """`net(x)` with the same kernels but without nn.Module call overhead (the rollout hot path)."""
+    """`net(x)` with the same kernels but without nn.Module call overhead (rollouts and updates
+    run many small forward passes)."""
     for layer in net:
         x = F.linear(x, layer.weight, layer.bias) if isinstance(layer, nn.Linear) else _ACTIVATION_FNS[type(layer)](x)
     return x
