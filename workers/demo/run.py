@@ -68,6 +68,7 @@ class Demo:
         self.workdir = Path(tempfile.mkdtemp(prefix="decentrl-demo-"))
         self.net = None
         self.nodes = []
+        self.timeline: list[tuple[float, str, dict]] = []  # (seconds since start, event, args) of the task
 
     # -- setting up ------------------------------------------------------------------------------
 
@@ -147,6 +148,7 @@ class Demo:
                         continue
                     t = time.time() - started
                     a = e.args
+                    self.timeline.append((t, e.name, dict(a)))
                     if e.name == "SlotAssigned":
                         say(f"{t:6.1f}s  {names.get(a['node'], a['node'])} took the {Role(a['role']).name.lower()} "
                             f"slot {a['slot']}")

@@ -27,15 +27,18 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
 - SlotVacated, sampler/trainer: another node's slot of its role was vacated: claim it likewise.
 - SlotAssigned, every role: this node got a slot of an active task during its role's work phase
   (SampleCommit / TrainCommit / Attest): do that phase's work now (its PhaseStarted came first).
-- DrawArmed, validator (the keeper): drawValidators, at activation and to replace a validator.
-  DrawNotReady (block.number <= seedBlock) is retried with Celery's backoff; on a dev chain
-  with automine someone must mine blocks.
+- DrawArmed, validator (the keeper): drawValidators, at activation and to replace a validator,
+  once a block after seedBlock exists (waiting up to DRAW_WAIT_S for it, then DrawNotReady is
+  retried with Celery's backoff); on a dev chain with automine someone must mine blocks.
 - PhaseStarted:
   SampleCommit, sampler  roll out the shard with the task's current checkpoint, store, commit
   SampleReveal, sampler  reveal (root, cid, salt) from the secrets DB
   TrainCommit,  trainer  fetch the revealed shards, train_round, store, commit
   TrainReveal,  trainer  reveal
-  Attest,       validator  fetch everything, verify_round with its own secret challenge seed,
+  TrainCommit,  validator  compute the round's update on the revealed shards alongside the
+                         trainer (kept in this process for Attest)
+  Attest,       validator  fetch everything, verify_round with its own secret challenge seed
+                         (comparing with the precomputed update when it has the same inputs),
                          attest(bitmap)
   every phase,  validator  (keeper) schedule a DeadlineReached check at the phase's deadline
 - DeadlineReached, validator: a synthetic event this module schedules (a delayed Celery task,
@@ -51,6 +54,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections import OrderedDict
 
 from workers.chain.errors import DroppedTransaction, TxReverted
 from workers.node.config import NodeConfig
@@ -272,6 +276,10 @@ def validator_joined(ev: HandledEvent) -> None:
     _joined(ev, Role.VALIDATOR, _attest)
 
 
+DRAW_WAIT_S = 3.0
+"""How long the draw keeper waits in place for the block after the seed block."""
+
+
 @DISPATCH.on("DrawArmed", "validator")
 def draw(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
@@ -279,6 +287,11 @@ def draw(ev: HandledEvent) -> None:
     task = ctx.view.task(task_id)
     if task.status not in (Status.DRAWING, Status.ACTIVE) or task.filled_validators == task.num_validators:
         return  # drawn already (a draw also re-arms during a task, to replace a validator)
+    # The draw's seed is the hash of a block after seedBlock: wait briefly for it here (Celery's
+    # backoff would wait 1, 2, 4.. s); a slow chain still gets DrawNotReady and the backoff.
+    seed_block, waited_until = int(ev.args["seedBlock"]), time.monotonic() + DRAW_WAIT_S
+    while ctx.w3.eth.block_number <= seed_block and time.monotonic() < waited_until:
+        time.sleep(0.05)
     _send(ctx, ctx.deployment.registry.functions.drawValidators(task_id),
           done=("WrongStatus", "NoVacancy", "DeadlinePassed"))
 
@@ -352,22 +365,30 @@ def _revealed_samplers(ctx: NodeContext, task_id: int, round_: int):
     return [s for s in ctx.view.submissions(task_id, round_) if s.role == Role.SAMPLER and s.revealed]
 
 
-def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None):
+def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None,
+                       device: str = "auto"):
+    """(CheckpointResult or None, slots left out): the round's update on every revealed shard
+    whose blob matches its root (a sampler's bad blob is left out, as an honest trainer does)."""
     from workers.roles.trainer import ShardError, train_round
 
     shards = [(s.slot, bytes(s.root), ctx.store.get(s.cid)) for s in _revealed_samplers(ctx, task_id, round_)]
     left_out = []
     while shards:
         try:
-            result = train_round(spec, task_id, round_, prev, shards)
-        except ShardError as error:  # a sampler's bad blob: train without it
+            return train_round(spec, task_id, round_, prev, shards, device=device), left_out
+        except ShardError as error:
             log.warning("task %d round %d: leaving out %s", task_id, round_, error)
             left_out.append(error.slot)
             shards = [s for s in shards if s[0] != error.slot]
-            continue
-        stats = {k: v for k, v in (result.stats or {}).items() if isinstance(v, (int, float, str))}
-        return result.root, result.bundle, {"stats": stats, "left_out": left_out, "device": result.meta["device"]}
-    return None, None, {}
+    return None, left_out
+
+
+def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None):
+    result, left_out = _train_on_revealed(ctx, spec, task_id, round_, prev)
+    if result is None:
+        return None, None, {}
+    stats = {k: v for k, v in (result.stats or {}).items() if isinstance(v, (int, float, str))}
+    return result.root, result.bundle, {"stats": stats, "left_out": left_out, "device": result.meta["device"]}
 
 
 def _reveal(ev: HandledEvent, role: Role, phase: Phase) -> None:
@@ -422,7 +443,8 @@ def _attest(ev: HandledEvent) -> None:
                     if s.role == Role.TRAINER and s.revealed), None)
     started = time.time()
     verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
-                           ctx.secrets.challenge_seed(task_id, round_))
+                           ctx.secrets.challenge_seed(task_id, round_),
+                           precomputed=_PRECOMPUTED.pop((task_id, round_), None))
     bitmap = verdict.bitmap(task.num_samplers)
     ctx.secrets.note(task_id, round_, Role.VALIDATOR, "verdict", {
         "bitmap": bitmap, "work_s": round(time.time() - started, 3),
@@ -433,10 +455,44 @@ def _attest(ev: HandledEvent) -> None:
     _send(ctx, ctx.deployment.registry.functions.attest(task_id, bitmap), done=("AlreadyAttested",))
 
 
+_PRECOMPUTED: "OrderedDict[tuple[int, int], object]" = OrderedDict()
+"""(task, round) -> the validator's own CPU run of the round's update, made while the trainer
+trains; this process only (a restarted or other worker process recomputes at Attest)."""
+PRECOMPUTED_MAX = 64
+
+
+def _precompute(ev: HandledEvent) -> None:
+    """TrainCommit: the samplers' shards are revealed, so the update an honest trainer must make
+    is determined. Compute it now, alongside the trainer, so that Attest only compares (the
+    sync latency from the trainer's reveal to quorum no longer includes a training run). Best
+    effort: anything missing now is fetched and computed again at Attest."""
+    ctx = NodeContext.current()
+    task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
+    task = _current(ctx, task_id, round_, Phase.TRAIN_COMMIT)
+    if task is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) is None or (task_id, round_) in _PRECOMPUTED:
+        return
+    from workers.roles.determinism import single_thread
+
+    try:
+        with single_thread():  # one core: the trainer computes the same update at the same time
+            result, _ = _train_on_revealed(ctx, spec_of(ctx, task), task_id, round_, checkpoint_bundle(ctx, task),
+                                           device="cpu")
+    except STORE_RETRYABLE as error:
+        log.info("task %d round %d: not precomputing the update (%s); Attest will", task_id, round_, error)
+        return
+    if result is not None:
+        _PRECOMPUTED[(task_id, round_)] = result
+        while len(_PRECOMPUTED) > PRECOMPUTED_MAX:
+            _PRECOMPUTED.popitem(last=False)
+
+
 @DISPATCH.on("PhaseStarted", "validator")
 def validator_phase(ev: HandledEvent) -> None:
     _schedule_deadline(ev.args, ev.key)
-    if Phase(int(ev.args["phase"])) == Phase.ATTEST:
+    phase = Phase(int(ev.args["phase"]))
+    if phase == Phase.TRAIN_COMMIT:
+        _precompute(ev)
+    elif phase == Phase.ATTEST:
         _attest(ev)
 
 

@@ -183,10 +183,24 @@ def _compare_gpu(claimed: CheckpointResult, rerun: CheckpointResult, prev_policy
     return None
 
 
+def _same_run(precomputed: CheckpointResult | None, claimed: CheckpointResult) -> bool:
+    """Whether a precomputed CPU run had the claimed checkpoint's inputs (task, round, spec,
+    previous checkpoint and shards), so that it is the re-run."""
+    if precomputed is None or precomputed.meta.get("device") != "cpu":
+        return False
+    keys = ("task_id", "round", "spec", "prev")
+    return (all(precomputed.meta.get(k) == claimed.meta.get(k) for k in keys)
+            and list(precomputed.inputs) == list(claimed.inputs))
+
+
 def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
                    prev_root: bytes | None, root: bytes, bundle: bytes | None,
-                   revealed: dict[int, tuple[bytes, bytes | None]], accepted_slots: set[int]) -> Judgement:
-    """The trainer's verdict (module doc). `revealed`: slot -> (root, blob or None)."""
+                   revealed: dict[int, tuple[bytes, bytes | None]], accepted_slots: set[int],
+                   precomputed: CheckpointResult | None = None) -> Judgement:
+    """The trainer's verdict (module doc). `revealed`: slot -> (root, blob or None).
+    `precomputed`: this validator's own CPU run of the round's update (train_round with
+    device="cpu"), made earlier from the revealed shards; used as the re-run when it was made
+    from exactly the checkpoint's inputs and previous checkpoint, else the update is re-run."""
     if bundle is None:
         return _reject("missing data: the trainer's checkpoint bundle could not be fetched")
     try:
@@ -213,11 +227,14 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
         return _reject(f"did not train on the accepted shards of slots {left_out}")
     if not inputs:
         return _reject("checkpoint declares no inputs")
-    try:
-        rerun = train_round(spec, task_id, round_, prev_bundle,
-                            [(slot, r, revealed[slot][1]) for slot, r in inputs], device="cpu")
-    except ShardError as error:
-        return _reject(f"cannot re-run the update: {error}")
+    if _same_run(precomputed, claimed):
+        rerun = precomputed
+    else:
+        try:
+            rerun = train_round(spec, task_id, round_, prev_bundle,
+                                [(slot, r, revealed[slot][1]) for slot, r in inputs], device="cpu")
+        except ShardError as error:
+            return _reject(f"cannot re-run the update: {error}")
     if meta["device"] == "cpu":
         if claimed.policy_digest != rerun.policy_digest:
             return _reject(f"re-running the update gives policy {rerun.policy_digest.hex()}, the "
@@ -235,13 +252,15 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
 
 def verify_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
                  samplers: list[tuple[int, bytes, bytes | None]],
-                 trainer: tuple[bytes, bytes | None] | None, challenge_seed: bytes) -> RoundVerdict:
+                 trainer: tuple[bytes, bytes | None] | None, challenge_seed: bytes,
+                 precomputed: CheckpointResult | None = None) -> RoundVerdict:
     """Verdicts for the round's revealed submissions.
 
     `prev_bundle`: the task's current checkpoint bundle (checked by the caller against the chain's
     checkpointRoot), None before any was accepted. `samplers`: (slot, revealed root, blob or None
     when the fetch failed). `trainer`: (revealed root, bundle or None), or None if no trainer
-    revealed. `challenge_seed`: this validator's secret randomness for the challenges."""
+    revealed. `challenge_seed`: this validator's secret randomness for the challenges.
+    `precomputed`: see verify_trainer."""
     slots = [slot for slot, _, _ in samplers]
     if len(set(slots)) != len(slots):
         raise ValueError(f"each sampler slot may be given once, got slots {slots}")
@@ -256,5 +275,5 @@ def verify_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes |
         revealed = {slot: (bytes(root), blob) for slot, root, blob in samplers}
         accepted = {slot for slot, j in judgements.items() if j.accepted}
         trainer_judgement = verify_trainer(spec, task_id, round_, prev_bundle, prev_root, bytes(trainer[0]),
-                                           trainer[1], revealed, accepted)
+                                           trainer[1], revealed, accepted, precomputed)
     return RoundVerdict(judgements, trainer_judgement)

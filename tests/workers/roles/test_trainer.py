@@ -99,3 +99,27 @@ def test_checkpoint_helpers_agree(rounds):
     ckpt = rounds[0].ckpt
     policy, state, prev_root = trainer.round_start(SMALL, ckpt.bundle)
     assert prev_root == ckpt.root and state.to_bytes() == ckpt.train_state_bytes
+
+
+def test_the_update_is_the_same_with_any_thread_count():
+    """Validators re-run the trainer's update on machines with other core counts (and precompute
+    it with one thread): the demo's hyperparameters (batch 256, 64x64 policy) on 2 x 512 steps
+    must give bit-identical checkpoints with 1, 2 and 4 torch threads."""
+    import torch
+
+    from workers.roles.sampler import sample_shard
+    from workers.spec import DEMO_CARTPOLE
+
+    spec = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=512,
+                               ppo=dataclasses.replace(DEMO_CARTPOLE.ppo, update_epochs=2))
+    shards = [sample_shard(spec, TASK_ID, 0, slot, None) for slot in (0, 1)]
+    previous, digests = torch.get_num_threads(), set()
+    try:
+        for threads in (1, 2, 4):
+            torch.set_num_threads(threads)
+            ckpt = train_round(spec, TASK_ID, 0, None, [(s, sh.root, sh.blob) for s, sh in enumerate(shards)],
+                               device="cpu")
+            digests.add((ckpt.policy_digest, ckpt.train_state_digest))
+    finally:
+        torch.set_num_threads(previous)
+    assert len(digests) == 1

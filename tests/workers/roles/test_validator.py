@@ -197,3 +197,36 @@ def test_logp_tolerance_comes_from_the_spec(rounds):
         ep.logp[0] += 5e-5  # within replay's own tolerance, above the strict spec's
     v = verify_round(strict, TASK_ID, 0, None, samplers_of(rnd, slot0=forged(rnd, 0, edit)), None, SEED)
     assert not v.samplers[0].accepted and "exceeds the spec's tolerance 1e-12" in v.samplers[0].reason
+
+
+def precomputed_run(rnd, slots=(0, 1)):
+    """The validator's own CPU run of the round's update, as it makes it during TrainCommit."""
+    return trainer.train_round(SMALL, TASK_ID, rnd.round, rnd.prev,
+                               [(s, rnd.shards[s].root, rnd.shards[s].blob) for s in slots], device="cpu")
+
+
+def test_a_precomputed_update_with_the_same_inputs_is_the_rerun(rounds, monkeypatch):
+    rnd = rounds[1]
+    pre = precomputed_run(rnd)
+    import workers.roles.validator as validator
+
+    monkeypatch.setattr(validator, "train_round", lambda *a, **k: pytest.fail("re-ran despite the precomputed run"))
+    v = verify_round(SMALL, TASK_ID, rnd.round, rnd.prev, samplers_of(rnd), (rnd.ckpt.root, rnd.ckpt.bundle), SEED,
+                     precomputed=pre)
+    assert v.trainer == Judgement(True, "re-run is bit-identical")
+    fake = rebundled(rnd.ckpt, perturbed(rnd.ckpt, 1e-6))  # still compared against the precomputed run
+    v = verify_round(SMALL, TASK_ID, rnd.round, rnd.prev, samplers_of(rnd), (fake.root, fake.bundle), SEED,
+                     precomputed=pre)
+    assert v.trainer.reason.startswith("re-running the update gives policy")
+
+
+def test_a_precomputed_update_from_other_inputs_is_not_used(rounds):
+    rnd = rounds[0]
+    only0 = precomputed_run(rnd, slots=(0,))  # made before slot 1's shard was known, say
+    v = verify_round(SMALL, TASK_ID, rnd.round, rnd.prev, samplers_of(rnd), (rnd.ckpt.root, rnd.ckpt.bundle), SEED,
+                     precomputed=only0)
+    assert v.trainer == Judgement(True, "re-run is bit-identical")  # re-run, not compared with only0
+    other_round = precomputed_run(rounds[1])
+    v = verify_round(SMALL, TASK_ID, rnd.round, rnd.prev, samplers_of(rnd), (rnd.ckpt.root, rnd.ckpt.bundle), SEED,
+                     precomputed=other_round)
+    assert v.trainer == Judgement(True, "re-run is bit-identical")

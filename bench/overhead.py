@@ -1,0 +1,108 @@
+"""What the network costs: the demo task through the network against the same PPO run locally.
+
+    .venv/bin/python bench/overhead.py [--rounds 5]
+
+Network: `decentrl demo`'s network (workers.demo.run: anvil, embedded Redis and store, 2 samplers,
+1 trainer and 3 validators as Celery worker processes) runs the demo task (workers.spec.
+DEMO_CARTPOLE, --rounds rounds). Its wall time is from the requester's submission to the event
+that ends the task: claims, the validator draw, every round's commits, reveals, storage,
+verification and attestations. The network's start-up (processes importing torch) and the final
+100-episode evaluation are not counted.
+
+Local: the same rounds computed in this one process with the same code and no chain, Redis,
+Celery or store: for each round, each sampler's shard (workers.roles.sampler.sample_shard) one
+after the other, then the trainer's update (workers.roles.trainer.train_round) on them. The
+same task id and seeds, so it computes the very same checkpoints (checked: the final checkpoint
+root must equal the network's).
+
+Prints both wall times, where the network's time went (per phase, summed over rounds) and ends
+with `RESULT overhead_ratio=<network / local>`. Goal (issue 3): <= 1.25.
+
+Note: the validators re-execute each round (3 of them, sharing this machine's cores with
+everything else), which by itself costs about one more training update per round; the cheaper,
+sampled trainer verification is issue 4's.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from workers.demo import run as demo_run  # noqa: E402
+from workers.protocol import Status  # noqa: E402
+
+
+def network_run(rounds: int) -> tuple[float, object, bytes]:
+    demo = demo_run.Demo(Path(tempfile.mkdtemp(prefix="decentrl-overhead-")), keep=False,
+                         task={"num_rounds": rounds})
+    try:
+        demo.start_network()
+        demo.start_nodes()
+        started = time.time()
+        demo.submit()
+        demo.follow(started)
+        wall = demo.timeline[-1][0]  # the last event of the task: it ended there
+        task = demo.dep.registry.functions.taskOf(demo.task_id).call()
+        if Status(task.status) != Status.COMPLETED:
+            raise SystemExit(f"the network's task ended {Status(task.status).name.lower()}, not completed")
+        return wall, demo, bytes(task.checkpointRoot)
+    finally:
+        demo.stop()
+
+
+def phase_times(timeline: list) -> dict[str, float]:
+    """Seconds spent from each phase's start to the next state change, summed over rounds."""
+    marks = [(t, demo_run.PHASE_NAMES[int(a["phase"])]) for t, name, a in timeline if name == "PhaseStarted"]
+    ends = [t for t, name, _ in timeline if name in ("PhaseStarted", "TaskStatusChanged")]
+    out = defaultdict(float)
+    first_phase = marks[0][0] if marks else timeline[-1][0]
+    out["claims + draw"] = first_phase
+    for t, phase in marks:
+        later = [u for u in ends if u > t]
+        out[phase] += (later[0] if later else timeline[-1][0]) - t
+    return dict(out)
+
+
+def local_run(spec, task_id: int, rounds: int, samplers: int) -> tuple[float, bytes]:
+    from workers.roles.sampler import sample_shard
+    from workers.roles.trainer import train_round
+
+    started = time.time()
+    bundle, policy_bytes, root = None, None, None
+    for round_ in range(rounds):
+        shards = [sample_shard(spec, task_id, round_, slot, policy_bytes) for slot in range(samplers)]
+        checkpoint = train_round(spec, task_id, round_, bundle, [(slot, s.root, s.blob) for slot, s in enumerate(shards)])
+        bundle, policy_bytes, root = checkpoint.bundle, checkpoint.policy_bytes, checkpoint.root
+    return time.time() - started, root
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rounds", type=int, default=demo_run.TASK["num_rounds"])
+    args = parser.parse_args()
+
+    net_wall, demo, net_root = network_run(args.rounds)
+    samplers = demo.task["num_samplers"]
+    local_wall, local_root = local_run(demo.spec, demo.task_id, args.rounds, samplers)
+    same = local_root == net_root
+    print(f"\nnetwork   {net_wall:7.1f} s  ({args.rounds} rounds, {samplers} samplers, 1 trainer, "
+          f"{demo.task['num_validators']} validators; submission to settlement)")
+    for phase, seconds in phase_times(demo.timeline).items():
+        print(f"  {phase:<14}{seconds:7.1f} s")
+    print(f"local     {local_wall:7.1f} s  (the same rounds in one process)")
+    print(f"checkpoint roots {'equal' if same else 'DIFFER'}: network 0x{net_root.hex()[:16]}.., local 0x{local_root.hex()[:16]}..")
+    if not same:
+        print("the local run did not reproduce the network's checkpoints: the comparison is void")
+        return 1
+    print(f"RESULT overhead_ratio={net_wall / local_wall:.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
