@@ -44,6 +44,8 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
 - DeadlineReached, validator: a synthetic event this module schedules (a delayed Celery task,
   countdown = deadline - protocolTime + 1 s, capped at half the visibility timeout and
   rescheduled when early): if the task is still in that round and phase, advance().
+- TaskCreated, validator (keeper): schedule ClaimDeadlineReached at the task's claim deadline;
+  if the task is still Open or Drawing then, advance() fails it (the requester is refunded).
 
 Every handler is idempotent: it reads the chain first (slot held? already committed/revealed/
 attested?), stores content-addressed artifacts, persists its salt before sending, and counts the
@@ -500,6 +502,17 @@ def validator_phase(ev: HandledEvent) -> None:
 
 def _schedule_deadline(args: dict, origin: str, countdown: float | None = None, hop: int = 0) -> None:
     """Send a DeadlineReached event for (task, round, phase) to this node's validator queue."""
+    key = f"deadline:{args['taskId']}:{args['round']}:{args['phase']}:{hop}"
+    _schedule_check("DeadlineReached", key, {"taskId": int(args["taskId"]), "round": int(args["round"]),
+                                             "phase": int(args["phase"]), "deadline": int(args["deadline"]),
+                                             "hop": hop, "origin": origin}, countdown)
+
+
+def _schedule_check(event_name: str, key: str, args: dict, countdown: float | None = None) -> None:
+    """A synthetic event for this node's validator queue at args["deadline"] + 1 s of protocol
+    time (or after `countdown` s), at most half the visibility timeout ahead: a longer wait is
+    a chain of checks, each rescheduling the next (hop), so that no message outlives Redis's
+    redelivery window."""
     from celery import current_task
 
     from workers.node.celery_app import HANDLE_EVENT
@@ -508,10 +521,7 @@ def _schedule_deadline(args: dict, origin: str, countdown: float | None = None, 
     if countdown is None:
         countdown = int(args["deadline"]) - ctx.deployment.registry.functions.protocolTime().call() + 1
     countdown = max(0.0, min(float(countdown), ctx.config.visibility_timeout / 2))
-    key = f"deadline:{args['taskId']}:{args['round']}:{args['phase']}:{hop}"
-    kwargs = {"event_key": key, "event_name": "DeadlineReached", "block": 0, "role": "validator",
-              "args": {"taskId": int(args["taskId"]), "round": int(args["round"]), "phase": int(args["phase"]),
-                       "deadline": int(args["deadline"]), "hop": hop, "origin": origin}}
+    kwargs = {"event_key": key, "event_name": event_name, "block": 0, "role": "validator", "args": args}
     current_task.app.send_task(HANDLE_EVENT, kwargs=kwargs, countdown=countdown)
 
 
@@ -528,3 +538,31 @@ def deadline_reached(ev: HandledEvent) -> None:
         return
     _send(ctx, ctx.deployment.registry.functions.advance(task_id),
           done=("WrongPhase", "WrongStatus", "DeadlineNotReached"))
+
+
+@DISPATCH.on("TaskCreated", "validator")
+def keep_claim_window(ev: HandledEvent) -> None:
+    """A task nobody fills within its claim window can only fail (refunding its requester), and
+    someone must call advance() for that: schedule the check at the claim deadline."""
+    ctx = NodeContext.current()
+    task_id = int(ev.args["taskId"])
+    task = ctx.view.task(task_id)
+    if task.status in (Status.OPEN, Status.DRAWING):
+        _schedule_check("ClaimDeadlineReached", f"claim-deadline:{task_id}:0",
+                        {"taskId": task_id, "deadline": task.claim_deadline, "hop": 0, "origin": ev.key})
+
+
+@DISPATCH.on("ClaimDeadlineReached", "validator")
+def claim_deadline_reached(ev: HandledEvent) -> None:
+    ctx = NodeContext.current()
+    args = ev.args
+    task_id = int(args["taskId"])
+    if ctx.view.task(task_id).status not in (Status.OPEN, Status.DRAWING):
+        return  # filled (or ended) in time
+    left = int(args["deadline"]) - ctx.deployment.registry.functions.protocolTime().call()
+    if left >= 0:
+        hop = int(args["hop"]) + 1
+        _schedule_check("ClaimDeadlineReached", f"claim-deadline:{task_id}:{hop}", {**args, "hop": hop},
+                        countdown=left + 1)
+        return
+    _send(ctx, ctx.deployment.registry.functions.advance(task_id), done=("WrongStatus", "DeadlineNotReached"))

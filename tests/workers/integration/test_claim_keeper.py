@@ -1,0 +1,77 @@
+"""The claim-window keeper, called in this process as a validator node runs it: TaskCreated
+schedules a ClaimDeadlineReached check at the claim deadline; an early check reschedules itself;
+past the deadline a task nobody filled is failed with advance() and its requester refunded; a
+second delivery sends nothing; a filled task is left alone."""
+import pytest
+
+from network import SPEC, TOKEN, Network, as_node, handled
+from workers.node import handlers
+from workers.protocol import Status, TaskParams
+from workers.storage.store import EmbeddedStore
+
+BOUNTY = 100 * TOKEN
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory):
+    network = Network(tmp_path_factory.mktemp("claim-keeper-network"), [("validator0", "validator")])
+    yield network
+    network.stop()
+
+
+@pytest.fixture
+def scheduled(monkeypatch):
+    """The checks the handlers schedule, as (event name, key, args, countdown), instead of Celery."""
+    out = []
+    monkeypatch.setattr(handlers, "_schedule_check",
+                        lambda name, key, args, countdown=None: out.append((name, key, args, countdown)))
+    return out
+
+
+def open_task(net) -> int:
+    d = net.deployment
+    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), BOUNTY, num_samplers=1,
+                        num_validators=1, num_rounds=1, claim_window=60, commit_window=60, reveal_window=60,
+                        attest_window=60)
+    net.w3.eth.wait_for_transaction_receipt(
+        d.token.functions.approve(d.registry.address, BOUNTY).transact({"from": net.admin}))
+    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": net.admin}))
+    return d.registry.functions.taskCount().call()
+
+
+def test_an_unfilled_task_is_failed_at_its_claim_deadline(net, scheduled):
+    d = net.deployment
+    task_id = open_task(net)
+    validator = net.node("validator0")
+    with as_node(validator) as ctx:
+        handlers.keep_claim_window(handled("TaskCreated", "validator", taskId=task_id))
+        [(name, key, args, _)] = scheduled
+        assert (name, key) == ("ClaimDeadlineReached", f"claim-deadline:{task_id}:0")
+        deadline = ctx.view.task(task_id).claim_deadline
+        assert args == {"taskId": task_id, "deadline": deadline, "hop": 0, "origin": args["origin"]}
+
+        handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))  # early
+        assert ctx.view.task(task_id).status == Status.OPEN
+        name, key, again, countdown = scheduled[-1]
+        assert (key, again["hop"]) == (f"claim-deadline:{task_id}:1", 1) and 0 < countdown <= 62
+
+        refund_before = d.vault.functions.claimableOf(net.admin).call()
+        net.w3.provider.make_request("evm_increaseTime", [deadline - d.registry.functions.protocolTime().call() + 1])
+        net.w3.provider.make_request("evm_mine", [])
+        handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **again))
+        assert ctx.view.task(task_id).status == Status.FAILED
+        assert d.vault.functions.claimableOf(net.admin).call() == refund_before + BOUNTY
+        sent = ctx.sender.stats["sent"]
+        handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **again))  # delivered again
+        assert ctx.sender.stats["sent"] == sent and len(scheduled) == 2
+
+
+def test_a_task_no_longer_open_needs_no_check(net, scheduled):
+    task_id = open_task(net)
+    d = net.deployment
+    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.cancelTask(task_id).transact({"from": net.admin}))
+    with as_node(net.node("validator0")) as ctx:
+        handlers.keep_claim_window(handled("TaskCreated", "validator", taskId=task_id))
+        handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", taskId=task_id, deadline=0,
+                                                hop=0, origin="test"))
+        assert scheduled == [] and ctx.sender.stats["sent"] == 0
