@@ -81,7 +81,7 @@ class RedisService:
         proc = self.process
         if proc is None or proc.poll() is not None:
             return
-        proc.send_signal(signal.SIGTERM)  # redis-server exits cleanly on SIGTERM ("save" is off)
+        proc.send_signal(signal.SIGTERM)  # redis-server exits cleanly on SIGTERM, its AOF flushed
         try:
             proc.wait(timeout)
         except subprocess.TimeoutExpired:
@@ -106,12 +106,15 @@ def connect(url: str, timeout: float = 3.0) -> RedisService:
 
 
 def start_embedded(data_dir: str | os.PathLike, ports: Iterable[int] | None = None,
-                   start_timeout: float = 10.0, databases: int = 16) -> RedisService:
+                   start_timeout: float = 10.0, databases: int = 16, persistent: bool = True) -> RedisService:
     """Start a real redis-server on 127.0.0.1 with its data in data_dir.
 
     ports: candidate ports, tried in order (the first free one that the server binds wins); None
     takes a free ephemeral port. databases: how many numbered databases it serves (a local
-    network gives each node its own). The server is stopped at interpreter exit if not before.
+    network gives each node its own). persistent: an append-only file in data_dir (fsync every
+    second), so that a restarted node finds the events its watcher had queued and the delayed
+    deadline checks (the watcher's cursor is already past them). The server is stopped at
+    interpreter exit if not before.
     """
     data_dir = Path(data_dir).resolve()
     data_dir.mkdir(parents=True, exist_ok=True)
@@ -124,7 +127,8 @@ def start_embedded(data_dir: str | os.PathLike, ports: Iterable[int] | None = No
             continue
         log = data_dir / f"redis-{port}.log"
         argv = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
-                "--appendonly", "no", "--dir", str(data_dir), "--daemonize", "no",
+                "--appendonly", "yes" if persistent else "no", "--appendfsync", "everysec",
+                "--dir", str(data_dir), "--daemonize", "no",
                 "--logfile", str(log), "--protected-mode", "yes", "--databases", str(databases)]
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.STDOUT, start_new_session=True)

@@ -1,4 +1,5 @@
-"""The embedded Redis is a real server on 127.0.0.1 without persistence; REDIS_URL wins."""
+"""The embedded Redis is a real server on 127.0.0.1 whose data survives a restart (append-only
+file); REDIS_URL wins."""
 import os
 
 import pytest
@@ -13,7 +14,7 @@ def test_embedded_is_a_real_redis_on_loopback(redis_server, rclient):
     info = rclient.info("server")
     assert info["redis_version"].split(".")[0] >= "6" and info["process_id"] == redis_server.pid
     assert rclient.config_get("save")["save"] == ""
-    assert rclient.config_get("appendonly")["appendonly"] == "no"
+    assert rclient.config_get("appendonly")["appendonly"] == "yes"
     assert rclient.config_get("bind")["bind"] == "127.0.0.1"
     assert rclient.config_get("dir")["dir"] == str(redis_server.data_dir)
 
@@ -28,6 +29,22 @@ def test_second_server_takes_next_free_port_and_stops_by_pid(redis_server, tmp_p
     assert other.process.poll() is not None
     with pytest.raises(ProcessLookupError):
         os.kill(other.pid, 0)
+
+
+def test_queued_messages_survive_a_restart(tmp_path):
+    """A node's queues (events the watcher enqueued, delayed deadline checks) outlive its Redis."""
+    first = redis_service.start_embedded(tmp_path, ports=PORTS)
+    try:
+        first.client().lpush("validate", b'{"event_key": "0xab:1"}')
+        first.client().hset("unacked", "tag", b"delayed check")
+    finally:
+        first.stop()
+    second = redis_service.start_embedded(tmp_path, ports=PORTS)
+    try:
+        assert second.client().lrange("validate", 0, -1) == [b'{"event_key": "0xab:1"}']
+        assert second.client().hget("unacked", "tag") == b"delayed check"
+    finally:
+        second.stop()
 
 
 def test_redis_url_is_used_when_given(redis_server, tmp_path, monkeypatch):
