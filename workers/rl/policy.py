@@ -95,6 +95,8 @@ class ActorCritic(nn.Module):
         with torch.random.fork_rng(devices=[]):
             self.critic = _mlp([spec.obs_dim, *hidden, 1], config.activation, 1.0, g)
             self.actor = _mlp([spec.obs_dim, *hidden, spec.action_dim], config.activation, 0.01, g)
+        # The parameters themselves (optimizers, load_state_dict and .to() update them in place).
+        self._actor_layers, self._critic_layers = _layers(self.actor), _layers(self.critic)
         self.discrete = spec.action_kind == DISCRETE
         if not self.discrete:
             self.log_std = nn.Parameter(torch.full((spec.action_dim,), float(config.init_log_std)))
@@ -107,11 +109,11 @@ class ActorCritic(nn.Module):
 
     def value(self, obs: torch.Tensor) -> torch.Tensor:
         """State values, shape (B,)."""
-        return _fast_forward(self.critic, obs).squeeze(-1)
+        return _forward(self._critic_layers, obs).squeeze(-1)
 
     def log_prob_entropy(self, obs: torch.Tensor, actions: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """Log-probabilities of `actions` (B,) or (B, k) and the entropies, both shape (B,)."""
-        out = _fast_forward(self.actor, obs)
+        out = _forward(self._actor_layers, obs)
         if self.discrete:
             logp_all = torch.log_softmax(out, dim=-1)
             logp = logp_all.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)
@@ -149,7 +151,7 @@ class ActorCritic(nn.Module):
         """The actions that `draws` (as `draw` makes them, one row per observation) select, with
         their log-probs and the observations' values. Actions are int64 (B,) or float32 (B, k),
         unclipped (clip with `env_action` before stepping the env)."""
-        out = _fast_forward(self.actor, obs)
+        out = _forward(self._actor_layers, obs)
         if self.discrete:
             logp_all = torch.log_softmax(out, dim=-1)
             actions = categorical_from_uniform(logp_all.exp(), draws)
@@ -157,7 +159,7 @@ class ActorCritic(nn.Module):
         else:
             actions = out + self.log_std.exp() * draws
             logp = (-0.5 * draws.pow(2) - self.log_std - 0.5 * LOG_2PI).sum(-1)
-        return actions, logp, _fast_forward(self.critic, obs).squeeze(-1)
+        return actions, logp, _forward(self._critic_layers, obs).squeeze(-1)
 
     @torch.no_grad()
     def deterministic_action(self, obs: torch.Tensor) -> torch.Tensor:
@@ -173,11 +175,20 @@ class ActorCritic(nn.Module):
         return torch.clamp(action, self.action_low, self.action_high).cpu().numpy()
 
 
-def _fast_forward(net: nn.Sequential, x: torch.Tensor) -> torch.Tensor:
-    """`net(x)` with the same kernels but without nn.Module call overhead (rollouts and updates
-    run many small forward passes)."""
-    for layer in net:
-        x = F.linear(x, layer.weight, layer.bias) if isinstance(layer, nn.Linear) else _ACTIVATION_FNS[type(layer)](x)
+def _layers(net: nn.Sequential) -> list[tuple[torch.Tensor, torch.Tensor, object]]:
+    """[(weight, bias, activation or None)] of an `_mlp`: what `_forward` runs."""
+    modules = list(net)
+    return [(m.weight, m.bias, _ACTIVATION_FNS[type(modules[i + 1])] if i + 1 < len(modules) else None)
+            for i, m in enumerate(modules) if isinstance(m, nn.Linear)]
+
+
+def _forward(layers: list, x: torch.Tensor) -> torch.Tensor:
+    """The MLP's output with the same kernels as calling it, without nn.Module call overhead
+    (rollouts and updates run many small forward passes)."""
+    for weight, bias, activation in layers:
+        x = F.linear(x, weight, bias)
+        if activation is not None:
+            x = activation(x)
     return x
 
 

@@ -292,7 +292,7 @@ def rollout(policy: ActorCritic, env_id: str, *, task_seed: int, round_: int, sh
                 running.append(rec)
             if not running:
                 break
-            with torch.no_grad():
+            with torch.inference_mode():
                 draws = torch.cat([policy.draw(1, r.generator) for r in running])
                 obs = torch.from_numpy(np.stack([r.obs[-1] for r in running]))
                 actions, logp, values = policy.sample_from(obs, draws)
@@ -300,10 +300,11 @@ def rollout(policy: ActorCritic, env_id: str, *, task_seed: int, round_: int, sh
             for r, a, lp, v in zip(running, rows, logp.tolist(), values.tolist()):
                 r.record(policy, a, lp, v)
             # An episode stops when the env ends it or, with a step budget, when it has as many
-            # steps as the budget leaves it even if the episodes before it stopped right now.
+            # steps as the budget leaves it even if the episodes before it stopped right now (a
+            # bound that only shrinks: a stopped episode never runs again).
             done_before, keep = 0, []
             for r in started:
-                if r in running and not r.ended and (num_steps is None or r.steps < num_steps - done_before):
+                if not r.ended and (num_steps is None or r.steps < num_steps - done_before):
                     keep.append(r)
                 done_before += r.steps
             running = keep
