@@ -1,0 +1,71 @@
+"""bench/latency.py and bench/overhead.py: their bookkeeping on synthetic event timelines, and
+latency.py run for real on a small network (2 tasks) to the RESULT line (never the figures)."""
+
+import importlib.util
+import re
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def load(name):
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+latency = load("latency")
+overhead = load("overhead")
+
+
+def ev(name, **args):
+    return SimpleNamespace(name=name, args=args)
+
+
+def test_dispatch_is_creation_to_first_claim_and_sync_reveal_to_quorum():
+    events = [(10.0, ev("TaskCreated", taskId=1)), (10.5, ev("SlotAssigned", taskId=1, role=1)),
+              (10.7, ev("SlotAssigned", taskId=1, role=0)),
+              (20.0, ev("ResultRevealed", taskId=1, round=0, role=0)),  # a sampler's: not the result
+              (30.0, ev("ResultRevealed", taskId=1, round=0, role=1)),  # the trainer's
+              (30.2, ev("Attested", taskId=1, round=0)), (30.9, ev("Attested", taskId=1, round=0)),
+              (31.5, ev("Attested", taskId=1, round=0))]
+    dispatch, sync = latency.latencies(events, num_validators=3)
+    assert dispatch == 0.5
+    assert sync == [30.9 - 30.0]  # quorum: the 2nd of 3 attestations
+    dispatch, sync = latency.latencies(events[:5] + events[5:6], num_validators=3)
+    assert sync == []  # no quorum yet: no sample
+
+
+def test_summary_percentiles():
+    out = latency.summary("x", [i / 1000 for i in range(1, 101)])  # 1..100 ms
+    assert out == {"p50": 50.5, "p95": 95.0, "mean": 50.5}
+
+
+def test_phase_times_sum_each_phase_over_rounds():
+    timeline = [(1.0, "TaskStatusChanged", {"status": 1}), (3.0, "PhaseStarted", {"phase": 0}),
+                (4.0, "PhaseStarted", {"phase": 1}), (4.5, "PhaseStarted", {"phase": 2}),
+                (7.5, "PhaseStarted", {"phase": 3}), (8.0, "PhaseStarted", {"phase": 4}),
+                (9.0, "PhaseStarted", {"phase": 0}), (9.5, "PhaseStarted", {"phase": 1}),
+                (10.0, "PhaseStarted", {"phase": 2}), (12.0, "PhaseStarted", {"phase": 3}),
+                (12.2, "PhaseStarted", {"phase": 4}), (13.0, "TaskStatusChanged", {"status": 3})]
+    times = {k: round(v, 9) for k, v in overhead.phase_times(timeline).items()}
+    assert times == {"claims + draw": 3.0, "sample-commit": 1.5, "sample-reveal": 1.0, "train-commit": 5.0,
+                     "train-reveal": 0.7, "attest": 1.8}
+    assert abs(sum(times.values()) - 13.0) < 1e-9
+
+
+def test_latency_bench_runs_on_a_small_network():
+    run = subprocess.run([sys.executable, str(ROOT / "bench" / "latency.py"), "--tasks", "2", "--requesters", "1",
+                          "--samplers", "1", "--trainers", "1", "--validators", "3", "--timeout", "240"],
+                         capture_output=True, text=True, timeout=420, cwd=ROOT)
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    lines = run.stdout.strip().splitlines()
+    assert "finished" in run.stdout and "{'completed': 2}" in run.stdout
+    num = r"\d+\.\d"
+    assert re.fullmatch(rf"RESULT dispatch_p50_ms={num} dispatch_mean_ms={num} sync_p50_ms={num} sync_mean_ms={num}",
+                        lines[-1]), lines[-1]
