@@ -315,8 +315,10 @@ def node_status(obj: Context, address):
 @click.option("--ws", "ws_url", default=None, help="Websocket RPC for the watcher (default: HTTP polling).")
 @click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
               help="IPFS RPC API multiaddr ($DECENTRL_IPFS_API); default: the embedded store (--store-dir).")
+@click.option("--retention-days", type=click.FloatRange(min=0, min_open=True), default=7.0, show_default=True,
+              help="Days the node's store keeps intermediate results (rollouts, checkpoints) it did not pin.")
 @click.pass_obj
-def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api):
+def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_days):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis."""
@@ -340,7 +342,8 @@ def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api):
         raise click.ClickException(str(exc)) from None
     try:
         extra = node_extra(rpc_url=obj.rpc, ws_url=ws_url, deployment=obj.deployment_file(), node_dir=obj.node_dir,
-                           store_dir=obj.store_dir, ipfs_api=ipfs_api, address=account.address)
+                           store_dir=obj.store_dir, ipfs_api=ipfs_api, address=account.address,
+                           retention_s=retention_days * 24 * 3600)
         config = node_config(service.url, f"node-{account.address[2:10].lower()}", extra)
         sup = supervisor(config, names, concurrency=concurrency, env={PASSWORD_ENV: password})
         run_supervisor(obj.node_dir, sup, names, service)

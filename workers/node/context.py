@@ -42,11 +42,15 @@ from workers.storage.store import ContentStore, open_store
 
 def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, store_dir: str | Path,
                ws_url: str | None = None, ipfs_api: str | None = None, address: str | None = None,
-               confirmations: int = 0, poll_interval: float = 0.05) -> dict:
-    """The NodeConfig.extra dict the handlers read (module doc)."""
+               confirmations: int = 0, poll_interval: float = 0.05, retention_s: float = 7 * 24 * 3600.0,
+               gc_interval_s: float = 3600.0) -> dict:
+    """The NodeConfig.extra dict the handlers read (module doc). retention_s: how long the node's
+    store keeps unpinned intermediate results (rollouts, checkpoints); the watcher drops older
+    ones every gc_interval_s."""
     return {"rpc_url": rpc_url, "ws_url": ws_url, "deployment": str(deployment), "node_dir": str(node_dir),
             "store_dir": str(store_dir), "ipfs_api": ipfs_api, "address": address,
-            "confirmations": confirmations, "poll_interval": poll_interval}
+            "confirmations": confirmations, "poll_interval": poll_interval, "retention_s": retention_s,
+            "gc_interval_s": gc_interval_s}
 
 
 @dataclass(frozen=True)

@@ -106,9 +106,23 @@ def supervisor(config: NodeConfig, roles, **kwargs):
     return Supervisor(config, config.extra["node_dir"], tuple(roles), watcher=WATCHER, **kwargs)
 
 
+def _start_store_gc(extra: dict) -> None:
+    """The node's store lifecycle: drop unpinned results older than retention_s, every
+    gc_interval_s, in a thread of the watcher (one per node)."""
+    import threading
+
+    from workers.storage.store import DEFAULT_RETENTION, gc_forever, open_store
+
+    store = open_store(extra.get("ipfs_api"), extra["store_dir"],
+                       retention=float(extra.get("retention_s") or DEFAULT_RETENTION))
+    threading.Thread(target=gc_forever, args=(store, float(extra.get("gc_interval_s") or 3600.0), threading.Event()),
+                     daemon=True, name="store-gc").start()
+
+
 def watch(enqueue) -> None:
     """The watcher process's body (Supervisor): follow TaskRegistry's events with a cursor in
-    node_dir/watcher.sqlite and enqueue each one for this node's roles. Runs until killed."""
+    node_dir/watcher.sqlite and enqueue each one for this node's roles; meanwhile run the store's
+    retention GC (_start_store_gc). Runs until killed."""
     from workers.chain.deployment import load_deployment
     from workers.chain.rpc import http_w3
     from workers.chain.watcher import EventWatcher, SqliteCursor
@@ -118,6 +132,7 @@ def watch(enqueue) -> None:
     w3 = http_w3(extra["rpc_url"])
     deployment = load_deployment(w3, path=extra["deployment"])
     cursor = SqliteCursor(f"{extra['node_dir']}/watcher.sqlite", "registry")
+    _start_store_gc(extra)
     ws = extra.get("ws_url")
     watcher = EventWatcher(deployment, enqueue, cursor, ws_url=ws, mode="ws" if ws else "poll",
                            confirmations=int(extra.get("confirmations") or 0),

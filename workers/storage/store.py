@@ -22,9 +22,11 @@ transient (`RETRYABLE`); `CIDMismatch` means bad content, to be fetched again or
 """
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import tempfile
+import threading
 import time
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
@@ -35,6 +37,7 @@ from workers.storage.cid import CIDMismatch, compute, decode, verify
 
 DEFAULT_TIMEOUT = 30.0  # seconds, every call to an IPFS node (the design value)
 DEFAULT_RETENTION = 7 * 24 * 3600.0  # seconds an unpinned result is kept
+log = logging.getLogger(__name__)
 
 
 class StorageError(Exception):
@@ -301,6 +304,20 @@ def _keys(answer) -> Iterator[str]:
         yield from part.get("Keys", {})
 
 
+def gc_forever(store: ContentStore, interval: float, stop: threading.Event) -> None:
+    """store.gc() now and every `interval` s until `stop` is set (each node's watcher process runs
+    this in a thread). A store that is unreachable for a while is tried again next time."""
+    while True:
+        try:
+            dropped = store.gc()
+            if dropped:
+                log.info("store gc: dropped %d results older than %.0f s", len(dropped), store.retention)
+        except RETRYABLE as exc:
+            log.warning("store gc skipped: %s", exc)
+        if stop.wait(interval):
+            return
+
+
 def open_store(ipfs_api: str | None, root: Path | str, **kwargs) -> ContentStore:
     """An IpfsStore when `ipfs_api` is set (ledger under `root`), else an EmbeddedStore at `root`."""
     if ipfs_api:
@@ -309,4 +326,4 @@ def open_store(ipfs_api: str | None, root: Path | str, **kwargs) -> ContentStore
 
 
 __all__ = ["CIDMismatch", "ContentNotFound", "ContentStore", "EmbeddedStore", "Entry", "IpfsStore",
-           "RETRYABLE", "StorageError", "StoreUnavailable", "open_store"]
+           "RETRYABLE", "StorageError", "StoreUnavailable", "gc_forever", "open_store"]

@@ -66,3 +66,17 @@ def test_open_store_picks_the_implementation(tmp_path):
     ipfs = open_store("/ip4/127.0.0.1/tcp/5199/http", tmp_path / "b")
     assert isinstance(ipfs, IpfsStore) and ipfs.api == "/ip4/127.0.0.1/tcp/5199/http"
     ipfs.close()
+
+
+def test_gc_forever_drops_expired_results_until_stopped(store, clock):
+    import threading
+
+    from workers.storage.store import gc_forever
+
+    old, kept = store.put(b"old rollout"), store.put(b"final policy", pin=True)
+    clock.advance(store.retention + 1)
+    fresh = store.put(b"fresh rollout")
+    stop = threading.Event()
+    stop.set()  # one pass, then return
+    gc_forever(store, interval=3600, stop=stop)
+    assert {e.cid for e in store.list()} == {kept, fresh} and not store.has(old)
