@@ -488,12 +488,9 @@ def _precompute(ev: HandledEvent) -> None:
     task = _current(ctx, task_id, round_, Phase.TRAIN_COMMIT)
     if task is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) is None or (task_id, round_) in _PRECOMPUTED:
         return
-    from workers.roles.determinism import single_thread
-
     try:
-        with single_thread():  # one core: the trainer computes the same update at the same time
-            result, _ = _train_on_revealed(ctx, spec_of(ctx, task), task_id, round_, checkpoint_bundle(ctx, task),
-                                           device="cpu")
+        result, _ = _train_on_revealed(ctx, spec_of(ctx, task), task_id, round_, checkpoint_bundle(ctx, task),
+                                       device="cpu")
     except STORE_RETRYABLE as error:
         log.info("task %d round %d: not precomputing the update (%s); Attest will", task_id, round_, error)
         return
