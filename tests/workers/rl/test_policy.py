@@ -74,3 +74,18 @@ def test_policy_config_validation():
         PolicyConfig(activation="gelu")
     with pytest.raises(ValueError, match="hidden_sizes must be one or more positive widths"):
         PolicyConfig(hidden_sizes=())
+
+
+def test_fast_forward_is_the_modules_after_updates_and_loads(policy_for):
+    """Forward passes run cached (weight, bias) tensors: they must stay the modules' own through
+    in-place updates, load_state_dict and .to()."""
+    policy, other = policy_for("CartPole-v1", seed=1), policy_for("CartPole-v1", seed=2)
+    obs = torch.randn(8, 4, generator=torch.Generator().manual_seed(0))
+    with torch.no_grad():
+        next(policy.critic.parameters()).add_(0.5)
+    policy.load_state_dict(other.state_dict())
+    policy.to("cpu")
+    with torch.no_grad():
+        assert torch.equal(policy.value(obs), other.critic(obs).squeeze(-1))
+        logp, _ = policy.log_prob_entropy(obs, torch.zeros(8, dtype=torch.int64))
+        assert torch.equal(logp, torch.log_softmax(other.actor(obs), -1)[:, 0])
