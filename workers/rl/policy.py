@@ -146,11 +146,12 @@ class ActorCritic(nn.Module):
             return torch.rand(batch, generator=generator)
         return torch.randn(batch, self.spec.action_dim, generator=generator)
 
-    @torch.no_grad()
     def sample_from(self, obs: torch.Tensor, draws: torch.Tensor):
         """The actions that `draws` (as `draw` makes them, one row per observation) select, with
         their log-probs and the observations' values. Actions are int64 (B,) or float32 (B, k),
-        unclipped (clip with `env_action` before stepping the env)."""
+        unclipped (clip with `env_action` before stepping the env). Call it under
+        `torch.inference_mode()` or `torch.no_grad()` (as `sample` does; rollouts enter that once
+        for many calls)."""
         out = _forward(self._actor_layers, obs)
         if self.discrete:
             logp_all = torch.log_softmax(out, dim=-1)
