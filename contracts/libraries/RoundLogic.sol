@@ -94,7 +94,11 @@ library RoundLogic {
             }
             return n;
         }
-        if (phase == ITaskRegistry.Phase.TrainCommit) return _countWorking(s, taskId, t, Role.Trainer);
+        if (phase == ITaskRegistry.Phase.TrainCommit) {
+            // Without a revealed sample there is nothing to train on: the trainer is not expected
+            // (nor, having no commitment, in TrainReveal) and cannot be penalised for it.
+            return _sampleRevealed(s, taskId, round, t.numSamplers) ? _countWorking(s, taskId, t, Role.Trainer) : 0;
+        }
         if (phase == ITaskRegistry.Phase.TrainReveal) {
             return s.submissions[taskId][round][Role.Trainer][0].commitment != bytes32(0) ? 1 : 0;
         }
@@ -111,6 +115,17 @@ library RoundLogic {
             ITaskRegistry.Slot storage slot = s.slots[taskId][role][i];
             if (slot.node != address(0) && slot.sinceRound <= t.round) ++n;
         }
+    }
+
+    function _sampleRevealed(TaskStorage storage s, uint256 taskId, uint256 round, uint256 numSamplers)
+        private
+        view
+        returns (bool)
+    {
+        for (uint256 i = 0; i < numSamplers; ++i) {
+            if (s.submissions[taskId][round][Role.Sampler][i].revealed) return true;
+        }
+        return false;
     }
 
     /// @dev Penalises and removes everyone who was expected in the expired phase and did not act.

@@ -362,28 +362,43 @@ contract RoundsTest is RegistryFixture {
 
     // ------------------------------------------------------------ phase skipping
 
-    function test_noCommittedSamplerSkipsSampleReveal() public {
+    /// @dev With nothing committed there is nothing to reveal, train or attest: every later phase
+    ///      is entered and skipped in the same call, and the round ends.
+    function test_noCommittedSamplerSkipsEveryLaterPhase() public {
         _warpPastPhase(taskId);
-        uint256 deadline = registry.protocolTime() + COMMIT_WINDOW;
+        uint256 now_ = registry.protocolTime();
         vm.expectEmit(true, true, true, true, address(registry));
-        emit ITaskRegistry.PhaseStarted(taskId, 0, ITaskRegistry.Phase.TrainCommit, deadline);
+        emit ITaskRegistry.PhaseStarted(taskId, 0, ITaskRegistry.Phase.SampleReveal, now_ + REVEAL_WINDOW);
+        vm.expectEmit(true, true, true, true, address(registry));
+        emit ITaskRegistry.PhaseStarted(taskId, 0, ITaskRegistry.Phase.TrainCommit, now_ + COMMIT_WINDOW);
+        vm.expectEmit(true, true, true, true, address(registry));
+        emit ITaskRegistry.PhaseStarted(taskId, 0, ITaskRegistry.Phase.TrainReveal, now_ + REVEAL_WINDOW);
+        vm.expectEmit(true, true, true, true, address(registry));
+        emit ITaskRegistry.PhaseStarted(taskId, 0, ITaskRegistry.Phase.Attest, now_ + ATTEST_WINDOW);
+        vm.expectEmit(true, true, true, true, address(registry));
+        emit ITaskRegistry.RoundFinalized(taskId, 0, bytes32(0), "");
+        vm.expectEmit(true, true, true, true, address(registry));
+        emit ITaskRegistry.PhaseStarted(taskId, 1, ITaskRegistry.Phase.SampleCommit, now_ + COMMIT_WINDOW);
         registry.advance(taskId);
-        _assertPhase(taskId, 0, ITaskRegistry.Phase.TrainCommit);
+        _assertPhase(taskId, 1, ITaskRegistry.Phase.SampleCommit);
     }
 
+    /// @dev SampleCommit stays open with nobody expected, so a vacant sampler slot claimed during it
+    ///      works the round, and the round then runs as usual.
     function test_sampleCommitStaysOpenUntilDeadlineWithNoSamplerExpected() public {
-        _expire(taskId); // both samplers missed: vacated
-        _commit(taskId, tr);
-        _reveal(taskId, tr);
-        _attestAll(taskId, ACCEPT_ALL);
+        _expire(taskId); // both samplers missed: vacated, round 0 over
         _assertPhase(taskId, 1, ITaskRegistry.Phase.SampleCommit);
         assertEq(_task(taskId).pending, 0, "nobody expected");
 
         uint256 deadline = _task(taskId).phaseDeadline;
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.DeadlineNotReached.selector, taskId, deadline));
         registry.advance(taskId);
-        _expire(taskId);
+        _claim(taskId, samplers[2], Role.Sampler);
+        assertEq(_task(taskId).pending, 1, "the newcomer works this round");
+        _commit(taskId, samplers[2]);
+        _reveal(taskId, samplers[2]);
         _assertPhase(taskId, 1, ITaskRegistry.Phase.TrainCommit);
+        assertEq(_task(taskId).pending, 1, "trainer expected: a sample was revealed");
     }
 
     function test_noTrainerSkipsTrainPhases() public {
@@ -400,12 +415,13 @@ contract RoundsTest is RegistryFixture {
     }
 
     function test_nothingRevealedSkipsAttest() public {
-        _expire(taskId); // samplers missed
+        _commitSamplers(taskId);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.RoundFinalized(taskId, 0, bytes32(0), "");
-        _expire(taskId); // trainer missed: nothing to attest, round over
+        _expire(taskId); // both samplers missed the reveal: nothing to train on or attest
         _assertPhase(taskId, 1, ITaskRegistry.Phase.SampleCommit);
         assertEq(_task(taskId).filledValidators, 3, "validators untouched");
+        assertEq(_task(taskId).revealedMask, 0, "nothing was open to attestation");
         assertEq(_task(taskId).idleRounds, 1, "idle round");
     }
 }

@@ -1,6 +1,6 @@
 """A trainer that misses its commit is vacated (Missed) and the round is decided without a
-checkpoint; validators that miss Attest are vacated and a draw during Active refills their slots;
-a round with nothing revealed skips Attest."""
+checkpoint; validators that miss Attest are vacated and a draw during Active refills their slots.
+(A round without a revealed sample expects neither: test_no_sample_revealed.py.)"""
 
 from brownie import chain
 
@@ -39,13 +39,3 @@ def test_missed_validators_are_vacated_and_redrawn(registry, round_driver, outsi
     t = registry.taskOf(round_driver.task_id)
     assert (t["filledValidators"], t["status"], t["seedBlock"]) == (3, 3, 0)
 
-
-def test_round_with_nothing_revealed_skips_attest(registry, round_driver):
-    round_driver.expire()  # no sampler committed
-    tx = round_driver.expire()  # the trainer did not commit either
-    assert [e["phase"] for e in events_of(tx, "PhaseStarted")] == [
-        Phase.TRAIN_REVEAL, Phase.ATTEST, Phase.SAMPLE_COMMIT]
-    assert "VerdictReached" not in tx.events and "RewardEarned" not in tx.events
-    assert tx.events["RoundFinalized"]["round"] == 0
-    t = registry.taskOf(round_driver.task_id)
-    assert (t["round"], t["phase"], t["idleRounds"], t["filledSamplers"]) == (1, Phase.SAMPLE_COMMIT, 1, 0)

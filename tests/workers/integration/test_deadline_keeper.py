@@ -1,8 +1,10 @@
 """The handlers as plain functions, called in this process as the nodes of a network whose
 processes are not started (no Celery, no watcher): claims, the draw, and a missed SampleCommit
-deadline that DeadlineReached turns into advance(), vacating the sampler (Missed, -10), a second
-delivery of the same event doing nothing; then another sampler claims the vacated slot
-(SlotVacated) and, holding it during SampleCommit, does the round's work (SlotAssigned)."""
+deadline that DeadlineReached turns into advance(), vacating the sampler (Missed, -10); with no
+sample revealed there is nothing to train on or attest, so the same advance() ends round 0 as an
+idle round without expecting (or penalising) the trainer or the validator; a second delivery of
+the same event does nothing. Then another sampler claims the vacated slot (SlotVacated) and,
+holding it during round 1's SampleCommit, does the round's work (SlotAssigned)."""
 import contextlib
 import os
 
@@ -59,7 +61,8 @@ def idle_task(net):
     for _ in range(2):
         net.w3.provider.make_request("evm_mine", [])
     with as_node(net.node("validator0")) as ctx:
-        handlers.draw(event("DrawArmed", "validator", taskId=task_id))
+        seed_block = ctx.view.task(task_id).seed_block  # DrawArmed's own argument
+        handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=seed_block))
         task = ctx.view.task(task_id)
     assert (task.status, task.phase, task.round) == (Status.ACTIVE, Phase.SAMPLE_COMMIT, 0)
     past_deadline(net, task.phase_deadline)
@@ -73,8 +76,9 @@ def past_deadline(net, deadline):
 
 def test_missed_deadline_is_advanced_once(net, idle_task):
     task_id, deadline = idle_task
-    sampler = net.node("sampler0").address
-    score = net.deployment.reputation.functions.scoreOf(sampler).call()
+    reputation = net.deployment.reputation.functions
+    sampler, trainer = net.node("sampler0").address, net.node("trainer").address
+    score, trainer_score = reputation.scoreOf(sampler).call(), reputation.scoreOf(trainer).call()
     reached = event("DeadlineReached", "validator", taskId=task_id, round=0, phase=int(Phase.SAMPLE_COMMIT),
                     deadline=deadline, hop=0, origin="test")
     with as_node(net.node("validator1")) as ctx:
@@ -82,24 +86,23 @@ def test_missed_deadline_is_advanced_once(net, idle_task):
         after = ctx.view.task(task_id)
         handlers.deadline_reached(reached)  # delivered again: the phase is over, nothing is sent
         assert ctx.view.task(task_id) == after
-    # nothing was revealed, but the trainer is still expected in TrainCommit
-    assert (after.status, after.round, after.phase) == (Status.ACTIVE, 0, Phase.TRAIN_COMMIT)
-    vacated = [e for e in registry_events(net) if e.name == "SlotVacated" and e.args["taskId"] == task_id]
+    # nothing was revealed: nobody is expected in TrainCommit or Attest, round 0 ends idle
+    assert (after.status, after.round, after.phase, after.idle_rounds) == (Status.ACTIVE, 1, Phase.SAMPLE_COMMIT, 1)
+    events = [e for e in registry_events(net) if e.args.get("taskId") == task_id]
+    vacated = [e for e in events if e.name == "SlotVacated"]
     assert [(e.args["node"], Role(e.args["role"]), Outcome(e.args["reason"])) for e in vacated] == [
         (sampler, Role.SAMPLER, Outcome.MISSED)]
-    assert net.deployment.reputation.functions.scoreOf(sampler).call() == score - 10
+    assert [(e.args["round"], bytes(e.args["checkpointRoot"])) for e in events if e.name == "RoundFinalized"] == [
+        (0, b"\x00" * 32)]
+    assert reputation.scoreOf(sampler).call() == score - 10
+    assert reputation.scoreOf(trainer).call() == trainer_score
+    assert net.deployment.registry.functions.slotOf(task_id, Role.TRAINER, 0).call().node == trainer
 
 
 def test_a_vacated_slot_is_claimed_and_worked_in_the_same_round(net, idle_task):
     task_id, _ = idle_task
     registry = net.deployment.registry
     gone, sampler1 = net.node("sampler0").address, net.node("sampler1")
-    with as_node(net.node("validator0")) as ctx:  # the trainer had nothing to train on: it misses too
-        task = ctx.view.task(task_id)
-        past_deadline(net, task.phase_deadline)
-        handlers.deadline_reached(event("DeadlineReached", "validator", taskId=task_id, round=0,
-                                        phase=int(Phase.TRAIN_COMMIT), deadline=task.phase_deadline, hop=0,
-                                        origin="test"))
     with as_node(sampler1) as ctx:
         task = ctx.view.task(task_id)
         assert (task.status, task.round, task.phase) == (Status.ACTIVE, 1, Phase.SAMPLE_COMMIT)  # round 0 idle
