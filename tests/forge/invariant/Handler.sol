@@ -11,7 +11,7 @@ import {TaskRegistry} from "../../../contracts/TaskRegistry.sol";
 import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
 import {IStakeManager} from "../../../contracts/interfaces/IStakeManager.sol";
 import {IRewardVault} from "../../../contracts/interfaces/IRewardVault.sol";
-import {Role} from "../../../contracts/libraries/Types.sol";
+import {Role, Outcome} from "../../../contracts/libraries/Types.sol";
 
 /// @notice Drives the deployed protocol with bounded random actions from a fixed set of actors and
 ///         keeps ghost accounting from the events it sees. Every action catches the protocol's
@@ -76,6 +76,9 @@ contract Handler {
     uint256 public ghostLowReputationClaimsRefused; // claims refused with ReputationTooLow
     uint256[5] public ghostVacatedByReason; // SlotVacated by Outcome
     uint256[7] public ghostSettledByStatus;
+    uint256 public ghostMissedWithoutInput; // a trainer or validator vacated Missed in a round with nothing to work on
+    uint256 public ghostRoundsWithoutSample; // RoundFinalized of a round in which no sample was revealed
+    uint256 internal _advancingRound; // the round of the task being advanced (Missed comes only from advance)
 
     mapping(bytes32 action => uint256) public calls;
     mapping(bytes32 action => uint256) public successes;
@@ -551,6 +554,7 @@ contract Handler {
         // Jumping past a claim deadline fails the task: only the progress action does that, rarely.
         if (pastDeadline && block.timestamp <= deadline && (active || dt % 4 == 0)) vm.warp(deadline + 1);
         else vm.warp(block.timestamp + _bound(dt, 0, 40 minutes));
+        _advancingRound = t.round;
         _begin("advance");
         try registry.advance(taskId) {
             _ok("advance");
@@ -697,6 +701,12 @@ contract Handler {
             } else if (sig == ITaskRegistry.SlotVacated.selector) {
                 (, uint8 reason) = abi.decode(log.data, (uint256, uint8));
                 ++ghostVacatedByReason[reason];
+                if (reason == uint8(Outcome.Missed)) {
+                    _checkHadInput(uint256(log.topics[1]), Role(uint256(log.topics[3])), _advancingRound);
+                }
+            } else if (sig == ITaskRegistry.RoundFinalized.selector) {
+                uint256 taskId = uint256(log.topics[1]);
+                if (!_revealed(taskId, uint256(log.topics[2]), false)) ++ghostRoundsWithoutSample;
             } else if (sig == ITaskRegistry.SlotAssigned.selector) {
                 address node = address(uint160(uint256(log.topics[2])));
                 ++ghostAssignments;
@@ -732,6 +742,22 @@ contract Handler {
                 ghostRefunded += abi.decode(log.data, (uint256));
             }
         }
+    }
+
+    /// @dev A trainer is only expected with a revealed sample to train on, a validator only with a
+    ///      revealed submission to attest (SPECIFICATION.md 5.4): nobody misses work it had no input for.
+    function _checkHadInput(uint256 taskId, Role role, uint256 round) internal {
+        if (role == Role.Sampler) return;
+        if (!_revealed(taskId, round, role == Role.Validator)) ++ghostMissedWithoutInput;
+    }
+
+    /// @dev Whether a sample (or, with `orTrainer`, the trainer's checkpoint) was revealed in the round.
+    function _revealed(uint256 taskId, uint256 round, bool orTrainer) internal view returns (bool) {
+        uint256 n = registry.taskOf(taskId).numSamplers;
+        for (uint256 i = 0; i < n; ++i) {
+            if (registry.submissionOf(taskId, round, Role.Sampler, i).revealed) return true;
+        }
+        return orTrainer && registry.submissionOf(taskId, round, Role.Trainer, 0).revealed;
     }
 
     /// @dev Per-slot pay: what one accepted node of `role` earns in one round, computed here

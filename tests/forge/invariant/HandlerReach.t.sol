@@ -87,6 +87,7 @@ contract HandlerReachTest is InvariantBase {
         assertGe(handler.ghostUnbondedWithdrawals(), 1, "unbonded stake was withdrawn");
         assertGe(handler.ghostRecoveries(), 1, "a node recovered its reputation");
         assertGe(handler.ghostLowReputationClaimsRefused(), 1, "a low-reputation claim was refused");
+        assertGe(handler.ghostRoundsWithoutSample(), 1, "a round ended with no sample revealed");
         assertGe(handler.ghostRejectedReveals(), 1, "a reveal with a wrong salt or junk commitment failed");
         assertGe(handler.ghostWithdrawn(), 1, "rewards were withdrawn");
         assertGe(handler.ghostAssignments(), 50, "many assignments checked");

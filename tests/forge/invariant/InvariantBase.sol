@@ -218,6 +218,14 @@ abstract contract InvariantBase is TestBase {
         }
     }
 
+    // ------------------------------------------------------------ (h) no penalty without input
+
+    /// @dev A trainer misses a deadline only in a round with a revealed sample, a validator only in a
+    ///      round with a revealed submission: a round without samples ends idle, penalising nobody.
+    function _checkNoPenaltyWithoutInput() internal view {
+        assertEq(handler.ghostMissedWithoutInput(), 0, "no trainer or validator missed a phase it had no input for");
+    }
+
     function _nodeIndex(address node) internal view returns (uint256) {
         for (uint256 i = 0; i < nodes.length; ++i) {
             if (nodes[i] == node) return i;
@@ -232,5 +240,6 @@ abstract contract InvariantBase is TestBase {
         _checkNothingPaidTwice();
         _checkOnlyEligibleAssigned();
         _checkStakes();
+        _checkNoPenaltyWithoutInput();
     }
 }

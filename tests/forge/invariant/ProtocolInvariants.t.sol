@@ -80,4 +80,9 @@ contract ProtocolInvariants is InvariantBase {
     function invariant_stakes() public view {
         _checkStakes();
     }
+
+    /// (h) nobody is penalised for missing work it had no input for (a round without samples).
+    function invariant_noPenaltyWithoutInput() public view {
+        _checkNoPenaltyWithoutInput();
+    }
 }
