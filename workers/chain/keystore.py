@@ -80,6 +80,14 @@ def find_keystore(node_dir: str | Path, address: str | None = None) -> Path:
     return files[0]
 
 
+def keystore_address(path: str | Path) -> str:
+    """The account a keystore file is for (read from the file; no password needed)."""
+    address = json.loads(Path(path).read_text()).get("address")
+    if not address:
+        raise KeystoreError(f"keystore {path} does not say its address")
+    return to_checksum_address(address)
+
+
 def load_account(path: str | Path, password: str | None = None) -> LocalAccount:
     """Decrypts a keystore file into a signing account. A file readable by group or others is
     refused (chmod 600 it); a wrong password raises WrongPassword."""

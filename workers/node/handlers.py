@@ -41,6 +41,7 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
                          (comparing with the precomputed update when it has the same inputs),
                          attest(bitmap)
   every phase,  validator  (keeper) schedule a DeadlineReached check at the phase's deadline
+  (PhaseStarted reaches only the nodes that hold a slot in the task: workers.node.interest)
 - DeadlineReached, validator: a synthetic event this module schedules (a delayed Celery task,
   countdown = deadline - protocolTime + 1 s, capped at half the visibility timeout and
   rescheduled when early): if the task is still in that round and phase, advance().
@@ -121,20 +122,29 @@ def _start_store_gc(extra: dict) -> None:
 
 def watch(enqueue) -> None:
     """The watcher process's body (Supervisor): follow TaskRegistry's events with a cursor in
-    node_dir/watcher.sqlite and enqueue each one for this node's roles; meanwhile run the store's
-    retention GC (_start_store_gc). Runs until killed."""
+    node_dir/watcher.sqlite and enqueue each one this node has an interest in (workers.node.
+    interest) for its roles; meanwhile run the store's retention GC (_start_store_gc). Runs until
+    killed."""
     from workers.chain.deployment import load_deployment
+    from workers.chain.keystore import find_keystore, keystore_address
     from workers.chain.rpc import http_w3
     from workers.chain.watcher import EventWatcher, SqliteCursor
+    from workers.node.interest import Interest
 
     config = NodeConfig.from_env()
     extra = config.extra
     w3 = http_w3(extra["rpc_url"])
     deployment = load_deployment(w3, path=extra["deployment"])
     cursor = SqliteCursor(f"{extra['node_dir']}/watcher.sqlite", "registry")
+    address = keystore_address(find_keystore(extra["node_dir"], extra.get("address")))
+    interest = Interest(f"{extra['node_dir']}/watcher.sqlite", address)
     _start_store_gc(extra)
     ws = extra.get("ws_url")
-    watcher = EventWatcher(deployment, enqueue, cursor, ws_url=ws, mode="ws" if ws else "poll",
+
+    def deliver(event):
+        return enqueue(event) if interest.wants(event.name, event.args) else []
+
+    watcher = EventWatcher(deployment, deliver, cursor, ws_url=ws, mode="ws" if ws else "poll",
                            confirmations=int(extra.get("confirmations") or 0),
                            poll_interval=float(extra.get("poll_interval") or 0.05))
     watcher.run()

@@ -1,0 +1,38 @@
+"""workers/node/interest.py: a node queues SlotAssigned naming it, PhaseStarted of tasks it holds a
+slot in, and the events every node needs; its held set survives a restart."""
+
+from workers.node.interest import Interest
+
+ME = "0x" + "ab" * 20
+OTHER = "0x" + "cd" * 20
+
+
+def test_phase_events_of_held_tasks_only(tmp_path):
+    interest = Interest(tmp_path / "watcher.sqlite", ME)
+    assert interest.wants("TaskCreated", {"taskId": 1})  # claims and the claim keeper
+    assert interest.wants("DrawArmed", {"taskId": 1, "seedBlock": 5})  # the draw keeper
+    assert not interest.wants("PhaseStarted", {"taskId": 1, "round": 0, "phase": 0})
+    assert not interest.wants("SlotAssigned", {"taskId": 1, "node": OTHER, "role": 0, "slot": 0})
+    assert interest.wants("SlotAssigned", {"taskId": 1, "node": ME.upper().replace("0X", "0x"), "role": 0, "slot": 1})
+    assert interest.wants("PhaseStarted", {"taskId": 1, "round": 0, "phase": 0})
+    assert not interest.wants("PhaseStarted", {"taskId": 2, "round": 0, "phase": 0})
+    assert interest.held() == {1}
+
+
+def test_a_vacated_or_settled_task_is_no_longer_held(tmp_path):
+    interest = Interest(tmp_path / "watcher.sqlite", ME)
+    for task in (1, 2):
+        interest.wants("SlotAssigned", {"taskId": task, "node": ME, "role": 1, "slot": 0})
+    assert interest.wants("SlotVacated", {"taskId": 1, "node": OTHER, "role": 0, "slot": 0, "reason": 2})  # a reclaim
+    assert not interest.wants("SlotVacated", {"taskId": 1, "node": ME, "role": 1, "slot": 0, "reason": 2})
+    assert not interest.wants("PhaseStarted", {"taskId": 1, "round": 1, "phase": 0})
+    assert interest.wants("TaskSettled", {"taskId": 2, "status": 3})
+    assert interest.held() == set()
+    interest.wants("SlotVacated", {"taskId": 1, "node": ME, "role": 1, "slot": 0, "reason": 2})  # seen twice: same
+    assert interest.held() == set()
+
+
+def test_the_held_set_survives_a_restart(tmp_path):
+    Interest(tmp_path / "watcher.sqlite", ME).wants("SlotAssigned", {"taskId": 7, "node": ME, "role": 2, "slot": 0})
+    again = Interest(tmp_path / "watcher.sqlite", ME)
+    assert again.held() == {7} and again.wants("PhaseStarted", {"taskId": 7, "round": 0, "phase": 4})
