@@ -235,6 +235,9 @@ def _claim(ev: HandledEvent, role: Role) -> None:
     task = ctx.view.task(task_id)
     if task.status not in (Status.OPEN, Status.ACTIVE) or task.requester == ctx.address:
         return
+    filled = task.filled_samplers if role == Role.SAMPLER else int(task.trainer_filled)
+    if filled == task.slot_count(role):
+        return  # lost the race already: no estimate needed to learn NoVacantSlot
     spec_of(ctx, task)  # a task whose spec cannot be fetched or is corrupt is not taken
     try:
         _send(ctx, ctx.deployment.registry.functions.claimSlot(task_id, role),
