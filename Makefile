@@ -97,8 +97,12 @@ test: setup
 	$(MAKE) test-forge
 	$(MAKE) coverage
 
+# Two pytest-xdist workers (each with its own anvil; a test file stays on one worker, so its
+# module fixtures keep their order): the suite is mostly waiting on anvil, Redis and subprocesses.
+TEST_WORKERS ?= 2
+
 test-brownie:
-	brownie test tests/
+	brownie test tests/ -n $(TEST_WORKERS) --dist loadfile
 
 test-forge:
 	forge test --offline

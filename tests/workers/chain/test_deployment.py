@@ -13,8 +13,9 @@ def test_binds_every_contract_to_its_address(deployment, deployment_file):
     for name in ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken"):
         assert deployment.contracts[name].address == record["contracts"][name]
     assert deployment.chain_id == 31337
-    assert deployment.registry.functions.taskCount().call() == 0
-    assert deployment.token.functions.balanceOf(record["admin"]).call() == 1_000_000_000 * 10**18
+    # calls reach the right contracts (state-independent: other tests share this chain)
+    assert deployment.registry.functions.stakes().call() == record["contracts"]["StakeManager"]
+    assert deployment.token.functions.totalSupply().call() == 1_000_000_000 * 10**18
 
 
 def test_loads_by_network_name_from_the_deployments_dir(w3, deployment_file, monkeypatch):
