@@ -102,6 +102,7 @@ test: setup
 TEST_WORKERS ?= 2
 
 test-brownie:
+	brownie compile  # here, not in the workers: two of them would load a half-written build/
 	brownie test tests/ -n $(TEST_WORKERS) --dist loadfile
 
 test-forge:
