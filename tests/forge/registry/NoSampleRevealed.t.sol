@@ -33,8 +33,8 @@ contract NoSampleRevealedTest is RegistryFixture {
         }
     }
 
-    function test_noSamplerCommitted_trainerNotExpectedNorPenalised() public {
-        _warpPastPhase(taskId);
+    /// @dev advance() vacates both samplers as Missed and finalizes round 0 without a checkpoint.
+    function _advanceExpectingSamplersMissedAndIdleRound() private {
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.SlotVacated(taskId, samplers[0], Role.Sampler, 0, Outcome.Missed);
         vm.expectEmit(true, true, true, true, address(registry));
@@ -42,6 +42,11 @@ contract NoSampleRevealedTest is RegistryFixture {
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.RoundFinalized(taskId, 0, bytes32(0), "");
         registry.advance(taskId);
+    }
+
+    function test_noSamplerCommitted_trainerNotExpectedNorPenalised() public {
+        _warpPastPhase(taskId);
+        _advanceExpectingSamplersMissedAndIdleRound();
 
         _assertTrainerAndValidatorsUntouched();
         assertEq(_task(taskId).filledSamplers, 0, "samplers vacated");
@@ -51,13 +56,7 @@ contract NoSampleRevealedTest is RegistryFixture {
     function test_noSampleRevealed_trainerNotExpectedNorPenalised() public {
         _commitSamplers(taskId);
         _warpPastPhase(taskId);
-        vm.expectEmit(true, true, true, true, address(registry));
-        emit ITaskRegistry.SlotVacated(taskId, samplers[0], Role.Sampler, 0, Outcome.Missed);
-        vm.expectEmit(true, true, true, true, address(registry));
-        emit ITaskRegistry.SlotVacated(taskId, samplers[1], Role.Sampler, 1, Outcome.Missed);
-        vm.expectEmit(true, true, true, true, address(registry));
-        emit ITaskRegistry.RoundFinalized(taskId, 0, bytes32(0), "");
-        registry.advance(taskId);
+        _advanceExpectingSamplersMissedAndIdleRound();
 
         _assertTrainerAndValidatorsUntouched();
         assertEq(reputation.scoreOf(samplers[0]), 60, "a sampler that missed its reveal costs 10");

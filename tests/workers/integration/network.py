@@ -63,8 +63,8 @@ def as_node(node):
         context._current.clear()
 
 
-def handled(name: str, role: str, **args):
-    """A HandledEvent as the dispatcher gives it to a handler (first attempt)."""
+def handled(name: str, handler_role: str, **args):
+    """A HandledEvent as the dispatcher gives it to `handler_role`'s handler (first attempt)."""
     from workers.node.dispatch import HandledEvent
 
-    return HandledEvent(f"test:{name}:{sorted(args.items())}", name, args, 0, role, 1)
+    return HandledEvent(f"test:{name}:{sorted(args.items())}", name, args, 0, handler_role, 1)

@@ -5,32 +5,13 @@ sample revealed there is nothing to train on or attest, so the same advance() en
 idle round without expecting (or penalising) the trainer or the validator; a second delivery of
 the same event does nothing. Then another sampler claims the vacated slot (SlotVacated) and,
 holding it during round 1's SampleCommit, does the round's work (SlotAssigned)."""
-import contextlib
-import os
-
 import pytest
 
-from network import PASSWORD, SPEC, TOKEN, Network, registry_events
-from workers.node import context, handlers
-from workers.node.context import NodeContext
-from workers.node.dispatch import HandledEvent
+from network import SPEC, TOKEN, Network, as_node, registry_events
+from network import handled as event
+from workers.node import handlers
 from workers.protocol import Outcome, Phase, Role, Status, TaskParams
 from workers.storage.store import EmbeddedStore
-
-
-@contextlib.contextmanager
-def as_node(node):
-    """Make NodeContext.current() this node's context, as in its worker processes."""
-    os.environ.setdefault("DECENTRL_KEYSTORE_PASSWORD", PASSWORD)
-    context._current.update(pid=os.getpid(), ctx=NodeContext.build(node.config))
-    try:
-        yield context._current["ctx"]
-    finally:
-        context._current.clear()
-
-
-def event(name, handler_role, **args):
-    return HandledEvent(f"test:{name}:{sorted(args.items())}", name, args, 0, handler_role, 1)
 
 
 @pytest.fixture(scope="module")
