@@ -118,11 +118,14 @@ demo: setup
 	brownie compile >/dev/null
 	decentrl demo
 
+# brownie_cli.py is `brownie` that also runs scripts in a checkout path with a dot in it.
+BROWNIE_RUN := python tools/brownie_cli.py run
+
 demo-scripted: setup
-	brownie run scripts/demo.py
+	$(BROWNIE_RUN) scripts/demo.py
 
 gas: setup
-	brownie run $(ROOT)/bench/gas.py
+	$(BROWNIE_RUN) $(ROOT)/bench/gas.py
 
 clean:
 	rm -rf build reports cache lcov.info .hypothesis

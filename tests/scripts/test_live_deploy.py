@@ -26,6 +26,8 @@ from scripts.deploy import DeployParams
 
 ROOT = Path(__file__).resolve().parents[2]
 BROWNIE = str(Path(sys.executable).with_name("brownie"))
+# `brownie run` through our wrapper: brownie alone cannot import a script under a dotted path.
+BROWNIE_RUN = [sys.executable, str(ROOT / "tools" / "brownie_cli.py"), "run"]
 ANVIL = shutil.which("anvil") or str(ROOT / "tools" / "bin" / "anvil")
 # A key of our own (anvil's default keys are already unlocked accounts in the test process).
 KEY = "0x" + keccak(text="decentrl live deploy test key").hex()
@@ -93,7 +95,7 @@ def run_live(home: Path, deployments: Path, answer: str) -> subprocess.Completed
     env = {**os.environ, "HOME": str(home), "DECENTRL_DEPLOYER": ACCOUNT_ID,
            "DECENTRL_DEPLOYER_PASSWORD": PASSWORD, "DECENTRL_DEPLOYMENTS_DIR": str(deployments),
            "PATH": f"{ROOT / 'tools' / 'bin'}:{Path(sys.executable).parent}:{os.environ['PATH']}"}
-    return subprocess.run([BROWNIE, "run", "scripts/deploy.py", "live", "--network", "anvil-live"], cwd=ROOT,
+    return subprocess.run([*BROWNIE_RUN, "scripts/deploy.py", "live", "--network", "anvil-live"], cwd=ROOT,
                           env=env, input=answer, capture_output=True, text=True, timeout=300)
 
 
