@@ -53,6 +53,8 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
         StakeInfo storage info = _stakes[msg.sender][role];
         info.staked += amount.toUint128();
         _totalStaked += amount;
+        // Whether the set changed is not needed: a validator staking again is already a member.
+        // slither-disable-next-line unused-return
         if (role == Role.Validator) _validators.add(msg.sender);
         token.safeTransferFrom(msg.sender, address(this), amount);
         emit Staked(msg.sender, role, amount, info.staked);
@@ -214,6 +216,8 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
     }
 
     function _dropValidatorIfEmpty(address node, Role role, StakeInfo storage info) private {
+        // Whether the set changed is not needed: removing a non-member is a no-op.
+        // slither-disable-next-line unused-return
         if (role == Role.Validator && info.staked == 0) _validators.remove(node);
     }
 }

@@ -363,6 +363,9 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
         t.bounty = p.bounty;
         t.specDigest = p.specDigest;
         t.specCid = p.specCid;
+        // `requester` is msg.sender (createTask, createTaskWithPermit) or the signer proved by an
+        // EIP-712 signature (createTaskWithSig): the bounty only comes from an account that asked for it.
+        // slither-disable-next-line arbitrary-send-erc20
         token.safeTransferFrom(requester, address(vault), p.bounty);
         vault.recordDeposit(taskId, p.bounty);
         emit TaskCreated(

@@ -345,6 +345,8 @@ library RoundLogic {
         else t.filledValidators -= 1;
         c.stakes.unlock(slot.node, role, slot.lockedStake);
         if (reason == Outcome.Rejected || reason == Outcome.AgainstQuorum) {
+            // The amount actually taken is in StakeManager's Slashed event; nothing here depends on it.
+            // slither-disable-next-line unused-return
             c.stakes.slash(slot.node, role, slot.lockedStake * c.slashBps / Payouts.BPS, c.treasury);
         }
         c.reputation.record(slot.node, reason);
