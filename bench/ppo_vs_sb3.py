@@ -197,6 +197,7 @@ def run_sb3(seed: int, protocol: Protocol, hp: dict = SB3_CARTPOLE) -> Run:
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
     from stable_baselines3.common.env_util import make_vec_env
+    from stable_baselines3.common.logger import Logger
 
     def linear(initial: float):
         return lambda progress_remaining: progress_remaining * initial
@@ -224,6 +225,8 @@ def run_sb3(seed: int, protocol: Protocol, hp: dict = SB3_CARTPOLE) -> Run:
                 gae_lambda=hp["gae_lambda"], gamma=hp["gamma"], n_epochs=hp["n_epochs"],
                 ent_coef=hp["ent_coef"], learning_rate=linear(hp["learning_rate"]),
                 clip_range=linear(hp["clip_range"]), seed=seed, device="cpu", verbose=0)
+    # A logger with no outputs: SB3's default one makes a folder in /tmp for every model.
+    model.set_logger(Logger(folder=None, output_formats=[]))
     holder["model"] = model
     # learn() over rl-zoo's n_timesteps (the schedules' horizon); the callback stops it at the
     # first update boundary at or past the protocol's budget.
