@@ -1,0 +1,71 @@
+"""The dishonest variants of a node's work that the fraud matrix plays, each a drop-in for the
+honest function it replaces (same signature). Every sampler fault touches every episode of the
+shard, so each challenged episode exposes it: detection does not hinge on which episodes a
+validator picks (bench/verify.py measures faults that touch fewer)."""
+from __future__ import annotations
+
+import dataclasses
+
+from eth_utils import keccak
+
+from workers.rl.policy import digest
+from workers.rl.rollout import rollout
+from workers.roles import sampler as sampler_role
+from workers.roles import validator as validator_role
+from workers.roles.determinism import single_thread
+
+HONEST_SHARD = sampler_role.sample_shard
+HONEST_VERIFY = validator_role.verify_round
+SHARD = "workers.roles.sampler.sample_shard"
+VERIFY = "workers.roles.validator.verify_round"
+
+
+def _tampered(edit):
+    """A sample_shard that rolls out honestly, edits every episode and re-bundles (so the blob
+    matches the root it commits: the lie is in the content, not in the packaging)."""
+    def sample_shard(spec, task_id, round_, shard, policy_bytes):
+        honest = HONEST_SHARD(spec, task_id, round_, shard, policy_bytes)
+        return sampler_role.bundle_shard(task_id, round_, shard, [edit(ep) for ep in honest.episodes])
+    return sample_shard
+
+
+fabricated_rewards = _tampered(lambda ep: dataclasses.replace(ep, rewards=ep.rewards * 2.0))
+altered_observations = _tampered(lambda ep: dataclasses.replace(ep, obs=ep.obs + 0.01))
+
+
+def off_policy_actions(spec, task_id, round_, shard, policy_bytes):
+    """Rolls out with another policy (a different initialisation) and labels the episodes with
+    the round's policy: actions that are not the seeded draws of the committed policy."""
+    other = sampler_role.initial_policy(dataclasses.replace(spec, seed=spec.seed + 1))
+    with single_thread():
+        episodes = rollout(other, spec.env_id, task_seed=spec.seed, round_=round_, shard=shard,
+                           num_steps=spec.steps_per_shard)
+    label = digest(sampler_role.round_policy(spec, policy_bytes))
+    return sampler_role.bundle_shard(task_id, round_, shard, [dataclasses.replace(ep, policy=label) for ep in episodes])
+
+
+def stale_policy(spec, task_id, round_, shard, policy_bytes):
+    """Rolls out honestly, but with the task's initial policy instead of the round's checkpoint."""
+    return HONEST_SHARD(spec, task_id, round_, shard, None)
+
+
+def root_of_nothing(spec, task_id, round_, shard, policy_bytes):
+    """Stores the honest blob but commits a root that no Merkle proof from it can reach."""
+    honest = HONEST_SHARD(spec, task_id, round_, shard, policy_bytes)
+    return dataclasses.replace(honest, root=keccak(b"not the root of these episodes" + honest.root))
+
+
+def accept_everything(*args, **kwargs):
+    """A validator that checks as usual and then accepts every submission."""
+    verdict = HONEST_VERIFY(*args, **kwargs)
+    yes = validator_role.Judgement(True, "accepted without regard to the evidence")
+    return validator_role.RoundVerdict({slot: yes for slot in verdict.samplers},
+                                       None if verdict.trainer is None else yes)
+
+
+def reject_everything(*args, **kwargs):
+    """A validator that checks as usual and then rejects every submission."""
+    verdict = HONEST_VERIFY(*args, **kwargs)
+    no = validator_role.Judgement(False, "rejected without regard to the evidence")
+    return validator_role.RoundVerdict({slot: no for slot in verdict.samplers},
+                                       None if verdict.trainer is None else no)

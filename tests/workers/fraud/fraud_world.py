@@ -1,0 +1,183 @@
+"""A decentrl network for the fraud matrix: a real anvil with the deployed protocol, a real Redis
+(the nodes' transaction senders, jobs and the Celery broker), a shared content store, and nodes
+whose handlers (workers.node.handlers) this process calls as plain functions, phase by phase, as
+each node's worker would. One node cheats in one way per case: a `cheat` swaps one function of
+its own work (its rollout, its verdict, ...) for a dishonest one while its handler runs; everything
+else (storage, commit, reveal, the honest validators' checks, attest, the contracts' verdicts,
+slashes, reputation and pay) is the real code.
+
+No block ticker: time moves only when a case passes a deadline (`pass_deadline`)."""
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+from pathlib import Path
+from types import SimpleNamespace
+from unittest import mock
+
+from workers.localnet.chain import TOKEN
+from workers.localnet.network import LocalNetwork
+from workers.node.dispatch import HandledEvent
+from workers.protocol import Phase, Role, Status, TaskParams
+from workers.spec import DEMO_CARTPOLE
+from workers.storage.store import EmbeddedStore
+
+ANVIL_PORTS = range(8700, 8710)
+REDIS_PORTS = range(16421, 16430)
+PASSWORD = "fraud-matrix-password"
+SPEC = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=256, challenges_per_sampler=2,
+                           ppo=dataclasses.replace(DEMO_CARTPOLE.ppo, batch_size=64, update_epochs=4))
+"""The demo spec, reduced: 256 steps per shard, 4 epochs of batch 64."""
+BOUNTY = 900 * TOKEN
+
+
+class FraudNet(LocalNetwork):
+    def __init__(self, workdir: Path):
+        super().__init__(workdir, password=PASSWORD, scrypt_n=2**10, anvil_ports=ANVIL_PORTS,
+                         redis_ports=REDIS_PORTS, tick_s=0, redis_databases=64)
+        self.store = EmbeddedStore(self.store_dir)
+        self.spec_cid = self.store.put(SPEC.to_bytes(), pin=True)
+
+    def mine(self, blocks: int = 1) -> None:
+        for _ in range(blocks):
+            self.w3.provider.make_request("evm_mine", [])
+
+    def pass_deadline(self, task_id: int) -> None:
+        """Moves protocol time past the task's current phase (or claim) deadline."""
+        registry = self.deployment.registry.functions
+        task = registry.taskOf(task_id).call()
+        deadline = task.phaseDeadline if task.status == Status.ACTIVE else task.claimDeadline
+        self.w3.provider.make_request("evm_increaseTime", [max(deadline - registry.protocolTime().call() + 1, 1)])
+        self.mine()
+
+    def create_task(self, *, num_samplers: int = 2, num_validators: int = 3, num_rounds: int = 1) -> int:
+        d = self.deployment
+        params = TaskParams(self.spec_cid, SPEC.digest(), BOUNTY, num_samplers=num_samplers,
+                            num_validators=num_validators, num_rounds=num_rounds, claim_window=600,
+                            commit_window=600, reveal_window=600, attest_window=600)
+        self.w3.eth.wait_for_transaction_receipt(
+            d.token.functions.approve(d.registry.address, params.bounty).transact({"from": self.admin}))
+        self.w3.eth.wait_for_transaction_receipt(
+            d.registry.functions.createTask(params.as_tuple()).transact({"from": self.admin}))
+        return d.registry.functions.taskCount().call()
+
+    def task(self, task_id: int):
+        return self.deployment.registry.functions.taskOf(task_id).call()
+
+
+def event(name: str, handler_role: str, **args) -> HandledEvent:
+    """A HandledEvent as the dispatcher gives it to `handler_role`'s handler (first attempt)."""
+    return HandledEvent(f"fraud:{name}:{sorted(args.items())}", name, args, 0, handler_role, 1)
+
+
+@contextlib.contextmanager
+def as_node(node):
+    """NodeContext.current() is this node's context while the block runs, as in its workers."""
+    from workers.node import context
+    from workers.node.context import NodeContext
+
+    os.environ.setdefault("DECENTRL_KEYSTORE_PASSWORD", PASSWORD)
+    context._current.update(pid=os.getpid(), ctx=NodeContext.build(node.config))
+    try:
+        yield context._current["ctx"]
+    finally:
+        context._current.clear()
+
+
+@dataclasses.dataclass
+class Cheat:
+    """One node's dishonesty: while that node's handler for `phase` runs, `target` (a dotted
+    attribute) is replaced by `replacement`; `withhold` phases are simply not acted in."""
+
+    node: str
+    target: str = ""
+    replacement: object = None
+    phases: tuple = ()
+    rounds: tuple = (0,)
+    withhold: tuple = ()
+
+    @contextlib.contextmanager
+    def active(self):
+        with mock.patch(self.target, self.replacement):
+            yield
+
+
+HANDLERS = {"sampler": "sampler_phase", "trainer": "trainer_phase", "validator": "validator_phase"}
+WORKERS = {Phase.SAMPLE_COMMIT: "sampler", Phase.SAMPLE_REVEAL: "sampler", Phase.TRAIN_COMMIT: "trainer",
+           Phase.TRAIN_REVEAL: "trainer", Phase.ATTEST: "validator"}
+
+
+def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=()) -> None:
+    """`node` handles PhaseStarted(task, round, phase) as its worker would (cheating if one of
+    `cheats` is its own for this round and phase)."""
+    from workers.node import handlers
+
+    mine = [c for c in cheats if c.node == node.name and round_ in c.rounds]
+    if any(phase in c.withhold for c in mine):
+        return
+    handler = getattr(handlers, HANDLERS[node.role])
+    ev = event("PhaseStarted", node.role, taskId=task_id, round=round_, phase=int(phase),
+               deadline=net.task(task_id).phaseDeadline)
+    # The harness is the deadline keeper (play_round calls advance): a validator's handler does not
+    # also schedule a Celery DeadlineReached check, which needs a running worker's task context.
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(as_node(node))
+        stack.enter_context(mock.patch("workers.node.handlers._schedule_deadline"))
+        for cheat in mine:
+            if phase in cheat.phases:
+                stack.enter_context(cheat.active())
+        handler(ev)
+
+
+def start_task(net: FraudNet, task_id: int, samplers, trainer, validators) -> None:
+    """The samplers and the trainer claim, the validators are drawn: the task is Active."""
+    from workers.node import handlers
+
+    for node in samplers:
+        with as_node(node):
+            handlers.claim_sampler(event("TaskCreated", "sampler", taskId=task_id))
+    with as_node(trainer):
+        handlers.claim_trainer(event("TaskCreated", "trainer", taskId=task_id))
+    net.mine(2)
+    with as_node(validators[0]):
+        handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock))
+    task = net.task(task_id)
+    assert (task.status, task.phase, task.round) == (Status.ACTIVE, Phase.SAMPLE_COMMIT, 0), task
+    drawn = {net.deployment.registry.functions.slotOf(task_id, Role.VALIDATOR, i).call().node
+             for i in range(task.numValidators)}
+    assert drawn == {v.address for v in validators}, "the case's validators must be the task's"
+
+
+def play_round(net: FraudNet, task_id: int, nodes: dict, *cheats: Cheat) -> None:
+    """Every node of the task acts in each phase of the current round (`nodes`: role -> nodes);
+    a phase left incomplete (a withheld action) ends at its deadline with advance(), as a keeper
+    would call it."""
+    round_ = net.task(task_id).round
+    for phase in Phase:
+        task = net.task(task_id)
+        if task.status != Status.ACTIVE or task.round != round_:
+            return
+        if task.phase != phase:
+            continue
+        for node in nodes[WORKERS[phase]]:
+            act(net, node, task_id, round_, phase, cheats)
+        task = net.task(task_id)
+        if task.status == Status.ACTIVE and task.round == round_ and task.phase == phase:
+            net.pass_deadline(task_id)
+            net.w3.eth.wait_for_transaction_receipt(
+                net.deployment.registry.functions.advance(task_id).transact({"from": net.admin}))
+
+
+def outcome(net: FraudNet, task_id: int, block: int) -> SimpleNamespace:
+    """What the chain says happened to the task since `block`: verdicts, vacated slots, rewards
+    and slashes, by node address."""
+    d = net.deployment
+    logs = lambda contract, name: [e.args for e in getattr(contract.events, name)().get_logs(  # noqa: E731
+        from_block=block) if e.args.get("taskId", task_id) == task_id]
+    return SimpleNamespace(
+        verdicts={(a.node, Role(a.role)): a.verdict for a in logs(d.registry, "VerdictReached")},
+        vacated={a.node: a.reason for a in logs(d.registry, "SlotVacated")},
+        earned={a.node: a.amount for a in logs(d.registry, "RewardEarned")},
+        slashed={a.node: a.amount for a in logs(d.stakes, "Slashed")},
+        task=net.task(task_id))

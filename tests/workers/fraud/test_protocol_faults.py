@@ -1,0 +1,109 @@
+"""The fraud matrix, the protocol's own defences: a replayed signed task, a stake withdrawal to
+dodge a slash, and a copied commitment. The cheats are sent as a dishonest party would send them
+(its own transactions, with the real client code); the honest nodes run their handlers."""
+import pytest
+
+import fraud_faults as faults
+from fraud_world import BOUNTY, SPEC, Cheat, FraudNet, as_node, outcome, play_round, start_task
+from workers.chain.errors import TxReverted
+from workers.protocol import NO_PERMIT, Outcome, Phase, Role, TaskParams, Verdict, sign_create_task
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory):
+    network = FraudNet(tmp_path_factory.mktemp("fraud-protocol"))
+    try:
+        for name, role in [("sampler0", "sampler"), ("trainer", "trainer"), ("validator0", "validator"),
+                           ("validator1", "validator"), ("validator2", "validator")]:
+            network.add_node(name, role)
+        yield network
+    finally:
+        network.stop()
+
+
+def nodes_with(net, cheater):
+    return {"sampler": [net.node("sampler0"), cheater], "trainer": [net.node("trainer")],
+            "validator": [net.node(f"validator{i}") for i in range(3)]}
+
+
+def test_a_replayed_signed_task_is_refused_and_charges_nothing(net):
+    d = net.deployment
+    requester = net.account("requester", drl=2 * BOUNTY // 10**18)
+    relayer = net.account("relayer", drl=0)
+    requester.sender.send(d.token.functions.approve(d.registry.address, 2 * BOUNTY))
+    params = TaskParams(net.spec_cid, SPEC.digest(), BOUNTY, num_samplers=2, num_validators=3, num_rounds=1,
+                        claim_window=600, commit_window=600, reveal_window=600, attest_window=600)
+    deadline = net.w3.eth.get_block("latest")["timestamp"] + 3600
+    nonce = d.registry.functions.nonces(requester.address).call()
+    signature = sign_create_task(requester.account.key, params, requester.address, nonce, deadline, net.w3.eth.chain_id,
+                                 d.registry.address)
+    call = d.registry.functions.createTaskWithSig(params.as_tuple(), requester.address, deadline, signature, NO_PERMIT)
+    relayer.sender.send(call)
+    balance, count = d.token.functions.balanceOf(requester.address).call(), d.registry.functions.taskCount().call()
+    with pytest.raises(TxReverted) as replay:
+        relayer.sender.send(call)
+    assert replay.value.error.name == "InvalidSignature"
+    assert d.token.functions.balanceOf(requester.address).call() == balance
+    assert d.registry.functions.taskCount().call() == count
+
+
+def test_withdrawing_stake_does_not_dodge_the_slash(net):
+    """The cheater holds twice the minimum stake; with its slot holding half, it tries to pull all
+    of it out before its fabricated shard is judged: only the unlocked half can leave, and the slash
+    takes its full share of the locked stake."""
+    d = net.deployment
+    minimum = d.stakes.functions.minStake(Role.SAMPLER).call()
+    cheater = net.add_node("dodger", "sampler", stake=2 * minimum)
+    nodes = nodes_with(net, cheater)
+    task_id = net.create_task()
+    start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
+    locked = d.registry.functions.slotOf(task_id, Role.SAMPLER, 1).call().lockedStake
+    with pytest.raises(TxReverted) as dodge:
+        cheater.sender.send(d.stakes.functions.requestUnstake(Role.SAMPLER, 2 * minimum))
+    assert dodge.value.error.name == "InsufficientUnlockedStake"
+    cheater.sender.send(d.stakes.functions.requestUnstake(Role.SAMPLER, 2 * minimum - locked))
+    block = net.w3.eth.block_number + 1
+    play_round(net, task_id, nodes,
+               Cheat("dodger", faults.SHARD, faults.fabricated_rewards, phases=(Phase.SAMPLE_COMMIT,)))
+    seen = outcome(net, task_id, block)
+    assert seen.vacated == {cheater.address: Outcome.REJECTED}
+    assert seen.slashed == {cheater.address: locked * d.registry.functions.slashBps().call() // 10_000}
+    assert seen.earned[net.node("sampler0").address] > 0
+
+
+def test_a_copied_commitment_cannot_be_revealed(net):
+    """The copier commits the honest sampler's commitment and, at the reveal, replays the honest
+    sampler's (root, cid, salt): the commitment binds the committer's address, so the reveal
+    reverts, the copier misses its reveal and earns nothing; the honest sampler is paid."""
+    d = net.deployment
+    copier = net.add_node("copier", "sampler")
+    honest = net.node("sampler0")
+    nodes = nodes_with(net, copier)
+    task_id = net.create_task()
+    start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
+    refused = []
+
+    def copy_commitment(ev, role, phase):
+        theirs = d.registry.functions.submissionOf(task_id, 0, Role.SAMPLER, 0).call()
+        copier.sender.send(d.registry.functions.commit(task_id, theirs.commitment))
+
+    def replay_reveal(ev, role, phase):
+        with as_node(honest) as ctx:
+            secret = ctx.secrets.commitment(task_id, 0, Role.SAMPLER)
+        with pytest.raises(TxReverted) as mismatch:
+            copier.sender.send(d.registry.functions.reveal(task_id, secret.root, secret.cid, secret.salt))
+        refused.append(mismatch.value.error.name)
+
+    score = d.reputation.functions.scoreOf(copier.address).call()
+    block = net.w3.eth.block_number + 1
+    play_round(net, task_id, nodes,
+               Cheat("copier", "workers.node.handlers._commit_work", copy_commitment, phases=(Phase.SAMPLE_COMMIT,)),
+               Cheat("copier", "workers.node.handlers._reveal", replay_reveal, phases=(Phase.SAMPLE_REVEAL,)))
+    seen = outcome(net, task_id, block)
+    assert refused == ["CommitmentMismatch"]
+    assert seen.vacated == {copier.address: Outcome.MISSED}
+    assert d.reputation.functions.scoreOf(copier.address).call() == score - 10
+    assert copier.address not in seen.earned
+    assert (copier.address, Role.SAMPLER) not in seen.verdicts
+    assert seen.verdicts[(honest.address, Role.SAMPLER)] == Verdict.ACCEPTED
+    assert seen.earned[honest.address] == BOUNTY * d.registry.functions.roleShares().call()[Role.SAMPLER] // 10_000 // 2
