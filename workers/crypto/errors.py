@@ -16,6 +16,10 @@ class KeyCommitmentMismatch(CryptoError):
     this node another key than the one the commitment names)."""
 
 
+class NotRequester(CryptoError):
+    """Only the task's requester can wrap its data key and post its keyring."""
+
+
 class NotAssigned(CryptoError):
     """The node holds no slot in the task: it gets no key."""
 
