@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from brownie import (
+    KeyringBoard,
     RLToken,
     Reputation,
     RewardVault,
@@ -66,6 +67,7 @@ class Deployment:
     vault: object
     registry: object
     round_logic: object
+    keyrings: object
     admin: str
     params: DeployParams = field(default_factory=DeployParams)
 
@@ -77,6 +79,7 @@ class Deployment:
             "RewardVault": self.vault.address,
             "TaskRegistry": self.registry.address,
             "RoundLogic": self.round_logic.address,
+            "KeyringBoard": self.keyrings.address,
         }
 
 
@@ -93,7 +96,8 @@ def deploy(admin, params: DeployParams = DeployParams()) -> Deployment:
     stakes.grantRole(stakes.PROTOCOL_ROLE(), registry, tx)
     reputation.grantRole(reputation.REPORTER_ROLE(), registry, tx)
     vault.grantRole(vault.ESCROW_ROLE(), registry, tx)
-    return Deployment(token, stakes, reputation, vault, registry, round_logic, admin.address, params)
+    keyrings = KeyringBoard.deploy(registry, tx)  # encrypted inputs' keyrings (SPECIFICATION 5.7)
+    return Deployment(token, stakes, reputation, vault, registry, round_logic, keyrings, admin.address, params)
 
 
 def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:

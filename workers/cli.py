@@ -5,6 +5,8 @@
     decentrl node start --roles sampler,...     the chain watcher + one Celery worker per role
     decentrl node status                        account, stakes, reputation, rewards, eligibility
     decentrl task submit SPEC --bounty N        publish a spec and create a task (EIP-712 signed)
+             [--encrypt-inputs POLICY [--post-keys]]  ... with an encrypted initial policy
+    decentrl task keys ID [--follow]            wrap the inputs' key for the assigned nodes, post it
     decentrl task status ID                     status, round, phase, deadlines, slots, verdicts
     decentrl task result ID -o DIR              download and verify the final policy
     decentrl demo                               the whole network on a local chain
@@ -453,13 +455,22 @@ def create_task(dep, store, requester, sender, task_spec, **params):
                    "the requester sends it itself.")
 @click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
               help="IPFS RPC API to publish the spec to; default: the embedded store (--store-dir).")
+@click.option("--encrypt-inputs", "inputs_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="A policy (safetensors, the spec's architecture) for round 0, encrypted (AES-256-GCM) so "
+                   "that only the task's assigned nodes can read it.")
+@click.option("--post-keys", is_flag=True,
+              help="With --encrypt-inputs: wait until every slot is filled, then post the keyring "
+                   "(else run `decentrl task keys ID`).")
 @click.pass_obj
 def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_window, commit_window,
-                reveal_window, attest_window, relayer_dir, ipfs_api):
+                reveal_window, attest_window, relayer_dir, ipfs_api, inputs_path, post_keys):
     """Publish SPEC (a task spec JSON file) and create a task with a bounty.
 
     The requester (NODE_DIR's keystore) signs the EIP-712 CreateTask request and an EIP-2612
-    permit for the bounty; the relayer (or the requester itself) sends createTaskWithSig."""
+    permit for the bounty; the relayer (or the requester itself) sends createTaskWithSig.
+    With --encrypt-inputs only the ciphertext is published; the spec names it (SPECIFICATION 5.7)."""
+    if post_keys and not inputs_path:
+        raise click.UsageError("--post-keys needs --encrypt-inputs")
     task_spec = load_spec(spec)
     wei = parse_drl(bounty)
     dep = obj.deployment  # WrongNetwork: the RPC's chain is not the deployment's
@@ -475,6 +486,8 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
         raise click.ClickException(f"insufficient funds: {relayer.address} has no ETH to send the transaction")
 
     store = open_node_store(obj.store_dir, ipfs_api)
+    if inputs_path:
+        task_spec = encrypt_inputs(task_spec, Path(inputs_path), requester, store)
     sender, service = obj.sender(relayer)
     try:
         task_id, params, receipt = create_task(
@@ -487,6 +500,99 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
     click.echo(f"spec {cid} (digest 0x{task_spec.digest().hex()})")
     click.echo(f"task {task_id} created: bounty {fmt_drl(wei)}, {samplers} samplers, {validators} validators, "
                f"{rounds} rounds (tx {receipt['transactionHash'].to_0x_hex()})")
+    if inputs_path and post_keys:
+        post_task_keys(obj, requester, task_id, store, wait_s=claim_window, follow=False)
+    elif inputs_path:
+        click.echo(f"once every slot is filled, post the inputs' keys: decentrl task keys {task_id} --follow")
+
+
+def encrypt_inputs(task_spec, path: Path, requester, store):
+    """The spec with an "inputs" descriptor: the policy in `path` checked against the spec's
+    architecture, encrypted with the requester's data key, and only the ciphertext stored."""
+    import dataclasses
+
+    from workers.crypto import inputs
+    from workers.node.encrypted_inputs import BadInputs, initial_bundle_of
+
+    plaintext = path.read_bytes()
+    try:
+        initial_bundle_of(task_spec, 0, plaintext)
+    except BadInputs as exc:
+        raise click.ClickException(f"--encrypt-inputs {path}: {exc}") from None
+    except Exception as exc:  # safetensors' parse errors: not a policy file at all
+        raise click.ClickException(f"--encrypt-inputs {path}: not a policy safetensors file "
+                                   f"({type(exc).__name__})") from None
+    descriptor, ciphertext = inputs.encrypt(requester.key, plaintext, "initial_policy")
+    cid = store.put(ciphertext, pin=True)
+    if cid != descriptor.cid:
+        raise click.ClickException(f"the store answered CID {cid} for the ciphertext, expected {descriptor.cid}")
+    click.echo(f"encrypted inputs {cid} ({descriptor.algorithm}, {descriptor.size} bytes; plaintext not published)")
+    return dataclasses.replace(task_spec, encrypted_inputs=descriptor)
+
+
+KEYS_POLL_S = 1.0
+
+
+def post_task_keys(obj: Context, requester, task_id: int, store, *, wait_s: float, follow: bool) -> None:
+    """Waits (up to wait_s) until the task is active, posts its keyring for the assigned nodes;
+    with `follow`, posts again whenever the assignment changes, until the task ends."""
+    from workers.crypto.errors import CryptoError
+    from workers.crypto.exchange import post_keyring
+    from workers.protocol import Status
+    from workers.spec import SpecError, parse
+    from workers.storage import StorageError
+
+    view, t = _task(obj, task_id)
+    if t.requester != requester.address:
+        raise click.ClickException(f"task {task_id}'s requester is {t.requester}, not {requester.address}")
+    try:
+        spec = parse(store.get(t.spec_cid), digest=t.spec_digest)
+    except (StorageError, SpecError) as exc:
+        raise click.ClickException(f"cannot read task {task_id}'s spec {t.spec_cid}: {exc}") from None
+    if spec.encrypted_inputs is None:
+        raise click.ClickException(f"task {task_id}'s spec has no encrypted inputs: there are no keys to post")
+    deadline = time.monotonic() + wait_s
+    while t.status in (Status.OPEN, Status.DRAWING):
+        if time.monotonic() > deadline:
+            raise click.ClickException(f"task {task_id} is still {t.status.name.lower()} after {wait_s:.0f} s: "
+                                       f"its slots are not filled; run `decentrl task keys {task_id}` later")
+        time.sleep(KEYS_POLL_S)
+        t = view.task(task_id)
+    sender, service = obj.sender(requester)
+    try:
+        while t.status == Status.ACTIVE:
+            try:
+                posted = post_keyring(obj.deployment, store, requester, lambda call: send(sender, call, "postKeyring"),
+                                      task_id, spec.encrypted_inputs)
+            except (CryptoError, StorageError) as exc:
+                raise click.ClickException(f"task {task_id}: cannot post the keyring: {exc}") from None
+            if posted.receipt is not None:
+                click.echo(f"keyring {posted.cid} posted for {len(posted.nodes)} nodes of task {task_id} "
+                           f"(tx {posted.receipt['transactionHash'].to_0x_hex()})")
+            elif not follow:
+                click.echo(f"keyring {posted.cid} already covers the {len(posted.nodes)} nodes of task {task_id}")
+            if not follow:
+                break
+            time.sleep(KEYS_POLL_S)
+            t = view.task(task_id)
+    finally:
+        service.stop()
+    if t.status != Status.ACTIVE and not follow:
+        raise click.ClickException(f"task {task_id} is {t.status.name.lower()}: no keys to post")
+
+
+@task.command("keys")
+@click.argument("task_id", type=int)
+@click.option("--follow", is_flag=True, help="Keep posting after each assignment change until the task ends.")
+@click.option("--wait", "wait_s", type=float, default=3600.0, show_default=True,
+              help="Seconds to wait for every slot to be filled.")
+@click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
+              help="IPFS RPC API to publish the keyring to; default: the embedded store (--store-dir).")
+@click.pass_obj
+def task_keys(obj: Context, task_id, follow, wait_s, ipfs_api):
+    """Wrap the task's encrypted-inputs key for each assigned node and post the keyring (requester only)."""
+    store = open_node_store(obj.store_dir, ipfs_api)
+    post_task_keys(obj, obj.account(), task_id, store, wait_s=wait_s, follow=follow)
 
 
 def _task(obj: Context, task_id: int):

@@ -22,6 +22,10 @@ Layout (version 1):
      "seed": int, "verification": {"challenges_per_sampler": int, "logp_tolerance": float},
      "version": 1}
 
+plus, only when the requester encrypted inputs (SPECIFICATION 5.7), "inputs": the public
+descriptor of the ciphertext (`workers.crypto.inputs.EncryptedInputs`: algorithm, cid,
+key_commitment, key_salt, kind, size). A spec without it has the same bytes as before it existed.
+
 `ppo.device` is not part of a spec: each trainer node picks its device (PPOConfig's "auto").
 """
 
@@ -34,6 +38,7 @@ from dataclasses import dataclass, field
 
 from eth_utils import keccak
 
+from workers.crypto import inputs as encrypted
 from workers.rl.envs import EnvError, make_env, space_spec
 from workers.rl.policy import ACTIVATIONS, PolicyConfig
 from workers.rl.ppo import PPOConfig
@@ -88,6 +93,8 @@ class TaskSpec:
     `workers.rl.replay`'s own checks (which already allow LOGP_ATOL + RTOL * |logp|)."""
     version: int = SPEC_VERSION
     """Spec format version; this code reads version 1 only."""
+    encrypted_inputs: encrypted.EncryptedInputs | None = None
+    """The descriptor of the requester's encrypted payload (e.g. round 0's policy), or None."""
 
     def __post_init__(self):
         object.__setattr__(self, "hidden_sizes", tuple(self.hidden_sizes))
@@ -118,7 +125,7 @@ class TaskSpec:
             "evaluation": {"episodes": self.eval_episodes, "target_return": self.target_return},
             "verification": {"challenges_per_sampler": self.challenges_per_sampler,
                              "logp_tolerance": self.logp_tolerance},
-        }
+        } | ({} if self.encrypted_inputs is None else {"inputs": self.encrypted_inputs.to_dict()})
 
     def to_bytes(self) -> bytes:
         """The canonical JSON bytes (module doc): what is published and hashed."""
@@ -196,7 +203,7 @@ def _ppo(d) -> PPOConfig:
 def _validate(d: dict) -> dict:
     """Checks the dict form of a spec (as `to_dict` gives it); returns the fields for TaskSpec."""
     top = ("version", "env_id", "seed", "policy", "rollout", "ppo", "evaluation", "verification")
-    _object("", d, top)
+    _object("", d, (*top, "inputs"), optional=("inputs",))
     version = d["version"]
     if isinstance(version, bool) or version != SPEC_VERSION:
         raise SpecError("version", f"this node reads spec version {SPEC_VERSION}, got {version!r}; "
@@ -234,9 +241,16 @@ def _validate(d: dict) -> dict:
     tol = _float("verification.logp_tolerance", ver["logp_tolerance"])
     if not 0 < tol <= MAX_LOGP_TOLERANCE:
         raise SpecError("verification.logp_tolerance", f"must be in (0, {MAX_LOGP_TOLERANCE}], got {tol!r}")
+    inputs = None
+    if "inputs" in d:
+        try:
+            inputs = encrypted.from_dict(d["inputs"])
+        except encrypted.InputsFieldError as error:
+            raise SpecError(f"inputs.{error.field}".rstrip("."), error.problem) from None
     return dict(version=version, env_id=env_id, seed=seed, hidden_sizes=hidden, activation=activation,
                 init_log_std=init_log_std, steps_per_shard=steps, ppo=ppo, eval_episodes=episodes,
-                target_return=target, challenges_per_sampler=challenges, logp_tolerance=tol)
+                target_return=target, challenges_per_sampler=challenges, logp_tolerance=tol,
+                encrypted_inputs=inputs)
 
 
 def from_dict(d: dict) -> TaskSpec:

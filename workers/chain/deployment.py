@@ -65,6 +65,11 @@ class Deployment:
     def token(self):
         return self.contracts["RLToken"]
 
+    @property
+    def keyrings(self):
+        """KeyringBoard: where requesters post the keyrings of encrypted inputs (SPECIFICATION 5.7)."""
+        return self.contracts["KeyringBoard"]
+
     def abi_versions(self) -> dict:
         return {name: abi_document(name)["abiHash"] for name in self.contracts}
 

@@ -171,10 +171,12 @@ def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local")
         role = getattr(contract.functions, role_fn)().call()
         w3.eth.wait_for_transaction_receipt(
             contract.functions.grantRole(role, registry.address).transact({"from": admin}))
+    keyrings = _deploy(w3, admin, "KeyringBoard", registry.address)
     return {
         "network": network, "chainId": w3.eth.chain_id, "block": w3.eth.block_number, "admin": admin,
         "contracts": {"RLToken": token.address, "StakeManager": stakes.address, "Reputation": reputation.address,
-                      "RewardVault": vault.address, "TaskRegistry": registry.address, "RoundLogic": logic.address},
+                      "RewardVault": vault.address, "TaskRegistry": registry.address, "RoundLogic": logic.address,
+                      "KeyringBoard": keyrings.address},
     }
 
 

@@ -136,6 +136,8 @@ class NodeContext:
     secrets: Secrets
     extra: dict = field(default_factory=dict)
     _specs: dict = field(default_factory=dict, repr=False)
+    account: object = field(default=None, repr=False)
+    """The node's LocalAccount (it opens the node's entry in a keyring of encrypted inputs)."""
 
     @property
     def address(self) -> str:
@@ -155,7 +157,7 @@ class NodeContext:
         sender = TxSender(w3, account, client)
         store = open_store(extra.get("ipfs_api"), extra["store_dir"])
         return cls(config, w3, deployment, sender, store, ChainView(deployment), node_dir,
-                   Secrets(node_dir / "secrets.sqlite"), dict(extra))
+                   Secrets(node_dir / "secrets.sqlite"), dict(extra), account=account)
 
     @classmethod
     def current(cls) -> "NodeContext":

@@ -188,11 +188,13 @@ def spec_of(ctx: NodeContext, task):
 
 
 def checkpoint_bundle(ctx: NodeContext, task) -> bytes | None:
-    """The task's current checkpoint bundle (checked against checkpointRoot), None before any."""
+    """The task's current checkpoint bundle (checked against checkpointRoot). Before any: the
+    initial bundle of its encrypted inputs (workers.node.encrypted_inputs), else None."""
+    from workers.node.encrypted_inputs import initial_bundle
     from workers.roles.trainer import verify_checkpoint
 
     if not task.checkpoint_cid:
-        return None
+        return initial_bundle(ctx, task, spec_of(ctx, task))
     bundle = ctx.store.get(task.checkpoint_cid)
     verify_checkpoint(bundle, task.checkpoint_root)
     return bundle

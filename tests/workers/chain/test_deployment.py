@@ -10,7 +10,7 @@ from workers.chain.deployment import DeploymentError, WrongNetwork, load_deploym
 
 def test_binds_every_contract_to_its_address(deployment, deployment_file):
     record = json.loads(deployment_file.read_text())
-    for name in ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken"):
+    for name in ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken", "KeyringBoard"):
         assert deployment.contracts[name].address == record["contracts"][name]
     assert deployment.chain_id == 31337
     # calls reach the right contracts (state-independent: other tests share this chain)
