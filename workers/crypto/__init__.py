@@ -1,0 +1,2 @@
+"""Cryptography of the node that the contracts check: BN254 BLS signatures (bls.py) and the
+messages validators sign (attest_messages.py)."""
