@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from brownie import (
+    AggregateAttest,
     RLToken,
     Reputation,
     RewardVault,
@@ -66,6 +67,7 @@ class Deployment:
     vault: object
     registry: object
     round_logic: object
+    aggregate_attest: object
     admin: str
     params: DeployParams = field(default_factory=DeployParams)
 
@@ -77,6 +79,7 @@ class Deployment:
             "RewardVault": self.vault.address,
             "TaskRegistry": self.registry.address,
             "RoundLogic": self.round_logic.address,
+            "AggregateAttest": self.aggregate_attest.address,
         }
 
 
@@ -89,11 +92,12 @@ def deploy(admin, params: DeployParams = DeployParams()) -> Deployment:
     reputation = Reputation.deploy(admin, tx)
     vault = RewardVault.deploy(token, admin, tx)
     round_logic = RoundLogic.deploy(tx)  # linked into TaskRegistry by brownie
+    aggregate_attest = AggregateAttest.deploy(tx)  # likewise
     registry = TaskRegistry.deploy(token, stakes, reputation, vault, admin, treasury, tx)
     stakes.grantRole(stakes.PROTOCOL_ROLE(), registry, tx)
     reputation.grantRole(reputation.REPORTER_ROLE(), registry, tx)
     vault.grantRole(vault.ESCROW_ROLE(), registry, tx)
-    return Deployment(token, stakes, reputation, vault, registry, round_logic, admin.address, params)
+    return Deployment(token, stakes, reputation, vault, registry, round_logic, aggregate_attest, admin.address, params)
 
 
 def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
