@@ -9,6 +9,7 @@ import {SafeCast} from "@openzeppelin/contracts/utils/math/SafeCast.sol";
 import {EnumerableSet} from "@openzeppelin/contracts/utils/structs/EnumerableSet.sol";
 import {IStakeManager} from "./interfaces/IStakeManager.sol";
 import {Role} from "./libraries/Types.sol";
+import {BN254} from "./libraries/BN254.sol";
 
 /// @title StakeManager
 /// @notice Holds operator stakes per role; the protocol locks, unlocks and slashes them.
@@ -20,6 +21,8 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
     bytes32 public constant GOVERNOR_ROLE = keccak256("GOVERNOR_ROLE");
     /// @notice Held by the TaskRegistry: may lock, unlock and slash.
     bytes32 public constant PROTOCOL_ROLE = keccak256("PROTOCOL_ROLE");
+    /// @notice Domain tag of the message a BLS proof of possession signs (see `blsPopMessage`).
+    bytes32 public constant BLS_POP_DOMAIN = keccak256("decentrl.bls-pop.v1");
 
     uint256 public constant MIN_UNBONDING_PERIOD = 1 days;
     uint256 public constant MAX_UNBONDING_PERIOD = 90 days;
@@ -30,7 +33,7 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
     mapping(Role role => uint256) private _minStake;
     mapping(address node => bool) private _nodePaused;
     mapping(address node => uint256[4]) private _blsKeys;
-    mapping(address node => uint256[2]) private _blsProofs;
+    mapping(address node => uint256[2]) private _blsKeysG1;
     // Validators with active stake: the pool the TaskRegistry draws from.
     EnumerableSet.AddressSet private _validators;
     uint256 private _unbondingPeriod;
@@ -97,11 +100,34 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
     }
 
     /// @inheritdoc IStakeManager
-    function registerBlsKey(uint256[4] calldata pubkey, uint256[2] calldata proofOfPossession) external {
+    function registerBlsKey(
+        uint256[4] calldata pubkey,
+        uint256[2] calldata pubkeyG1,
+        uint256[2] calldata proofOfPossession
+    ) external {
         if (!_validators.contains(msg.sender)) revert NotAValidator(msg.sender);
-        if ((pubkey[0] | pubkey[1] | pubkey[2] | pubkey[3]) == 0) revert InvalidBlsKey();
-        _blsKeys[msg.sender] = pubkey;
-        _blsProofs[msg.sender] = proofOfPossession;
+        uint256[4] memory pk2 = pubkey;
+        uint256[2] memory pk1 = pubkeyG1;
+        // Neither key may be the point at infinity: with both at infinity every check below holds.
+        if ((pk2[0] | pk2[1] | pk2[2] | pk2[3]) == 0 || (pk1[0] | pk1[1]) == 0 || !BN254.isOnCurveG1(pk1)) {
+            revert InvalidBlsKey(msg.sender);
+        }
+        // e(pk1, -g2) · e(g1, pk2) == 1: both keys have the same secret. The precompile rejects a
+        // pk2 off the twist or outside the prime-order subgroup (callOk false).
+        (bool callOk, bool same) = BN254.pairing2(pk1, BN254.negG2(), BN254.g1(), pk2);
+        if (!callOk) revert InvalidBlsKey(msg.sender);
+        if (!same) revert BlsKeysMismatch(msg.sender);
+        // e(pop, -g2) · e(H(m), pk2) == 1 for m naming this node and these keys: the registrant knows
+        // the secret, so no one can register pk_rogue = pk_attacker - pk_victim (rogue-key attack).
+        uint256[2] memory pop = proofOfPossession;
+        bytes32 message = blsPopMessage(msg.sender, pubkey, pubkeyG1);
+        bool valid;
+        if (BN254.isOnCurveG1(pop)) {
+            (, valid) = BN254.pairing2(pop, BN254.negG2(), BN254.hashToG1(message), pk2);
+        }
+        if (!valid) revert InvalidProofOfPossession(msg.sender);
+        _blsKeys[msg.sender] = pk2;
+        _blsKeysG1[msg.sender] = pk1;
         emit BlsKeyRegistered(msg.sender, keccak256(abi.encodePacked(pubkey)), pubkey);
     }
 
@@ -198,7 +224,25 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
 
     /// @inheritdoc IStakeManager
     function blsKeyOf(address node) external view returns (uint256[4] memory, uint256[2] memory) {
-        return (_blsKeys[node], _blsProofs[node]);
+        return (_blsKeys[node], _blsKeysG1[node]);
+    }
+
+    /// @inheritdoc IStakeManager
+    function aggregateBlsKey(address[] calldata nodes) external view returns (uint256[2] memory apk) {
+        for (uint256 i = 0; i < nodes.length; ++i) {
+            uint256[2] memory key = _blsKeysG1[nodes[i]];
+            if ((key[0] | key[1]) == 0) revert BlsKeyNotRegistered(nodes[i]);
+            apk = BN254.add(apk, key);
+        }
+    }
+
+    /// @inheritdoc IStakeManager
+    function blsPopMessage(address node, uint256[4] calldata pubkey, uint256[2] calldata pubkeyG1)
+        public
+        view
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(BLS_POP_DOMAIN, block.chainid, address(this), node, pubkey, pubkeyG1));
     }
 
     function _setMinStake(Role role, uint256 amount) private {

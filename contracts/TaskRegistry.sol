@@ -17,6 +17,8 @@ import {IRewardVault} from "./interfaces/IRewardVault.sol";
 import {Role, Outcome} from "./libraries/Types.sol";
 import {Payouts} from "./libraries/Payouts.sol";
 import {RoundLogic} from "./libraries/RoundLogic.sol";
+import {AggregateAttest} from "./libraries/AggregateAttest.sol";
+import {Votes} from "./libraries/Votes.sol";
 import {TaskStorage, Context} from "./libraries/TaskStorage.sol";
 
 /// @title TaskRegistry
@@ -177,7 +179,7 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
         sub.commitment = commitment;
         sub.node = msg.sender;
         emit ResultCommitted(taskId, t.round, msg.sender, role, slot, commitment);
-        RoundLogic.acted(_s, _context(), taskId);
+        RoundLogic.acted(_s, _context(), taskId, 1);
     }
 
     /// @inheritdoc ITaskRegistry
@@ -194,7 +196,7 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
         sub.cid = cid;
         sub.revealed = true;
         emit ResultRevealed(taskId, t.round, msg.sender, role, slot, root, cid);
-        RoundLogic.acted(_s, _context(), taskId);
+        RoundLogic.acted(_s, _context(), taskId, 1);
     }
 
     /// @inheritdoc ITaskRegistry
@@ -203,14 +205,32 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
         (Role role, uint256 slot) = _checkMember(taskId, t);
         if (role != Role.Validator || t.phase != Phase.Attest) revert WrongPhase(taskId, t.phase);
         _checkOnTime(taskId, t, role, slot);
+        if (Votes.voted(_s, taskId, t.round, slot)) revert AlreadyAttested(taskId, msg.sender);
         Attestation storage a = _s.attestations[taskId][t.round][slot];
-        if (a.voted) revert AlreadyAttested(taskId, msg.sender);
         // Only bits of revealed submissions mean anything; revealedMask fits 64 bits by construction.
         uint64 bitmap = uint64(acceptBitmap & t.revealedMask);
         a.voted = true;
         a.acceptBitmap = bitmap;
         emit Attested(taskId, t.round, msg.sender, slot, bitmap);
-        RoundLogic.acted(_s, _context(), taskId);
+        RoundLogic.acted(_s, _context(), taskId, 1);
+    }
+
+    /// @inheritdoc ITaskRegistry
+    function attestAggregate(
+        uint256 taskId,
+        uint256 round,
+        uint256 acceptBitmap,
+        uint256 signerBitmap,
+        uint256[2] calldata sigma,
+        uint256[4] calldata apk2
+    ) external nonReentrant whenNotPaused {
+        Task storage t = _task(taskId);
+        if (t.status != Status.Active) revert WrongStatus(taskId, t.status);
+        if (t.phase != Phase.Attest) revert WrongPhase(taskId, t.phase);
+        if (round != t.round) revert RoundMismatch(taskId, round, t.round);
+        if (protocolTime() > t.phaseDeadline) revert DeadlinePassed(taskId, t.phaseDeadline);
+        uint256 signers = AggregateAttest.record(_s, stakes, taskId, acceptBitmap, signerBitmap, sigma, apk2);
+        RoundLogic.acted(_s, _context(), taskId, signers);
     }
 
     /// @inheritdoc ITaskRegistry
@@ -316,7 +336,12 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
 
     /// @inheritdoc ITaskRegistry
     function attestationOf(uint256 taskId, uint256 round, uint256 slot) external view returns (Attestation memory) {
-        return _s.attestations[taskId][round][slot];
+        return Votes.get(_s, taskId, round, slot);
+    }
+
+    /// @inheritdoc ITaskRegistry
+    function attestationMessage(uint256 taskId, uint256 round, uint256 acceptBitmap) external view returns (bytes32) {
+        return AggregateAttest.message(taskId, round, acceptBitmap);
     }
 
     /// @inheritdoc ITaskRegistry

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from brownie import (
+    AggregateAttest,
     KeyringBoard,
     RLToken,
     Reputation,
@@ -68,6 +69,7 @@ class Deployment:
     registry: object
     round_logic: object
     keyrings: object
+    aggregate_attest: object
     admin: str
     params: DeployParams = field(default_factory=DeployParams)
 
@@ -80,6 +82,7 @@ class Deployment:
             "TaskRegistry": self.registry.address,
             "RoundLogic": self.round_logic.address,
             "KeyringBoard": self.keyrings.address,
+            "AggregateAttest": self.aggregate_attest.address,
         }
 
 
@@ -92,12 +95,14 @@ def deploy(admin, params: DeployParams = DeployParams()) -> Deployment:
     reputation = Reputation.deploy(admin, tx)
     vault = RewardVault.deploy(token, admin, tx)
     round_logic = RoundLogic.deploy(tx)  # linked into TaskRegistry by brownie
+    aggregate_attest = AggregateAttest.deploy(tx)  # likewise
     registry = TaskRegistry.deploy(token, stakes, reputation, vault, admin, treasury, tx)
     stakes.grantRole(stakes.PROTOCOL_ROLE(), registry, tx)
     reputation.grantRole(reputation.REPORTER_ROLE(), registry, tx)
     vault.grantRole(vault.ESCROW_ROLE(), registry, tx)
     keyrings = KeyringBoard.deploy(registry, tx)  # encrypted inputs' keyrings (SPECIFICATION 5.7)
-    return Deployment(token, stakes, reputation, vault, registry, round_logic, keyrings, admin.address, params)
+    return Deployment(token, stakes, reputation, vault, registry, round_logic, keyrings, aggregate_attest,
+                      admin.address, params)
 
 
 def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:

@@ -26,7 +26,14 @@ interface IStakeManager {
     error UnbondingNotReady(address node, Role role, uint256 readyAt);
     error UnbondingPeriodOutOfBounds(uint256 period, uint256 min, uint256 max);
     error NotAValidator(address node);
-    error InvalidBlsKey();
+    /// @notice A BLS key is the point at infinity, off its curve or outside the prime-order subgroup.
+    error InvalidBlsKey(address node);
+    /// @notice The G1 and G2 keys do not share their secret: e(pk1, g2) != e(g1, pk2).
+    error BlsKeysMismatch(address node);
+    /// @notice The proof of possession is not the key's signature of `blsPopMessage`.
+    error InvalidProofOfPossession(address node);
+    /// @notice The node has no BLS key, so it cannot be part of an aggregate attestation.
+    error BlsKeyNotRegistered(address node);
     error ZeroAddress();
 
     event Staked(address indexed node, Role indexed role, uint256 amount, uint256 totalStaked);
@@ -52,11 +59,17 @@ interface IStakeManager {
     /// @notice Lets an operator take its node out of (and back into) new assignments.
     function setNodePaused(bool paused) external;
 
-    /// @notice Registers the caller's BN254 BLS public key (G2, precompile order
-    ///         [x.c1, x.c0, y.c1, y.c0]) with a proof of possession (G1 signature over the key).
-    /// @dev The proof is stored with the key; its on-chain pairing check arrives with BLS
-    ///      attestations (see SPECIFICATION.md, "Validator keys").
-    function registerBlsKey(uint256[4] calldata pubkey, uint256[2] calldata proofOfPossession) external;
+    /// @notice Registers (or replaces) the caller's BN254 BLS key: `pubkey` = sk·g2 in G2 (precompile
+    ///         order [x.c1, x.c0, y.c1, y.c0]), `pubkeyG1` = sk·g1 (lets the registry aggregate keys
+    ///         with ecAdd), and `proofOfPossession` = sk·H(blsPopMessage(caller, pubkey, pubkeyG1)).
+    /// @dev Reverts `InvalidBlsKey` for a key at infinity, off its curve or outside the subgroup,
+    ///      `BlsKeysMismatch` when the two keys have different secrets and `InvalidProofOfPossession`
+    ///      for a wrong proof (the rogue-key defence; see SPECIFICATION.md 3.1).
+    function registerBlsKey(
+        uint256[4] calldata pubkey,
+        uint256[2] calldata pubkeyG1,
+        uint256[2] calldata proofOfPossession
+    ) external;
 
     /// @notice Locks `amount` of a node's unlocked stake for an assignment. Protocol only.
     function lock(address node, Role role, uint256 amount) external;
@@ -82,5 +95,16 @@ interface IStakeManager {
     function isNodePaused(address node) external view returns (bool);
     function validatorCount() external view returns (uint256);
     function validatorAt(uint256 index) external view returns (address);
-    function blsKeyOf(address node) external view returns (uint256[4] memory pubkey, uint256[2] memory proofOfPossession);
+    /// @notice A node's registered BLS keys (all zeros when none).
+    function blsKeyOf(address node) external view returns (uint256[4] memory pubkey, uint256[2] memory pubkeyG1);
+
+    /// @notice Sum of the G1 keys of `nodes`; reverts `BlsKeyNotRegistered` for a node without one.
+    function aggregateBlsKey(address[] calldata nodes) external view returns (uint256[2] memory apk);
+
+    /// @notice The 32-byte message a proof of possession signs: keccak256(abi.encode(BLS_POP_DOMAIN,
+    ///         chain id, this contract, node, pubkey, pubkeyG1)).
+    function blsPopMessage(address node, uint256[4] calldata pubkey, uint256[2] calldata pubkeyG1)
+        external
+        view
+        returns (bytes32);
 }

@@ -155,6 +155,14 @@ interface ITaskRegistry {
     error InvalidResult();
     error CommitmentMismatch(uint256 taskId, address node);
     error AlreadyAttested(uint256 taskId, address validator);
+    /// @notice An aggregate's signer bitmap is empty or names a slot beyond the task's validators.
+    error InvalidSignerBitmap(uint256 taskId, uint256 signerBitmap);
+    /// @notice An aggregate names a validator slot nobody holds.
+    error VacantValidatorSlot(uint256 taskId, uint256 slot);
+    /// @notice An aggregate was signed for another round than the current one.
+    error RoundMismatch(uint256 taskId, uint256 round, uint256 currentRound);
+    /// @notice The aggregate signature does not verify for these signers and this message.
+    error InvalidAggregateSignature(uint256 taskId, uint256 round, uint256 signerBitmap);
 
     event TaskCreated(
         uint256 indexed taskId,
@@ -178,6 +186,9 @@ interface ITaskRegistry {
         uint256 indexed taskId, uint256 indexed round, address indexed node, Role role, uint256 slot, bytes32 root, string cid
     );
     event Attested(uint256 indexed taskId, uint256 indexed round, address indexed validator, uint256 slot, uint256 acceptBitmap);
+    /// @notice Validator slots `signerBitmap` voted `acceptBitmap` with one BLS aggregate signature
+    ///         (one event for all of them; per-vote `attest` emits `Attested`).
+    event AggregateAttested(uint256 indexed taskId, uint256 indexed round, uint256 signerBitmap, uint256 acceptBitmap);
     event VerdictReached(
         uint256 indexed taskId,
         uint256 indexed round,
@@ -231,6 +242,23 @@ interface ITaskRegistry {
     ///         accepts the trainer; a cleared bit rejects. Bits of unrevealed submissions are ignored.
     function attest(uint256 taskId, uint256 acceptBitmap) external;
 
+    /// @notice Records the same verdict bitmap for several validator slots at once, from one BLS
+    ///         aggregate signature. Anyone may submit it (the submitter pays the gas).
+    /// @param round Must be the current round (the signed message names it).
+    /// @param acceptBitmap The bitmap every signer signed, as in `attest`.
+    /// @param signerBitmap Bit v: validator slot v signed. Each must hold its slot, be expected this
+    ///        round and not have voted yet; otherwise the call reverts (re-aggregate without it).
+    /// @param sigma Sum of the signers' BLS signatures of `attestationMessage(taskId, round, acceptBitmap)`.
+    /// @param apk2 Sum of the signers' G2 public keys (checked against their registered G1 keys).
+    function attestAggregate(
+        uint256 taskId,
+        uint256 round,
+        uint256 acceptBitmap,
+        uint256 signerBitmap,
+        uint256[2] calldata sigma,
+        uint256[4] calldata apk2
+    ) external;
+
     /// @notice Moves a task past an expired deadline, penalising whoever did not act. Anyone may call.
     function advance(uint256 taskId) external;
 
@@ -245,6 +273,11 @@ interface ITaskRegistry {
         external
         pure
         returns (bytes32);
+
+    /// @notice The 32-byte message validators BLS-sign for an aggregate attestation:
+    ///         keccak256(abi.encode(keccak256("decentrl.attest.v1"), chain id, this registry, taskId,
+    ///         round, acceptBitmap)).
+    function attestationMessage(uint256 taskId, uint256 round, uint256 acceptBitmap) external view returns (bytes32);
 
     /// @notice The EIP-712 digest a requester signs for `createTaskWithSig`.
     function createTaskDigest(TaskParams calldata params, address requester, uint256 nonce, uint256 deadline)

@@ -5,6 +5,7 @@ import {ITaskRegistry} from "../interfaces/ITaskRegistry.sol";
 import {Role, Outcome} from "./Types.sol";
 import {Payouts} from "./Payouts.sol";
 import {TaskStorage, Context} from "./TaskStorage.sol";
+import {Votes} from "./Votes.sol";
 
 /// @title RoundLogic
 /// @notice The round state machine of the TaskRegistry: phase changes, penalties for missed
@@ -23,11 +24,13 @@ library RoundLogic {
         _enterPhase(s, c, taskId, t, ITaskRegistry.Phase.SampleCommit);
     }
 
-    /// @notice Records that one expected action of the current phase happened; closes the phase
-    ///         when it was the last.
-    function acted(TaskStorage storage s, Context memory c, uint256 taskId) external {
+    /// @notice Records that `actions` expected actions of the current phase happened (one per
+    ///         commit, reveal or vote; an aggregate attestation is one per signer); closes the phase
+    ///         when they were the last.
+    function acted(TaskStorage storage s, Context memory c, uint256 taskId, uint256 actions) external {
         ITaskRegistry.Task storage t = s.tasks[taskId];
-        t.pending -= 1;
+        // Each action is by a distinct expected node that had not acted: actions <= pending.
+        t.pending -= uint8(actions);
         if (t.pending == 0) _closePhase(s, c, taskId, t);
     }
 
@@ -138,7 +141,7 @@ library RoundLogic {
             for (uint256 i = 0; i < t.numValidators; ++i) {
                 ITaskRegistry.Slot storage slot = s.slots[taskId][Role.Validator][i];
                 if (slot.node == address(0) || slot.sinceRound > round) continue;
-                if (!s.attestations[taskId][round][i].voted) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Missed);
+                if (!Votes.voted(s, taskId, round, i)) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Missed);
             }
             return;
         }
@@ -211,7 +214,7 @@ library RoundLogic {
     {
         uint256 round = t.round;
         for (uint256 v = 0; v < t.numValidators; ++v) {
-            ITaskRegistry.Attestation memory a = s.attestations[taskId][round][v];
+            ITaskRegistry.Attestation memory a = Votes.get(s, taskId, round, v);
             if (!a.voted) continue;
             if (a.acceptBitmap & bit != 0) ++yes;
             else ++no;
@@ -298,7 +301,7 @@ library RoundLogic {
         uint256 n = t.numValidators;
         uint256 share = Payouts.perPayee(_roundPool(t, Role.Validator), n);
         for (uint256 v = 0; v < n; ++v) {
-            ITaskRegistry.Attestation memory a = s.attestations[taskId][round][v];
+            ITaskRegistry.Attestation memory a = Votes.get(s, taskId, round, v);
             if (!a.voted) continue;
             address node = s.slots[taskId][Role.Validator][v].node;
             bool against = (a.acceptBitmap & rejected) != 0 || (~uint256(a.acceptBitmap) & accepted) != 0;

@@ -17,6 +17,21 @@ struct TaskStorage {
         submissions;
     mapping(uint256 taskId => mapping(uint256 round => mapping(uint256 slot => ITaskRegistry.Attestation))) attestations;
     mapping(uint256 taskId => uint256[3]) paid;
+    mapping(uint256 taskId => mapping(uint256 round => AggregateVotes)) aggregates;
+}
+
+/// @notice One BLS aggregate attestation: the validator slots that signed and the bitmap they voted.
+struct Ballot {
+    uint64 signers;
+    uint64 acceptBitmap;
+}
+
+/// @notice The aggregate attestations of one round: every slot they cover (`votedMask`) and the
+///         ballots themselves (at most one per validator slot, as each covers a slot not yet voted).
+struct AggregateVotes {
+    uint64 votedMask;
+    uint8 count;
+    mapping(uint256 index => Ballot) ballots;
 }
 
 /// @notice The registry's collaborators and parameters, handed to RoundLogic on each call.

@@ -34,7 +34,8 @@ KEY = "0x" + keccak(text="decentrl live deploy test key").hex()
 ADDRESS = to_checksum_address(keccak(PrivateKey(bytes.fromhex(KEY[2:])).public_key.to_bytes())[-20:])
 ACCOUNT_ID = "decentrl-test-deployer"
 PASSWORD = "correct horse battery staple 7f3a"
-CONTRACTS = ["RLToken", "StakeManager", "Reputation", "RewardVault", "TaskRegistry", "RoundLogic", "KeyringBoard"]
+CONTRACTS = ["RLToken", "StakeManager", "Reputation", "RewardVault", "TaskRegistry", "RoundLogic", "KeyringBoard",
+             "AggregateAttest"]
 
 
 def free_port() -> int:

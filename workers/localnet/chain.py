@@ -2,7 +2,7 @@
 optional `evm_mine` ticker (automine only mines with transactions, and the validator draw needs a
 block after its seed block), and the protocol deployed with plain web3 from brownie's build
 artifacts (build/contracts, made by `brownie compile` in `make setup`; nothing is compiled here),
-RoundLogic linked into TaskRegistry and the roles wired as scripts/deploy.py does."""
+RoundLogic and AggregateAttest linked into TaskRegistry and the roles wired as scripts/deploy.py does."""
 
 from __future__ import annotations
 
@@ -165,8 +165,9 @@ def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local")
     reputation = _deploy(w3, admin, "Reputation", admin)
     vault = _deploy(w3, admin, "RewardVault", token.address, admin)
     logic = _deploy(w3, admin, "RoundLogic")
+    aggregate = _deploy(w3, admin, "AggregateAttest")
     registry = _deploy(w3, admin, "TaskRegistry", token.address, stakes.address, reputation.address, vault.address,
-                       admin, treasury, link={"RoundLogic": logic.address})
+                       admin, treasury, link={"RoundLogic": logic.address, "AggregateAttest": aggregate.address})
     for contract, role_fn in ((stakes, "PROTOCOL_ROLE"), (reputation, "REPORTER_ROLE"), (vault, "ESCROW_ROLE")):
         role = getattr(contract.functions, role_fn)().call()
         w3.eth.wait_for_transaction_receipt(
@@ -176,7 +177,7 @@ def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local")
         "network": network, "chainId": w3.eth.chain_id, "block": w3.eth.block_number, "admin": admin,
         "contracts": {"RLToken": token.address, "StakeManager": stakes.address, "Reputation": reputation.address,
                       "RewardVault": vault.address, "TaskRegistry": registry.address, "RoundLogic": logic.address,
-                      "KeyringBoard": keyrings.address},
+                      "KeyringBoard": keyrings.address, "AggregateAttest": aggregate.address},
     }
 
 

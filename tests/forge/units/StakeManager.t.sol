@@ -256,7 +256,7 @@ contract StakeManagerTest is UnitBase {
         stakes.withdrawUnbonded(Role.Sampler);
     }
 
-    // ------------------------------------------------------------ pause and BLS keys
+    // ------------------------------------------------------------ pause (BLS keys: StakeManagerBls.t.sol)
 
     function test_setNodePausedTogglesAndEmits() public {
         vm.expectEmit(true, false, false, true, address(stakes));
@@ -269,46 +269,6 @@ contract StakeManagerTest is UnitBase {
         vm.prank(alice);
         stakes.setNodePaused(false);
         assertTrue(!stakes.isNodePaused(alice), "unpaused");
-    }
-
-    function test_registerBlsKeyStoresKeyAndProof() public {
-        _stake(alice, Role.Validator, 200);
-        uint256[4] memory key = [uint256(1), 2, 3, 4];
-        uint256[2] memory pop = [uint256(5), 6];
-        vm.expectEmit(true, true, false, true, address(stakes));
-        emit IStakeManager.BlsKeyRegistered(alice, keccak256(abi.encodePacked(key)), key);
-        vm.prank(alice);
-        stakes.registerBlsKey(key, pop);
-        (uint256[4] memory storedKey, uint256[2] memory storedPop) = stakes.blsKeyOf(alice);
-        for (uint256 i = 0; i < 4; ++i) assertEq(storedKey[i], key[i], "key");
-        assertEq(storedPop[0], 5, "pop x");
-        assertEq(storedPop[1], 6, "pop y");
-    }
-
-    function test_registerBlsKeyAcceptsAnySingleNonZeroCoordinate() public {
-        _stake(alice, Role.Validator, 200);
-        for (uint256 i = 0; i < 4; ++i) {
-            uint256[4] memory key;
-            key[i] = 9;
-            vm.prank(alice);
-            stakes.registerBlsKey(key, [uint256(0), 0]);
-            (uint256[4] memory stored,) = stakes.blsKeyOf(alice);
-            assertEq(stored[i], 9, "coordinate stored");
-        }
-    }
-
-    function test_registerBlsKeyRequiresValidator() public {
-        _stake(alice, Role.Trainer, 500);
-        vm.expectRevert(abi.encodeWithSelector(IStakeManager.NotAValidator.selector, alice));
-        vm.prank(alice);
-        stakes.registerBlsKey([uint256(1), 2, 3, 4], [uint256(5), 6]);
-    }
-
-    function test_registerBlsKeyRejectsZeroKey() public {
-        _stake(alice, Role.Validator, 200);
-        vm.expectRevert(IStakeManager.InvalidBlsKey.selector);
-        vm.prank(alice);
-        stakes.registerBlsKey([uint256(0), 0, 0, 0], [uint256(5), 6]);
     }
 
     // ------------------------------------------------------------ lock / unlock
