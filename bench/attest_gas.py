@@ -1,102 +1,129 @@
-"""STATUS: does not complete yet. On dev anvil the attestAggregate transaction of the first size
-is reported "dropped" by brownie although the same call succeeds as eth_call; no figure has
-been measured. Unresolved.
+"""Gas of one round's attestation: one BLS aggregate against one ECDSA-signed vote per validator.
 
-Gas of one round's attestation: one BLS aggregate against one ECDSA vote per validator.
+    .venv/bin/python bench/attest_gas.py [--sizes 4,16,64]
 
-    python tools/brownie_cli.py run $PWD/bench/attest_gas.py --network NAME
+Runs its own anvil (workers.localnet) with the protocol deployed from brownie's build (run
+`brownie compile` first). A pool of validators stakes and registers BLS keys (proof of possession
+checked on-chain). For each size V, two fresh tasks with one sampler, one trainer and V validators
+reach their Attest phase; one is attested the ECDSA way, the other the BLS way:
 
-For V = 4, 16 and 64 validators (the registry's cap is 64, so every size runs on the real
-contracts): a fresh task with one sampler, one trainer and V validators holding registered BLS
-keys reaches its Attest phase, twice (no chain snapshots: brownie drops later transactions of
-locally signed accounts after a revert); one task is attested each way:
+- per-vote: V `attest()` transactions, one per validator (each an ECDSA-signed transaction; the
+  signature is checked by the chain, its cost is in the 21,000 base of each transaction), summed;
+- aggregate: one `attestAggregate()` carrying all V signers' verdict (py-ecc BLS signatures
+  aggregated off-chain, one pairing check on-chain).
 
-- per-vote: the V `attest()` transactions (each an ECDSA-signed transaction), summed;
-- aggregate: one `attestAggregate()` carrying all V signers (BLS signatures made with py-ecc).
-
-The last vote of either path also finalizes the round (verdicts, pay, reputation for V
-validators), which is the same work both ways. So besides the totals the table shows the
-attestation alone: the per-vote sum minus that finalization, and the aggregate minus it, with
-finalization = gas(last attest) - gas(a middle attest). Ends with exactly one line:
+The vote that completes the Attest phase also finalizes the round (verdicts, pay and reputation of
+V validators) — the same work on both paths. So the table shows the totals and the attestation
+alone: each total minus that finalization, measured as gas(last attest) - median gas(other attests).
+Ends with exactly one line:
 
     RESULT bls_gas_16=<aggregate, attestation alone> ecdsa_gas_16=<per-vote, attestation alone> ratio_16=<x>
 """
+from __future__ import annotations
 
+import argparse
 import statistics
+import sys
+from pathlib import Path
 
-from brownie import accounts, chain
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from scripts.deploy import deploy
-from workers.crypto.attest_messages import aggregate_args, attestation_message, registration_args
-from workers.crypto.bls import BlsKey
-from workers.protocol import Role
+from workers.crypto.attest_messages import aggregate_args, attestation_message, registration_args  # noqa: E402
+from workers.chain.abi import load_abi  # noqa: E402
+from workers.crypto.bls import BlsKey  # noqa: E402
+from workers.localnet.chain import TOKEN, Anvil, deploy_protocol, fund, http_w3  # noqa: E402
+from workers.protocol import Role, Status  # noqa: E402
 
-TOKEN = 10**18
-SIZES = (4, 16, 64)
+ANVIL_PORTS = range(8710, 8720)
 CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
+ACCEPT_BOTH = 0b11  # bit 0: the sampler (slot 0), bit 1 (= numSamplers): the trainer
 
 
-def _node(dep, admin, role, amount):
-    node = accounts.add()
-    admin.transfer(node, 10**18)
-    dep.token.transfer(node, amount, {"from": admin})
-    dep.token.approve(dep.stakes, amount, {"from": node})
-    dep.stakes.stake(role, amount, {"from": node})
-    return node
+class Chain:
+    """The deployed protocol and accounts that act through anvil's impersonation."""
+
+    def __init__(self, anvil: Anvil):
+        self.w3 = http_w3(anvil.http_url)
+        self.admin, treasury = self.w3.eth.accounts[0], self.w3.eth.accounts[9]
+        contracts = deploy_protocol(self.w3, self.admin, treasury)["contracts"]
+        self.token = self.w3.eth.contract(contracts["RLToken"], abi=load_abi("RLToken"))
+        self.stakes = self.w3.eth.contract(contracts["StakeManager"], abi=load_abi("StakeManager"))
+        self.registry = self.w3.eth.contract(contracts["TaskRegistry"], abi=load_abi("TaskRegistry"))
+        self.count = 0
+
+    def send(self, sender: str, call, gas: int = 8_000_000):
+        receipt = self.w3.eth.wait_for_transaction_receipt(call.transact({"from": sender, "gas": gas}))
+        if receipt["status"] != 1:
+            raise RuntimeError(f"{call.fn_name} reverted: {call.call({'from': sender})}")
+        return receipt
+
+    def new_account(self, drl: int) -> str:
+        self.count += 1
+        address = self.w3.to_checksum_address(f"0x{0xdec0 << 144 | self.count:040x}")
+        self.w3.provider.make_request("anvil_impersonateAccount", [address])
+        fund(self.w3, address, 10 * TOKEN)
+        if drl:
+            self.send(self.admin, self.token.functions.transfer(address, drl))
+        return address
+
+    def staked(self, role: Role, amount: int) -> str:
+        node = self.new_account(amount)
+        self.send(node, self.token.functions.approve(self.stakes.address, amount))
+        self.send(node, self.stakes.functions.stake(role, amount))
+        return node
+
+    def status(self, task_id: int) -> Status:
+        return Status(self.registry.functions.taskOf(task_id).call()[1])  # Task.status
+
+    def mine(self) -> None:
+        self.w3.provider.make_request("evm_mine", [])
 
 
-def _work(dep, task_id, node):
+def register_pool(chain: Chain, size: int) -> dict[str, BlsKey]:
+    minimum = chain.stakes.functions.minStake(Role.VALIDATOR).call()
+    keys = {}
+    for i in range(size):
+        node = chain.staked(Role.VALIDATOR, minimum)
+        key = BlsKey.from_seed(i.to_bytes(32, "big"))
+        chain.send(node, chain.stakes.functions.registerBlsKey(
+            *registration_args(key, node, chain.w3.eth.chain_id, chain.stakes.address)))
+        keys[node] = key
+    return keys
+
+
+def task_at_attest(chain: Chain, v: int) -> tuple[int, list[str]]:
+    """A fresh 1-round task with `v` validators at its Attest phase: (task id, validator by slot)."""
+    bounty = 1000 * TOKEN
+    chain.send(chain.admin, chain.token.functions.approve(chain.registry.address, bounty))
+    chain.send(chain.admin, chain.registry.functions.createTask((CID, b"\x33" * 32, bounty, 1, v, 1, 3600, 600, 600, 600)))
+    task_id = chain.registry.functions.taskCount().call()
+    minimums = [chain.stakes.functions.minStake(r).call() for r in (Role.SAMPLER, Role.TRAINER)]
+    workers = [chain.staked(Role.SAMPLER, minimums[0]), chain.staked(Role.TRAINER, minimums[1])]
+    for role, node in zip((Role.SAMPLER, Role.TRAINER), workers):
+        chain.send(node, chain.registry.functions.claimSlot(task_id, role))
+    while chain.status(task_id) != Status.ACTIVE:
+        chain.mine()  # the draw is seeded by a block after the armed one; a short draw re-arms
+        chain.send(chain.admin, chain.registry.functions.drawValidators(task_id), gas=25_000_000)
     root, salt = b"\x11" * 32, b"\x22" * 32
-    dep.registry.commit(task_id, dep.registry.commitmentFor(task_id, 0, node, root, CID, salt), {"from": node})
-    return root, salt
+    for node in workers:  # the sampler's commit and reveal, then the trainer's
+        commitment = chain.registry.functions.commitmentFor(task_id, 0, node, root, CID, salt).call()
+        chain.send(node, chain.registry.functions.commit(task_id, commitment))
+        chain.send(node, chain.registry.functions.reveal(task_id, root, CID, salt))
+    return task_id, [chain.registry.functions.slotOf(task_id, Role.VALIDATOR, s).call()[0] for s in range(v)]
 
 
-KEYS: dict = {}  # validator address -> BlsKey, across sizes (the pool grows)
-
-
-def _task_at_attest(dep, admin, v: int) -> tuple[int, list]:
-    """A fresh task with `v` validators at its Attest phase; returns (taskId, validator by slot)."""
-    dep.token.approve(dep.registry, 1000 * TOKEN, {"from": admin})
-    params = (CID, b"\x33" * 32, 1000 * TOKEN, 1, v, 1, 3600, 600, 600, 600)
-    task_id = dep.registry.createTask(params, {"from": admin}).return_value
-    sampler = _node(dep, admin, Role.SAMPLER, 100 * TOKEN)
-    trainer = _node(dep, admin, Role.TRAINER, 500 * TOKEN)
-    dep.registry.claimSlot(task_id, Role.SAMPLER, {"from": sampler})
-    dep.registry.claimSlot(task_id, Role.TRAINER, {"from": trainer})
-    chain.mine()  # the draw is seeded by a block mined after the slots filled
-    dep.registry.drawValidators(task_id, {"from": admin, "gas_limit": 20_000_000})
-    for node in (sampler, trainer):
-        root, salt = _work(dep, task_id, node)
-        dep.registry.reveal(task_id, root, CID, salt, {"from": node})
-    return task_id, [dep.registry.slotOf(task_id, Role.VALIDATOR, s)[0] for s in range(v)]
-
-
-def attest_round(dep, admin, v: int) -> dict:
-    """Gas of both paths, each on its own fresh task with `v` validators."""
-    while len(KEYS) < v:
-        node = _node(dep, admin, Role.VALIDATOR, 400 * TOKEN)  # two tasks' worth of stake
-        key = BlsKey.from_seed(len(KEYS).to_bytes(32, "big"))
-        dep.stakes.registerBlsKey(*registration_args(key, node.address, chain.id, dep.stakes.address), {"from": node})
-        KEYS[node.address] = key
-    bitmap = 0b11
-    task_id, slots = _task_at_attest(dep, admin, v)
-    per_vote = [dep.registry.attest(task_id, bitmap, {"from": node, "gas_limit": 5_000_000}).gas_used
-                for node in slots]
-    task_id, slots = _task_at_attest(dep, admin, v)
-    message = attestation_message(chain.id, dep.registry.address, task_id, 0, bitmap)
-    votes = {s: (KEYS[node].sign(message), list(KEYS[node].pubkey_g2)) for s, node in enumerate(slots)}
-    dep.registry.attestAggregate.call(*aggregate_args(task_id, 0, bitmap, votes), {"from": admin})  # surfaces a revert
-    tx = dep.registry.attestAggregate(*aggregate_args(task_id, 0, bitmap, votes),
-                                      {"from": admin, "gas_limit": 5_000_000})
-    assert "RoundFinalized" in tx.events, "the aggregate must finalize the round"
+def attest_round(chain: Chain, keys: dict[str, BlsKey], v: int) -> dict:
+    task_id, slots = task_at_attest(chain, v)
+    per_vote = [chain.send(node, chain.registry.functions.attest(task_id, ACCEPT_BOTH))["gasUsed"] for node in slots]
+    task_id, slots = task_at_attest(chain, v)
+    message = attestation_message(chain.w3.eth.chain_id, chain.registry.address, task_id, 0, ACCEPT_BOTH)
+    votes = {s: (keys[node].sign(message), list(keys[node].pubkey_g2)) for s, node in enumerate(slots)}
+    receipt = chain.send(chain.admin, chain.registry.functions.attestAggregate(*aggregate_args(task_id, 0, ACCEPT_BOTH, votes)))
+    if chain.status(task_id) != Status.COMPLETED:
+        raise RuntimeError("the aggregate did not finalize the round")
     finalization = per_vote[-1] - int(statistics.median(per_vote[:-1]))
-    return {"v": v, "ecdsa_total": sum(per_vote), "bls_total": tx.gas_used, "finalization": finalization,
-            "ecdsa": sum(per_vote) - finalization, "bls": tx.gas_used - finalization}
-
-
-def measure() -> list[dict]:
-    dep = deploy(accounts[0])
-    return [attest_round(dep, accounts[0], v) for v in SIZES]
+    return {"v": v, "ecdsa_total": sum(per_vote), "bls_total": receipt["gasUsed"], "finalization": finalization,
+            "ecdsa": sum(per_vote) - finalization, "bls": receipt["gasUsed"] - finalization}
 
 
 def table(rows: list[dict]) -> list[str]:
@@ -114,7 +141,24 @@ def result_line(rows: list[dict]) -> str:
     return f"RESULT bls_gas_16={r16['bls']} ecdsa_gas_16={r16['ecdsa']} ratio_16={r16['bls'] / r16['ecdsa']:.3f}"
 
 
-def main():
-    rows = measure()
+def measure(sizes: list[int]) -> list[dict]:
+    anvil = Anvil(ANVIL_PORTS)
+    try:
+        chain = Chain(anvil)
+        keys = register_pool(chain, 2 * max(sizes))  # a pool larger than a task, so draws fill quickly
+        return [attest_round(chain, keys, v) for v in sizes]
+    finally:
+        anvil.stop()
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--sizes", default="4,16,64", help="validator counts, comma-separated (must include 16)")
+    sizes = [int(s) for s in parser.parse_args(argv).sizes.split(",")]
+    rows = measure(sizes)
     print("\n".join(table(rows)))
     print(result_line(rows))
+
+
+if __name__ == "__main__":
+    main()
