@@ -31,13 +31,13 @@ under its CID, so a validator fetches only the ones it challenges.
 
 from __future__ import annotations
 
-import json
 import struct
 from dataclasses import dataclass, field
 
 import numpy as np
 from eth_utils import keccak
 
+from workers.framing import canonical, frame, unframe
 from workers.merkle import MerkleTree
 from workers.rl.policy import to_bytes
 from workers.rl.ppo import Batch, TrainState, adam_state
@@ -144,10 +144,6 @@ class Trace:
         return MerkleTree(digests, digests=True)
 
 
-def _canonical(obj) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
-
-
 def make_trace(states: list[tuple[int, bytes]], chunks: list[Chunk], steps_per_leaf: int) -> Trace:
     """The trace of (step, state bytes) leaves and data chunks."""
     raw = [c.to_bytes() for c in chunks]
@@ -160,25 +156,18 @@ def make_trace(states: list[tuple[int, bytes]], chunks: list[Chunk], steps_per_l
 
 def assemble(header: dict, raw_chunks: list[bytes]) -> Trace:
     """The trace of a header and its chunks' bytes (the header's chunk sizes must be theirs)."""
-    head = _canonical(header)
-    return Trace(header, list(raw_chunks),
-                 b"".join([MAGIC, struct.pack("<BI", VERSION, len(head)), head, *raw_chunks]))
+    return Trace(header, list(raw_chunks), frame(MAGIC, VERSION, canonical(header), *raw_chunks))
 
 
 def parse_trace(blob: bytes) -> Trace:
     """The trace in a blob; TraceError if it is malformed or not canonical."""
     blob = bytes(blob)
-    if blob[:4] != MAGIC or len(blob) < 9:
-        raise TraceError("not a trace blob: bad magic")
-    version, hlen = struct.unpack_from("<BI", blob, 4)
-    if version != VERSION:
-        raise TraceError(f"trace version {version} is not supported (expected {VERSION})")
+    header, at = unframe(blob, MAGIC, VERSION, "trace blob", TraceError)
     try:
-        header = json.loads(blob[9:9 + hlen])
         keys = {"chunk_rows", "chunks", "format", "states", "steps", "steps_per_leaf"}
         if not isinstance(header, dict) or set(header) != keys or header["format"] != FORMAT:
             raise TraceError(f"trace header must have keys {sorted(keys)} and format {FORMAT!r}")
-        at, chunks = 9 + hlen, []
+        chunks, body = [], at
         for size in header["chunks"]:
             chunks.append(blob[at:at + size])
             at += size
@@ -187,7 +176,7 @@ def parse_trace(blob: bytes) -> Trace:
                 raise TraceError(f"trace state entry {s} is malformed")
     except (TypeError, KeyError, ValueError, AttributeError) as error:
         raise TraceError(f"trace header is malformed: {error!r}") from None
-    if at != len(blob) or _canonical(header) != blob[9:9 + hlen]:
+    if at != len(blob) or canonical(header) != blob[9:body]:
         raise TraceError("trace blob is not canonical: its header disagrees with its length or encoding")
     return Trace(header, chunks, blob)
 

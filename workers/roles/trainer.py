@@ -33,13 +33,12 @@ so the policy alone can be proven against the root with the other two leaves as 
 from __future__ import annotations
 
 import dataclasses
-import json
-import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from eth_utils import keccak
 
+from workers.framing import canonical, frame, unframe
 from workers.merkle import merkle_root
 from workers.rl.policy import ActorCritic, to_bytes
 from workers.rl.ppo import TrainState, resolve_device
@@ -126,10 +125,6 @@ class CheckpointResult:
         return TrainState.from_bytes(self.train_state_bytes)
 
 
-def _canonical(obj) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
-
-
 def make_checkpoint(*, task_id: int, round_: int, spec_digest: bytes, prev_root: bytes | None,
                     inputs: Iterable[tuple[int, bytes]], device: str, policy_bytes: bytes,
                     train_state_bytes: bytes, trace_root: bytes, trace_cid: str, stats: dict | None = None,
@@ -142,8 +137,8 @@ def make_checkpoint(*, task_id: int, round_: int, spec_digest: bytes, prev_root:
             "spec": bytes(spec_digest).hex(), "task_id": task_id,
             "trace_cid": trace_cid, "trace_root": bytes(trace_root).hex(),
             "train_state": keccak(train_state_bytes).hex(), "train_state_size": len(train_state_bytes)}
-    raw = _canonical(meta)
-    bundle = b"".join([MAGIC, struct.pack("<BI", VERSION, len(raw)), raw, policy_bytes, train_state_bytes])
+    raw = canonical(meta)
+    bundle = frame(MAGIC, VERSION, raw, policy_bytes, train_state_bytes)
     root = merkle_root([policy_bytes, train_state_bytes, raw])
     return CheckpointResult(meta, bytes(policy_bytes), bytes(train_state_bytes), bundle, root, stats, trace,
                             tuple(trace_states))
@@ -152,18 +147,9 @@ def make_checkpoint(*, task_id: int, round_: int, spec_digest: bytes, prev_root:
 def unbundle_checkpoint(bundle: bytes) -> CheckpointResult:
     """The parts of a bundle; CheckpointMismatch if it is malformed or not canonical."""
     bundle = bytes(bundle)
-    if bundle[:4] != MAGIC or len(bundle) < 9:
-        raise CheckpointMismatch("not a checkpoint bundle: bad magic")
-    version, hlen = struct.unpack_from("<BI", bundle, 4)
-    if version != VERSION:
-        raise CheckpointMismatch(f"checkpoint bundle version {version} is not supported (expected {VERSION})")
-    try:
-        meta = json.loads(bundle[9:9 + hlen])
-    except ValueError as error:
-        raise CheckpointMismatch(f"checkpoint metadata is not JSON: {error}") from None
+    meta, start = unframe(bundle, MAGIC, VERSION, "checkpoint bundle", CheckpointMismatch)
     if not isinstance(meta, dict) or set(meta) != _META_KEYS or meta["format"] != FORMAT:
         raise CheckpointMismatch(f"checkpoint metadata must have keys {sorted(_META_KEYS)} and format {FORMAT!r}")
-    start = 9 + hlen
     policy_end = start + meta["policy_size"]
     if policy_end + meta["train_state_size"] != len(bundle):
         raise CheckpointMismatch(f"checkpoint bundle is {len(bundle)} bytes; its metadata says "
