@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 
 from tests.workers.roles.conftest import SMALL, TASK_ID, fetcher, honest_round
-from tests.workers.roles.trace_fakes import altered_at, dishonest_round, renamed_trace, retraced, skipped_at
+from tests.workers.roles.trace_fakes import altered_at, dishonest_round, renamed_spec, renamed_trace, retraced, \
+    skipped_at
 from workers.rl.policy import from_bytes
 from workers.roles.challenges import TRAINER_DATA_DOMAIN, TRAINER_STEPS_DOMAIN, challenged_indices
 from workers.roles.trace import Chunk, split_state
@@ -165,3 +166,22 @@ def test_challenges_depend_on_the_seed_and_domain():
                           challenged_indices(s.to_bytes(32, "big"), TASK_ID, 1, 0, 4, 1, TRAINER_STEPS_DOMAIN)],
                          minlength=4)
     assert counts.min() > 30  # each of 4 items is picked about 50 times in 200 seeds
+
+
+def test_a_target_kl_stop_is_checked(rnd):
+    """With target_kl a round may stop at an epoch end: an honest early stop verifies (its last
+    transition is always re-executed), a trainer that ignores target_kl is caught at an epoch end."""
+    strict = dataclasses.replace(SPEC, ppo=dataclasses.replace(SPEC.ppo, target_kl=1e-9))
+    r0 = honest_round(strict, 0, None)
+    assert r0.ckpt.trace.steps == 6  # stopped after the first of 2 epochs
+    samplers = [(slot, s.root, s.blob) for slot, s in r0.shards.items()]
+    honest = verify_round(strict, TASK_ID, 0, None, samplers, (r0.ckpt.root, r0.ckpt.bundle), SEEDS[0],
+                          fetcher(r0.ckpt)).trainer
+    assert honest.accepted and "of 6 steps" in honest.reason, honest
+    full = honest_round(SPEC, 0, None)  # trained on without the stop, then labelled with the strict spec
+    ignored = renamed_spec(full.ckpt, strict.digest())
+    seed = next(s for s in SEEDS if 5 in picked(s, full, 12))
+    j = verify_round(strict, TASK_ID, 0, None, [(slot, s.root, s.blob) for slot, s in full.shards.items()],
+                     (ignored.root, ignored.bundle), seed, fetcher(ignored)).trainer
+    assert not j.accepted and j.reason.startswith("step 5 ends epoch 0 with approx KL"), j
+    assert j.reason.endswith("> target_kl 1e-09, but the trace goes on")

@@ -9,6 +9,7 @@ import pytest
 import torch
 
 from tests.workers.roles.conftest import SMALL, TASK_ID, fetcher
+from tests.workers.roles.trace_fakes import rebundle
 from workers.rl.policy import from_bytes, to_bytes
 from workers.rl.rollout import decode_episode, rollout
 from workers.roles import sampler, trainer
@@ -148,16 +149,6 @@ def test_checkpoint_not_matching_its_root_is_rejected(rounds):
     assert not v.trainer.accepted and "does not name this round" in v.trainer.reason
 
 
-def rebundled(ckpt, policy_bytes, **meta):
-    m = {**ckpt.meta, **meta}
-    return trainer.make_checkpoint(
-        task_id=m["task_id"], round_=m["round"], spec_digest=bytes.fromhex(m["spec"]),
-        prev_root=None if m["prev"] is None else bytes.fromhex(m["prev"]),
-        inputs=[(i["slot"], bytes.fromhex(i["root"])) for i in m["inputs"]], device=m["device"],
-        policy_bytes=policy_bytes, train_state_bytes=ckpt.train_state_bytes,
-        trace_root=bytes.fromhex(m["trace_root"]), trace_cid=m["trace_cid"])
-
-
 def perturbed(ckpt, scale):
     policy = from_bytes(ckpt.policy_bytes)
     with torch.no_grad():
@@ -167,7 +158,7 @@ def perturbed(ckpt, scale):
 
 def test_checkpoint_that_is_not_its_traces_last_state_is_rejected(rounds):
     rnd = rounds[1]
-    fake = rebundled(rnd.ckpt, perturbed(rnd.ckpt, 1e-6))  # the honest trace, a perturbed policy
+    fake = rebundle(rnd.ckpt, policy_bytes=perturbed(rnd.ckpt, 1e-6))  # the honest trace, a perturbed policy
     v = verify(rnd, trainer_sub=(fake.root, fake.bundle))
     assert v.trainer == Judgement(False, "the trace's last state (after step 12) is not the checkpoint's policy")
     assert all(j.accepted for j in v.samplers.values())

@@ -43,6 +43,27 @@ def dishonest_round(spec, rnd, hook):
                                [(slot, s.root, s.blob) for slot, s in rnd.shards.items()], on_step=hook)
 
 
+def rebundle(ckpt, **changes):
+    """`ckpt` bundled again with some of make_checkpoint's arguments changed."""
+    m = ckpt.meta
+    args = dict(task_id=m["task_id"], round_=m["round"], spec_digest=bytes.fromhex(m["spec"]),
+                prev_root=None if m["prev"] is None else bytes.fromhex(m["prev"]), inputs=ckpt.inputs,
+                device=m["device"], policy_bytes=ckpt.policy_bytes, train_state_bytes=ckpt.train_state_bytes,
+                trace_root=ckpt.trace_root, trace_cid=m["trace_cid"], trace=ckpt.trace,
+                trace_states=ckpt.trace_states)
+    return trainer.make_checkpoint(**{**args, **changes})
+
+
+def renamed_spec(ckpt, spec_digest):
+    """`ckpt` claiming another spec (digest), everything else as trained."""
+    return rebundle(ckpt, spec_digest=spec_digest)
+
+
+def renamed_trace(ckpt, trace_cid):
+    """`ckpt` naming another trace blob, its trace root unchanged."""
+    return rebundle(ckpt, trace_cid=trace_cid)
+
+
 def retraced(ckpt, edit_header=lambda h: None, chunks=None, device=None):
     """`ckpt` with its trace rewritten (header edited, chunks replaced), re-rooted and re-bundled."""
     header = copy.deepcopy(ckpt.trace.header)
@@ -50,20 +71,6 @@ def retraced(ckpt, edit_header=lambda h: None, chunks=None, device=None):
     edit_header(header)
     header["chunks"] = [len(c) for c in raw]
     trace = assemble(header, raw)
-    m = ckpt.meta
-    return trainer.make_checkpoint(
-        task_id=m["task_id"], round_=m["round"], spec_digest=bytes.fromhex(m["spec"]),
-        prev_root=None if m["prev"] is None else bytes.fromhex(m["prev"]), inputs=ckpt.inputs,
-        device=device or m["device"], policy_bytes=ckpt.policy_bytes, train_state_bytes=ckpt.train_state_bytes,
-        trace_root=trace.tree().root, trace_cid=cids.compute(trace.blob), trace=trace,
-        trace_states=ckpt.trace_states)
+    return rebundle(ckpt, device=device or ckpt.meta["device"], trace_root=trace.tree().root,
+                    trace_cid=cids.compute(trace.blob), trace=trace)
 
-
-def renamed_trace(ckpt, trace_cid):
-    """`ckpt` re-bundled naming another trace blob, its trace root unchanged."""
-    m = ckpt.meta
-    return trainer.make_checkpoint(
-        task_id=m["task_id"], round_=m["round"], spec_digest=bytes.fromhex(m["spec"]),
-        prev_root=None if m["prev"] is None else bytes.fromhex(m["prev"]), inputs=ckpt.inputs, device=m["device"],
-        policy_bytes=ckpt.policy_bytes, train_state_bytes=ckpt.train_state_bytes, trace_root=ckpt.trace_root,
-        trace_cid=trace_cid)
