@@ -365,8 +365,7 @@ def _commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
         root, blob, note = _train(ctx, spec, task_id, round_, prev)
         if root is None:
             return  # nothing revealed to train on
-        for item in note.pop("stored"):  # the trace, before the commitment that binds it
-            ctx.store.put(item)
+        ctx.store.put_many(note.pop("stored"))  # the trace, before the commitment that binds it
     cid = ctx.store.put(blob)
     note.update(cid=cid, root="0x" + root.hex(), work_s=round(time.time() - started, 3))
     ctx.secrets.note(task_id, round_, role, "work", note)
