@@ -36,10 +36,12 @@ def hash_pair(a: bytes, b: bytes) -> bytes:
 class MerkleTree:
     """A tree over `items` (in order). `root`, `proof(i)` and `verify()` are all it offers."""
 
-    def __init__(self, items: Sequence[bytes]):
+    def __init__(self, items: Sequence[bytes], *, digests: bool = False):
+        """With `digests=True`, `items` are the items' keccak256 digests (leaf = keccak256(digest)),
+        for a tree over items that are not all at hand."""
         if len(items) == 0:
             raise ValueError("a Merkle tree needs at least one item")
-        level = [leaf_hash(item) for item in items]
+        level = [keccak(bytes(d)) for d in items] if digests else [leaf_hash(item) for item in items]
         self.levels: list[list[bytes]] = [level]
         while len(level) > 1:
             level = [hash_pair(level[i], level[i + 1]) if i + 1 < len(level) else level[i]

@@ -19,7 +19,8 @@ Layout (version 1):
     {"env_id": str, "evaluation": {"episodes": int, "target_return": float},
      "policy": {"activation": str, "hidden_sizes": [int, ...], "init_log_std": float},
      "ppo": {every PPOConfig field except "device"}, "rollout": {"steps_per_shard": int},
-     "seed": int, "verification": {"challenges_per_sampler": int, "logp_tolerance": float},
+     "seed": int, "verification": {"challenges_per_sampler": int, "challenges_per_trainer": int,
+                                   "logp_tolerance": float, "steps_per_leaf": int},
      "version": 1}
 
 plus, only when the requester encrypted inputs (SPECIFICATION 5.7), "inputs": the public
@@ -51,6 +52,7 @@ MAX_STEPS_PER_SHARD = 10_000_000
 MAX_EVAL_EPISODES = 10_000
 MAX_CHALLENGES = 10_000
 MAX_LOGP_TOLERANCE = 0.1
+MAX_STEPS_PER_LEAF = 10_000
 _PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig) if f.name != "device")
 
 
@@ -91,6 +93,13 @@ class TaskSpec:
     logp_tolerance: float = 1e-4
     """Largest |recorded - recomputed| action log-probability a validator accepts, on top of
     `workers.rl.replay`'s own checks (which already allow LOGP_ATOL + RTOL * |logp|)."""
+    challenges_per_trainer: int = 1
+    """Transitions of the trainer's trace (leaf to next leaf) a validator re-executes each round,
+    and as many pre-update data chunks it recomputes (all when fewer). SPECIFICATION.md
+    "Verification cost and detection" derives the default."""
+    steps_per_leaf: int = 1
+    """Gradient steps between two state leaves of the trainer's trace (workers.roles.trace): a
+    challenged transition re-executes this many steps; the trainer stores S / k states a round."""
     version: int = SPEC_VERSION
     """Spec format version; this code reads version 1 only."""
     encrypted_inputs: encrypted.EncryptedInputs | None = None
@@ -124,7 +133,8 @@ class TaskSpec:
             "ppo": ppo,
             "evaluation": {"episodes": self.eval_episodes, "target_return": self.target_return},
             "verification": {"challenges_per_sampler": self.challenges_per_sampler,
-                             "logp_tolerance": self.logp_tolerance},
+                             "challenges_per_trainer": self.challenges_per_trainer,
+                             "logp_tolerance": self.logp_tolerance, "steps_per_leaf": self.steps_per_leaf},
         } | ({} if self.encrypted_inputs is None else {"inputs": self.encrypted_inputs.to_dict()})
 
     def to_bytes(self) -> bytes:
@@ -236,8 +246,12 @@ def _validate(d: dict) -> dict:
     episodes = _int("evaluation.episodes", ev["episodes"], 1, MAX_EVAL_EPISODES + 1)
     target = _float("evaluation.target_return", ev["target_return"])
 
-    ver = _object("verification", d["verification"], ("challenges_per_sampler", "logp_tolerance"))
+    ver = _object("verification", d["verification"],
+                  ("challenges_per_sampler", "challenges_per_trainer", "logp_tolerance", "steps_per_leaf"))
     challenges = _int("verification.challenges_per_sampler", ver["challenges_per_sampler"], 1, MAX_CHALLENGES + 1)
+    trainer_challenges = _int("verification.challenges_per_trainer", ver["challenges_per_trainer"], 1,
+                              MAX_CHALLENGES + 1)
+    steps_per_leaf = _int("verification.steps_per_leaf", ver["steps_per_leaf"], 1, MAX_STEPS_PER_LEAF + 1)
     tol = _float("verification.logp_tolerance", ver["logp_tolerance"])
     if not 0 < tol <= MAX_LOGP_TOLERANCE:
         raise SpecError("verification.logp_tolerance", f"must be in (0, {MAX_LOGP_TOLERANCE}], got {tol!r}")
@@ -250,7 +264,7 @@ def _validate(d: dict) -> dict:
     return dict(version=version, env_id=env_id, seed=seed, hidden_sizes=hidden, activation=activation,
                 init_log_std=init_log_std, steps_per_shard=steps, ppo=ppo, eval_episodes=episodes,
                 target_return=target, challenges_per_sampler=challenges, logp_tolerance=tol,
-                encrypted_inputs=inputs)
+                challenges_per_trainer=trainer_challenges, steps_per_leaf=steps_per_leaf, encrypted_inputs=inputs)
 
 
 def from_dict(d: dict) -> TaskSpec:
@@ -286,10 +300,14 @@ DEMO_CARTPOLE = TaskSpec(
     target_return=CARTPOLE.solved_return,
     challenges_per_sampler=4,
     logp_tolerance=1e-4,
+    challenges_per_trainer=4,
+    steps_per_leaf=4,
 )
 """The demo's CartPole-v1 task: presets.CARTPOLE with 2048 steps per shard, 20 epochs per round and
 clip 0.3 (a PPO round may move the policy further), so 2 samplers solve it in 5 rounds (20,480 env
 steps). Measured through the roles (tests/workers/roles/test_demo_spec.py), 1 thread: evaluation
 return 500.0 of 100 episodes after round 5, 12-20 s of sampling and training. Other task seeds
 (same loop): 2, 3, 4 reach >= 499.9, but 5 and 6 only 450.4 and 474.4, so a spec with another
-seed may need a 6th round. With presets.CARTPOLE's own 10 epochs and clip 0.2 it takes ~7 rounds."""
+seed may need a 6th round. With presets.CARTPOLE's own 10 epochs and clip 0.2 it takes ~7 rounds.
+A round is 320 gradient steps (2 x 2048 samples / 256 x 20 epochs): the trace has 80 state leaves
+of 4 steps (~9 MB stored a round) and a validator re-executes 4 of them, 16 steps (5%)."""

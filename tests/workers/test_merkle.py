@@ -90,3 +90,11 @@ def test_empty_batch_and_bad_index_raise():
         MerkleTree([])
     with pytest.raises(IndexError):
         MerkleTree(items(3)).proof(3)
+
+
+def test_a_tree_over_digests_is_the_tree_over_the_items():
+    items = [bytes([i]) * (i + 1) for i in range(7)]
+    by_digest = MerkleTree([keccak(x) for x in items], digests=True)
+    assert by_digest.root == MerkleTree(items).root
+    assert all(verify(by_digest.root, x, by_digest.proof(i)) for i, x in enumerate(items))
+    assert not verify(by_digest.root, items[0], by_digest.proof(1))

@@ -42,7 +42,7 @@ def test_round_trip_and_canonical_bytes():
 def test_digest_is_keccak_of_the_bytes_and_stable():
     assert DEMO_CARTPOLE.digest() == keccak(DEMO_CARTPOLE.to_bytes())
     # pinned: a change to the canonical form or the demo spec must be deliberate
-    assert DEMO_CARTPOLE.digest().hex() == "eb8c1962fa0c370ea5794a03395972b699a7c401fd1cf3053740724928b57ea7"
+    assert DEMO_CARTPOLE.digest().hex() == "68d315a507172806d6313324d99894573d3f9658a6b3b9955139d10e638bafaa"
     assert dataclasses.replace(DEMO_CARTPOLE, seed=2).digest() != DEMO_CARTPOLE.digest()
 
 
@@ -137,6 +137,9 @@ def test_unknown_and_missing_keys():
     ("verification__challenges_per_sampler", 0, "must be in [1, 10001)"),
     ("verification__logp_tolerance", 0.0, "must be in (0, 0.1], got 0.0"),
     ("verification__logp_tolerance", 1.0, "must be in (0, 0.1]"),
+    ("verification__challenges_per_trainer", 0, "must be in [1, 10001)"),
+    ("verification__steps_per_leaf", 0, "must be in [1, 10001), got 0"),
+    ("verification__steps_per_leaf", 1.5, "must be an integer, got float"),
 ])
 def test_bad_values_name_the_field(path, value, message):
     e = error_of(spec_dict(**{path: value}))

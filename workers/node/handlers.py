@@ -33,13 +33,12 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
 - PhaseStarted:
   SampleCommit, sampler  roll out the shard with the task's current checkpoint, store, commit
   SampleReveal, sampler  reveal (root, cid, salt) from the secrets DB
-  TrainCommit,  trainer  fetch the revealed shards, train_round, store, commit
+  TrainCommit,  trainer  fetch the revealed shards, train_round, store (trace states, trace,
+                         bundle), commit
   TrainReveal,  trainer  reveal
-  TrainCommit,  validator  compute the round's update on the revealed shards alongside the
-                         trainer (kept in this process for Attest)
-  Attest,       validator  fetch everything, verify_round with its own secret challenge seed
-                         (comparing with the precomputed update when it has the same inputs),
-                         attest(bitmap)
+  Attest,       validator  fetch the shards and the bundle, verify_round with its own secret
+                         challenge seed (it fetches the trainer's trace and only the challenged
+                         states), attest(bitmap)
   every phase,  validator  (keeper) schedule a DeadlineReached check at the phase's deadline
   (PhaseStarted reaches only the nodes that hold a slot in the task: workers.node.interest)
 - DeadlineReached, validator: a synthetic event this module schedules (a delayed Celery task,
@@ -57,7 +56,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections import OrderedDict
 
 from workers.chain.errors import DroppedTransaction, TxReverted
 from workers.node.config import NodeConfig
@@ -369,6 +367,7 @@ def _commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
         root, blob, note = _train(ctx, spec, task_id, round_, prev)
         if root is None:
             return  # nothing revealed to train on
+        ctx.store.put_many(note.pop("stored"))  # the trace, before the commitment that binds it
     cid = ctx.store.put(blob)
     note.update(cid=cid, root="0x" + root.hex(), work_s=round(time.time() - started, 3))
     ctx.secrets.note(task_id, round_, role, "work", note)
@@ -397,8 +396,7 @@ def _revealed_samplers(ctx: NodeContext, task_id: int, round_: int):
     return [s for s in ctx.view.submissions(task_id, round_) if s.role == Role.SAMPLER and s.revealed]
 
 
-def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None,
-                       device: str = "auto"):
+def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None):
     """(CheckpointResult or None, slots left out): the round's update on every revealed shard
     whose blob matches its root (a sampler's bad blob is left out, as an honest trainer does)."""
     from workers.roles.trainer import ShardError, train_round
@@ -407,7 +405,7 @@ def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: 
     left_out = []
     while shards:
         try:
-            return train_round(spec, task_id, round_, prev, shards, device=device), left_out
+            return train_round(spec, task_id, round_, prev, shards), left_out
         except ShardError as error:
             log.warning("task %d round %d: leaving out %s", task_id, round_, error)
             left_out.append(error.slot)
@@ -420,7 +418,8 @@ def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None
     if result is None:
         return None, None, {}
     stats = {k: v for k, v in (result.stats or {}).items() if isinstance(v, (int, float, str))}
-    return result.root, result.bundle, {"stats": stats, "left_out": left_out, "device": result.meta["device"]}
+    return result.root, result.bundle, {"stats": stats, "left_out": left_out, "device": result.meta["device"],
+                                        "stored": result.stored}
 
 
 def _reveal(ev: HandledEvent, role: Role, phase: Phase) -> None:
@@ -475,8 +474,7 @@ def _attest(ev: HandledEvent) -> None:
                     if s.role == Role.TRAINER and s.revealed), None)
     started = time.time()
     verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
-                           ctx.secrets.challenge_seed(task_id, round_),
-                           precomputed=_PRECOMPUTED.pop((task_id, round_), None))
+                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: _fetch(ctx, cid, ev))
     bitmap = verdict.bitmap(task.num_samplers)
     ctx.secrets.note(task_id, round_, Role.VALIDATOR, "verdict", {
         "bitmap": bitmap, "work_s": round(time.time() - started, 3),
@@ -487,41 +485,10 @@ def _attest(ev: HandledEvent) -> None:
     _send(ctx, ctx.deployment.registry.functions.attest(task_id, bitmap), done=("AlreadyAttested",))
 
 
-_PRECOMPUTED: "OrderedDict[tuple[int, int], object]" = OrderedDict()
-"""(task, round) -> the validator's own CPU run of the round's update, made while the trainer
-trains; this process only (a restarted or other worker process recomputes at Attest)."""
-PRECOMPUTED_MAX = 64
-
-
-def _precompute(ev: HandledEvent) -> None:
-    """TrainCommit: the samplers' shards are revealed, so the update an honest trainer must make
-    is determined. Compute it now, alongside the trainer, so that Attest only compares (the
-    sync latency from the trainer's reveal to quorum no longer includes a training run). Best
-    effort: anything missing now is fetched and computed again at Attest."""
-    ctx = NodeContext.current()
-    task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
-    task = _current(ctx, task_id, round_, Phase.TRAIN_COMMIT)
-    if task is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) is None or (task_id, round_) in _PRECOMPUTED:
-        return
-    try:
-        result, _ = _train_on_revealed(ctx, spec_of(ctx, task), task_id, round_, checkpoint_bundle(ctx, task),
-                                       device="cpu")
-    except STORE_RETRYABLE as error:
-        log.info("task %d round %d: not precomputing the update (%s); Attest will", task_id, round_, error)
-        return
-    if result is not None:
-        _PRECOMPUTED[(task_id, round_)] = result
-        while len(_PRECOMPUTED) > PRECOMPUTED_MAX:
-            _PRECOMPUTED.popitem(last=False)
-
-
 @DISPATCH.on("PhaseStarted", "validator")
 def validator_phase(ev: HandledEvent) -> None:
     _schedule_deadline(ev.args, ev.key)
-    phase = Phase(int(ev.args["phase"]))
-    if phase == Phase.TRAIN_COMMIT:
-        _precompute(ev)
-    elif phase == Phase.ATTEST:
+    if Phase(int(ev.args["phase"])) == Phase.ATTEST:
         _attest(ev)
 
 

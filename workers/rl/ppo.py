@@ -9,6 +9,9 @@ in `TrainState`.
 
 Old log-probs and values are recomputed here from the episodes' observations and actions under
 the incoming policy (samplers' recorded numbers are checked by validators, not trusted).
+The round's pieces (pre_update, make_batch, step_schedule, permutations, gradient_step,
+finish_round) are separate so that a validator can re-execute single steps of a round from a
+stored intermediate state (workers.roles.trace_check) with the very same code.
 Determinism: the minibatch order comes from a generator seeded by (config.seed, state.updates),
 nothing touches the global RNG, so on CPU the same policy, episodes, config and state give
 bit-identical parameters. The device is cuda when available, else cpu (`config.device="auto"`),
@@ -163,26 +166,44 @@ def gae(rewards: np.ndarray, values: np.ndarray, last_value: float, gamma: float
     return adv, adv + values
 
 
-def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
-                state: TrainState) -> tuple[ActorCritic, dict]:
-    """One round of PPO on `episodes`. Updates `policy` and `state` in place and returns
-    (policy, stats); stats are plain floats/ints (losses, KL, clip fraction, learning rate,
-    samples, mean return of finished episodes, env_steps, checkpoint_due)."""
-    if not episodes:
-        raise ValueError("train_round needs at least one episode")
-    for ep in episodes:
-        if ep.action_kind != policy.spec.action_kind or ep.obs.shape[1] != policy.spec.obs_dim:
-            raise ValueError(f"episode {ep.shard}/{ep.index} does not fit the policy's spaces {policy.spec}")
-    device = resolve_device(config.device)
-    policy.to(device).train()
+@dataclass
+class Batch:
+    """What a round's gradient steps consume: the samples (in episode order) and what the
+    pre-update pass computed from them under the incoming policy."""
 
-    # ALGO LOGIC: old log-probs, values and GAE under the incoming policy
+    obs: torch.Tensor
+    actions: torch.Tensor
+    old_logp: torch.Tensor
+    old_values: torch.Tensor
+    final_values: np.ndarray
+    """Value of each episode's final observation (float64 of the float32 forward pass)."""
+    advantages: torch.Tensor
+    returns: torch.Tensor
+
+    def __len__(self) -> int:
+        return self.obs.shape[0]
+
+
+def samples(episodes: list[Episode], device: torch.device) -> tuple[torch.Tensor, torch.Tensor]:
+    """(observations, actions) of the episodes' steps, concatenated in order."""
     obs = torch.from_numpy(np.concatenate([ep.obs[:-1] for ep in episodes])).to(device)
-    actions = torch.from_numpy(np.concatenate([ep.actions for ep in episodes])).to(device)
+    return obs, torch.from_numpy(np.concatenate([ep.actions for ep in episodes])).to(device)
+
+
+def pre_update(policy: ActorCritic, episodes: list[Episode], device: torch.device):
+    """The pre-update forward pass: (obs, actions, old log-probs, old values, final values)."""
+    obs, actions = samples(episodes, device)
     with torch.no_grad():
         old_logp, _, old_values = policy.evaluate(obs, actions)
         final_obs = torch.from_numpy(np.stack([ep.obs[-1] for ep in episodes])).to(device)
         final_values = policy.value(final_obs).cpu().numpy().astype(np.float64)
+    return obs, actions, old_logp, old_values, final_values
+
+
+def make_batch(episodes: list[Episode], obs, actions, old_logp, old_values, final_values: np.ndarray,
+               config: PPOConfig) -> Batch:
+    """The Batch with GAE advantages and returns computed (float64, then float32) from the values."""
+    device = obs.device
     values_np = old_values.cpu().numpy().astype(np.float64)
     advantages, returns, start = [], [], 0
     for i, ep in enumerate(episodes):
@@ -194,74 +215,139 @@ def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
         start += ep.steps
     adv_t = torch.from_numpy(np.concatenate(advantages).astype(np.float32)).to(device)
     ret_t = torch.from_numpy(np.concatenate(returns).astype(np.float32)).to(device)
+    return Batch(obs, actions, old_logp, old_values, final_values, adv_t, ret_t)
 
-    # ALGO LOGIC: optimizer with the carried-over Adam moments, lr from the schedule
-    lr = learning_rate(config, state.env_steps)
-    params = list(policy.parameters())
+
+def make_optimizer(policy: ActorCritic, state: TrainState, config: PPOConfig) -> torch.optim.Adam:
+    """Adam over the policy's parameters with `state`'s moments and the schedule's learning rate."""
     # fused: one kernel for all parameters instead of ~10 ops each (the per-op cost dominates here)
-    optimizer = torch.optim.Adam(params, lr=lr, eps=1e-5, fused=True)
+    optimizer = torch.optim.Adam(list(policy.parameters()), lr=learning_rate(config, state.env_steps),
+                                 eps=1e-5, fused=True)
     if state.adam:
         sd = optimizer.state_dict()
         sd["state"] = {i: {k: v.clone() for k, v in s.items()} for i, s in state.adam.items()}
         optimizer.load_state_dict(sd)
+    return optimizer
+
+
+def adam_state(optimizer: torch.optim.Optimizer) -> dict:
+    """The optimizer's Adam state as TrainState.adam holds it (cpu copies)."""
+    return {i: {k: v.detach().to("cpu").clone() for k, v in s.items()}
+            for i, s in optimizer.state_dict()["state"].items()}
+
+
+def step_schedule(n: int, config: PPOConfig) -> list[tuple[int, int]]:
+    """(epoch, first index into the epoch's permutation) of each gradient step of a full round
+    on n samples (a minibatch of fewer than 2 samples is skipped)."""
+    return [(epoch, lo) for epoch in range(config.update_epochs) for lo in range(0, n, config.batch_size)
+            if min(config.batch_size, n - lo) >= 2]
+
+
+def permutations(config: PPOConfig, updates: int, n: int):
+    """The epochs' minibatch orders, in order: a generator seeded by (config.seed, updates at the
+    round's start)."""
+    generator = torch.Generator().manual_seed((config.seed * 1_000_003 + updates) % 2**63)
+    while True:
+        yield torch.randperm(n, generator=generator)
+
+
+def gradient_step(policy: ActorCritic, optimizer: torch.optim.Optimizer, mb: tuple, config: PPOConfig) -> dict:
+    """One clipped-PPO gradient step on the minibatch `mb` = (obs, actions, old log-probs, old
+    values, advantages, returns); returns the step's statistics as 0-d tensors."""
+    m_obs, m_actions, m_logp, m_values, m_adv, m_ret = mb
+    new_logp, entropy, new_values = policy.evaluate(m_obs, m_actions)
+    log_ratio = new_logp - m_logp
+    ratio = log_ratio.exp()
+    with torch.no_grad():
+        approx_kl = ((ratio - 1) - log_ratio).mean()
+        clipfrac = ((ratio - 1.0).abs() > config.clip_coef).float().mean()
+    if config.norm_adv:
+        m_adv = (m_adv - m_adv.mean()) / (m_adv.std() + 1e-8)
+    pg_loss = torch.max(-m_adv * ratio, -m_adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)).mean()
+    if config.clip_vloss:
+        v_clipped = m_values + (new_values - m_values).clamp(-config.clip_coef, config.clip_coef)
+        v_loss = 0.5 * torch.max((new_values - m_ret) ** 2, (v_clipped - m_ret) ** 2).mean()
+    else:
+        v_loss = 0.5 * ((new_values - m_ret) ** 2).mean()
+    entropy_mean = entropy.mean()
+    loss = pg_loss - config.ent_coef * entropy_mean + config.vf_coef * v_loss
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    nn.utils.clip_grad_norm_(list(policy.parameters()), config.max_grad_norm, foreach=True)
+    optimizer.step()
+    return {"policy_loss": pg_loss, "value_loss": v_loss, "entropy": entropy_mean, "approx_kl": approx_kl,
+            "clipfrac": clipfrac}
+
+
+def finish_round(state: TrainState, samples: int, config: PPOConfig) -> bool:
+    """Count a finished round of `samples` env steps into `state`; whether a checkpoint is due."""
+    state.rounds += 1
+    state.env_steps += samples
+    checkpoint_due = state.env_steps - state.last_checkpoint >= config.checkpoint_every
+    if checkpoint_due:
+        state.last_checkpoint = state.env_steps - state.env_steps % config.checkpoint_every
+    return checkpoint_due
+
+
+def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
+                state: TrainState, on_step=None) -> tuple[ActorCritic, dict]:
+    """One round of PPO on `episodes`. Updates `policy` and `state` in place and returns
+    (policy, stats); stats are plain floats/ints (losses, KL, clip fraction, learning rate,
+    samples, mean return of finished episodes, env_steps, checkpoint_due).
+
+    `on_step(steps, policy, optimizer, batch)`, if given, is called once before the first
+    gradient step (steps = 0) and after each one (steps = gradient steps taken so far): the
+    trainer records its trace there (workers.roles.trace)."""
+    if not episodes:
+        raise ValueError("train_round needs at least one episode")
+    for ep in episodes:
+        if ep.action_kind != policy.spec.action_kind or ep.obs.shape[1] != policy.spec.obs_dim:
+            raise ValueError(f"episode {ep.shard}/{ep.index} does not fit the policy's spaces {policy.spec}")
+    device = resolve_device(config.device)
+    policy.to(device).train()
+
+    # ALGO LOGIC: old log-probs, values and GAE under the incoming policy
+    batch = make_batch(episodes, *pre_update(policy, episodes, device), config)
+
+    # ALGO LOGIC: optimizer with the carried-over Adam moments, lr from the schedule
+    lr = learning_rate(config, state.env_steps)
+    optimizer = make_optimizer(policy, state, config)
+    if on_step is not None:
+        on_step(0, policy, optimizer, batch)
 
     # ALGO LOGIC: minibatch epochs with the clipped objective
-    n = obs.shape[0]
-    generator = torch.Generator().manual_seed((config.seed * 1_000_003 + state.updates) % 2**63)
+    n = len(batch)
+    perms = permutations(config, state.updates, n)
+    tensors = (batch.obs, batch.actions, batch.old_logp, batch.old_values, batch.advantages, batch.returns)
     totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
     steps_taken = 0
     for _epoch in range(config.update_epochs):
-        perm = torch.randperm(n, generator=generator).to(device)
+        perm = next(perms).to(device)
         # one gather per epoch, then each minibatch is a slice (a view)
-        e_obs, e_actions, e_logp, e_values, e_adv, e_ret = (
-            t[perm] for t in (obs, actions, old_logp, old_values, adv_t, ret_t))
+        epoch_tensors = tuple(t[perm] for t in tensors)
         for lo in range(0, n, config.batch_size):
             mb = slice(lo, lo + config.batch_size)
             if min(config.batch_size, n - lo) < 2:
                 continue
-            new_logp, entropy, new_values = policy.evaluate(e_obs[mb], e_actions[mb])
-            log_ratio = new_logp - e_logp[mb]
-            ratio = log_ratio.exp()
-            with torch.no_grad():
-                approx_kl = ((ratio - 1) - log_ratio).mean()
-                clipfrac = ((ratio - 1.0).abs() > config.clip_coef).float().mean()
-            mb_adv = e_adv[mb]
-            if config.norm_adv:
-                mb_adv = (mb_adv - mb_adv.mean()) / (mb_adv.std() + 1e-8)
-            pg_loss = torch.max(-mb_adv * ratio,
-                                -mb_adv * ratio.clamp(1 - config.clip_coef, 1 + config.clip_coef)).mean()
-            if config.clip_vloss:
-                v_clipped = e_values[mb] + (new_values - e_values[mb]).clamp(-config.clip_coef, config.clip_coef)
-                v_loss = 0.5 * torch.max((new_values - e_ret[mb]) ** 2, (v_clipped - e_ret[mb]) ** 2).mean()
-            else:
-                v_loss = 0.5 * ((new_values - e_ret[mb]) ** 2).mean()
-            entropy_mean = entropy.mean()
-            loss = pg_loss - config.ent_coef * entropy_mean + config.vf_coef * v_loss
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            nn.utils.clip_grad_norm_(params, config.max_grad_norm, foreach=True)
-            optimizer.step()
+            step_stats = gradient_step(policy, optimizer, tuple(t[mb] for t in epoch_tensors), config)
             steps_taken += 1
-            for k, v in (("policy_loss", pg_loss), ("value_loss", v_loss), ("entropy", entropy_mean),
-                         ("approx_kl", approx_kl), ("clipfrac", clipfrac)):
+            if on_step is not None:
+                on_step(steps_taken, policy, optimizer, batch)
+            for k, v in step_stats.items():
                 totals[k] += float(v.detach())
+            approx_kl = step_stats["approx_kl"]
         if config.target_kl is not None and float(approx_kl) > config.target_kl:
             break
 
     # ALGO LOGIC: carry state, report
-    state.adam = {i: {k: v.detach().to("cpu").clone() for k, v in s.items()}
-                  for i, s in optimizer.state_dict()["state"].items()}
+    state.adam = adam_state(optimizer)
     state.updates += steps_taken
-    state.rounds += 1
-    state.env_steps += n
-    checkpoint_due = state.env_steps - state.last_checkpoint >= config.checkpoint_every
-    if checkpoint_due:
-        state.last_checkpoint = state.env_steps - state.env_steps % config.checkpoint_every
+    checkpoint_due = finish_round(state, n, config)
     policy.to("cpu").eval()
     with torch.no_grad():
-        y = ret_t.cpu()
+        y = batch.returns.cpu()
         var_y = float(y.var())
-        explained = float("nan") if var_y == 0 else 1 - float((y - old_values.cpu()).var()) / var_y
+        explained = float("nan") if var_y == 0 else 1 - float((y - batch.old_values.cpu()).var()) / var_y
     finished = [ep.total_reward for ep in episodes if ep.end != "cut"]
     stats = {k: v / max(steps_taken, 1) for k, v in totals.items()}
     stats.update(learning_rate=lr, samples=n, episodes=len(episodes), gradient_steps=steps_taken,

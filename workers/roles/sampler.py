@@ -23,12 +23,12 @@ trusted before that.
 
 from __future__ import annotations
 
-import json
 import os
 import struct
 from dataclasses import dataclass, field
 
 from workers import protocol
+from workers.framing import canonical, frame, unframe
 from workers.merkle import merkle_root
 from workers.rl.envs import make_env, space_spec
 from workers.rl.policy import ActorCritic, from_bytes, make_policy
@@ -138,14 +138,8 @@ def bundle_shard(task_id: int, round_: int, shard: int, episodes: list[Episode])
     header = {"env_id": first.env_id, "episodes": len(items), "format": FORMAT,
               "policy": first.policy.hex(), "root": root.hex(), "round": round_, "shard": shard,
               "steps": sum(ep.steps for ep in episodes), "task_id": task_id, "task_seed": first.task_seed}
-    raw = _canonical(header)
-    blob = b"".join([MAGIC, struct.pack("<BI", VERSION, len(raw)), raw,
-                     *(struct.pack("<I", len(item)) + item for item in items)])
+    blob = frame(MAGIC, VERSION, canonical(header), *(struct.pack("<I", len(item)) + item for item in items))
     return ShardResult(task_id, round_, shard, list(episodes), items, root, blob)
-
-
-def _canonical(obj) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
 
 
 # -- reading blobs ---------------------------------------------------------------------------------
@@ -154,18 +148,10 @@ def unbundle_shard(blob: bytes) -> ShardResult:
     """The ShardResult a blob holds. ShardMismatch if it is malformed, not canonical, or its
     header disagrees with its episodes (count, steps, root, coordinates, policy)."""
     blob = bytes(blob)
-    if blob[:4] != MAGIC or len(blob) < 9:
-        raise ShardMismatch("not a shard blob: bad magic")
-    version, hlen = struct.unpack_from("<BI", blob, 4)
-    if version != VERSION:
-        raise ShardMismatch(f"shard blob version {version} is not supported (expected {VERSION})")
-    try:
-        header = json.loads(blob[9:9 + hlen])
-    except ValueError as error:
-        raise ShardMismatch(f"shard blob header is not JSON: {error}") from None
+    header, off = unframe(blob, MAGIC, VERSION, "shard blob", ShardMismatch)
     if not isinstance(header, dict) or set(header) != _HEADER_KEYS or header["format"] != FORMAT:
         raise ShardMismatch(f"shard blob header must have keys {sorted(_HEADER_KEYS)} and format {FORMAT!r}")
-    off, items = 9 + hlen, []
+    items = []
     while off < len(blob):
         if off + 4 > len(blob):
             raise ShardMismatch("shard blob ends inside an episode length")

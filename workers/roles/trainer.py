@@ -17,33 +17,35 @@ Checkpoint bundle (version 1, integers little-endian):
                       it was trained), format "decentrl.checkpoint", inputs (list of {"root": hex,
                       "slot": int} by slot: the shards trained on), policy (hex keccak256 of the
                       policy bytes), policy_size, prev (hex root of the previous checkpoint, or
-                      null), round, spec (hex specDigest), task_id, train_state (hex keccak256),
-                      train_state_size
+                      null), round, spec (hex specDigest), task_id, trace_cid (CID of the round's
+                      trace blob), trace_root (hex root of the trace, workers.roles.trace),
+                      train_state (hex keccak256), train_state_size
     policy       the policy's safetensors (`workers.rl.policy.to_bytes`)
     train_state  the TrainState's safetensors (`TrainState.to_bytes`)
 
 **The root** the trainer commits is `workers.merkle.merkle_root([policy, train_state, meta])` over
 those three byte strings: it binds the parameters, the optimizer state and the metadata (task,
-round, spec, previous checkpoint, the exact inputs). The policy's leaf is keccak256 of its digest,
+round, spec, previous checkpoint, the exact inputs, and the trace root: every intermediate state
+and the pre-update data are fixed when the trainer commits). The policy's leaf is keccak256 of its digest,
 so the policy alone can be proven against the root with the other two leaves as the proof.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import struct
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from eth_utils import keccak
 
+from workers.framing import canonical, frame, unframe
 from workers.merkle import merkle_root
 from workers.rl.policy import ActorCritic, to_bytes
 from workers.rl.ppo import TrainState, resolve_device
 from workers.rl.ppo import train_round as ppo_train_round
 from workers.roles.determinism import single_thread
 from workers.roles.sampler import ShardMismatch, round_policy, verify_shard
+from workers.roles.trace import Trace, TraceRecorder
 from workers.spec import TaskSpec
 from workers.storage import cid as cids
 
@@ -51,7 +53,7 @@ MAGIC = b"DRLC"
 VERSION = 1
 FORMAT = "decentrl.checkpoint"
 _META_KEYS = {"device", "format", "inputs", "policy", "policy_size", "prev", "round", "spec",
-              "task_id", "train_state", "train_state_size"}
+              "task_id", "trace_cid", "trace_root", "train_state", "train_state_size"}
 
 
 class ShardError(ValueError):
@@ -80,6 +82,19 @@ class CheckpointResult:
     """merkle_root([policy_bytes, train_state_bytes, meta bytes]): what the trainer commits."""
     stats: dict | None = None
     """PPO statistics of the update (losses, mean return...); local only, not in the bundle."""
+    trace: Trace | None = field(default=None, repr=False)
+    """The round's trace (its root and CID are in the metadata); None for an unbundled checkpoint."""
+    trace_states: tuple[bytes, ...] = field(default=(), repr=False)
+    """The trace's state leaves' bytes, each stored under its own CID."""
+
+    @property
+    def stored(self) -> tuple[bytes, ...]:
+        """What the trainer stores besides the bundle: the trace's states and its blob."""
+        return self.trace_states + ((self.trace.blob,) if self.trace is not None else ())
+
+    @property
+    def trace_root(self) -> bytes:
+        return bytes.fromhex(self.meta["trace_root"])
 
     @property
     def task_id(self) -> int:
@@ -110,41 +125,31 @@ class CheckpointResult:
         return TrainState.from_bytes(self.train_state_bytes)
 
 
-def _canonical(obj) -> bytes:
-    return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")
-
-
 def make_checkpoint(*, task_id: int, round_: int, spec_digest: bytes, prev_root: bytes | None,
                     inputs: Iterable[tuple[int, bytes]], device: str, policy_bytes: bytes,
-                    train_state_bytes: bytes, stats: dict | None = None) -> CheckpointResult:
+                    train_state_bytes: bytes, trace_root: bytes, trace_cid: str, stats: dict | None = None,
+                    trace: Trace | None = None, trace_states: tuple[bytes, ...] = ()) -> CheckpointResult:
     """Bundle a checkpoint (layout and root in the module doc)."""
     meta = {"device": device, "format": FORMAT,
             "inputs": [{"root": bytes(r).hex(), "slot": s} for s, r in sorted(inputs)],
             "policy": keccak(policy_bytes).hex(), "policy_size": len(policy_bytes),
             "prev": None if prev_root is None else bytes(prev_root).hex(), "round": round_,
             "spec": bytes(spec_digest).hex(), "task_id": task_id,
+            "trace_cid": trace_cid, "trace_root": bytes(trace_root).hex(),
             "train_state": keccak(train_state_bytes).hex(), "train_state_size": len(train_state_bytes)}
-    raw = _canonical(meta)
-    bundle = b"".join([MAGIC, struct.pack("<BI", VERSION, len(raw)), raw, policy_bytes, train_state_bytes])
+    raw = canonical(meta)
+    bundle = frame(MAGIC, VERSION, raw, policy_bytes, train_state_bytes)
     root = merkle_root([policy_bytes, train_state_bytes, raw])
-    return CheckpointResult(meta, bytes(policy_bytes), bytes(train_state_bytes), bundle, root, stats)
+    return CheckpointResult(meta, bytes(policy_bytes), bytes(train_state_bytes), bundle, root, stats, trace,
+                            tuple(trace_states))
 
 
 def unbundle_checkpoint(bundle: bytes) -> CheckpointResult:
     """The parts of a bundle; CheckpointMismatch if it is malformed or not canonical."""
     bundle = bytes(bundle)
-    if bundle[:4] != MAGIC or len(bundle) < 9:
-        raise CheckpointMismatch("not a checkpoint bundle: bad magic")
-    version, hlen = struct.unpack_from("<BI", bundle, 4)
-    if version != VERSION:
-        raise CheckpointMismatch(f"checkpoint bundle version {version} is not supported (expected {VERSION})")
-    try:
-        meta = json.loads(bundle[9:9 + hlen])
-    except ValueError as error:
-        raise CheckpointMismatch(f"checkpoint metadata is not JSON: {error}") from None
+    meta, start = unframe(bundle, MAGIC, VERSION, "checkpoint bundle", CheckpointMismatch)
     if not isinstance(meta, dict) or set(meta) != _META_KEYS or meta["format"] != FORMAT:
         raise CheckpointMismatch(f"checkpoint metadata must have keys {sorted(_META_KEYS)} and format {FORMAT!r}")
-    start = 9 + hlen
     policy_end = start + meta["policy_size"]
     if policy_end + meta["train_state_size"] != len(bundle):
         raise CheckpointMismatch(f"checkpoint bundle is {len(bundle)} bytes; its metadata says "
@@ -154,7 +159,8 @@ def unbundle_checkpoint(bundle: bytes) -> CheckpointResult:
             task_id=meta["task_id"], round_=meta["round"], spec_digest=bytes.fromhex(meta["spec"]),
             prev_root=None if meta["prev"] is None else bytes.fromhex(meta["prev"]),
             inputs=[(i["slot"], bytes.fromhex(i["root"])) for i in meta["inputs"]], device=meta["device"],
-            policy_bytes=bundle[start:policy_end], train_state_bytes=bundle[policy_end:])
+            policy_bytes=bundle[start:policy_end], train_state_bytes=bundle[policy_end:],
+            trace_root=bytes.fromhex(meta["trace_root"]), trace_cid=meta["trace_cid"])
     except (TypeError, KeyError, ValueError) as error:
         raise CheckpointMismatch(f"checkpoint metadata is malformed: {error!r}") from None
     if result.bundle != bundle:
@@ -183,12 +189,16 @@ def round_start(spec: TaskSpec, prev_bundle: bytes | None) -> tuple[ActorCritic,
 
 
 def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
-                shards: Iterable[tuple[int, bytes, bytes]], *, device: str = "auto") -> CheckpointResult:
+                shards: Iterable[tuple[int, bytes, bytes]], *, device: str = "auto",
+                on_step=None) -> CheckpointResult:
     """Train one round on `shards` = (slot, revealed root, blob) and bundle the checkpoint.
 
     Raises ShardError (with `.slot`) for a blob that does not match its root or is not this task's,
     round's and slot's; ValueError for no shards or a slot given twice. `device` overrides the
-    spec's "auto" (validators re-run with "cpu")."""
+    spec's "auto". The round's trace (workers.roles.trace) is recorded alongside: its root and
+    CID go into the metadata, its states and blob into `CheckpointResult.stored`. `on_step`
+    (ppo.train_round's hook) runs before each step is recorded: tests use it to model a
+    trainer that alters a step."""
     shards = sorted(shards, key=lambda s: s[0])
     if not shards:
         raise ValueError("train_round needs at least one shard")
@@ -208,8 +218,18 @@ def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | 
     policy, state, prev_root = round_start(spec, prev_bundle)
     config = dataclasses.replace(spec.ppo, device=device)
     resolved = resolve_device(device).type
+    recorder = TraceRecorder(state, spec.steps_per_leaf)
+
+    def hook(steps, policy_, optimizer, batch):
+        if on_step is not None:
+            on_step(steps, policy_, optimizer, batch)
+        recorder.on_step(steps, policy_, optimizer, batch)
+
     with single_thread():
-        policy, stats = ppo_train_round(policy, episodes, config, state)
+        policy, stats = ppo_train_round(policy, episodes, config, state, on_step=hook)
+        trace = recorder.close(policy, state, [ep.steps for ep in episodes])
     return make_checkpoint(task_id=task_id, round_=round_, spec_digest=spec.digest(), prev_root=prev_root,
                            inputs=[(slot, root) for slot, root, _ in shards], device=resolved,
-                           policy_bytes=to_bytes(policy), train_state_bytes=state.to_bytes(), stats=stats)
+                           policy_bytes=to_bytes(policy), train_state_bytes=state.to_bytes(),
+                           trace_root=trace.tree().root, trace_cid=cids.compute(trace.blob), stats=stats,
+                           trace=trace, trace_states=tuple(b for _, b in recorder.states))

@@ -10,28 +10,27 @@ simulation, the committed actions are the seeded draws of the round's policy, re
 and values within tolerance) and their largest log-prob error must be at most
 `spec.logp_tolerance`.
 
-**Challenges.** For a shard of n episodes, episode i scores
-keccak256("decentrl.challenge.v1" ++ challenge_seed ++ uint256(task_id) ++ uint256(round) ++
-uint256(slot) ++ uint256(i)); the k = min(spec.challenges_per_sampler, n) lowest scores (as
-big-endian integers) are challenged. A validator draws its own secret `challenge_seed` (e.g.
-os.urandom(32)), so a sampler cannot know which episodes will be checked; a fraud in episodes that
-no validator challenges goes unseen (it costs a fraudster about k/n of detection per validator
-and round, and its slash).
+**Challenges** (workers.roles.challenges): for a shard of n episodes, the k =
+min(spec.challenges_per_sampler, n) episodes with the lowest keccak scores under this validator's
+secret `challenge_seed` (e.g. os.urandom(32)) are challenged, so a sampler cannot know which
+episodes will be checked; a fraud in episodes that no validator challenges goes unseen
+(SPECIFICATION.md "Verification cost and detection" gives the odds).
 
 **Trainer.** The bundle must be there and hash to its revealed root; its metadata must name this
 task, round and spec, and the previous checkpoint's root; each input (slot, root) it trained on
 must be a sampler submission revealed this round whose blob this validator holds, and every
-sampler this validator accepts must be among the inputs. Then the validator re-runs
-`trainer.train_round` on the CPU from the previous bundle and those inputs and compares:
-
-* bundle trained on "cpu": the policy and the train state must be **bit-identical** (both sides
-  compute with one CPU thread and the same torch build; a CPU with another instruction set may
-  round differently, which then shows as a rejection: a known limit);
-* bundle trained on "cuda": GPU kernels do not give the CPU's bits, so the comparison is a
-  tolerance: every parameter within GPU_ATOL + GPU_RTOL * (largest parameter change of the
-  round, re-run minus previous), every Adam moment within GPU_ATOL + GPU_RTOL * (largest
-  magnitude of that moment), counters exact. These values are provisional (not yet measured on a
-  GPU); a tampered update moves parameters by far more than 1% of the round's update.
+sampler this validator accepts must be among the inputs. Then its *trace* is checked by sampling
+(workers.roles.trace_check): the trace root in the metadata (fixed at commitment) must cover a
+trace whose first state is the previous checkpoint and whose last is this checkpoint; only
+spec.challenges_per_trainer transitions (spec.steps_per_leaf gradient steps each) are
+re-executed from their stored states, and as many pre-update data chunks recomputed. A CPU-trained
+trace must re-execute bit for bit (both sides compute with one CPU thread and the same torch
+build; a CPU with another instruction set may round differently, which then shows as a
+rejection: a known limit); a CUDA-trained one within trace_check.GPU_ATOL + GPU_RTOL x the
+transition's largest parameter change (provisional values: a tampered step moves parameters by
+far more than 1% of a step's update). A rejection names the step or chunk that failed. The
+validator never re-runs the whole update: its cost is about challenges_per_trainer x
+steps_per_leaf of the round's gradient steps.
 
 A trainer is not blamed for a sampler's bad episodes (it checks roots, not replays): it may train
 on a shard this validator rejects, as long as that shard was revealed and matches its root.
@@ -41,23 +40,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from eth_utils import keccak
-from safetensors.torch import load as st_load
+from collections.abc import Callable
 
-from workers.rl.policy import digest, to_bytes
+from workers.rl.policy import digest
 from workers.rl.replay import replay_episode
 from workers.rl.rollout import derive_seeds
+from workers.roles.challenges import challenged_indices
 from workers.roles.determinism import single_thread
-from workers.roles.sampler import ShardMismatch, ShardResult, round_policy, verify_shard
-from workers.roles.trainer import CheckpointMismatch, CheckpointResult, ShardError, round_start, \
-    train_round, unbundle_checkpoint, verify_checkpoint
+from workers.roles.sampler import ShardMismatch, ShardResult, verify_shard
+from workers.roles.trace_check import GPU_ATOL, GPU_RTOL, check_trace  # noqa: F401 (re-exported)
+from workers.roles.trainer import CheckpointMismatch, round_start, verify_checkpoint
 from workers.spec import TaskSpec
 
-CHALLENGE_DOMAIN = b"decentrl.challenge.v1"
-GPU_RTOL = 1e-2
-"""Tolerance for CUDA-trained checkpoints, relative to the round's largest parameter change."""
-GPU_ATOL = 1e-6
-"""Absolute slack of the CUDA comparison."""
+Fetch = Callable[[str], "bytes | None"]
+"""A content fetch by CID: the bytes, or None when they cannot be had (missing data)."""
 
 
 @dataclass(frozen=True)
@@ -89,18 +85,6 @@ class RoundVerdict:
         if self.trainer is not None and self.trainer.accepted:
             bits |= 1 << num_samplers
         return bits
-
-
-def _word(x: int) -> bytes:
-    return int(x).to_bytes(32, "big")
-
-
-def challenged_indices(challenge_seed: bytes, task_id: int, round_: int, slot: int, num_episodes: int,
-                       k: int) -> list[int]:
-    """The episodes of a shard a validator replays (module doc), ascending."""
-    scores = sorted((keccak(CHALLENGE_DOMAIN + bytes(challenge_seed) + _word(task_id) + _word(round_)
-                            + _word(slot) + _word(i)), i) for i in range(num_episodes))
-    return sorted(i for _, i in scores[:min(k, num_episodes)])
 
 
 def _reject(reason: str) -> Judgement:
@@ -152,55 +136,12 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
 
 # -- trainer ---------------------------------------------------------------------------------------
 
-def _max_abs_diff(a: dict, b: dict) -> float:
-    return max((float((a[k].double() - b[k].double()).abs().max()) for k in a if a[k].numel()), default=0.0)
-
-
-def _compare_gpu(claimed: CheckpointResult, rerun: CheckpointResult, prev_policy_bytes: bytes) -> str | None:
-    """None if a CUDA-trained checkpoint is within the tolerance of the CPU re-run, else why not."""
-    c_pol, r_pol, p_pol = (st_load(b) for b in (claimed.policy_bytes, rerun.policy_bytes, prev_policy_bytes))
-    if set(c_pol) != set(r_pol) or any(c_pol[k].shape != r_pol[k].shape for k in r_pol):
-        return "policy tensors differ in names or shapes from the re-run"
-    update = _max_abs_diff(r_pol, p_pol)
-    err = _max_abs_diff(c_pol, r_pol)
-    if not err <= GPU_ATOL + GPU_RTOL * update:
-        return (f"policy parameters differ from the re-run by up to {err:.3g}, more than the CUDA "
-                f"tolerance {GPU_ATOL:g} + {GPU_RTOL:g} x the round's update {update:.3g}")
-    c_st, r_st = claimed.train_state(), rerun.train_state()
-    counters = lambda s: (s.env_steps, s.rounds, s.updates, s.last_checkpoint,  # noqa: E731
-                          {i: float(m["step"]) for i, m in s.adam.items()})
-    if counters(c_st) != counters(r_st):
-        return f"train state counters {counters(c_st)} differ from the re-run's {counters(r_st)}"
-    for i, moments in r_st.adam.items():
-        for name in ("exp_avg", "exp_avg_sq"):
-            want, got = moments[name].double(), c_st.adam[i][name].double()
-            if got.shape != want.shape:
-                return f"Adam {name} of parameter {i} has shape {tuple(got.shape)}, expected {tuple(want.shape)}"
-            scale = float(want.abs().max()) if want.numel() else 0.0
-            err = float((got - want).abs().max()) if want.numel() else 0.0
-            if not err <= GPU_ATOL + GPU_RTOL * scale:
-                return f"Adam {name} of parameter {i} differs from the re-run by {err:.3g}"
-    return None
-
-
-def _same_run(precomputed: CheckpointResult | None, claimed: CheckpointResult) -> bool:
-    """Whether a precomputed CPU run had the claimed checkpoint's inputs (task, round, spec,
-    previous checkpoint and shards), so that it is the re-run."""
-    if precomputed is None or precomputed.meta.get("device") != "cpu":
-        return False
-    keys = ("task_id", "round", "spec", "prev")
-    return (all(precomputed.meta.get(k) == claimed.meta.get(k) for k in keys)
-            and list(precomputed.inputs) == list(claimed.inputs))
-
-
 def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
                    prev_root: bytes | None, root: bytes, bundle: bytes | None,
                    revealed: dict[int, tuple[bytes, bytes | None]], accepted_slots: set[int],
-                   precomputed: CheckpointResult | None = None) -> Judgement:
-    """The trainer's verdict (module doc). `revealed`: slot -> (root, blob or None).
-    `precomputed`: this validator's own CPU run of the round's update (train_round with
-    device="cpu"), made earlier from the revealed shards; used as the re-run when it was made
-    from exactly the checkpoint's inputs and previous checkpoint, else the update is re-run."""
+                   fetch: Fetch, challenge_seed: bytes) -> Judgement:
+    """The trainer's verdict (module doc). `revealed`: slot -> (root, blob or None); `fetch`
+    gets the trace and its challenged states by CID."""
     if bundle is None:
         return _reject("missing data: the trainer's checkpoint bundle could not be fetched")
     try:
@@ -221,31 +162,27 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
             return _reject(f"trained on shard (slot {slot}, root {input_root.hex()}), which was not "
                            f"revealed this round")
         if revealed[slot][1] is None:
-            return _reject(f"missing data: cannot re-run the update without the blob of slot {slot}")
+            return _reject(f"missing data: cannot check the update without the blob of slot {slot}")
     left_out = sorted(accepted_slots - {slot for slot, _ in inputs})
     if left_out:
         return _reject(f"did not train on the accepted shards of slots {left_out}")
     if not inputs:
         return _reject("checkpoint declares no inputs")
-    if _same_run(precomputed, claimed):
-        rerun = precomputed
-    else:
+    episodes = []
+    for slot, input_root in inputs:
         try:
-            rerun = train_round(spec, task_id, round_, prev_bundle,
-                                [(slot, r, revealed[slot][1]) for slot, r in inputs], device="cpu")
-        except ShardError as error:
-            return _reject(f"cannot re-run the update: {error}")
-    if meta["device"] == "cpu":
-        if claimed.policy_digest != rerun.policy_digest:
-            return _reject(f"re-running the update gives policy {rerun.policy_digest.hex()}, the "
-                           f"checkpoint has {claimed.policy_digest.hex()}")
-        if claimed.train_state_digest != rerun.train_state_digest:
-            return _reject(f"re-running the update gives train state {rerun.train_state_digest.hex()}, "
-                           f"the checkpoint has {claimed.train_state_digest.hex()}")
-        return Judgement(True, "re-run is bit-identical")
-    prev_policy = round_policy(spec, None if prev_bundle is None else unbundle_checkpoint(prev_bundle).policy_bytes)
-    problem = _compare_gpu(claimed, rerun, to_bytes(prev_policy))
-    return _reject(problem) if problem else Judgement(True, "CUDA checkpoint within tolerance of the CPU re-run")
+            shard = verify_shard(revealed[slot][1], input_root)
+        except ShardMismatch as error:
+            return _reject(f"trained on the shard of slot {slot}, whose blob does not match its root: {error}")
+        if (shard.task_id, shard.round, shard.shard) != (task_id, round_, slot):
+            return _reject(f"trained on the shard of slot {slot}, which is of task {shard.task_id} round "
+                           f"{shard.round} shard {shard.shard}")
+        episodes.extend(shard.episodes)
+    with single_thread():
+        policy0, start, _ = round_start(spec, prev_bundle)
+        accepted, reason = check_trace(spec, task_id, round_, claimed, policy0, start, episodes, fetch,
+                                       challenge_seed)
+    return Judgement(accepted, reason)
 
 
 # -- the round -------------------------------------------------------------------------------------
@@ -253,14 +190,14 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
 def verify_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
                  samplers: list[tuple[int, bytes, bytes | None]],
                  trainer: tuple[bytes, bytes | None] | None, challenge_seed: bytes,
-                 precomputed: CheckpointResult | None = None) -> RoundVerdict:
+                 fetch: Fetch) -> RoundVerdict:
     """Verdicts for the round's revealed submissions.
 
     `prev_bundle`: the task's current checkpoint bundle (checked by the caller against the chain's
     checkpointRoot), None before any was accepted. `samplers`: (slot, revealed root, blob or None
     when the fetch failed). `trainer`: (revealed root, bundle or None), or None if no trainer
-    revealed. `challenge_seed`: this validator's secret randomness for the challenges.
-    `precomputed`: see verify_trainer."""
+    revealed. `challenge_seed`: this validator's secret randomness for the challenges. `fetch`:
+    content by CID (None when missing) for the trainer's trace and its challenged states."""
     slots = [slot for slot, _, _ in samplers]
     if len(set(slots)) != len(slots):
         raise ValueError(f"each sampler slot may be given once, got slots {slots}")
@@ -275,5 +212,5 @@ def verify_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes |
         revealed = {slot: (bytes(root), blob) for slot, root, blob in samplers}
         accepted = {slot for slot, j in judgements.items() if j.accepted}
         trainer_judgement = verify_trainer(spec, task_id, round_, prev_bundle, prev_root, bytes(trainer[0]),
-                                           trainer[1], revealed, accepted, precomputed)
+                                           trainer[1], revealed, accepted, fetch, challenge_seed)
     return RoundVerdict(judgements, trainer_judgement)

@@ -10,6 +10,7 @@ import torch
 from workers.rl.presets import CARTPOLE
 from workers.roles import sampler, trainer
 from workers.spec import TaskSpec
+from workers.storage import cid as cids
 
 torch.set_num_threads(1)
 
@@ -18,6 +19,12 @@ SMALL = TaskSpec(env_id="CartPole-v1", seed=7, hidden_sizes=(16, 16), steps_per_
                  ppo=dataclasses.replace(CARTPOLE.ppo, batch_size=32, update_epochs=2),
                  challenges_per_sampler=3)
 """About 5 episodes per shard with the initial policy; 3 of them challenged."""
+
+
+def fetcher(*ckpts):
+    """fetch(cid) over what the trainers of `ckpts` stored (trace states and blobs): None if absent."""
+    stored = {cids.compute(b): b for c in ckpts for b in c.stored}
+    return stored.get
 
 
 def honest_round(spec, round_, prev_bundle, slots=(0, 1)):

@@ -80,3 +80,12 @@ def test_gc_forever_drops_expired_results_until_stopped(store, clock):
     stop.set()  # one pass, then return
     gc_forever(store, interval=3600, stop=stop)
     assert {e.cid for e in store.list()} == {kept, fresh} and not store.has(old)
+
+
+def test_put_many_stores_each_item_as_put_does(store, clock):
+    items = [b"state 0", b"state 1", b"state 0", pattern("shake256", 1000)]
+    cids = store.put_many(items)
+    assert cids == [compute(x) for x in items]
+    assert all(store.get(cid) == x for cid, x in zip(cids, items))
+    assert sorted((e.cid, e.size, e.created_at) for e in store.list()) == \
+        sorted({(compute(x), len(x), clock.now) for x in items})

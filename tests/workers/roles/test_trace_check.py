@@ -1,0 +1,187 @@
+"""workers/roles/trace_check.py through verify_round: an honest trace verifies under any seed; an
+altered or skipped step is caught exactly when it is challenged and the reason names it; the
+trace's ends, its root, its Merkle proofs, its CIDs and its data chunks are checked; CUDA traces
+are compared within tolerance."""
+
+import dataclasses
+
+import numpy as np
+import pytest
+
+from tests.workers.roles.conftest import SMALL, TASK_ID, fetcher, honest_round
+from tests.workers.roles.trace_fakes import altered_at, dishonest_round, renamed_spec, renamed_trace, retraced, \
+    skipped_at
+from workers.rl.policy import from_bytes
+from workers.roles.challenges import TRAINER_DATA_DOMAIN, TRAINER_STEPS_DOMAIN, challenged_indices
+from workers.roles.trace import Chunk, split_state
+from workers.roles.validator import GPU_RTOL, Judgement, verify_round
+from workers.storage import cid as cids
+
+SPEC = dataclasses.replace(SMALL, challenges_per_trainer=2)
+"""12 gradient steps a round (2 x 96 samples / batch 32 x 2 epochs), one leaf per step, 3 data
+chunks; a validator re-executes 2 steps and recomputes 2 chunks."""
+SEEDS = [bytes([s]) * 32 for s in range(16)]
+STEP = 5
+
+
+@pytest.fixture(scope="module")
+def rnd():
+    r0 = honest_round(SPEC, 0, None)
+    return honest_round(SPEC, 1, r0.ckpt.bundle)
+
+
+def judge(rnd, ckpt, seed=SEEDS[0], fetch=None):
+    samplers = [(slot, s.root, s.blob) for slot, s in rnd.shards.items()]
+    return verify_round(SPEC, TASK_ID, rnd.round, rnd.prev, samplers, (ckpt.root, ckpt.bundle), seed,
+                        fetch or fetcher(ckpt)).trainer
+
+
+def picked(seed, rnd, n, domain=TRAINER_STEPS_DOMAIN):
+    return challenged_indices(seed, TASK_ID, rnd.round, 0, n, SPEC.challenges_per_trainer, domain)
+
+
+def test_honest_trace_verifies_under_every_seed(rnd):
+    assert rnd.ckpt.trace.steps == 12 and len(rnd.ckpt.trace.states) == 13 and len(rnd.ckpt.trace.chunks) == 3
+    for seed in SEEDS[:4]:
+        j = judge(rnd, rnd.ckpt, seed)
+        assert j.accepted and "re-executed 2 of 12 steps" in j.reason, j
+
+
+@pytest.mark.parametrize("dishonesty", [altered_at, skipped_at], ids=["altered", "skipped"])
+def test_a_bad_step_is_caught_exactly_when_challenged(rnd, dishonesty):
+    fake = dishonest_round(SPEC, rnd, dishonesty(STEP))
+    outcomes = set()
+    for seed in SEEDS:
+        challenged = STEP in picked(seed, rnd, 12)
+        j = judge(rnd, fake, seed)
+        assert j.accepted != challenged, (seed, j)
+        if challenged:
+            assert j.reason.startswith(f"step {STEP} (state {STEP} -> {STEP + 1}) does not re-execute"), j
+        outcomes.add(challenged)
+    assert outcomes == {True, False}  # the seeds exercise both cases
+
+
+def test_steps_per_leaf_names_the_span(rnd):
+    spec = dataclasses.replace(SPEC, steps_per_leaf=4, challenges_per_trainer=3)  # 3 transitions: all checked
+    r0 = honest_round(spec, 0, None)
+    fake = dishonest_round(spec, r0, altered_at(STEP))
+    samplers = [(slot, s.root, s.blob) for slot, s in r0.shards.items()]
+    honest = verify_round(spec, TASK_ID, 0, None, samplers, (r0.ckpt.root, r0.ckpt.bundle), SEEDS[0],
+                          fetcher(r0.ckpt)).trainer
+    assert honest.accepted and "re-executed 12 of 12 steps" in honest.reason
+    bad = verify_round(spec, TASK_ID, 0, None, samplers, (fake.root, fake.bundle), SEEDS[0], fetcher(fake)).trainer
+    assert bad == Judgement(False, "steps 4..7 (state 1 -> 2) does not re-execute: the re-run gives another "
+                                   "state than the trace's state 2")
+
+
+def test_a_trace_with_a_state_left_out_is_rejected(rnd):
+    def drop(header):
+        del header["states"][STEP]
+    j = judge(rnd, retraced(rnd.ckpt, drop))
+    assert not j.accepted and j.reason.startswith("trace records states after steps [0, 1, 2, 3, 4, 6,")
+
+
+def test_a_trace_not_starting_at_the_previous_checkpoint_is_rejected(rnd):
+    def restart(header):
+        header["states"][0] = header["states"][1]
+    j = judge(rnd, retraced(rnd.ckpt, restart))
+    assert j == Judgement(False, "trace records states after steps [1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], "
+                                 "expected [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]")
+
+    def other_digest(header):
+        header["states"][0] = {**header["states"][1], "step": 0}
+    j = judge(rnd, retraced(rnd.ckpt, other_digest))
+    assert j == Judgement(False, "the trace's first state is not the previous checkpoint's policy and train state")
+
+
+def test_a_trace_that_does_not_hash_to_the_committed_root_is_rejected(rnd):
+    other = retraced(rnd.ckpt, lambda h: h["states"][3].update(digest="00" * 32))
+    fake = renamed_trace(rnd.ckpt, other.meta["trace_cid"])  # names the other blob, keeps the root
+    j = judge(rnd, fake, fetch=fetcher(other))
+    assert not j.accepted and j.reason.endswith(f"not to the committed trace root {rnd.ckpt.trace_root.hex()}")
+
+
+def test_a_state_that_fails_its_merkle_proof_is_rejected(rnd):
+    states = rnd.ckpt.trace_states
+    imposter = states[11]  # served for the last state under its own (valid) CID; the digest stays state 12's
+    fake = retraced(rnd.ckpt, lambda h: h["states"][12].update(cid=cids.compute(imposter)))
+    j = judge(rnd, fake)
+    assert j == Judgement(False, "state 12 is not leaf 12 of the committed trace root (Merkle proof fails)")
+
+
+def test_a_tampered_stored_state_is_rejected(rnd):
+    last = rnd.ckpt.trace.states[12]["cid"]
+    good = fetcher(rnd.ckpt)
+    tampered = bytearray(good(last))
+    tampered[-50] ^= 1
+    j = judge(rnd, rnd.ckpt, fetch=lambda cid: bytes(tampered) if cid == last else good(cid))
+    assert j == Judgement(False, f"state 12 of the trace fetched for {last} does not match that CID")
+    j = judge(rnd, rnd.ckpt, fetch=lambda cid: None if cid == last else good(cid))
+    assert j == Judgement(False, f"missing data: state 12 of the trace ({last}) could not be fetched")
+
+
+def test_altered_pre_update_data_is_caught_when_its_chunk_is_challenged(rnd):
+    chunks = [Chunk.from_bytes(c) for c in rnd.ckpt.trace.chunks]
+    bad = chunks[1]
+    values = bad.values.copy()
+    values[7] += 0.5
+    raw = list(rnd.ckpt.trace.chunks)
+    raw[1] = dataclasses.replace(bad, values=values).to_bytes()
+    fake = retraced(rnd.ckpt, chunks=raw)
+    seen = set()
+    for seed in SEEDS[:8]:
+        j = judge(rnd, fake, seed)
+        if 1 in picked(seed, rnd, 3, TRAINER_DATA_DOMAIN):
+            assert j.reason.startswith(f"pre-update data chunk 1: old value of sample {64 + 7} is"), j
+            seen.add(True)
+        else:
+            seen.add(False)
+    assert seen == {True, False}
+
+
+def test_cuda_traces_are_compared_within_tolerance(rnd):
+    states = rnd.ckpt.trace_states
+    before, after = (from_bytes(split_state(states[i])[0]) for i in (STEP, STEP + 1))
+    update = max(float((a - b).detach().abs().max()) for a, b in zip(after.parameters(), before.parameters()))
+    seed = next(s for s in SEEDS if STEP in picked(s, rnd, 12))
+    close = retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update / 10)), device="cuda")
+    j = judge(rnd, close, seed)
+    assert j.accepted, j
+    far = retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update * 3)), device="cuda")
+    j = judge(rnd, far, seed)
+    assert not j.accepted and j.reason.startswith(f"step {STEP} (state {STEP} -> {STEP + 1}) does not re-execute "
+                                                  f"within the CUDA tolerance: policy parameters differ")
+    assert not judge(rnd, retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update / 10))),
+                     seed).accepted  # the same small change is a rejection for a CPU trace
+
+
+def test_challenges_depend_on_the_seed_and_domain():
+    a = challenged_indices(SEEDS[1], TASK_ID, 1, 0, 320, 4, TRAINER_STEPS_DOMAIN)
+    assert a == challenged_indices(SEEDS[1], TASK_ID, 1, 0, 320, 4, TRAINER_STEPS_DOMAIN) and len(set(a)) == 4
+    assert a != challenged_indices(SEEDS[2], TASK_ID, 1, 0, 320, 4, TRAINER_STEPS_DOMAIN)
+    assert a != challenged_indices(SEEDS[1], TASK_ID, 1, 0, 320, 4, TRAINER_DATA_DOMAIN)
+    firsts = {challenged_indices(s, TASK_ID, 1, 0, 320, 1, TRAINER_STEPS_DOMAIN)[0] for s in SEEDS}
+    assert len(firsts) >= 12  # 16 seeds spread over 320 steps, not a fixed pick
+    counts = np.bincount([i for s in range(200) for i in
+                          challenged_indices(s.to_bytes(32, "big"), TASK_ID, 1, 0, 4, 1, TRAINER_STEPS_DOMAIN)],
+                         minlength=4)
+    assert counts.min() > 30  # each of 4 items is picked about 50 times in 200 seeds
+
+
+def test_a_target_kl_stop_is_checked(rnd):
+    """With target_kl a round may stop at an epoch end: an honest early stop verifies (its last
+    transition is always re-executed), a trainer that ignores target_kl is caught at an epoch end."""
+    strict = dataclasses.replace(SPEC, ppo=dataclasses.replace(SPEC.ppo, target_kl=1e-9))
+    r0 = honest_round(strict, 0, None)
+    assert r0.ckpt.trace.steps == 6  # stopped after the first of 2 epochs
+    samplers = [(slot, s.root, s.blob) for slot, s in r0.shards.items()]
+    honest = verify_round(strict, TASK_ID, 0, None, samplers, (r0.ckpt.root, r0.ckpt.bundle), SEEDS[0],
+                          fetcher(r0.ckpt)).trainer
+    assert honest.accepted and "of 6 steps" in honest.reason, honest
+    full = honest_round(SPEC, 0, None)  # trained on without the stop, then labelled with the strict spec
+    ignored = renamed_spec(full.ckpt, strict.digest())
+    seed = next(s for s in SEEDS if 5 in picked(s, full, 12))
+    j = verify_round(strict, TASK_ID, 0, None, [(slot, s.root, s.blob) for slot, s in full.shards.items()],
+                     (ignored.root, ignored.bundle), seed, fetcher(ignored)).trainer
+    assert not j.accepted and j.reason.startswith("step 5 ends epoch 0 with approx KL"), j
+    assert j.reason.endswith("> target_kl 1e-09, but the trace goes on")

@@ -1,0 +1,303 @@
+"""Validator side of a trainer's trace (workers.roles.trace): check its structure and ends, then
+re-execute only the challenged transitions and recompute only the challenged data chunks.
+
+`check_trace` returns None when the trace holds, else the reason (naming the step or chunk):
+
+1. The trace blob is fetched by the checkpoint metadata's `trace_cid` and must match that CID, be
+   well formed, record states after exactly the steps `leaf_steps(S, spec.steps_per_leaf)` where S
+   is the round's step count (`ppo.step_schedule` of the samples; with `target_kl` a trace may end
+   at an earlier epoch end), hold one data chunk per CHUNK_ROWS samples, and hash to the
+   committed `trace_root`.
+2. Its first state is the previous checkpoint's policy and train state (computed locally, so
+   compared by digest); its last state, fetched, is the checkpoint's policy, and finishing the
+   round on it (`ppo.finish_round`) gives the checkpoint's train state, byte for byte.
+3. Data: the chunks describe exactly the planned rows and finals; the challenged chunks
+   (challenges.TRAINER_DATA_DOMAIN) are recomputed under the incoming policy, within
+   workers.rl.replay's tolerances (a batched float32 forward pass may differ in the last bits
+   from the trainer's). Advantages and returns follow from the committed values by GAE.
+4. Steps: for each challenged transition j (challenges.TRAINER_STEPS_DOMAIN; plus the last one
+   when the trace stopped early), states j and j+1 are fetched by CID and proven against the
+   trace root (workers.merkle), their counters checked, and the steps b_j .. b_(j+1) - 1
+   re-executed from state j on the CPU with ppo.gradient_step on the minibatches the schedule
+   and the seeded permutation give. A CPU-trained trace must give state j+1 bit for bit; a CUDA
+   one within GPU_ATOL + GPU_RTOL x the transition's largest parameter change (Adam moments:
+   x their largest magnitude), counters exact. With `target_kl`, an epoch end inside a re-executed
+   transition must agree with the trace going on or stopping.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from itertools import islice
+
+import numpy as np
+import torch
+from eth_utils import keccak
+from safetensors.torch import load as st_load
+
+from workers import merkle
+from workers.rl.policy import from_bytes, to_bytes
+from workers.rl.ppo import TrainState, adam_state, finish_round, gradient_step, make_batch, make_optimizer, \
+    permutations, samples, step_schedule
+from workers.rl.replay import LOGP_ATOL, RTOL, VALUE_ATOL
+from workers.roles.challenges import TRAINER_DATA_DOMAIN, TRAINER_STEPS_DOMAIN, challenged_indices
+from workers.roles.trace import CHUNK_ROWS, Chunk, Trace, TraceError, chunk_plan, leaf_steps, parse_trace, \
+    split_state, state_bytes
+from workers.storage import cid as cids
+
+GPU_RTOL = 1e-2
+"""Tolerance for CUDA-trained traces, relative to the transition's largest parameter change."""
+GPU_ATOL = 1e-6
+"""Absolute slack of the CUDA comparison."""
+
+
+class Rejected(Exception):
+    """Why the trace is rejected (internal: check_trace returns the message)."""
+
+
+def _steps_name(a: int, b: int) -> str:
+    return f"step {a}" if b == a + 1 else f"steps {a}..{b - 1}"
+
+
+def _where(b: list[int], j: int) -> str:
+    return f"{_steps_name(b[j], b[j + 1])} (state {j} -> {j + 1})"
+
+
+class _Checker:
+    def __init__(self, spec, task_id, round_, claimed, policy0, start: TrainState, episodes, fetch, seed):
+        self.spec, self.task_id, self.round, self.claimed = spec, task_id, round_, claimed
+        self.policy0, self.start, self.episodes, self.fetch, self.seed = policy0, start, episodes, fetch, seed
+        self.config = dataclasses.replace(spec.ppo, device="cpu")
+        self.cuda = claimed.meta["device"] == "cuda"
+
+    # -- structure ---------------------------------------------------------------------------------
+
+    def load_trace(self) -> Trace:
+        cid = self.claimed.meta["trace_cid"]
+        blob = self.fetch(cid)
+        if blob is None:
+            raise Rejected(f"missing data: the trainer's trace {cid} could not be fetched")
+        if cids.compute(blob) != cid:
+            raise Rejected(f"the trace blob fetched for {cid} does not match that CID")
+        try:
+            return parse_trace(blob)
+        except TraceError as error:
+            raise Rejected(f"trace is malformed: {error}") from None
+
+    def check_structure(self, trace: Trace, n: int) -> list[int]:
+        h, schedule = trace.header, self.schedule
+        if (h["steps_per_leaf"], h["chunk_rows"]) != (self.spec.steps_per_leaf, CHUNK_ROWS):
+            raise Rejected(f"trace has steps_per_leaf {h['steps_per_leaf']} and chunk_rows {h['chunk_rows']}, "
+                           f"expected {self.spec.steps_per_leaf} and {CHUNK_ROWS}")
+        s = trace.steps
+        if not isinstance(s, int) or not 0 < s <= len(schedule):
+            raise Rejected(f"trace has {s!r} gradient steps, a round on {n} samples has {len(schedule)}")
+        early_end_ok = self.config.target_kl is not None and schedule[s][0] != schedule[s - 1][0] \
+            if s < len(schedule) else True
+        if not early_end_ok:
+            raise Rejected(f"trace has {s} gradient steps, a round on {n} samples has {len(schedule)}"
+                           + (" (a target_kl stop ends an epoch)" if self.config.target_kl is not None else ""))
+        b = leaf_steps(s, self.spec.steps_per_leaf)
+        got = [st["step"] for st in trace.states]
+        if got != b:
+            raise Rejected(f"trace records states after steps {got}, expected {b}")
+        if len(trace.chunks) != len(self.plan):
+            raise Rejected(f"trace has {len(trace.chunks)} data chunks, {n} samples make {len(self.plan)}")
+        return b
+
+    # -- states ------------------------------------------------------------------------------------
+
+    def load_state(self, j: int) -> tuple[bytes, TrainState]:
+        entry = self.trace.states[j]
+        data = self.fetch(entry["cid"])
+        if data is None:
+            raise Rejected(f"missing data: state {j} of the trace ({entry['cid']}) could not be fetched")
+        if cids.compute(data) != entry["cid"]:
+            raise Rejected(f"state {j} of the trace fetched for {entry['cid']} does not match that CID")
+        return self.open_state(j, data, self.tree.proof(j))
+
+    def open_state(self, j: int, data: bytes, proof: list[bytes]) -> tuple[bytes, TrainState]:
+        """State j's (policy bytes, train state) once `data` is proven against the trace root."""
+        if not merkle.verify(self.claimed.trace_root, data, proof):
+            raise Rejected(f"state {j} is not leaf {j} of the committed trace root (Merkle proof fails)")
+        try:
+            policy_bytes, ts_bytes = split_state(data)
+            state = TrainState.from_bytes(ts_bytes)
+        except (TraceError, ValueError, KeyError) as error:
+            raise Rejected(f"state {j} of the trace is malformed: {error}") from None
+        s, want = state, self.start
+        counters = (s.env_steps, s.rounds, s.last_checkpoint, s.updates)
+        expected = (want.env_steps, want.rounds, want.last_checkpoint, want.updates + self.b[j])
+        if counters != expected:
+            raise Rejected(f"state {j} has counters (env_steps, rounds, last_checkpoint, updates) {counters}, "
+                           f"expected {expected}")
+        return policy_bytes, state
+
+    def check_ends(self) -> None:
+        first = state_bytes(to_bytes(self.policy0), self.start.to_bytes())
+        if keccak(first) != bytes.fromhex(self.trace.states[0]["digest"]):
+            raise Rejected("the trace's first state is not the previous checkpoint's policy and train state")
+        m = len(self.b) - 1
+        policy_bytes, last = self.load_state(m)
+        if policy_bytes != self.claimed.policy_bytes:
+            raise Rejected(f"the trace's last state (after step {self.b[m]}) is not the checkpoint's policy")
+        finish_round(last, self.n, self.config)
+        if last.to_bytes() != self.claimed.train_state_bytes:
+            raise Rejected(f"the trace's last state (after step {self.b[m]}) does not finish into the "
+                           f"checkpoint's train state")
+
+    # -- data --------------------------------------------------------------------------------------
+
+    def load_batch(self):
+        logp, values, finals = [], [], np.zeros(len(self.episodes), dtype=np.float64)
+        for i, (raw, (first, rows, eps)) in enumerate(zip(self.trace.chunks, self.plan)):
+            try:
+                c = Chunk.from_bytes(raw)
+            except TraceError as error:
+                raise Rejected(f"pre-update data chunk {i} is malformed: {error}") from None
+            if (c.index, c.first, len(c.logp), c.episodes) != (i, first, rows, eps):
+                raise Rejected(f"pre-update data chunk {i} describes (index, first row, rows, finals) "
+                               f"{(c.index, c.first, len(c.logp), c.episodes)}, expected {(i, first, rows, eps)}")
+            logp.append(c.logp)
+            values.append(c.values)
+            finals[eps] = c.finals.astype(np.float64)
+        obs, actions = samples(self.episodes, torch.device("cpu"))
+        return make_batch(self.episodes, obs, actions, torch.from_numpy(np.concatenate(logp)),
+                          torch.from_numpy(np.concatenate(values)), finals, self.config)
+
+    def check_chunk(self, i: int) -> None:
+        first, rows, eps = self.plan[i]
+        batch, sl = self.batch, slice(first, first + rows)
+        with torch.no_grad():
+            logp, _, values = self.policy0.evaluate(batch.obs[sl], batch.actions[sl])
+            final_obs = torch.from_numpy(np.stack([self.episodes[e].obs[-1] for e in eps])) if eps else None
+            finals = self.policy0.value(final_obs).double().numpy() if eps else np.zeros(0)
+        for name, want, got, atol in (("old log-prob", logp.double().numpy(), batch.old_logp[sl].double().numpy(),
+                                       LOGP_ATOL),
+                                      ("old value", values.double().numpy(), batch.old_values[sl].double().numpy(),
+                                       VALUE_ATOL),
+                                      ("final value", finals, batch.final_values[eps], VALUE_ATOL)):
+            bad = np.flatnonzero(~(np.abs(got - want) <= atol + RTOL * np.abs(want)))
+            if bad.size:
+                r = int(bad[0])
+                at = f"sample {first + r}" if name != "final value" else f"episode {eps[r]}"
+                raise Rejected(f"pre-update data chunk {i}: {name} of {at} is {got[r]:.9g}, recomputed "
+                               f"{want[r]:.9g}")
+
+    # -- steps -------------------------------------------------------------------------------------
+
+    def check_transition(self, j: int) -> None:
+        a, b = self.b[j], self.b[j + 1]
+        policy_bytes, state = self.load_state(j)
+        want_policy, want_state = self.load_state(j + 1)
+        policy = from_bytes(policy_bytes)
+        if policy.config != self.policy0.config or policy.spec != self.policy0.spec:
+            raise Rejected(f"state {j}'s policy has another architecture than the task's")
+        policy.train()
+        optimizer = make_optimizer(policy, state, self.config)
+        batch, B = self.batch, self.config.batch_size
+        tensors = (batch.obs, batch.actions, batch.old_logp, batch.old_values, batch.advantages, batch.returns)
+        for s in range(a, b):
+            epoch, lo = self.schedule[s]
+            idx = self.perms[epoch][lo:lo + B]
+            stats = gradient_step(policy, optimizer, tuple(t[idx] for t in tensors), self.config)
+            self.steps_run += 1
+            self.check_stop(s, epoch, float(stats["approx_kl"]))
+        s0 = self.start
+        rerun = TrainState(s0.env_steps, s0.rounds, s0.updates + b, s0.last_checkpoint, adam_state(optimizer))
+        rerun_policy = to_bytes(policy)
+        if not self.cuda:
+            if keccak(state_bytes(rerun_policy, rerun.to_bytes())) != bytes.fromhex(self.trace.states[j + 1]["digest"]):
+                raise Rejected(f"{_where(self.b, j)} does not re-execute: the re-run gives another state "
+                               f"than the trace's state {j + 1}")
+            return
+        problem = compare_within_gpu_tolerance(want_policy, want_state, rerun_policy, rerun, policy_bytes)
+        if problem:
+            raise Rejected(f"{_where(self.b, j)} does not re-execute within the CUDA tolerance: {problem}")
+
+    def check_stop(self, s: int, epoch: int, kl: float) -> None:
+        kl_target = self.config.target_kl
+        ends_epoch = s + 1 == len(self.schedule) or self.schedule[s + 1][0] != epoch
+        if kl_target is None or not ends_epoch:
+            return
+        if kl > kl_target and s + 1 < self.trace.steps:
+            raise Rejected(f"step {s} ends epoch {epoch} with approx KL {kl:.4g} > target_kl {kl_target:g}, "
+                           f"but the trace goes on")
+        if not kl > kl_target and s + 1 == self.trace.steps < len(self.schedule):
+            raise Rejected(f"the trace stops after step {s} with approx KL {kl:.4g}, not above target_kl {kl_target:g}")
+
+    # -- all ---------------------------------------------------------------------------------------
+
+    def run(self) -> str:
+        self.n = sum(ep.steps for ep in self.episodes)
+        self.schedule = step_schedule(self.n, self.config)
+        self.plan = chunk_plan([ep.steps for ep in self.episodes])
+        self.trace = self.load_trace()
+        self.b = self.check_structure(self.trace, self.n)
+        self.tree = self.trace.tree()
+        if self.tree.root != self.claimed.trace_root:
+            raise Rejected(f"the trace hashes to {self.tree.root.hex()}, not to the committed trace root "
+                           f"{self.claimed.trace_root.hex()}")
+        self.check_ends()
+        self.batch = self.load_batch()
+        k = self.spec.challenges_per_trainer
+        args = (self.seed, self.task_id, self.round, 0)
+        chunks = challenged_indices(*args, len(self.plan), k, TRAINER_DATA_DOMAIN)
+        for i in chunks:
+            self.check_chunk(i)
+        transitions = challenged_indices(*args, len(self.b) - 1, k, TRAINER_STEPS_DOMAIN)
+        if self.trace.steps < len(self.schedule) and len(self.b) - 2 not in transitions:
+            transitions.append(len(self.b) - 2)  # an early stop is always re-executed
+        epochs = max((self.schedule[s][0] for j in transitions for s in range(self.b[j], self.b[j + 1])), default=0)
+        self.perms = list(islice(permutations(self.config, self.start.updates, self.n), epochs + 1))
+        self.steps_run = 0
+        for j in transitions:
+            self.check_transition(j)
+        return (f"trace root, ends and data check; re-executed {self.steps_run} of {self.trace.steps} steps "
+                f"(transitions {transitions}), recomputed data chunks {chunks}")
+
+
+def check_trace(spec, task_id: int, round_: int, claimed, policy0, start: TrainState, episodes, fetch,
+                challenge_seed: bytes) -> tuple[bool, str]:
+    """(accepted, reason) for a trainer's checkpoint `claimed` (already checked against its root and
+    inputs): its trace, sampled (module doc). `policy0`, `start`: the round's incoming policy and
+    TrainState; `episodes`: the inputs' episodes in training order; `fetch(cid)`: the bytes, or
+    None when they cannot be had."""
+    checker = _Checker(spec, task_id, round_, claimed, policy0, start, episodes, fetch, challenge_seed)
+    try:
+        return True, checker.run()
+    except Rejected as rejection:
+        return False, str(rejection)
+
+
+def _max_abs_diff(a: dict, b: dict) -> float:
+    return max((float((a[k].double() - b[k].double()).abs().max()) for k in a if a[k].numel()), default=0.0)
+
+
+def compare_within_gpu_tolerance(claimed_policy: bytes, claimed_state: TrainState, rerun_policy: bytes,
+                                 rerun_state: TrainState, before_policy: bytes) -> str | None:
+    """None if a CUDA-computed state is within the tolerance of the CPU re-run from `before`, else why not."""
+    c_pol, r_pol, p_pol = (st_load(x) for x in (claimed_policy, rerun_policy, before_policy))
+    if set(c_pol) != set(r_pol) or any(c_pol[k].shape != r_pol[k].shape for k in r_pol):
+        return "policy tensors differ in names or shapes from the re-run"
+    update = _max_abs_diff(r_pol, p_pol)
+    err = _max_abs_diff(c_pol, r_pol)
+    if not err <= GPU_ATOL + GPU_RTOL * update:
+        return (f"policy parameters differ from the re-run by up to {err:.3g}, more than the CUDA tolerance "
+                f"{GPU_ATOL:g} + {GPU_RTOL:g} x the transition's update {update:.3g}")
+    counters = lambda s: (s.env_steps, s.rounds, s.updates, s.last_checkpoint,  # noqa: E731
+                          {i: float(m["step"]) for i, m in s.adam.items()})
+    if counters(claimed_state) != counters(rerun_state):
+        return f"train state counters {counters(claimed_state)} differ from the re-run's {counters(rerun_state)}"
+    if set(claimed_state.adam) != set(rerun_state.adam):
+        return f"Adam state covers parameters {sorted(claimed_state.adam)}, the re-run's {sorted(rerun_state.adam)}"
+    for i, moments in rerun_state.adam.items():
+        for name in ("exp_avg", "exp_avg_sq"):
+            want, got = moments[name].double(), claimed_state.adam[i][name].double()
+            if got.shape != want.shape:
+                return f"Adam {name} of parameter {i} has shape {tuple(got.shape)}, expected {tuple(want.shape)}"
+            scale = float(want.abs().max()) if want.numel() else 0.0
+            err = float((got - want).abs().max()) if want.numel() else 0.0
+            if not err <= GPU_ATOL + GPU_RTOL * scale:
+                return f"Adam {name} of parameter {i} differs from the re-run by {err:.3g}"
+    return None
