@@ -397,6 +397,9 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
     ///      wrong, and fail the task when bad work had been accepted. Returns the tokens slashed.
     function _correct(uint256 disputeId, Dispute storage d) private returns (uint256 slashed) {
         bool wasAccepted = d.verdict == ITaskRegistry.Verdict.Accepted;
+        // Work built on an accepted bad submission is void: the task ends (which also unlocks its
+        // slots, so the parties' stake is free to slash) and the rest of its escrow is refunded.
+        if (wasAccepted) IDisputeHooks(address(registry)).failTask(d.taskId);
         if (wasAccepted) {
             slashed += _penalise(disputeId, d, d.submitter, d.role, Outcome.Rejected);
         } else {
@@ -412,8 +415,6 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
             address node = IDisputeHooks(address(registry)).attesterOf(d.taskId, d.round, v);
             slashed += _penalise(disputeId, d, node, Role.Validator, Outcome.AgainstQuorum);
         }
-        // Work built on an accepted bad submission is void: the task ends and the rest is refunded.
-        if (wasAccepted) IDisputeHooks(address(registry)).failTask(d.taskId);
     }
 
     function _penalise(uint256 disputeId, Dispute storage d, address node, Role role, Outcome outcome)
@@ -424,7 +425,7 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         if (vault.heldOf(d.taskId, d.round, node) > 0) {
             reclaimed = IDisputeHooks(address(registry)).reclaimPay(d.taskId, d.round, node, role);
         }
-        slashed = stakes.slash(node, role, stakes.minStake(role) * registry.slashBps() / Payouts.BPS, address(this));
+        slashed = _slash(node, role, stakes.minStake(role) * registry.slashBps() / Payouts.BPS);
         reputation.record(node, outcome);
         emit PartyPenalised(disputeId, node, role, slashed, reclaimed);
     }
@@ -451,12 +452,21 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
                 majority += 1;
                 reputation.record(j.node, Outcome.Accepted);
             } else {
-                taken = stakes.slash(j.node, Role.Validator, uint256(j.lockedStake) * slashBps / Payouts.BPS, address(this));
+                taken = _slash(j.node, Role.Validator, uint256(j.lockedStake) * slashBps / Payouts.BPS);
                 slashed += taken;
                 reputation.record(j.node, Outcome.AgainstQuorum);
             }
             emit JurorReleased(disputeId, j.node, j.voted, withMajority, taken);
         }
+    }
+
+    /// @dev Slashes at most the node's unlocked stake: stake locked for other assignments stays
+    ///      whole, so their unlocks never fail (SPECIFICATION.md, "Disputes", limits).
+    function _slash(address node, Role role, uint256 wanted) private returns (uint256) {
+        uint256 free = stakes.availableStake(node, role);
+        uint256 amount = wanted < free ? wanted : free;
+        if (amount == 0) return 0;
+        return stakes.slash(node, role, amount, address(this));
     }
 
     function _payMajority(uint256 disputeId, Dispute storage d, bool upheld, uint256 each) private {
