@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from brownie import (
+    DisputeManager,
     RLToken,
     Reputation,
     RewardVault,
@@ -44,6 +45,10 @@ class DeployParams:
     min_stakes: tuple = (100 * TOKEN, 500 * TOKEN, 200 * TOKEN)
     unbonding_period: int = 7 * 24 * 3600
     treasury: str | None = None  # default: the admin
+    # Makes the DisputeManager the registry's (SPECIFICATION.md, "Disputes"): round pay is then held
+    # for the dispute window and released by DisputeManager.releasePay. Off until the nodes run a
+    # release keeper; the contract and its other grants are deployed either way.
+    activate_disputes: bool = False
 
     def describe(self) -> str:
         return "\n".join(
@@ -52,6 +57,7 @@ class DeployParams:
                 *(f"  min stake {r.name.lower():<9}{s / TOKEN:,.0f} DRL" for r, s in zip(Role, self.min_stakes)),
                 f"  unbonding period   {self.unbonding_period} s",
                 f"  treasury           {self.treasury or '(admin)'}",
+                f"  disputes           {'active (pay held for the dispute window)' if self.activate_disputes else 'deployed, not active'}",
                 "  payout split       70% trainers / 20% samplers / 10% validators",
                 "  reputation         start 70, threshold 60 of 100",
             ]
@@ -66,6 +72,7 @@ class Deployment:
     vault: object
     registry: object
     round_logic: object
+    disputes: object
     admin: str
     params: DeployParams = field(default_factory=DeployParams)
 
@@ -77,6 +84,7 @@ class Deployment:
             "RewardVault": self.vault.address,
             "TaskRegistry": self.registry.address,
             "RoundLogic": self.round_logic.address,
+            "DisputeManager": self.disputes.address,
         }
 
 
@@ -93,7 +101,12 @@ def deploy(admin, params: DeployParams = DeployParams()) -> Deployment:
     stakes.grantRole(stakes.PROTOCOL_ROLE(), registry, tx)
     reputation.grantRole(reputation.REPORTER_ROLE(), registry, tx)
     vault.grantRole(vault.ESCROW_ROLE(), registry, tx)
-    return Deployment(token, stakes, reputation, vault, registry, round_logic, admin.address, params)
+    disputes = DisputeManager.deploy(token, registry, stakes, reputation, vault, admin, tx)
+    stakes.grantRole(stakes.PROTOCOL_ROLE(), disputes, tx)
+    reputation.grantRole(reputation.REPORTER_ROLE(), disputes, tx)
+    if params.activate_disputes:
+        registry.setDisputeManager(disputes, tx)
+    return Deployment(token, stakes, reputation, vault, registry, round_logic, disputes, admin.address, params)
 
 
 def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:

@@ -65,6 +65,11 @@ class Deployment:
     def token(self):
         return self.contracts["RLToken"]
 
+    @property
+    def disputes(self):
+        """The DisputeManager (records written before it existed have none: KeyError)."""
+        return self.contracts["DisputeManager"]
+
     def abi_versions(self) -> dict:
         return {name: abi_document(name)["abiHash"] for name in self.contracts}
 
