@@ -128,6 +128,9 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
 
     // ---------------------------------------------------------------- jurors
 
+    // Every entry point is nonReentrant and the calls go only to the protocol's own contracts
+    // (registry, StakeManager, Reputation), which call nothing back (SPECIFICATION.md 10).
+    // slither-disable-start reentrancy-no-eth
     /// @inheritdoc IDisputeManager
     function drawJurors(uint256 disputeId) external nonReentrant {
         _whenNotPaused();
@@ -136,7 +139,7 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         if (block.number <= seedBlock) revert DrawNotReady(disputeId, seedBlock);
         bytes32 seed = blockhash(seedBlock);
         uint256 poolSize = stakes.validatorCount();
-        bool walkedAll;
+        bool walkedAll = false;
         // A seed block older than 256 blocks has no hash any more: re-arm rather than draw from zero.
         if (seed != bytes32(0) && poolSize > 0) walkedAll = _drawFrom(disputeId, d, seed, poolSize);
         if (d.jurorCount == d.jurorsWanted || (walkedAll && d.jurorCount > 0)) {
@@ -152,6 +155,8 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
             _armDraw(disputeId, d);
         }
     }
+
+    // slither-disable-end reentrancy-no-eth
 
     /// @inheritdoc IDisputeManager
     function vote(uint256 disputeId, bool uphold) external nonReentrant {
@@ -207,6 +212,8 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         if (registry.protocolTime() <= windowEnd) revert DisputeWindowOpen(taskId, round, windowEnd);
         uint256 open = _open[taskId][round];
         if (open != 0) revert DisputesPending(taskId, round, open);
+        // The amount is in the vault's Released event; nothing here depends on it.
+        // slither-disable-next-line unused-return
         IDisputeHooks(address(registry)).releasePay(taskId, round, node);
     }
 
@@ -313,6 +320,8 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         returns (bool walkedAll)
     {
         uint256 rand = uint256(keccak256(abi.encode(seed, "dispute", disputeId)));
+        // The seed is a later block's hash (SPECIFICATION.md 5.3 states its bias limits).
+        // slither-disable-next-line weak-prng
         uint256 start = rand % poolSize;
         uint256 stride = Draws.coprimeStride(rand >> 128, poolSize);
         uint256 vacancies = d.jurorsWanted - d.jurorCount;
@@ -321,6 +330,7 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         address[] memory voters = _roundVoters(d);
         address requester = registry.taskOf(d.taskId).requester;
         for (uint256 i = 0; i < attempts && vacancies > 0; ++i) {
+            // slither-disable-next-line weak-prng
             address candidate = stakes.validatorAt((start + i * stride) % poolSize);
             if (_excluded(disputeId, d, candidate, requester, voters)) continue;
             if (!Draws.eligible(stakes, reputation, candidate, Role.Validator)) continue;
@@ -363,6 +373,7 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
 
     // ---------------------------------------------------------------- internals: effects
 
+    // slither-disable-start reentrancy-no-eth
     /// @dev Ends a dispute: applies the verdict's correction, releases the jurors and pays the pot.
     ///      `prover` is who proved a fault (address(0) for a vote or a void).
     function _conclude(uint256 disputeId, Dispute storage d, Status outcome, address prover) private {
@@ -370,8 +381,8 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         _open[d.taskId][d.round] -= 1;
         uint256 bond = d.bond;
         _totalBonds -= bond;
-        uint256 pot;
-        address winner;
+        uint256 pot = 0;
+        address winner = address(0);
         if (outcome == Status.Upheld) {
             _credit(disputeId, d.disputer, bond);
             pot = _correct(disputeId, d);
@@ -387,11 +398,14 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         pot += slashed;
         uint256 each = majority == 0 ? 0 : pot * JUROR_SHARE_BPS / Payouts.BPS / majority;
         if (each > 0) _payMajority(disputeId, d, outcome == Status.Upheld, each);
-        // each * majority <= pot * JUROR_SHARE_BPS / BPS <= pot.
+        // each * majority <= pot * JUROR_SHARE_BPS / BPS <= pot; the rounding dust goes to the winner.
+        // slither-disable-next-line divide-before-multiply
         uint256 rest = pot - each * majority;
         if (rest > 0) _credit(disputeId, winner == address(0) ? registry.treasury() : winner, rest);
         emit DisputeSettled(disputeId, d.taskId, outcome, d.upholdVotes, d.dismissVotes);
     }
+
+    // slither-disable-end reentrancy-no-eth
 
     /// @dev The disputed verdict was wrong: reclaim what was paid for it, slash and mark down who was
     ///      wrong, and fail the task when bad work had been accepted. Returns the tokens slashed.
@@ -421,7 +435,7 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         private
         returns (uint256 slashed)
     {
-        uint256 reclaimed;
+        uint256 reclaimed = 0;
         if (vault.heldOf(d.taskId, d.round, node) > 0) {
             reclaimed = IDisputeHooks(address(registry)).reclaimPay(d.taskId, d.round, node, role);
         }
@@ -444,7 +458,7 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
                 emit JurorReleased(disputeId, j.node, false, false, 0);
                 continue;
             }
-            uint256 taken;
+            uint256 taken = 0;
             bool withMajority = j.voted && j.uphold == upheld;
             if (!j.voted) {
                 reputation.record(j.node, Outcome.Missed);

@@ -68,7 +68,7 @@ library EpisodeCheck {
     function parseHeader(bytes calldata json) internal pure returns (Header memory h) {
         uint256 n = json.length;
         if (n < 2 || json[0] != "{" || json[n - 1] != "}") revert MalformedEpisode(0);
-        uint256 seen;
+        uint256 seen = 0;
         uint256 i = 1;
         while (true) {
             // key: a quoted run without escapes
