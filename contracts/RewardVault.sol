@@ -22,6 +22,9 @@ contract RewardVault is IRewardVault, AccessControl, ReentrancyGuard {
     mapping(address account => uint256) private _claimable;
     uint256 private _totalEscrow;
     uint256 private _totalClaimable;
+    // Held pay stays part of the task's escrow until it is released or reclaimed.
+    mapping(uint256 taskId => mapping(uint256 round => mapping(address account => uint256))) private _held;
+    mapping(uint256 taskId => uint256) private _heldTotal;
 
     constructor(IERC20 token_, address admin) {
         if (address(token_) == address(0) || admin == address(0)) revert ZeroAddress();
@@ -43,8 +46,8 @@ contract RewardVault is IRewardVault, AccessControl, ReentrancyGuard {
     /// @inheritdoc IRewardVault
     function credit(uint256 taskId, address account, uint256 amount) external onlyRole(ESCROW_ROLE) {
         if (account == address(0)) revert ZeroAddress();
-        uint256 escrow = _escrow[taskId];
-        if (amount > escrow) revert InsufficientEscrow(taskId, escrow, amount);
+        uint256 free = _escrow[taskId] - _heldTotal[taskId];
+        if (amount > free) revert InsufficientEscrow(taskId, free, amount);
         _moveToClaimable(taskId, account, amount);
         emit Credited(taskId, account, amount);
     }
@@ -52,9 +55,43 @@ contract RewardVault is IRewardVault, AccessControl, ReentrancyGuard {
     /// @inheritdoc IRewardVault
     function refund(uint256 taskId, address account) external onlyRole(ESCROW_ROLE) returns (uint256 amount) {
         if (account == address(0)) revert ZeroAddress();
-        amount = _escrow[taskId];
+        // _heldTotal[taskId] <= _escrow[taskId] always (hold checks it; release/reclaim lower both).
+        amount = _escrow[taskId] - _heldTotal[taskId];
         _moveToClaimable(taskId, account, amount);
         emit Refunded(taskId, account, amount);
+    }
+
+    /// @inheritdoc IRewardVault
+    function hold(uint256 taskId, uint256 round, address account, uint256 amount) external onlyRole(ESCROW_ROLE) {
+        if (account == address(0)) revert ZeroAddress();
+        uint256 free = _escrow[taskId] - _heldTotal[taskId];
+        if (amount > free) revert InsufficientEscrow(taskId, free, amount);
+        _held[taskId][round][account] += amount;
+        _heldTotal[taskId] += amount;
+        emit Held(taskId, round, account, amount);
+    }
+
+    /// @inheritdoc IRewardVault
+    function release(uint256 taskId, uint256 round, address account)
+        external
+        onlyRole(ESCROW_ROLE)
+        returns (uint256 amount)
+    {
+        amount = _unhold(taskId, round, account);
+        _moveToClaimable(taskId, account, amount);
+        emit Released(taskId, round, account, amount);
+    }
+
+    /// @inheritdoc IRewardVault
+    function reclaim(uint256 taskId, uint256 round, address account, address to)
+        external
+        onlyRole(ESCROW_ROLE)
+        returns (uint256 amount)
+    {
+        if (to == address(0)) revert ZeroAddress();
+        amount = _unhold(taskId, round, account);
+        _moveToClaimable(taskId, to, amount);
+        emit Reclaimed(taskId, round, account, to, amount);
     }
 
     /// @inheritdoc IRewardVault
@@ -90,6 +127,26 @@ contract RewardVault is IRewardVault, AccessControl, ReentrancyGuard {
     /// @inheritdoc IRewardVault
     function totalClaimable() external view returns (uint256) {
         return _totalClaimable;
+    }
+
+    /// @inheritdoc IRewardVault
+    function heldOf(uint256 taskId, uint256 round, address account) external view returns (uint256) {
+        return _held[taskId][round][account];
+    }
+
+    /// @inheritdoc IRewardVault
+    function heldTotalOf(uint256 taskId) external view returns (uint256) {
+        return _heldTotal[taskId];
+    }
+
+    function _unhold(uint256 taskId, uint256 round, address account) private returns (uint256 amount) {
+        amount = _held[taskId][round][account];
+        if (amount == 0) revert NothingHeld(taskId, round, account);
+        delete _held[taskId][round][account];
+        // amount is part of _heldTotal[taskId] (hold added both).
+        unchecked {
+            _heldTotal[taskId] -= amount;
+        }
     }
 
     function _moveToClaimable(uint256 taskId, address account, uint256 amount) private {

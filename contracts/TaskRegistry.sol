@@ -11,6 +11,7 @@ import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {IERC20Permit} from "@openzeppelin/contracts/token/ERC20/extensions/IERC20Permit.sol";
 import {SafeERC20} from "@openzeppelin/contracts/token/ERC20/utils/SafeERC20.sol";
 import {ITaskRegistry} from "./interfaces/ITaskRegistry.sol";
+import {IDisputeHooks} from "./interfaces/IDisputeHooks.sol";
 import {IStakeManager} from "./interfaces/IStakeManager.sol";
 import {IReputation} from "./interfaces/IReputation.sol";
 import {IRewardVault} from "./interfaces/IRewardVault.sol";
@@ -19,11 +20,12 @@ import {Payouts} from "./libraries/Payouts.sol";
 import {RoundLogic} from "./libraries/RoundLogic.sol";
 import {AggregateAttest} from "./libraries/AggregateAttest.sol";
 import {Votes} from "./libraries/Votes.sol";
+import {Draws} from "./libraries/Draws.sol";
 import {TaskStorage, Context} from "./libraries/TaskStorage.sol";
 
 /// @title TaskRegistry
 /// @notice Source of truth for decentrl tasks. See SPECIFICATION.md for the lifecycle in prose.
-contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuardTransient, EIP712, Nonces {
+contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, ReentrancyGuardTransient, EIP712, Nonces {
     using SafeERC20 for IERC20;
 
     bytes32 public constant GOVERNOR_ROLE = keccak256("GOVERNOR_ROLE");
@@ -58,6 +60,7 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
     address private _treasury;
     uint256 private _pausedAt;
     uint256 private _pausedTotal;
+    address private _disputes;
 
     constructor(
         IERC20 token_,
@@ -211,6 +214,9 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
         uint64 bitmap = uint64(acceptBitmap & t.revealedMask);
         a.voted = true;
         a.acceptBitmap = bitmap;
+        // Who voted, for disputes (a slot may change hands before the window closes); only when
+        // disputes are on, as the write costs a fresh storage slot per vote.
+        if (_disputes != address(0)) _s.attesters[taskId][t.round][slot] = msg.sender;
         emit Attested(taskId, t.round, msg.sender, slot, bitmap);
         RoundLogic.acted(_s, _context(), taskId, 1);
     }
@@ -229,7 +235,8 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
         if (t.phase != Phase.Attest) revert WrongPhase(taskId, t.phase);
         if (round != t.round) revert RoundMismatch(taskId, round, t.round);
         if (protocolTime() > t.phaseDeadline) revert DeadlinePassed(taskId, t.phaseDeadline);
-        uint256 signers = AggregateAttest.record(_s, stakes, taskId, acceptBitmap, signerBitmap, sigma, apk2);
+        uint256 signers =
+            AggregateAttest.record(_s, stakes, taskId, acceptBitmap, signerBitmap, sigma, apk2, _disputes != address(0));
         RoundLogic.acted(_s, _context(), taskId, signers);
     }
 
@@ -245,6 +252,53 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
         if (t.status != Status.Active) revert WrongStatus(taskId, t.status);
         if (now_ <= t.phaseDeadline) revert DeadlineNotReached(taskId, t.phaseDeadline);
         RoundLogic.expirePhase(_s, _context(), taskId);
+    }
+
+    // ---------------------------------------------------------------- disputes (IDisputeHooks)
+
+    /// @inheritdoc IDisputeHooks
+    function setDisputeManager(address disputeManager_) external onlyRole(DEFAULT_ADMIN_ROLE) {
+        if (disputeManager_ == address(0)) revert ZeroAddress();
+        if (_disputes != address(0)) revert DisputeManagerAlreadySet(_disputes);
+        _disputes = disputeManager_;
+        emit DisputeManagerSet(disputeManager_);
+    }
+
+    /// @inheritdoc IDisputeHooks
+    function releasePay(uint256 taskId, uint256 round, address node) external nonReentrant returns (uint256) {
+        _onlyDisputes();
+        return vault.release(taskId, round, node);
+    }
+
+    /// @inheritdoc IDisputeHooks
+    function reclaimPay(uint256 taskId, uint256 round, address node, Role role) external nonReentrant returns (uint256) {
+        _onlyDisputes();
+        return RoundLogic.reclaimPay(_s, _context(), taskId, round, node, role);
+    }
+
+    /// @inheritdoc IDisputeHooks
+    function failTask(uint256 taskId) external nonReentrant {
+        _onlyDisputes();
+        if (_s.tasks[taskId].status == Status.Active) RoundLogic.settle(_s, _context(), taskId, Status.Failed);
+    }
+
+    /// @inheritdoc IDisputeHooks
+    function disputeManager() external view returns (address) {
+        return _disputes;
+    }
+
+    /// @inheritdoc IDisputeHooks
+    function roundFinalizedAt(uint256 taskId, uint256 round) external view returns (uint256) {
+        return _s.finalizedAt[taskId][round];
+    }
+
+    /// @inheritdoc IDisputeHooks
+    function attesterOf(uint256 taskId, uint256 round, uint256 slot) external view returns (address) {
+        return _s.attesters[taskId][round][slot];
+    }
+
+    function _onlyDisputes() private view {
+        if (msg.sender != _disputes) revert NotDisputeManager(msg.sender);
     }
 
     // ---------------------------------------------------------------- governance
@@ -514,7 +568,7 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
     {
         uint256 rand = uint256(keccak256(abi.encode(seed, taskId, t.round)));
         uint256 start = rand % poolSize;
-        uint256 stride = _coprimeStride(rand >> 128, poolSize);
+        uint256 stride = Draws.coprimeStride(rand >> 128, poolSize);
         uint256 attempts = vacancies * DRAW_ATTEMPTS_PER_SLOT;
         if (attempts > poolSize) attempts = poolSize;
         for (uint256 i = 0; i < attempts && vacancies > 0; ++i) {
@@ -528,17 +582,6 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
         if (!_checkEligible(candidate, Role.Validator, false)) return false;
         _assign(taskId, t, Role.Validator, _firstVacant(taskId, t, Role.Validator), candidate);
         return true;
-    }
-
-    /// @dev A stride in [1, n] with gcd(stride, n) == 1; the search is short because coprimes are dense.
-    function _coprimeStride(uint256 rand, uint256 n) private pure returns (uint256 stride) {
-        stride = 1 + rand % n;
-        while (_gcd(stride, n) != 1) stride = stride % n + 1;
-    }
-
-    function _gcd(uint256 a, uint256 b) private pure returns (uint256) {
-        while (b != 0) (a, b) = (b, a % b);
-        return a;
     }
 
     function _checkMember(uint256 taskId, Task storage t) private view returns (Role, uint256) {
@@ -568,7 +611,7 @@ contract TaskRegistry is ITaskRegistry, AccessControl, Pausable, ReentrancyGuard
     // ---------------------------------------------------------------- internals: small helpers
 
     function _context() private view returns (Context memory) {
-        return Context(stakes, reputation, vault, _slashBps, _treasury, protocolTime());
+        return Context(stakes, reputation, vault, _slashBps, _treasury, protocolTime(), _disputes != address(0));
     }
 
     function _task(uint256 taskId) private view returns (Task storage t) {

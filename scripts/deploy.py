@@ -14,6 +14,7 @@ from pathlib import Path
 
 from brownie import (
     AggregateAttest,
+    DisputeManager,
     KeyringBoard,
     RLToken,
     Reputation,
@@ -46,6 +47,10 @@ class DeployParams:
     min_stakes: tuple = (100 * TOKEN, 500 * TOKEN, 200 * TOKEN)
     unbonding_period: int = 7 * 24 * 3600
     treasury: str | None = None  # default: the admin
+    # Makes the DisputeManager the registry's (SPECIFICATION.md, "Disputes"): round pay is then held
+    # for the dispute window and released by DisputeManager.releasePay. Off until the nodes run a
+    # release keeper; the contract and its other grants are deployed either way.
+    activate_disputes: bool = False
 
     def describe(self) -> str:
         return "\n".join(
@@ -54,6 +59,7 @@ class DeployParams:
                 *(f"  min stake {r.name.lower():<9}{s / TOKEN:,.0f} DRL" for r, s in zip(Role, self.min_stakes)),
                 f"  unbonding period   {self.unbonding_period} s",
                 f"  treasury           {self.treasury or '(admin)'}",
+                f"  disputes           {'active (pay held for the dispute window)' if self.activate_disputes else 'deployed, not active'}",
                 "  payout split       70% trainers / 20% samplers / 10% validators",
                 "  reputation         start 70, threshold 60 of 100",
             ]
@@ -70,6 +76,7 @@ class Deployment:
     round_logic: object
     keyrings: object
     aggregate_attest: object
+    disputes: object
     admin: str
     params: DeployParams = field(default_factory=DeployParams)
 
@@ -83,6 +90,7 @@ class Deployment:
             "RoundLogic": self.round_logic.address,
             "KeyringBoard": self.keyrings.address,
             "AggregateAttest": self.aggregate_attest.address,
+            "DisputeManager": self.disputes.address,
         }
 
 
@@ -101,8 +109,13 @@ def deploy(admin, params: DeployParams = DeployParams()) -> Deployment:
     reputation.grantRole(reputation.REPORTER_ROLE(), registry, tx)
     vault.grantRole(vault.ESCROW_ROLE(), registry, tx)
     keyrings = KeyringBoard.deploy(registry, tx)  # encrypted inputs' keyrings (SPECIFICATION 5.7)
+    disputes = DisputeManager.deploy(token, registry, stakes, reputation, vault, admin, tx)
+    stakes.grantRole(stakes.PROTOCOL_ROLE(), disputes, tx)
+    reputation.grantRole(reputation.REPORTER_ROLE(), disputes, tx)
+    if params.activate_disputes:
+        registry.setDisputeManager(disputes, tx)
     return Deployment(token, stakes, reputation, vault, registry, round_logic, keyrings, aggregate_attest,
-                      admin.address, params)
+                      disputes, admin.address, params)
 
 
 def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:

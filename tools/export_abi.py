@@ -20,7 +20,8 @@ from eth_utils import keccak
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_DIR = ROOT / "build" / "contracts"
 ABI_DIR = ROOT / "workers" / "chain" / "abi"
-CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken", "KeyringBoard")
+CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken", "KeyringBoard",
+             "DisputeManager")
 LIBRARIES_OF = {"TaskRegistry": ("RoundLogic",)}
 
 

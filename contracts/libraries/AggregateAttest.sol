@@ -28,6 +28,7 @@ library AggregateAttest {
     ///        expected this round and not have voted yet (else the whole call reverts).
     /// @param sigma Sum of the signers' signatures of `message(taskId, round, acceptBitmap)` (G1).
     /// @param apk2 Sum of the signers' G2 keys; checked against the sum of their G1 keys.
+    /// @param recordVoters Disputes are on: record each signer as its slot's attester this round.
     /// @return signers How many slots voted (each counts as one expected action of the phase).
     function record(
         TaskStorage storage s,
@@ -36,15 +37,17 @@ library AggregateAttest {
         uint256 acceptBitmap,
         uint256 signerBitmap,
         uint256[2] calldata sigma,
-        uint256[4] calldata apk2
+        uint256[4] calldata apk2,
+        bool recordVoters
     ) external returns (uint256 signers) {
         ITaskRegistry.Task storage t = s.tasks[taskId];
         uint256 round = t.round;
-        address[] memory nodes = _signers(s, taskId, round, t.numValidators, signerBitmap);
-        signers = nodes.length;
-        uint256[2] memory apk1 = stakes.aggregateBlsKey(nodes);
-        if (!BN254.verify(sigma, apk1, apk2, message(taskId, round, acceptBitmap))) {
-            revert ITaskRegistry.InvalidAggregateSignature(taskId, round, signerBitmap);
+        {
+            address[] memory nodes = _signers(s, taskId, round, t.numValidators, signerBitmap);
+            signers = nodes.length;
+            if (!BN254.verify(sigma, stakes.aggregateBlsKey(nodes), apk2, message(taskId, round, acceptBitmap))) {
+                revert ITaskRegistry.InvalidAggregateSignature(taskId, round, signerBitmap);
+            }
         }
         // Only bits of revealed submissions mean anything; both masks fit 64 bits by construction.
         uint64 bitmap = uint64(acceptBitmap & t.revealedMask);
@@ -52,7 +55,18 @@ library AggregateAttest {
         agg.votedMask |= uint64(signerBitmap);
         agg.ballots[agg.count] = Ballot(uint64(signerBitmap), bitmap);
         agg.count += 1;
+        if (recordVoters) _recordVoters(s, taskId, round, t.numValidators, signerBitmap);
         emit ITaskRegistry.AggregateAttested(taskId, round, signerBitmap, bitmap);
+    }
+
+    /// @dev Records each signer as its slot's attester of `round` (disputes need the voters after
+    ///      slots change hands).
+    function _recordVoters(TaskStorage storage s, uint256 taskId, uint256 round, uint256 n, uint256 signerBitmap)
+        private
+    {
+        for (uint256 v = 0; v < n; ++v) {
+            if ((signerBitmap >> v) & 1 == 1) s.attesters[taskId][round][v] = s.slots[taskId][Role.Validator][v].node;
+        }
     }
 
     /// @dev The holders of the slots in `signerBitmap`, each checked to hold its slot, to be expected

@@ -2,6 +2,7 @@
 pragma solidity 0.8.30;
 
 import {ITaskRegistry} from "../interfaces/ITaskRegistry.sol";
+import {IDisputeHooks} from "../interfaces/IDisputeHooks.sol";
 import {Role, Outcome} from "./Types.sol";
 import {Payouts} from "./Payouts.sol";
 import {TaskStorage, Context} from "./TaskStorage.sol";
@@ -44,6 +45,17 @@ library RoundLogic {
     /// @notice Ends a task with `status`, releasing stakes and refunding what was not earned.
     function settle(TaskStorage storage s, Context memory c, uint256 taskId, ITaskRegistry.Status status) external {
         _settle(s, c, taskId, s.tasks[taskId], status);
+    }
+
+    /// @notice Gives `node`'s held pay for `round` back to the requester (its verdict was overturned
+    ///         by a dispute) and takes it off what the task paid `role`.
+    function reclaimPay(TaskStorage storage s, Context memory c, uint256 taskId, uint256 round, address node, Role role)
+        external
+        returns (uint256 amount)
+    {
+        amount = c.vault.reclaim(taskId, round, node, s.tasks[taskId].requester);
+        s.paid[taskId][uint8(role)] -= amount;
+        emit IDisputeHooks.PayReclaimed(taskId, round, node, role, amount);
     }
 
     /// @notice Arms a validator draw on the next block's hash.
@@ -165,6 +177,7 @@ library RoundLogic {
         uint256 round = t.round;
         uint256 revealed = t.revealedMask;
         (uint256 accepted, uint256 rejected) = _tally(s, taskId, t, revealed);
+        s.finalizedAt[taskId][round] = c.now;
         uint256 samplerPayees = _judgeWorkers(s, c, taskId, t, Role.Sampler, accepted, rejected);
         bool trainerAccepted = _judgeWorkers(s, c, taskId, t, Role.Trainer, accepted, rejected) == 1;
         _payWorkers(s, c, taskId, t, Role.Sampler, samplerPayees);
@@ -325,7 +338,8 @@ library RoundLogic {
     ) private {
         if (amount == 0) return;
         s.paid[taskId][uint8(role)] += amount;
-        c.vault.credit(taskId, node, amount);
+        if (c.holdPay) c.vault.hold(taskId, round, node, amount);
+        else c.vault.credit(taskId, node, amount);
         emit ITaskRegistry.RewardEarned(taskId, round, node, role, amount);
     }
 

@@ -18,6 +18,10 @@ struct TaskStorage {
     mapping(uint256 taskId => mapping(uint256 round => mapping(uint256 slot => ITaskRegistry.Attestation))) attestations;
     mapping(uint256 taskId => uint256[3]) paid;
     mapping(uint256 taskId => mapping(uint256 round => AggregateVotes)) aggregates;
+    // Disputes (SPECIFICATION.md, "Disputes"): when each round's verdicts were reached (protocol
+    // time; 0 = no verdicts yet) and who cast each attestation (slots change hands later).
+    mapping(uint256 taskId => mapping(uint256 round => uint256)) finalizedAt;
+    mapping(uint256 taskId => mapping(uint256 round => mapping(uint256 slot => address))) attesters;
 }
 
 /// @notice One BLS aggregate attestation: the validator slots that signed and the bitmap they voted.
@@ -42,4 +46,5 @@ struct Context {
     uint256 slashBps;
     address treasury;
     uint256 now; // protocol time
+    bool holdPay; // a dispute manager is set: pay is held for the dispute window, not credited
 }

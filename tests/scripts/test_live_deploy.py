@@ -35,7 +35,7 @@ ADDRESS = to_checksum_address(keccak(PrivateKey(bytes.fromhex(KEY[2:])).public_k
 ACCOUNT_ID = "decentrl-test-deployer"
 PASSWORD = "correct horse battery staple 7f3a"
 CONTRACTS = ["RLToken", "StakeManager", "Reputation", "RewardVault", "TaskRegistry", "RoundLogic", "KeyringBoard",
-             "AggregateAttest"]
+             "AggregateAttest", "DisputeManager"]
 
 
 def free_port() -> int:

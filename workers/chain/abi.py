@@ -9,7 +9,8 @@ from eth_utils import to_checksum_address
 from workers import protocol
 
 ABI_DIR = Path(__file__).resolve().parent / "abi"
-CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken", "KeyringBoard")
+CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken", "KeyringBoard",
+             "DisputeManager")
 
 
 @lru_cache(maxsize=None)

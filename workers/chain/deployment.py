@@ -70,6 +70,11 @@ class Deployment:
         """KeyringBoard: where requesters post the keyrings of encrypted inputs (SPECIFICATION 5.7)."""
         return self.contracts["KeyringBoard"]
 
+    @property
+    def disputes(self):
+        """The DisputeManager (records written before it existed have none: KeyError)."""
+        return self.contracts["DisputeManager"]
+
     def abi_versions(self) -> dict:
         return {name: abi_document(name)["abiHash"] for name in self.contracts}
 

@@ -157,9 +157,11 @@ def _deploy(w3: Web3, admin: str, name: str, *args, link: dict | None = None):
     return w3.eth.contract(address=receipt.contractAddress, abi=art["abi"])
 
 
-def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local") -> dict:
+def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local",
+                    activate_disputes: bool = False) -> dict:
     """Deploys and wires the protocol; returns its deployment record (the format of
-    scripts/deploy.py's, read by workers.chain.deployment)."""
+    scripts/deploy.py's, read by workers.chain.deployment). The DisputeManager is deployed and
+    granted its roles; `activate_disputes` also makes it the registry's (pay is then held)."""
     token = _deploy(w3, admin, "RLToken", admin, SUPPLY)
     stakes = _deploy(w3, admin, "StakeManager", token.address, admin, list(MIN_STAKES), UNBONDING_S)
     reputation = _deploy(w3, admin, "Reputation", admin)
@@ -173,11 +175,21 @@ def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local")
         w3.eth.wait_for_transaction_receipt(
             contract.functions.grantRole(role, registry.address).transact({"from": admin}))
     keyrings = _deploy(w3, admin, "KeyringBoard", registry.address)
+    disputes = _deploy(w3, admin, "DisputeManager", token.address, registry.address, stakes.address,
+                       reputation.address, vault.address, admin)
+    for contract, role_fn in ((stakes, "PROTOCOL_ROLE"), (reputation, "REPORTER_ROLE")):
+        role = getattr(contract.functions, role_fn)().call()
+        w3.eth.wait_for_transaction_receipt(
+            contract.functions.grantRole(role, disputes.address).transact({"from": admin}))
+    if activate_disputes:
+        w3.eth.wait_for_transaction_receipt(
+            registry.functions.setDisputeManager(disputes.address).transact({"from": admin}))
     return {
         "network": network, "chainId": w3.eth.chain_id, "block": w3.eth.block_number, "admin": admin,
         "contracts": {"RLToken": token.address, "StakeManager": stakes.address, "Reputation": reputation.address,
                       "RewardVault": vault.address, "TaskRegistry": registry.address, "RoundLogic": logic.address,
-                      "KeyringBoard": keyrings.address, "AggregateAttest": aggregate.address},
+                      "KeyringBoard": keyrings.address, "AggregateAttest": aggregate.address,
+                      "DisputeManager": disputes.address},
     }
 
 

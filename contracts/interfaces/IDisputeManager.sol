@@ -1,0 +1,142 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {Role} from "../libraries/Types.sol";
+import {ITaskRegistry} from "./ITaskRegistry.sol";
+import {EpisodeCheck} from "../libraries/EpisodeCheck.sol";
+
+/// @title IDisputeManager
+/// @notice Disputes of decided verdicts (SPECIFICATION.md, "Disputes"). Within the dispute window
+///         after a round's verdicts anyone may dispute one Accepted or Rejected submission by posting
+///         a bond. A sampler episode proven (Merkle proof against the revealed root) to carry a fault
+///         the chain can check settles the dispute at once; otherwise 2n+1 jurors, drawn from the
+///         validator pool outside the task and the parties, vote. The losers' bond and slashed stake
+///         pay the winner and the jurors who voted with the majority; the rest goes to the treasury.
+interface IDisputeManager {
+    enum Status {
+        None,
+        Drawing, // waiting for the juror draw
+        Voting, // jurors drawn, voting open
+        Upheld, // the verdict was wrong
+        Dismissed, // the verdict stands
+        Void // no juror could be drawn or none voted: bond returned, verdict stands
+    }
+
+    struct Dispute {
+        uint256 taskId;
+        uint16 round;
+        Role role;
+        uint8 slot;
+        ITaskRegistry.Verdict verdict; // the disputed verdict (Accepted or Rejected)
+        Status status;
+        uint8 jurorsWanted; // 2n + 1 for a task with n validators
+        uint8 jurorCount;
+        uint8 upholdVotes;
+        uint8 dismissVotes;
+        uint64 seedBlock; // block whose hash seeds the next juror draw (0 = none armed)
+        uint64 voteDeadline; // protocol time
+        address disputer;
+        address submitter;
+        uint256 bond;
+    }
+
+    struct Juror {
+        address node;
+        uint128 lockedStake;
+        bool voted;
+        bool uphold;
+    }
+
+    error ZeroAddress();
+    error DisputesPaused();
+    error NotDisputable(uint256 taskId, uint256 round, Role role, uint256 slot, ITaskRegistry.Verdict verdict);
+    error DisputeWindowClosed(uint256 taskId, uint256 round, uint256 windowEnd);
+    error DisputeWindowOpen(uint256 taskId, uint256 round, uint256 windowEnd);
+    error AlreadyDisputed(uint256 taskId, uint256 round, Role role, uint256 slot, uint256 disputeId);
+    error BondTooLow(uint256 bond, uint256 minBond);
+    error DisputeNotFound(uint256 disputeId);
+    error WrongDisputeStatus(uint256 disputeId, Status status);
+    error DrawNotReady(uint256 disputeId, uint256 seedBlock);
+    error NotProvable(uint256 disputeId, Role role);
+    error NotInRoot(uint256 disputeId);
+    error NoFaultProven(uint256 disputeId);
+    error NotAJuror(uint256 disputeId, address caller);
+    error AlreadyVoted(uint256 disputeId, address juror);
+    error VotingClosed(uint256 disputeId, uint256 deadline);
+    error VotingOpen(uint256 disputeId, uint256 deadline);
+    error DisputesPending(uint256 taskId, uint256 round, uint256 open);
+    error WindowOutOfBounds(uint256 window, uint256 min, uint256 max);
+    error BondOutOfBounds(uint256 bond, uint256 min, uint256 max);
+    error InsufficientOwed(address account, uint256 owed, uint256 requested);
+
+    event DisputeOpened(
+        uint256 indexed disputeId,
+        uint256 indexed taskId,
+        address indexed disputer,
+        uint256 round,
+        Role role,
+        uint256 slot,
+        ITaskRegistry.Verdict verdict,
+        uint256 bond
+    );
+    event JurorDrawArmed(uint256 indexed disputeId, uint256 seedBlock);
+    event JurorDrawn(uint256 indexed disputeId, address indexed juror, uint256 seat, uint256 lockedStake);
+    event VotingStarted(uint256 indexed disputeId, uint256 jurors, uint256 deadline);
+    event JurorVoted(uint256 indexed disputeId, address indexed juror, bool uphold);
+    event FaultProven(uint256 indexed disputeId, address indexed prover, EpisodeCheck.Fault fault);
+    event DisputeSettled(uint256 indexed disputeId, uint256 indexed taskId, Status outcome, uint256 upholdVotes, uint256 dismissVotes);
+    event PartyPenalised(uint256 indexed disputeId, address indexed node, Role role, uint256 slashed, uint256 payReclaimed);
+    event JurorReleased(uint256 indexed disputeId, address indexed juror, bool voted, bool withMajority, uint256 slashed);
+    event Owed(uint256 indexed disputeId, address indexed account, uint256 amount);
+    event Withdrawn(address indexed account, address indexed to, uint256 amount);
+    event DisputeWindowSet(uint256 window);
+    event VoteWindowSet(uint256 window);
+    event MinBondSet(uint256 bond);
+
+    /// @notice Disputes the verdict on submission (`role`, `slot`) of `round`, posting `bond`
+    ///         (pulled with transferFrom, at least `minBond`). Arms a juror draw on the next block.
+    function openDispute(uint256 taskId, uint256 round, Role role, uint256 slot, uint256 bond)
+        external
+        returns (uint256 disputeId);
+
+    /// @notice Draws jurors for a dispute from the block hash armed at opening (anyone may call);
+    ///         voting starts once every seat is filled or the whole pool was walked.
+    function drawJurors(uint256 disputeId) external;
+
+    /// @notice A juror's vote: `uphold` = the disputed verdict was wrong.
+    function vote(uint256 disputeId, bool uphold) external;
+
+    /// @notice Settles a sampler dispute at once with an episode under the submission's root whose
+    ///         fault the chain can check (`EpisodeCheck`); reverts when no fault is shown. The
+    ///         submission is then bad: an Accepted verdict is overturned, a Rejected one stands.
+    function proveFault(uint256 disputeId, bytes calldata item, bytes32[] calldata proof) external;
+
+    /// @notice Settles a voted dispute once every juror voted or the vote deadline passed.
+    function settle(uint256 disputeId) external;
+
+    /// @notice Credits `node`'s held pay for `round` once the round's dispute window has passed and
+    ///         no dispute of the round is open. Anyone may call.
+    function releasePay(uint256 taskId, uint256 round, address node) external;
+
+    /// @notice Pays `amount` of what the caller is owed (returned bonds, awards) to `to`.
+    function withdraw(address to, uint256 amount) external;
+
+    function setDisputeWindow(uint256 window) external;
+    function setVoteWindow(uint256 window) external;
+    function setMinBond(uint256 bond) external;
+
+    function disputeOf(uint256 disputeId) external view returns (Dispute memory);
+    function jurorOf(uint256 disputeId, uint256 seat) external view returns (Juror memory);
+    /// @notice The dispute of a submission (0 = never disputed).
+    function disputeIdOf(uint256 taskId, uint256 round, Role role, uint256 slot) external view returns (uint256);
+    function openDisputesOf(uint256 taskId, uint256 round) external view returns (uint256);
+    /// @notice Protocol time until which `round` can be disputed (0 = no verdicts yet).
+    function windowEndOf(uint256 taskId, uint256 round) external view returns (uint256);
+    function owedOf(address account) external view returns (uint256);
+    function totalOwed() external view returns (uint256);
+    function totalBonds() external view returns (uint256);
+    function disputeCount() external view returns (uint256);
+    function disputeWindow() external view returns (uint256);
+    function voteWindow() external view returns (uint256);
+    function minBond() external view returns (uint256);
+}

@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: MIT
+pragma solidity 0.8.30;
+
+import {RegistryFixture} from "../base/RegistryFixture.sol";
+import {DisputeManager} from "../../../contracts/DisputeManager.sol";
+import {IDisputeManager} from "../../../contracts/interfaces/IDisputeManager.sol";
+import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
+import {Role} from "../../../contracts/libraries/Types.sol";
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
+import {EpisodeFixtures} from "./EpisodeFixtures.sol";
+
+/// @notice The protocol with its DisputeManager wired as scripts/deploy.py does it, seven more
+///         validators (the 2n + 1 jurors of a default task: the pool is then the task's three plus
+///         exactly seven outsiders), a funded disputer and helpers that reach a disputable round.
+abstract contract DisputeFixture is RegistryFixture {
+    uint256 internal constant BOND = 100e18;
+    uint256 internal constant JURORS = 2 * NUM_VALIDATORS + 1;
+
+    DisputeManager internal disputes;
+    address internal disputer;
+    address[] internal extraValidators;
+
+    function setUp() public virtual override {
+        super.setUp();
+        vm.startPrank(admin);
+        disputes = new DisputeManager(IERC20(address(token)), registry, stakes, reputation, vault, admin);
+        stakes.grantRole(stakes.PROTOCOL_ROLE(), address(disputes));
+        reputation.grantRole(reputation.REPORTER_ROLE(), address(disputes));
+        registry.setDisputeManager(address(disputes));
+        vm.stopPrank();
+        for (uint256 i = 0; i < JURORS; ++i) {
+            extraValidators.push(_stakedNode(string.concat("juror", _digit(i)), Role.Validator, MIN_VALIDATOR_STAKE));
+        }
+        disputer = _named("disputer");
+        vm.prank(admin);
+        token.transfer(disputer, 10 * BOND);
+        vm.prank(disputer);
+        token.approve(address(disputes), type(uint256).max);
+    }
+
+    /// @dev An active task whose round 0 was worked by everyone (sampler slot 0 revealing the
+    ///      episode fixtures' root) and attested with `bitmap` by every validator: round 0 has
+    ///      verdicts and the dispute window is open.
+    function _decidedRound(uint256 bitmap) internal returns (uint256 taskId) {
+        taskId = _activeTask();
+        address first = _samplerAt(taskId, 0);
+        bytes32 commitment = registry.commitmentFor(taskId, 0, first, EpisodeFixtures.root(), RESULT_CID, bytes32(0));
+        vm.prank(first);
+        registry.commit(taskId, commitment);
+        _commit(taskId, _samplerAt(taskId, 1));
+        vm.prank(first);
+        registry.reveal(taskId, EpisodeFixtures.root(), RESULT_CID, bytes32(0));
+        _reveal(taskId, _samplerAt(taskId, 1));
+        address t = _trainerOf(taskId);
+        _commit(taskId, t);
+        _reveal(taskId, t);
+        _attestAll(taskId, bitmap);
+    }
+
+    function _open(uint256 taskId, Role role, uint256 slot) internal returns (uint256) {
+        vm.prank(disputer);
+        return disputes.openDispute(taskId, 0, role, slot, BOND);
+    }
+
+    /// @dev Draws the jurors of `disputeId` (the pool has exactly enough outsiders).
+    function _drawJurors(uint256 disputeId) internal {
+        vm.roll(disputes.disputeOf(disputeId).seedBlock + 1);
+        disputes.drawJurors(disputeId);
+    }
+
+    /// @dev The first `upholds` jurors vote uphold, the next `dismisses` dismiss, the rest abstain.
+    function _vote(uint256 disputeId, uint256 upholds, uint256 dismisses) internal {
+        for (uint256 s = 0; s < upholds + dismisses; ++s) {
+            vm.prank(disputes.jurorOf(disputeId, s).node);
+            disputes.vote(disputeId, s < upholds);
+        }
+    }
+
+    function _warpPastWindow(uint256 taskId) internal {
+        _warpToProtocolTime(disputes.windowEndOf(taskId, 0) + 1);
+    }
+
+    function _warpPastVote(uint256 disputeId) internal {
+        _warpToProtocolTime(uint256(disputes.disputeOf(disputeId).voteDeadline) + 1);
+    }
+
+    function _sampleShare() internal pure returns (uint256) {
+        return BOUNTY * 2000 / 10_000 / NUM_ROUNDS / NUM_SAMPLERS;
+    }
+
+    function _validatorShare() internal pure returns (uint256) {
+        return BOUNTY * 1000 / 10_000 / NUM_ROUNDS / NUM_VALIDATORS;
+    }
+
+    function _assertDisputeStatus(uint256 disputeId, IDisputeManager.Status status) internal view {
+        assertEq(uint256(disputes.disputeOf(disputeId).status), uint256(status), "dispute status");
+    }
+}
