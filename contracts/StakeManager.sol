@@ -121,9 +121,10 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
         // the secret, so no one can register pk_rogue = pk_attacker - pk_victim (rogue-key attack).
         uint256[2] memory pop = proofOfPossession;
         bytes32 message = blsPopMessage(msg.sender, pubkey, pubkeyG1);
-        bool valid;
+        bool valid = false;
         if (BN254.isOnCurveG1(pop)) {
-            (, valid) = BN254.pairing2(pop, BN254.negG2(), BN254.hashToG1(message), pk2);
+            (bool popCallOk, bool popHolds) = BN254.pairing2(pop, BN254.negG2(), BN254.hashToG1(message), pk2);
+            valid = popCallOk && popHolds;
         }
         if (!valid) revert InvalidProofOfPossession(msg.sender);
         _blsKeys[msg.sender] = pk2;
