@@ -35,6 +35,7 @@ contract Reputation is IReputation, AccessControl {
         _setDelta(Outcome.Rejected, 20);
         _setDelta(Outcome.Missed, 10);
         _setDelta(Outcome.AgainstQuorum, 15);
+        _setDelta(Outcome.Withheld, 20);
         _setRecoveryCooldown(7 days);
     }
 

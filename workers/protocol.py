@@ -21,6 +21,7 @@ class Outcome(IntEnum):
     MISSED = 2
     AGAINST_QUORUM = 3
     RECOVERED = 4
+    WITHHELD = 5
 
 
 class Status(IntEnum):

@@ -165,7 +165,9 @@ library RoundLogic {
             if (slot.node == address(0) || slot.sinceRound > round) continue;
             ITaskRegistry.Submission storage sub = s.submissions[taskId][round][role][i];
             bool late = isCommit ? sub.commitment == bytes32(0) : (sub.commitment != bytes32(0) && !sub.revealed);
-            if (late) _vacate(s, c, taskId, t, role, i, Outcome.Missed);
+            // Not committing is a miss; committing and then withholding the reveal is a choice made
+            // after seeing the others' commitments (or an attempt to open someone else's): slashed.
+            if (late) _vacate(s, c, taskId, t, role, i, isCommit ? Outcome.Missed : Outcome.Withheld);
         }
     }
 
@@ -361,7 +363,7 @@ library RoundLogic {
         else if (role == Role.Trainer) t.trainerFilled = false;
         else t.filledValidators -= 1;
         c.stakes.unlock(slot.node, role, slot.lockedStake);
-        if (reason == Outcome.Rejected || reason == Outcome.AgainstQuorum) {
+        if (reason == Outcome.Rejected || reason == Outcome.AgainstQuorum || reason == Outcome.Withheld) {
             // The amount actually taken is in StakeManager's Slashed event; nothing here depends on it.
             // slither-disable-next-line unused-return
             c.stakes.slash(slot.node, role, slot.lockedStake * c.slashBps / Payouts.BPS, c.treasury);

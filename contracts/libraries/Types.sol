@@ -15,5 +15,6 @@ enum Outcome {
     Rejected,
     Missed,
     AgainstQuorum,
-    Recovered
+    Recovered,
+    Withheld // committed and did not reveal: slashed like a rejection (SPECIFICATION.md 5.6)
 }

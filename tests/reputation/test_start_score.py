@@ -37,6 +37,7 @@ def test_constructor_emits_policy(admin):
         {"outcome": Outcome.REJECTED, "delta": 20},
         {"outcome": Outcome.MISSED, "delta": 10},
         {"outcome": Outcome.AGAINST_QUORUM, "delta": 15},
+        {"outcome": Outcome.WITHHELD, "delta": 20},
     ]
     assert dict(ev["RecoveryCooldownSet"]) == {"cooldown": COOLDOWN}
     assert rep.hasRole(rep.GOVERNOR_ROLE(), admin)

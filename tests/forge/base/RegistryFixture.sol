@@ -326,4 +326,8 @@ abstract contract RegistryFixture is TestBase {
     function _lockedOf(address node, Role role) internal view returns (uint256) {
         return stakes.stakeOf(node, role).locked;
     }
+
+    function _stakeOf(address node, Role role) internal view returns (uint256) {
+        return stakes.stakeOf(node, role).staked;
+    }
 }

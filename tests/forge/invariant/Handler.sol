@@ -74,7 +74,7 @@ contract Handler {
     uint256 public ghostRecoveries;
     uint256 public ghostRejectedReveals;
     uint256 public ghostLowReputationClaimsRefused; // claims refused with ReputationTooLow
-    uint256[5] public ghostVacatedByReason; // SlotVacated by Outcome
+    uint256[6] public ghostVacatedByReason; // SlotVacated by Outcome
     uint256[7] public ghostSettledByStatus;
     uint256 public ghostMissedWithoutInput; // a trainer or validator vacated Missed in a round with nothing to work on
     uint256 public ghostRoundsWithoutSample; // RoundFinalized of a round in which no sample was revealed

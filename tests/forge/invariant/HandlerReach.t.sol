@@ -83,6 +83,7 @@ contract HandlerReachTest is InvariantBase {
         assertGe(handler.ghostVacatedByReason(uint8(Outcome.Rejected)), 1, "a worker was rejected and slashed");
         assertGe(handler.ghostVacatedByReason(uint8(Outcome.AgainstQuorum)), 1, "a validator voted against quorum");
         assertGe(handler.ghostVacatedByReason(uint8(Outcome.Missed)), 1, "a node missed a deadline");
+        assertGe(handler.ghostVacatedByReason(uint8(Outcome.Withheld)), 1, "a node withheld its reveal and was slashed");
         assertGe(handler.ghostSlashedFromUnbonding(), 1, "unbonding stake was slashed");
         assertGe(handler.ghostUnbondedWithdrawals(), 1, "unbonded stake was withdrawn");
         assertGe(handler.ghostRecoveries(), 1, "a node recovered its reputation");

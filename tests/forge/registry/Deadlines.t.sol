@@ -137,8 +137,10 @@ contract DeadlinesTest is RegistryFixture {
         _reveal(taskId, s0);
         _warpPastPhase(taskId);
         vm.expectEmit(true, true, true, true, address(registry));
-        emit ITaskRegistry.SlotVacated(taskId, s1, Role.Sampler, 1, Outcome.Missed);
+        emit ITaskRegistry.SlotVacated(taskId, s1, Role.Sampler, 1, Outcome.Withheld);
         registry.advance(taskId);
+        assertEq(reputation.scoreOf(s1), 50, "withholding a reveal costs 20");
+        assertEq(_stakeOf(s1, Role.Sampler), MIN_SAMPLER_STAKE * 9 / 10, "and 10% of the locked stake");
         assertEq(_samplerAt(taskId, 1), address(0), "slot free");
         assertEq(_samplerAt(taskId, 0), s0, "revealer kept");
         _assertPhase(taskId, 0, ITaskRegistry.Phase.TrainCommit);
@@ -163,9 +165,10 @@ contract DeadlinesTest is RegistryFixture {
         _commit(taskId, tr);
         _warpPastPhase(taskId);
         vm.expectEmit(true, true, true, true, address(registry));
-        emit ITaskRegistry.SlotVacated(taskId, tr, Role.Trainer, 0, Outcome.Missed);
+        emit ITaskRegistry.SlotVacated(taskId, tr, Role.Trainer, 0, Outcome.Withheld);
         registry.advance(taskId);
-        assertEq(reputation.scoreOf(tr), 60, "missed costs 10");
+        assertEq(reputation.scoreOf(tr), 50, "withholding a reveal costs 20");
+        assertEq(_stakeOf(tr, Role.Trainer), MIN_TRAINER_STAKE * 9 / 10, "and 10% of the locked stake");
         _assertPhase(taskId, 0, ITaskRegistry.Phase.Attest);
     }
 

@@ -33,12 +33,13 @@ contract NoSampleRevealedTest is RegistryFixture {
         }
     }
 
-    /// @dev advance() vacates both samplers as Missed and finalizes round 0 without a checkpoint.
-    function _advanceExpectingSamplersMissedAndIdleRound() private {
+    /// @dev advance() vacates both samplers for `reason` (Missed: no commit; Withheld: committed,
+    ///      no reveal) and finalizes round 0 without a checkpoint.
+    function _advanceExpectingSamplersVacatedAndIdleRound(Outcome reason) private {
         vm.expectEmit(true, true, true, true, address(registry));
-        emit ITaskRegistry.SlotVacated(taskId, samplers[0], Role.Sampler, 0, Outcome.Missed);
+        emit ITaskRegistry.SlotVacated(taskId, samplers[0], Role.Sampler, 0, reason);
         vm.expectEmit(true, true, true, true, address(registry));
-        emit ITaskRegistry.SlotVacated(taskId, samplers[1], Role.Sampler, 1, Outcome.Missed);
+        emit ITaskRegistry.SlotVacated(taskId, samplers[1], Role.Sampler, 1, reason);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.RoundFinalized(taskId, 0, bytes32(0), "");
         registry.advance(taskId);
@@ -46,7 +47,7 @@ contract NoSampleRevealedTest is RegistryFixture {
 
     function test_noSamplerCommitted_trainerNotExpectedNorPenalised() public {
         _warpPastPhase(taskId);
-        _advanceExpectingSamplersMissedAndIdleRound();
+        _advanceExpectingSamplersVacatedAndIdleRound(Outcome.Missed);
 
         _assertTrainerAndValidatorsUntouched();
         assertEq(_task(taskId).filledSamplers, 0, "samplers vacated");
@@ -56,10 +57,11 @@ contract NoSampleRevealedTest is RegistryFixture {
     function test_noSampleRevealed_trainerNotExpectedNorPenalised() public {
         _commitSamplers(taskId);
         _warpPastPhase(taskId);
-        _advanceExpectingSamplersMissedAndIdleRound();
+        _advanceExpectingSamplersVacatedAndIdleRound(Outcome.Withheld);
 
         _assertTrainerAndValidatorsUntouched();
-        assertEq(reputation.scoreOf(samplers[0]), 60, "a sampler that missed its reveal costs 10");
+        assertEq(reputation.scoreOf(samplers[0]), 50, "a sampler that withheld its reveal costs 20");
+        assertEq(_stakeOf(samplers[0], Role.Sampler), MIN_SAMPLER_STAKE * 9 / 10, "and is slashed 10%");
         _assertPhase(taskId, 1, ITaskRegistry.Phase.SampleCommit);
     }
 
@@ -114,9 +116,10 @@ contract NoSampleRevealedTest is RegistryFixture {
 
     function test_idleCountResetsWhenTheNextRoundIsAccepted() public {
         _commitSamplers(taskId);
-        _expire(taskId); // round 0: no sample revealed, samplers vacated
-        _claim(taskId, samplers[0], Role.Sampler);
+        _expire(taskId); // round 0: no sample revealed, samplers slashed (withheld) and vacated
+        // Withholding put both below the reputation threshold: the spare and a new sampler take over.
         _claim(taskId, samplers[2], Role.Sampler);
+        _claim(taskId, _stakedNode("sampler3", Role.Sampler, MIN_SAMPLER_STAKE), Role.Sampler);
         _runRound(taskId, ACCEPT_ALL);
         assertEq(_task(taskId).idleRounds, 0, "reset by an accepted checkpoint");
         assertEq(_task(taskId).checkpointRoot, _root(tr, 1), "the same trainer's checkpoint");

@@ -45,7 +45,7 @@ def test_copied_commitment_cannot_be_opened_by_copier(registry, round_driver, sa
     tx = round_driver.expire()
     assert dict(tx.events["SlotVacated"]) == {
         "taskId": round_driver.task_id, "node": copier.address, "role": Role.SAMPLER,
-        "slot": 1, "reason": Outcome.MISSED,
+        "slot": 1, "reason": Outcome.WITHHELD,  # committed, never opened: slashed
     }
     assert registry.taskOf(round_driver.task_id)["revealedMask"] == 0  # set when Attest starts
     assert not registry.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 1)["revealed"]

@@ -1,5 +1,6 @@
-"""advance after a missed deadline: a sampler that did not commit, or committed and did not reveal,
-is vacated with Missed (-10, stake unlocked, no slash) and the round goes on with the others."""
+"""advance after a missed deadline: a sampler that did not commit is vacated with Missed (-10, stake
+unlocked, no slash); one that committed and did not reveal is vacated with Withheld (-20, slashed
+slashBps of its locked stake); either way the round goes on with the others."""
 
 import brownie
 
@@ -27,12 +28,16 @@ def test_sampler_missing_commit_is_vacated(registry, stakes, reputation, round_d
     assert (t["phase"], t["pending"], t["filledSamplers"]) == (Phase.SAMPLE_REVEAL, 1, 1)
 
 
-def test_sampler_missing_reveal_is_vacated_and_round_goes_on(registry, reputation, round_driver, samplers):
+def test_sampler_withholding_its_reveal_is_slashed_and_round_goes_on(registry, stakes, reputation, round_driver,
+                                                                      samplers):
     round_driver.commit_samples()
     round_driver.reveal(samplers[0])
+    locked = stakes.stakeOf(samplers[1], Role.SAMPLER)["locked"]
     tx = round_driver.expire()
-    assert [(e["node"], e["reason"]) for e in events_of(tx, "SlotVacated")] == [(samplers[1].address, Outcome.MISSED)]
-    assert reputation.scoreOf(samplers[1]) == 60
+    assert [(e["node"], e["reason"]) for e in events_of(tx, "SlotVacated")] == [(samplers[1].address, Outcome.WITHHELD)]
+    assert [(e["node"], e["amount"]) for e in events_of(tx, "Slashed")] == [
+        (samplers[1].address, locked * registry.slashBps() // 10_000)]
+    assert reputation.scoreOf(samplers[1]) == 50
     assert registry.taskOf(round_driver.task_id)["phase"] == Phase.TRAIN_COMMIT
     round_driver.commit_checkpoint()
     round_driver.reveal_checkpoint()

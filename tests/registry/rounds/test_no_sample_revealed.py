@@ -21,8 +21,9 @@ def _no_sample(round_driver, committed):
 def test_trainer_not_expected_and_not_penalised(registry, stakes, reputation, round_driver, samplers, trainer,
                                                 committed):
     tx = _no_sample(round_driver, committed)
+    reason = Outcome.WITHHELD if committed else Outcome.MISSED  # committed and never revealed: slashed
     assert [(e["node"], e["role"], e["reason"]) for e in events_of(tx, "SlotVacated")] == [
-        (s.address, Role.SAMPLER, Outcome.MISSED) for s in samplers]
+        (s.address, Role.SAMPLER, reason) for s in samplers]
     assert [e["node"] for e in events_of(tx, "ReputationChanged")] == [s.address for s in samplers]
     assert reputation.scoreOf(trainer) == 70
     assert registry.slotOf(round_driver.task_id, Role.TRAINER, 0)["node"] == trainer.address
@@ -31,14 +32,15 @@ def test_trainer_not_expected_and_not_penalised(registry, stakes, reputation, ro
         round_driver.commit_checkpoint()  # the round is over: nothing to train on
 
 
-def test_round_ends_without_checkpoint_or_attestation(registry, reputation, round_driver):
+def test_round_ends_without_checkpoint_or_attestation(registry, reputation, round_driver, samplers):
     tx = _no_sample(round_driver, committed=True)
     assert [(e["round"], e["phase"]) for e in events_of(tx, "PhaseStarted")] == [
         (0, Phase.TRAIN_COMMIT), (0, Phase.TRAIN_REVEAL), (0, Phase.ATTEST), (1, Phase.SAMPLE_COMMIT)]
     assert dict(tx.events["RoundFinalized"]) == {"taskId": round_driver.task_id, "round": 0,
                                                  "checkpointRoot": "0x" + "00" * 32, "checkpointCid": ""}
-    for name in ("VerdictReached", "RewardEarned", "Attested", "Slashed"):
+    for name in ("VerdictReached", "RewardEarned", "Attested"):
         assert name not in tx.events
+    assert [e["node"] for e in events_of(tx, "Slashed")] == [s.address for s in samplers]  # withheld reveals
     t = registry.taskOf(round_driver.task_id)
     assert (t["round"], t["phase"], t["revealedMask"], t["filledValidators"]) == (1, Phase.SAMPLE_COMMIT, 0, 3)
     for v in round_driver.validators():

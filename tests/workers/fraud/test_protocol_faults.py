@@ -74,7 +74,8 @@ def test_withdrawing_stake_does_not_dodge_the_slash(net):
 def test_a_copied_commitment_cannot_be_revealed(net):
     """The copier commits the honest sampler's commitment and, at the reveal, replays the honest
     sampler's (root, cid, salt): the commitment binds the committer's address, so the reveal
-    reverts, the copier misses its reveal and earns nothing; the honest sampler is paid."""
+    reverts; the copier has withheld its reveal, is slashed and earns nothing; the honest sampler
+    is paid."""
     d = net.deployment
     copier = net.add_node("copier", "sampler")
     honest = net.node("sampler0")
@@ -95,15 +96,48 @@ def test_a_copied_commitment_cannot_be_revealed(net):
         refused.append(mismatch.value.error.name)
 
     score = d.reputation.functions.scoreOf(copier.address).call()
+    locked = d.registry.functions.slotOf(task_id, Role.SAMPLER, 1).call().lockedStake
     block = net.w3.eth.block_number + 1
     play_round(net, task_id, nodes,
                Cheat("copier", "workers.node.handlers._commit_work", copy_commitment, phases=(Phase.SAMPLE_COMMIT,)),
                Cheat("copier", "workers.node.handlers._reveal", replay_reveal, phases=(Phase.SAMPLE_REVEAL,)))
     seen = outcome(net, task_id, block)
     assert refused == ["CommitmentMismatch"]
-    assert seen.vacated == {copier.address: Outcome.MISSED}
-    assert d.reputation.functions.scoreOf(copier.address).call() == score - 10
+    assert seen.vacated == {copier.address: Outcome.WITHHELD}
+    assert seen.slashed == {copier.address: locked * d.registry.functions.slashBps().call() // 10_000}
+    assert d.reputation.functions.scoreOf(copier.address).call() == score - 20
     assert copier.address not in seen.earned
     assert (copier.address, Role.SAMPLER) not in seen.verdicts
     assert seen.verdicts[(honest.address, Role.SAMPLER)] == Verdict.ACCEPTED
     assert seen.earned[honest.address] == BOUNTY * d.registry.functions.roleShares().call()[Role.SAMPLER] // 10_000 // 2
+
+
+@pytest.mark.parametrize("role", ["sampler", "trainer"])
+def test_a_withheld_reveal_is_slashed(net, role):
+    """The cheater commits honestly and never reveals (e.g. it did not like its result): at the
+    reveal deadline it is vacated as Withheld, slashed slashBps of its locked stake and loses 20
+    reputation. A withheld sample leaves the round to the other sampler; a withheld checkpoint
+    leaves the round without one (the samplers are still judged and paid)."""
+    d = net.deployment
+    cheater = net.add_node(f"withholding-{role}", role)
+    nodes = nodes_with(net, cheater if role == "sampler" else net.add_node(f"sampler-for-{role}", "sampler"))
+    if role == "trainer":
+        nodes["trainer"] = [cheater]
+    task_id = net.create_task()
+    start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
+    member = d.registry.functions.membershipOf(task_id, cheater.address).call()
+    locked = d.registry.functions.slotOf(task_id, member.role, member.slot).call().lockedStake
+    score = d.reputation.functions.scoreOf(cheater.address).call()
+    block = net.w3.eth.block_number + 1
+    reveal = Phase.SAMPLE_REVEAL if role == "sampler" else Phase.TRAIN_REVEAL
+    play_round(net, task_id, nodes, Cheat(cheater.name, withhold=(reveal,)))
+    seen = outcome(net, task_id, block)
+    assert seen.vacated == {cheater.address: Outcome.WITHHELD}
+    assert seen.slashed == {cheater.address: locked * d.registry.functions.slashBps().call() // 10_000}
+    assert d.reputation.functions.scoreOf(cheater.address).call() == score - 20
+    assert cheater.address not in seen.earned
+    share = BOUNTY * d.registry.functions.roleShares().call()[Role.SAMPLER] // 10_000 // 2
+    for sampler in nodes["sampler"]:
+        if sampler is not cheater:
+            assert seen.verdicts[(sampler.address, Role.SAMPLER)] == Verdict.ACCEPTED
+            assert seen.earned[sampler.address] == share
