@@ -38,8 +38,11 @@ def initial_bundle_of(spec, task_id: int, policy_bytes: bytes) -> bytes:
         round_policy(spec, policy_bytes)
     except ValueError as error:
         raise BadInputs(f"task {task_id}: the encrypted initial policy cannot be used: {error}") from None
+    # No training made this checkpoint: it has no trace (zero root, no CID); nobody verifies it as
+    # a round's work, it only seeds round 0 in memory.
     return make_checkpoint(task_id=task_id, round_=-1, spec_digest=spec.digest(), prev_root=None, inputs=[],
-                           device="cpu", policy_bytes=policy_bytes, train_state_bytes=TrainState().to_bytes()).bundle
+                           device="cpu", policy_bytes=policy_bytes, train_state_bytes=TrainState().to_bytes(),
+                           trace_root=bytes(32), trace_cid="").bundle
 
 
 def initial_bundle(ctx, task, spec) -> bytes | None:

@@ -55,12 +55,18 @@ def as_node(node):
     from workers.node import context
     from workers.node.context import NodeContext
 
-    os.environ.setdefault("DECENTRL_KEYSTORE_PASSWORD", PASSWORD)
+    # Set, not setdefault: other suites in the same process use other passwords.
+    before = os.environ.get("DECENTRL_KEYSTORE_PASSWORD")
+    os.environ["DECENTRL_KEYSTORE_PASSWORD"] = PASSWORD
     context._current.update(pid=os.getpid(), ctx=NodeContext.build(node.config))
     try:
         yield context._current["ctx"]
     finally:
         context._current.clear()
+        if before is None:
+            os.environ.pop("DECENTRL_KEYSTORE_PASSWORD")
+        else:
+            os.environ["DECENTRL_KEYSTORE_PASSWORD"] = before
 
 
 def handled(name: str, handler_role: str, **args):
