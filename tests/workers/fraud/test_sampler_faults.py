@@ -6,7 +6,7 @@ below the threshold after one rejection)."""
 import pytest
 
 import fraud_faults as faults
-from fraud_world import BOUNTY, Cheat, FraudNet, outcome, play_round, start_task
+from fraud_world import Cheat, FraudNet, outcome, play_round, slot_share, start_task
 from workers.protocol import Outcome, Phase, Role, Verdict
 
 SAMPLER_FAULTS = {
@@ -27,12 +27,6 @@ def net(tmp_path_factory):
         yield network
     finally:
         network.stop()
-
-
-def slot_share(net, role: Role, slots: int, rounds: int) -> int:
-    """One slot's pay for one accepted round (SPECIFICATION.md section 6)."""
-    shares = net.deployment.registry.functions.roleShares().call()
-    return BOUNTY * shares[role] // 10_000 // rounds // slots
 
 
 def run_case(net, fault, name: str, *, rounds: int = 1, cheat_round: int = 0):
