@@ -167,10 +167,12 @@ def run(spec: TaskSpec, trials: int, rng: random.Random) -> dict:
 def report(result: dict, spec_name: str, trials: int) -> str:
     tallies = result["tallies"]
     lines = [f"spec {spec_name}, {trials} trial(s), {V} validators, quorum {ceil(2 * V / 3)}",
-             f"{'fault':<36} | detected (rate) | seen   | theory: one sees | quorum rejects"]
+             f"{'fault':<36} | detected (rate) | seen   | theory: one sees | any sees | quorum rejects"]
     for name, t in tallies.items():
-        theory = " " * 16 + " | " if not t.theory else \
-            f"{sum(p for p, _ in t.theory) / len(t.theory):16.3f} | {sum(s for _, s in t.theory) / len(t.theory):.3f}"
+        mean = lambda values: sum(values) / len(values)  # noqa: E731
+        theory = " " * 16 + " | " + " " * 8 + " | " if not t.theory else \
+            (f"{mean([p for p, _ in t.theory]):16.3f} | {mean([1 - (1 - p) ** V for p, _ in t.theory]):8.3f} | "
+             f"{mean([s for _, s in t.theory]):.3f}")
         rate = f"{t.detected}/{t.trials} ({t.detected / t.trials:.2f})"
         lines.append(f"{name:<36} | {rate:<15} | {f'{t.seen}/{t.trials}':<6} | {theory}")
     whole = [tallies[n] for n in [*WHOLE_SAMPLER, *WHOLE_TRAINER]]
