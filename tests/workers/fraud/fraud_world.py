@@ -68,6 +68,18 @@ class FraudNet(LocalNetwork):
         return self.deployment.registry.functions.taskOf(task_id).call()
 
 
+@contextlib.contextmanager
+def network(workdir: Path, nodes: dict):
+    """A FraudNet with `nodes` (name -> role) added, stopped when the block ends."""
+    net = FraudNet(workdir)
+    try:
+        for name, role in nodes.items():
+            net.add_node(name, role)
+        yield net
+    finally:
+        net.stop()
+
+
 def slot_share(net: FraudNet, role: Role, slots: int, rounds: int = 1) -> int:
     """One slot's pay for one accepted round (SPECIFICATION.md section 6)."""
     shares = net.deployment.registry.functions.roleShares().call()

@@ -11,7 +11,7 @@ import dataclasses
 
 import pytest
 
-from fraud_world import SPEC, FraudNet, outcome, play_round, slot_share, start_task
+from fraud_world import SPEC, network, outcome, play_round, slot_share, start_task
 from workers.protocol import Role, Verdict
 
 SEEDS = [SPEC.seed + i for i in range(20)]
@@ -19,14 +19,9 @@ SEEDS = [SPEC.seed + i for i in range(20)]
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    network = FraudNet(tmp_path_factory.mktemp("fraud-honest"))
-    try:
-        for name, role in [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"),
-                           ("validator0", "validator"), ("validator1", "validator"), ("validator2", "validator")]:
-            network.add_node(name, role)
-        yield network
-    finally:
-        network.stop()
+    nodes = {"sampler0": "sampler", "sampler1": "sampler", "trainer": "trainer", "validator0": "validator", "validator1": "validator", "validator2": "validator"}
+    with network(tmp_path_factory.mktemp("fraud-honest"), nodes) as fraud_net:
+        yield fraud_net
 
 
 @pytest.mark.parametrize("seed", SEEDS)

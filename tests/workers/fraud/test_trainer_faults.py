@@ -13,7 +13,7 @@ asserted here. The checkpoint faults are caught before any sampling (root and tr
 import pytest
 
 import fraud_trainer_faults as faults
-from fraud_world import Cheat, as_node, FraudNet, outcome, play_round, slot_share, start_task
+from fraud_world import Cheat, as_node, network, outcome, play_round, slot_share, start_task
 from workers.protocol import Outcome, Phase, Role, Verdict
 
 TRAINER_FAULTS = {  # name: (dishonest train_round, what every validator's rejection says)
@@ -28,14 +28,9 @@ TRAINER_FAULTS = {  # name: (dishonest train_round, what every validator's rejec
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    network = FraudNet(tmp_path_factory.mktemp("fraud-trainers"))
-    try:
-        for name, role in [("sampler0", "sampler"), ("sampler1", "sampler"), ("validator0", "validator"),
-                           ("validator1", "validator"), ("validator2", "validator")]:
-            network.add_node(name, role)
-        yield network
-    finally:
-        network.stop()
+    nodes = {"sampler0": "sampler", "sampler1": "sampler", "validator0": "validator", "validator1": "validator", "validator2": "validator"}
+    with network(tmp_path_factory.mktemp("fraud-trainers"), nodes) as fraud_net:
+        yield fraud_net
 
 
 @pytest.mark.parametrize("fault", TRAINER_FAULTS, ids=list(TRAINER_FAULTS))
