@@ -1,7 +1,9 @@
 """The dishonest variants of a node's work that the fraud matrix plays, each a drop-in for the
-honest function it replaces (same signature). Every sampler fault touches every episode of the
-shard, so each challenged episode exposes it: detection does not hinge on which episodes a
-validator picks (bench/verify.py measures faults that touch fewer)."""
+honest function it replaces (same signature). Every sampler fault the matrix plays touches every
+episode of the shard, so each challenged episode exposes it: detection does not hinge on which
+episodes a validator picks. The single-episode variants (`fabricated_rewards_in`,
+`altered_observations_in`) are what bench/verify.py measures against SPECIFICATION.md's
+detection formula."""
 from __future__ import annotations
 
 import dataclasses
@@ -20,17 +22,39 @@ SHARD = "workers.roles.sampler.sample_shard"
 VERIFY = "workers.roles.validator.verify_round"
 
 
-def _tampered(edit):
-    """A sample_shard that rolls out honestly, edits every episode and re-bundles (so the blob
-    matches the root it commits: the lie is in the content, not in the packaging)."""
+def _tampered(edit, pick=None):
+    """A sample_shard that rolls out honestly, edits every episode (or only episode pick(n) of the
+    n) and re-bundles (so the blob matches the root it commits: the lie is in the content, not in
+    the packaging)."""
     def sample_shard(spec, task_id, round_, shard, policy_bytes):
         honest = HONEST_SHARD(spec, task_id, round_, shard, policy_bytes)
-        return sampler_role.bundle_shard(task_id, round_, shard, [edit(ep) for ep in honest.episodes])
+        n = len(honest.episodes)
+        chosen = range(n) if pick is None else {pick(n)}
+        return sampler_role.bundle_shard(task_id, round_, shard,
+                                         [edit(ep) if i in chosen else ep for i, ep in enumerate(honest.episodes)])
     return sample_shard
 
 
-fabricated_rewards = _tampered(lambda ep: dataclasses.replace(ep, rewards=ep.rewards * 2.0))
-altered_observations = _tampered(lambda ep: dataclasses.replace(ep, obs=ep.obs + 0.01))
+def _doubled_rewards(ep):
+    return dataclasses.replace(ep, rewards=ep.rewards * 2.0)
+
+
+def _shifted_observations(ep):
+    return dataclasses.replace(ep, obs=ep.obs + 0.01)
+
+
+fabricated_rewards = _tampered(_doubled_rewards)
+altered_observations = _tampered(_shifted_observations)
+
+
+def fabricated_rewards_in(pick):
+    """Doubles the rewards of episode pick(n) only."""
+    return _tampered(_doubled_rewards, pick)
+
+
+def altered_observations_in(pick):
+    """Shifts the observations of episode pick(n) only."""
+    return _tampered(_shifted_observations, pick)
 
 
 def off_policy_actions(spec, task_id, round_, shard, policy_bytes):

@@ -20,7 +20,7 @@ from workers.localnet.chain import TOKEN
 from workers.localnet.network import LocalNetwork
 from workers.node.dispatch import HandledEvent
 from workers.protocol import Phase, Role, Status, TaskParams
-from workers.spec import DEMO_CARTPOLE
+from workers.spec import DEMO_CARTPOLE, TaskSpec
 from workers.storage.store import EmbeddedStore
 
 ANVIL_PORTS = range(8700, 8710)
@@ -51,9 +51,11 @@ class FraudNet(LocalNetwork):
         self.w3.provider.make_request("evm_increaseTime", [max(deadline - registry.protocolTime().call() + 1, 1)])
         self.mine()
 
-    def create_task(self, *, num_samplers: int = 2, num_validators: int = 3, num_rounds: int = 1) -> int:
+    def create_task(self, *, num_samplers: int = 2, num_validators: int = 3, num_rounds: int = 1,
+                    spec: TaskSpec = SPEC) -> int:
         d = self.deployment
-        params = TaskParams(self.spec_cid, SPEC.digest(), BOUNTY, num_samplers=num_samplers,
+        spec_cid = self.spec_cid if spec is SPEC else self.store.put(spec.to_bytes(), pin=True)
+        params = TaskParams(spec_cid, spec.digest(), BOUNTY, num_samplers=num_samplers,
                             num_validators=num_validators, num_rounds=num_rounds, claim_window=600,
                             commit_window=600, reveal_window=600, attest_window=600)
         self.w3.eth.wait_for_transaction_receipt(
@@ -64,6 +66,24 @@ class FraudNet(LocalNetwork):
 
     def task(self, task_id: int):
         return self.deployment.registry.functions.taskOf(task_id).call()
+
+
+@contextlib.contextmanager
+def network(workdir: Path, nodes: dict):
+    """A FraudNet with `nodes` (name -> role) added, stopped when the block ends."""
+    net = FraudNet(workdir)
+    try:
+        for name, role in nodes.items():
+            net.add_node(name, role)
+        yield net
+    finally:
+        net.stop()
+
+
+def slot_share(net: FraudNet, role: Role, slots: int, rounds: int = 1) -> int:
+    """One slot's pay for one accepted round (SPECIFICATION.md section 6)."""
+    shares = net.deployment.registry.functions.roleShares().call()
+    return BOUNTY * shares[role] // 10_000 // rounds // slots
 
 
 def event(name: str, handler_role: str, **args) -> HandledEvent:

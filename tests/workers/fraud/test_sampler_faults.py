@@ -6,7 +6,7 @@ below the threshold after one rejection)."""
 import pytest
 
 import fraud_faults as faults
-from fraud_world import BOUNTY, Cheat, FraudNet, outcome, play_round, start_task
+from fraud_world import Cheat, network, outcome, play_round, slot_share, start_task
 from workers.protocol import Outcome, Phase, Role, Verdict
 
 SAMPLER_FAULTS = {
@@ -19,20 +19,9 @@ SAMPLER_FAULTS = {
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    network = FraudNet(tmp_path_factory.mktemp("fraud-samplers"))
-    try:
-        for name, role in [("sampler0", "sampler"), ("trainer", "trainer"), ("validator0", "validator"),
-                           ("validator1", "validator"), ("validator2", "validator")]:
-            network.add_node(name, role)
-        yield network
-    finally:
-        network.stop()
-
-
-def slot_share(net, role: Role, slots: int, rounds: int) -> int:
-    """One slot's pay for one accepted round (SPECIFICATION.md section 6)."""
-    shares = net.deployment.registry.functions.roleShares().call()
-    return BOUNTY * shares[role] // 10_000 // rounds // slots
+    nodes = {"sampler0": "sampler", "trainer": "trainer", "validator0": "validator", "validator1": "validator", "validator2": "validator"}
+    with network(tmp_path_factory.mktemp("fraud-samplers"), nodes) as fraud_net:
+        yield fraud_net
 
 
 def run_case(net, fault, name: str, *, rounds: int = 1, cheat_round: int = 0):

@@ -34,7 +34,8 @@ def skipped_at(step):
                     p.copy_(q)
             for k, s in optimizer.state.items():
                 for n in ("exp_avg", "exp_avg_sq"):
-                    s[n].copy_(saved["adam"][k][n])
+                    # a fresh optimizer has no moments before its first step: they were zero
+                    s[n].copy_(saved["adam"][k][n]) if k in saved["adam"] else s[n].zero_()
     return hook
 
 
