@@ -25,7 +25,7 @@ def test_default_threshold_is_sixty(reputation):
 
 
 def test_default_deltas(reputation):
-    assert [reputation.delta(o) for o in Outcome] == [2, 20, 10, 15, 0]
+    assert [reputation.delta(o) for o in Outcome] == [2, 20, 10, 15, 0, 20]
 
 
 def test_constructor_emits_policy(admin):

@@ -25,8 +25,10 @@ Advantages and returns are not stored: they follow from the values by GAE (ppo.m
 **Trace blob** (stored; its CID is the checkpoint metadata's `trace_cid`): b"DRLT", uint8 version
 1, uint32 LE header length, the header as canonical JSON {"chunk_rows", "chunks": [chunk sizes],
 "format": "decentrl.trace", "states": [{"cid", "digest", "size", "step"} per state leaf],
-"steps": S, "steps_per_leaf": k}, then the chunks' bytes in order. Each state is stored on its own
-under its CID, so a validator fetches only the ones it challenges.
+"steps": S, "steps_per_leaf": k}, then the chunks' bytes in order. Each state but s_0 is stored on its
+own under its CID, so a validator fetches only the ones it challenges; s_0 is the previous
+checkpoint, which validators already hold (storing it again would also publish a requester's
+encrypted initial policy, SPECIFICATION 5.7), so its entry's CID names content nobody stores.
 """
 
 from __future__ import annotations

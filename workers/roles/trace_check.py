@@ -108,6 +108,9 @@ class _Checker:
     # -- states ------------------------------------------------------------------------------------
 
     def load_state(self, j: int) -> tuple[bytes, TrainState]:
+        if j == 0:  # the previous checkpoint, which the validator holds (the trainer does not store it)
+            data = state_bytes(to_bytes(self.policy0), self.start.to_bytes())
+            return self.open_state(0, data, self.tree.proof(0))
         entry = self.trace.states[j]
         data = self.fetch(entry["cid"])
         if data is None:

@@ -232,4 +232,6 @@ def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | 
                            inputs=[(slot, root) for slot, root, _ in shards], device=resolved,
                            policy_bytes=to_bytes(policy), train_state_bytes=state.to_bytes(),
                            trace_root=trace.tree().root, trace_cid=cids.compute(trace.blob), stats=stats,
-                           trace=trace, trace_states=tuple(b for _, b in recorder.states))
+                           # s_0 is the previous checkpoint: validators hold it, and storing it again
+                           # would publish a requester's encrypted initial policy (SPECIFICATION 5.7)
+                           trace=trace, trace_states=tuple(b for _, b in recorder.states[1:]))

@@ -102,8 +102,8 @@ def test_a_trace_that_does_not_hash_to_the_committed_root_is_rejected(rnd):
 
 
 def test_a_state_that_fails_its_merkle_proof_is_rejected(rnd):
-    states = rnd.ckpt.trace_states
-    imposter = states[11]  # served for the last state under its own (valid) CID; the digest stays state 12's
+    states = rnd.ckpt.trace_states  # s_1 .. s_m (s_0, the previous checkpoint, is not stored)
+    imposter = states[11 - 1]  # state 11, served for the last state under its own (valid) CID; the digest stays state 12's
     fake = retraced(rnd.ckpt, lambda h: h["states"][12].update(cid=cids.compute(imposter)))
     j = judge(rnd, fake)
     assert j == Judgement(False, "state 12 is not leaf 12 of the committed trace root (Merkle proof fails)")
@@ -185,3 +185,16 @@ def test_a_target_kl_stop_is_checked(rnd):
                      (ignored.root, ignored.bundle), seed, fetcher(ignored)).trainer
     assert not j.accepted and j.reason.startswith("step 5 ends epoch 0 with approx KL"), j
     assert j.reason.endswith("> target_kl 1e-09, but the trace goes on")
+
+
+def test_the_first_state_is_neither_stored_nor_fetched(rnd):
+    """s_0 is the previous checkpoint: the validator rebuilds it from what it holds (an encrypted
+    initial policy must never be stored in the clear), and transition 0 still verifies."""
+    first = rnd.ckpt.trace.states[0]["cid"]
+    assert first not in {cids.compute(blob) for blob in rnd.ckpt.stored}
+    seed = next(bytes([s]) * 32 for s in range(256) if 0 in picked(bytes([s]) * 32, rnd, 12))  # 12 transitions
+    good = fetcher(rnd.ckpt)
+    asked = []
+    j = judge(rnd, rnd.ckpt, seed, fetch=lambda cid: asked.append(cid) or good(cid))
+    assert j.accepted, j.reason
+    assert first not in asked and asked  # transition 0 was challenged, s_1 fetched, s_0 rebuilt
