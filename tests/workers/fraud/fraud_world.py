@@ -11,11 +11,11 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import os
 from pathlib import Path
 from types import SimpleNamespace
 from unittest import mock
 
+from workers.localnet import inprocess
 from workers.localnet.chain import TOKEN
 from workers.localnet.network import LocalNetwork
 from workers.node.dispatch import HandledEvent
@@ -91,24 +91,9 @@ def event(name: str, handler_role: str, **args) -> HandledEvent:
     return HandledEvent(f"fraud:{name}:{sorted(args.items())}", name, args, 0, handler_role, 1)
 
 
-@contextlib.contextmanager
 def as_node(node):
     """NodeContext.current() is this node's context while the block runs, as in its workers."""
-    from workers.node import context
-    from workers.node.context import NodeContext
-
-    # Set, not setdefault: other suites in the same process use other passwords.
-    before = os.environ.get("DECENTRL_KEYSTORE_PASSWORD")
-    os.environ["DECENTRL_KEYSTORE_PASSWORD"] = PASSWORD
-    context._current.update(pid=os.getpid(), ctx=NodeContext.build(node.config))
-    try:
-        yield context._current["ctx"]
-    finally:
-        context._current.clear()
-        if before is None:
-            os.environ.pop("DECENTRL_KEYSTORE_PASSWORD")
-        else:
-            os.environ["DECENTRL_KEYSTORE_PASSWORD"] = before
+    return inprocess.as_node(node, PASSWORD)
 
 
 @dataclasses.dataclass

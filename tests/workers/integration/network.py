@@ -3,11 +3,10 @@ on this suite's ports (anvil 8650-8659, Redis 16401-16409), one node per (name, 
 retry and visibility settings so a killed worker's message comes back within seconds."""
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import os
 from pathlib import Path
 
+from workers.localnet import inprocess
 from workers.localnet.chain import TOKEN  # noqa: F401  (the suite's unit)
 from workers.localnet.network import LocalNetwork
 from workers.spec import DEMO_CARTPOLE
@@ -48,25 +47,9 @@ def registry_events(net: Network) -> list:
     return [decoder.decode(entry) for entry in sorted(logs, key=lambda e: (e["blockNumber"], e["logIndex"]))]
 
 
-@contextlib.contextmanager
 def as_node(node):
-    """Makes NodeContext.current() this node's context, as in its worker processes, so that the
-    handlers can be called here as plain functions."""
-    from workers.node import context
-    from workers.node.context import NodeContext
-
-    # Set, not setdefault: other suites in the same process use other passwords.
-    before = os.environ.get("DECENTRL_KEYSTORE_PASSWORD")
-    os.environ["DECENTRL_KEYSTORE_PASSWORD"] = PASSWORD
-    context._current.update(pid=os.getpid(), ctx=NodeContext.build(node.config))
-    try:
-        yield context._current["ctx"]
-    finally:
-        context._current.clear()
-        if before is None:
-            os.environ.pop("DECENTRL_KEYSTORE_PASSWORD")
-        else:
-            os.environ["DECENTRL_KEYSTORE_PASSWORD"] = before
+    """NodeContext.current() is this node's context while the block runs, as in its workers."""
+    return inprocess.as_node(node, PASSWORD)
 
 
 def handled(name: str, handler_role: str, **args):
