@@ -117,6 +117,16 @@ contract EpisodeHeaderTest is EpisodeCheckBase {
         assertEq(check.parseHeader(h).round, 10 ** 77 - 1, "77 nines");
         h = _withRound(_digits("1", "0", 78));
         _assertMalformed(h, _at(h, ROUND) + ROUND.length);
+        // Past 2**256 too: the digit limit is checked before the value could overflow.
+        bytes[3] memory huge = [
+            _digits("9", "9", 78),
+            bytes("115792089237316195423570985008687907853269984665640564039457584007913129639936"),
+            _digits("1", "0", 100)
+        ];
+        for (uint256 k = 0; k < huge.length; ++k) {
+            h = _withRound(huge[k]);
+            _assertMalformed(h, _at(h, ROUND) + ROUND.length);
+        }
     }
 
     function test_each_used_field_is_required() public {
