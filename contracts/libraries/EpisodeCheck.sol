@@ -139,9 +139,11 @@ library EpisodeCheck {
         uint256 n = json.length;
         end = i;
         while (end < n && json[end] >= "0" && json[end] <= "9") {
+            // Before the digit is added: a 78th digit could overflow, a checked Panic, not MalformedEpisode.
+            if (end - i == MAX_DIGITS) revert MalformedEpisode(i);
             value = value * 10 + (uint8(json[end]) - 48);
             ++end;
         }
-        if (end == i || end - i > MAX_DIGITS) revert MalformedEpisode(i);
+        if (end == i) revert MalformedEpisode(i);
     }
 }
