@@ -12,13 +12,12 @@ from eth_account import Account
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "chain"))
 from chain_services import deploy_protocol, fund, http_w3  # noqa: E402
+from cli_support import PASSWORD, TOKEN, account_of  # noqa: E402
 
 from workers.cli import cli  # noqa: E402
 from workers.localnet.chain import Anvil  # noqa: E402
 
 ANVIL_PORTS = range(8670, 8680)
-PASSWORD = "correct horse battery staple"
-TOKEN = 10**18
 
 
 @pytest.fixture(scope="session")
@@ -96,10 +95,3 @@ def node(tmp_path, invoke, w3, contracts, admin):
 @pytest.fixture
 def key():
     return Account.create()
-
-
-def account_of(output: str) -> str:
-    """The address `node init` printed."""
-    import re
-
-    return re.search(r"^account (0x[0-9a-fA-F]{40})$", output, re.M).group(1)

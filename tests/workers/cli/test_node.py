@@ -3,7 +3,7 @@
 import json
 import stat
 
-from conftest import TOKEN, account_of
+from cli_support import TOKEN, account_of
 
 
 def test_init_creates_an_encrypted_keystore_with_a_prompted_password(tmp_path, invoke):

@@ -9,7 +9,7 @@ import sys
 import time
 from pathlib import Path
 
-from conftest import PASSWORD
+from cli_support import PASSWORD
 
 ROOT = Path(__file__).resolve().parents[3]
 

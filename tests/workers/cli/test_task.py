@@ -5,7 +5,7 @@ import re
 
 import pytest
 
-from conftest import TOKEN
+from cli_support import TOKEN
 from workers.spec import DEMO_CARTPOLE
 
 

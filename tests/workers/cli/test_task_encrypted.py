@@ -10,7 +10,7 @@ import re
 import pytest
 from eth_account import Account
 
-from conftest import TOKEN
+from cli_support import PASSWORD, TOKEN
 from chain_services import fund
 from workers.crypto import inputs
 from workers.crypto.errors import NoKeyForNode, NotAssigned
@@ -140,5 +140,4 @@ def test_encrypted_inputs_reach_only_the_assigned_nodes(node, invoke, staked, co
 def requester_key(node_dir) -> str:
     from workers.chain.keystore import find_keystore, load_account
 
-    from conftest import PASSWORD
     return load_account(find_keystore(node_dir), PASSWORD).key.hex()
