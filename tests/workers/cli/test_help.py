@@ -1,36 +1,48 @@
-"""`decentrl --help` is instant: the console script imports only click at start."""
+"""`decentrl --help` stays light: the console script imports only click (and the standard
+library) to answer --help, for the top level and every subcommand. Checked by what is imported,
+not by a stopwatch (speed is for bench/, not for tests on a loaded machine)."""
 
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = Path(sys.executable).parent / "decentrl"
+HEAVY = ("torch", "web3", "celery", "gymnasium", "eth_account", "cryptography", "py_ecc", "numpy")
+PROBE = """
+import sys
+from workers.cli import cli
+try:
+    cli.main(sys.argv[1:], prog_name="decentrl")
+except SystemExit as done:
+    assert done.code in (0, None), done.code
+print("HEAVY", sorted(m for m in {heavy!r} if m in sys.modules))
+"""
 
 
 def run(*argv):
-    start = time.perf_counter()
-    proc = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60,
+    return subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=60,
                           env={**os.environ, "PYTHONPATH": str(ROOT)})
-    return proc, time.perf_counter() - start
 
 
-def test_help_is_instant_and_imports_no_heavy_module():
-    proc, seconds = run(str(SCRIPT), "--help")
+def heavy_imports_of(*argv) -> str:
+    proc = run(sys.executable, "-c", PROBE.format(heavy=HEAVY), *argv)
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def test_help_lists_the_commands_and_imports_no_heavy_module():
+    proc = run(str(SCRIPT), "--help")
     assert proc.returncode == 0, proc.stderr
     for command in ("node", "task", "demo"):
         assert f"  {command}  " in proc.stdout
-    assert seconds < 1.0, f"decentrl --help took {seconds:.2f} s"
-    probe, _ = run(sys.executable, "-c", "import sys, workers.cli; print(sorted(m for m in ('torch', 'web3', "
-                   "'celery', 'gymnasium', 'eth_account') if m in sys.modules))")
-    assert probe.stdout.strip() == "[]", probe.stdout
+    assert heavy_imports_of("--help") == "HEAVY []"
 
 
-def test_every_subcommand_has_help():
+def test_every_subcommand_has_help_without_heavy_imports():
     for argv in (["node", "init"], ["node", "stake"], ["node", "start"], ["node", "status"], ["task", "submit"],
-                 ["task", "status"], ["task", "result"], ["demo"]):
-        proc, seconds = run(str(SCRIPT), *argv, "--help")
+                 ["task", "status"], ["task", "result"], ["task", "keys"], ["demo"]):
+        proc = run(str(SCRIPT), *argv, "--help")
         assert proc.returncode == 0 and "Usage: decentrl" in proc.stdout, (argv, proc.stderr)
-        assert seconds < 1.0, (argv, seconds)
+        assert heavy_imports_of(*argv, "--help") == "HEAVY []", argv
