@@ -12,9 +12,13 @@ reach their Attest phase; one is attested the ECDSA way, the other the BLS way:
 - aggregate: one `attestAggregate()` carrying all V signers' verdict (py-ecc BLS signatures
   aggregated off-chain, one pairing check on-chain).
 
-The vote that completes the Attest phase also finalizes the round (verdicts, pay and reputation of
-V validators) — the same work on both paths. So the table shows the totals and the attestation
-alone: each total minus that finalization, measured as gas(last attest) - median gas(other attests).
+Both paths start from one chain snapshot (anvil `evm_snapshot`/`evm_revert`) of one task at its
+Attest phase, so they pay the same validators from the same storage state. The vote that completes
+the Attest phase also finalizes the round (verdicts, pay and reputation of V validators) — the same
+work on both paths. The table shows the totals and the attestation alone (total minus that
+finalization). The finalization is measured, not guessed: the last validator's vote is replayed
+from the snapshot once more, second to last, and the difference of its two gas figures is the
+finalization (the two votes differ in nothing else).
 Ends with exactly one line:
 
     RESULT bls_gas_16=<aggregate, attestation alone> ecdsa_gas_16=<per-vote, attestation alone> ratio_16=<x>
@@ -22,7 +26,6 @@ Ends with exactly one line:
 from __future__ import annotations
 
 import argparse
-import statistics
 import sys
 from pathlib import Path
 
@@ -78,6 +81,15 @@ class Chain:
     def mine(self) -> None:
         self.w3.provider.make_request("evm_mine", [])
 
+    def snapshot(self) -> str:
+        return self.w3.provider.make_request("evm_snapshot", [])["result"]
+
+    def revert(self, snapshot: str) -> str:
+        """Back to `snapshot` (which anvil then forgets); returns a fresh snapshot of that state."""
+        if not self.w3.provider.make_request("evm_revert", [snapshot])["result"]:
+            raise RuntimeError(f"anvil could not revert to snapshot {snapshot}")
+        return self.snapshot()
+
 
 def register_pool(chain: Chain, size: int) -> dict[str, BlsKey]:
     minimum = chain.stakes.functions.minStake(Role.VALIDATOR).call()
@@ -114,14 +126,21 @@ def task_at_attest(chain: Chain, v: int) -> tuple[int, list[str]]:
 
 def attest_round(chain: Chain, keys: dict[str, BlsKey], v: int) -> dict:
     task_id, slots = task_at_attest(chain, v)
-    per_vote = [chain.send(node, chain.registry.functions.attest(task_id, ACCEPT_BOTH))["gasUsed"] for node in slots]
-    task_id, slots = task_at_attest(chain, v)
+    snapshot = chain.snapshot()
+
+    def votes_in(order: list[str]) -> list[int]:
+        return [chain.send(node, chain.registry.functions.attest(task_id, ACCEPT_BOTH))["gasUsed"] for node in order]
+
+    per_vote = votes_in(slots)
+    snapshot = chain.revert(snapshot)
+    swapped = votes_in(slots[:-2] + [slots[-1], slots[-2]])  # the last validator, now not completing
+    finalization = per_vote[-1] - swapped[-2]
+    snapshot = chain.revert(snapshot)
     message = attestation_message(chain.w3.eth.chain_id, chain.registry.address, task_id, 0, ACCEPT_BOTH)
     votes = {s: (keys[node].sign(message), list(keys[node].pubkey_g2)) for s, node in enumerate(slots)}
     receipt = chain.send(chain.admin, chain.registry.functions.attestAggregate(*aggregate_args(task_id, 0, ACCEPT_BOTH, votes)))
     if chain.status(task_id) != Status.COMPLETED:
         raise RuntimeError("the aggregate did not finalize the round")
-    finalization = per_vote[-1] - int(statistics.median(per_vote[:-1]))
     return {"v": v, "ecdsa_total": sum(per_vote), "bls_total": receipt["gasUsed"], "finalization": finalization,
             "ecdsa": sum(per_vote) - finalization, "bls": receipt["gasUsed"] - finalization}
 
