@@ -1,0 +1,32 @@
+"""`decentrl`: the command line of a decentrl node and of a requester.
+
+    decentrl node init [--import-key]          create (or import) the node's encrypted keystore
+    decentrl node stake --role R --amount N     approve and stake N DRL for a role
+    decentrl node start --roles sampler,...     the chain watcher + one Celery worker per role
+    decentrl node status                        account, stakes, reputation, rewards, eligibility
+    decentrl task submit SPEC --bounty N        publish a spec and create a task (EIP-712 signed)
+             [--encrypt-inputs POLICY [--post-keys]]  ... with an encrypted initial policy
+    decentrl task keys ID [--follow]            wrap the inputs' key for the assigned nodes, post it
+    decentrl task status ID                     status, round, phase, deadlines, slots, verdicts
+    decentrl task result ID -o DIR              download and verify the final policy
+    decentrl demo                               the whole network on a local chain
+
+Global options: --rpc URL (default http://127.0.0.1:8545), --deployment PATH or --network NAME
+(deployments/<NAME>.json; default "development"), --node-dir (default $DECENTRL_NODE_DIR or
+~/.decentrl). Keystore passwords are prompted for, or read from $DECENTRL_KEYSTORE_PASSWORD.
+
+Only click is imported at start, so `decentrl --help` is instant: web3, torch and celery are
+imported inside the commands that use them.
+"""
+
+from __future__ import annotations
+
+from workers.cli.group import cli
+from workers.cli import demo, node, task  # noqa: F401  (each registers its commands on `cli`)
+from workers.cli.task import create_task
+
+__all__ = ["cli", "create_task", "main"]
+
+
+def main(argv=None):
+    cli.main(args=argv, prog_name="decentrl")

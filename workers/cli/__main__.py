@@ -1,0 +1,5 @@
+"""`python -m workers.cli` = `decentrl`."""
+
+from workers.cli import main
+
+main()

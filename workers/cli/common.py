@@ -1,0 +1,138 @@
+"""What every `decentrl` command shares: the global options' Context, amounts in DRL, sending a
+transaction with a readable revert."""
+
+from __future__ import annotations
+
+import os
+from decimal import Decimal, InvalidOperation
+from pathlib import Path
+
+import click
+
+TOKEN = 10**18
+DEFAULT_RPC = "http://127.0.0.1:8545"
+DEFAULT_NETWORK = "development"
+ROLE_NAMES = ("sampler", "trainer", "validator")
+NODE_STATE = "node.json"
+
+
+def default_node_dir() -> str:
+    return os.environ.get("DECENTRL_NODE_DIR") or str(Path.home() / ".decentrl")
+
+
+def fmt_drl(wei: int) -> str:
+    return f"{Decimal(wei) / TOKEN:,.4f}".rstrip("0").rstrip(".") + " DRL"
+
+
+def parse_drl(text: str) -> int:
+    """'12.5' -> 12.5 * 10**18 wei; a UsageError for anything not a positive amount."""
+    try:
+        value = Decimal(str(text))
+    except InvalidOperation:
+        raise click.BadParameter(f"{text!r} is not a number of DRL") from None
+    wei = int(value * TOKEN)
+    if value <= 0 or wei != value * TOKEN:
+        raise click.BadParameter(f"{text!r}: give a positive amount of DRL (at most 18 decimals)")
+    return wei
+
+
+class Context:
+    """The global options, and the chain objects made from them on first use."""
+
+    def __init__(self, rpc: str, deployment: str | None, network: str | None, node_dir: str,
+                 store_dir: str | None = None):
+        self.rpc = rpc
+        self.deployment_path = deployment
+        self.network = network or DEFAULT_NETWORK
+        self.node_dir = Path(node_dir).expanduser()
+        self.store_dir = Path(store_dir).expanduser() if store_dir else self.node_dir / "store"
+        self._w3 = self._dep = None
+
+    def deployment_file(self) -> Path:
+        from workers.chain.deployment import deployments_dir
+
+        return Path(self.deployment_path) if self.deployment_path else deployments_dir() / f"{self.network}.json"
+
+    @property
+    def w3(self):
+        if self._w3 is None:
+            from workers.chain.rpc import http_w3
+
+            w3 = http_w3(self.rpc)
+            try:
+                w3.eth.chain_id
+            except Exception as exc:  # requests' ConnectionError and friends
+                raise click.ClickException(f"cannot reach the RPC at {self.rpc}: {type(exc).__name__}") from None
+            self._w3 = w3
+        return self._w3
+
+    @property
+    def deployment(self):
+        if self._dep is None:
+            from workers.chain.deployment import DeploymentError, load_deployment
+
+            try:
+                self._dep = load_deployment(self.w3, network=self.network, path=self.deployment_path)
+            except DeploymentError as exc:
+                raise click.ClickException(str(exc)) from None
+        return self._dep
+
+    def view(self):
+        from workers.chain.view import ChainView
+
+        return ChainView(self.deployment)
+
+    def keystore_path(self, address: str | None = None) -> Path:
+        from workers.chain.keystore import KeystoreError, find_keystore
+
+        try:
+            return find_keystore(self.node_dir, address)
+        except KeystoreError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    def address(self, address: str | None = None) -> str:
+        """The node's address, read from its keystore's file name (no password needed)."""
+        return self.keystore_path(address).stem
+
+    def account(self, address: str | None = None):
+        """The node's signing account: the keystore decrypted with the prompted password."""
+        from workers.chain.keystore import PASSWORD_ENV, KeystoreError, load_account
+
+        path = self.keystore_path(address)
+        password = os.environ.get(PASSWORD_ENV) or click.prompt(f"Password for {path.stem}", hide_input=True,
+                                                                err=True)
+        try:
+            return load_account(path, password)
+        except KeystoreError as exc:
+            raise click.ClickException(str(exc)) from None
+
+    def sender(self, account):
+        """A TxSender for `account` on the node's Redis (REDIS_URL, else an embedded server that
+        the caller stops: returned as the second value)."""
+        from workers.chain.sender import TxSender
+        from workers.node.redis_service import RedisUnavailable, redis_for_node
+
+        try:
+            service = redis_for_node(self.node_dir / "cli")
+        except RedisUnavailable as exc:
+            raise click.ClickException(str(exc)) from None
+        return TxSender(self.w3, account, service.client()), service
+
+
+def send(sender, call, what: str):
+    """Sends `call`, turning a decoded revert into a ClickException that names it."""
+    from workers.chain.errors import ChainError, TxReverted
+
+    try:
+        return sender.send(call)
+    except TxReverted as exc:
+        where = f" (tx {exc.tx_hash})" if exc.tx_hash else ""
+        raise click.ClickException(f"{what} reverted: {exc.error.message}{where}") from None
+    except ChainError as exc:
+        raise click.ClickException(f"{what} failed: {exc}") from None
+
+
+def role_of(name: str):
+    from workers.protocol import Role
+
+    return Role[name.upper()]

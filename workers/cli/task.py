@@ -1,0 +1,311 @@
+"""`decentrl task ...`: submit a task, post its keys, follow it, fetch its result."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import click
+
+from workers.cli.common import fmt_drl, parse_drl, Context, send
+from workers.cli.group import cli
+
+
+@cli.group()
+def task():
+    """Submit a task and follow it."""
+
+
+def load_spec(path: str):
+    """The TaskSpec in a JSON file; a ClickException naming the bad field."""
+    from workers.spec import SpecError, parse
+
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise click.ClickException(f"cannot read spec {path}: {exc.strerror}") from None
+    try:
+        return parse(data)
+    except SpecError as exc:
+        raise click.ClickException(f"bad spec {path}: {exc}") from None
+
+
+def open_node_store(store_dir: Path, ipfs_api: str | None):
+    from workers.storage import StorageError, open_store
+
+    try:
+        return open_store(ipfs_api, store_dir)
+    except StorageError as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+def create_task(dep, store, requester, sender, task_spec, **params):
+    """Publishes the spec's canonical bytes to `store`, has `requester` (a LocalAccount) sign the
+    EIP-712 CreateTask request and, when its allowance is short, an EIP-2612 permit for the bounty;
+    `sender` (the requester's or a relayer's TxSender) sends createTaskWithSig. Returns (task id,
+    TaskParams, receipt); a revert raises ClickException with the decoded error."""
+    from workers.protocol import NO_PERMIT, TaskParams, sign_create_task, sign_permit
+
+    cid = store.put(task_spec.to_bytes(), pin=True)
+    params = TaskParams(spec_cid=cid, spec_digest=task_spec.digest(), **params)
+    registry, token, w3 = dep.registry, dep.token, dep.w3
+    deadline = w3.eth.get_block("latest")["timestamp"] + 3600
+    nonce = registry.functions.nonces(requester.address).call()
+    signature = sign_create_task(requester.key, params, requester.address, nonce, deadline, dep.chain_id,
+                                 registry.address)
+    permit = NO_PERMIT
+    if token.functions.allowance(requester.address, registry.address).call() < params.bounty:
+        permit = sign_permit(requester.key, token.address, dep.chain_id, requester.address, registry.address,
+                             params.bounty, token.functions.nonces(requester.address).call(), deadline)
+    receipt = send(sender, registry.functions.createTaskWithSig(params.as_tuple(), requester.address, deadline,
+                                                                signature, permit), "createTaskWithSig")
+    from web3.logs import DISCARD
+
+    task_id = registry.events.TaskCreated().process_receipt(receipt, errors=DISCARD)[0]["args"]["taskId"]
+    return task_id, params, receipt
+
+
+@task.command("submit")
+@click.argument("spec", type=click.Path(exists=True, dir_okay=False))
+@click.option("--bounty", required=True, help="Bounty in DRL, paid to the nodes that do the work.")
+@click.option("--samplers", type=click.IntRange(1, 255), default=2, show_default=True)
+@click.option("--validators", type=click.IntRange(1, 255), default=3, show_default=True)
+@click.option("--rounds", type=click.IntRange(1, 65535), default=5, show_default=True)
+@click.option("--claim-window", type=int, default=3600, show_default=True, help="Seconds.")
+@click.option("--commit-window", type=int, default=600, show_default=True, help="Seconds.")
+@click.option("--reveal-window", type=int, default=300, show_default=True, help="Seconds.")
+@click.option("--attest-window", type=int, default=600, show_default=True, help="Seconds.")
+@click.option("--relayer-dir", type=click.Path(file_okay=False), default=None,
+              help="Node dir of a relayer that sends the signed request (pays the gas); default: "
+                   "the requester sends it itself.")
+@click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
+              help="IPFS RPC API to publish the spec to; default: the embedded store (--store-dir).")
+@click.option("--encrypt-inputs", "inputs_path", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="A policy (safetensors, the spec's architecture) for round 0, encrypted (AES-256-GCM) so "
+                   "that only the task's assigned nodes can read it.")
+@click.option("--post-keys", is_flag=True,
+              help="With --encrypt-inputs: wait until every slot is filled, then post the keyring "
+                   "(else run `decentrl task keys ID`).")
+@click.pass_obj
+def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_window, commit_window,
+                reveal_window, attest_window, relayer_dir, ipfs_api, inputs_path, post_keys):
+    """Publish SPEC (a task spec JSON file) and create a task with a bounty.
+
+    The requester (NODE_DIR's keystore) signs the EIP-712 CreateTask request and an EIP-2612
+    permit for the bounty; the relayer (or the requester itself) sends createTaskWithSig.
+    With --encrypt-inputs only the ciphertext is published; the spec names it (SPECIFICATION 5.7)."""
+    if post_keys and not inputs_path:
+        raise click.UsageError("--post-keys needs --encrypt-inputs")
+    task_spec = load_spec(spec)
+    wei = parse_drl(bounty)
+    dep = obj.deployment  # WrongNetwork: the RPC's chain is not the deployment's
+    requester = obj.account()
+    balance = dep.token.functions.balanceOf(requester.address).call()
+    if balance < wei:
+        raise click.ClickException(f"insufficient funds: requester {requester.address} holds {fmt_drl(balance)}, "
+                                   f"the bounty is {fmt_drl(wei)}")
+    relayer = requester
+    if relayer_dir:
+        relayer = Context(obj.rpc, obj.deployment_path, obj.network, relayer_dir, str(obj.store_dir)).account()
+    if obj.w3.eth.get_balance(relayer.address) == 0:
+        raise click.ClickException(f"insufficient funds: {relayer.address} has no ETH to send the transaction")
+
+    store = open_node_store(obj.store_dir, ipfs_api)
+    if inputs_path:
+        task_spec = encrypt_inputs(task_spec, Path(inputs_path), requester, store)
+    sender, service = obj.sender(relayer)
+    try:
+        task_id, params, receipt = create_task(
+            dep, store, requester, sender, task_spec, bounty=wei, num_samplers=samplers,
+            num_validators=validators, num_rounds=rounds, claim_window=claim_window, commit_window=commit_window,
+            reveal_window=reveal_window, attest_window=attest_window)
+    finally:
+        service.stop()
+    cid = params.spec_cid
+    click.echo(f"spec {cid} (digest 0x{task_spec.digest().hex()})")
+    click.echo(f"task {task_id} created: bounty {fmt_drl(wei)}, {samplers} samplers, {validators} validators, "
+               f"{rounds} rounds (tx {receipt['transactionHash'].to_0x_hex()})")
+    if inputs_path and post_keys:
+        post_task_keys(obj, requester, task_id, store, wait_s=claim_window, follow=False)
+    elif inputs_path:
+        click.echo(f"once every slot is filled, post the inputs' keys: decentrl task keys {task_id} --follow")
+
+
+def encrypt_inputs(task_spec, path: Path, requester, store):
+    """The spec with an "inputs" descriptor: the policy in `path` checked against the spec's
+    architecture, encrypted with the requester's data key, and only the ciphertext stored."""
+    import dataclasses
+
+    from workers.crypto import inputs
+    from workers.node.encrypted_inputs import BadInputs, initial_bundle_of
+
+    plaintext = path.read_bytes()
+    try:
+        initial_bundle_of(task_spec, 0, plaintext)
+    except BadInputs as exc:
+        raise click.ClickException(f"--encrypt-inputs {path}: {exc}") from None
+    except Exception as exc:  # safetensors' parse errors: not a policy file at all
+        raise click.ClickException(f"--encrypt-inputs {path}: not a policy safetensors file "
+                                   f"({type(exc).__name__})") from None
+    descriptor, ciphertext = inputs.encrypt(requester.key, plaintext, "initial_policy")
+    cid = store.put(ciphertext, pin=True)
+    if cid != descriptor.cid:
+        raise click.ClickException(f"the store answered CID {cid} for the ciphertext, expected {descriptor.cid}")
+    click.echo(f"encrypted inputs {cid} ({descriptor.algorithm}, {descriptor.size} bytes; plaintext not published)")
+    return dataclasses.replace(task_spec, encrypted_inputs=descriptor)
+
+
+KEYS_POLL_S = 1.0
+
+
+def post_task_keys(obj: Context, requester, task_id: int, store, *, wait_s: float, follow: bool) -> None:
+    """Waits (up to wait_s) until the task is active, posts its keyring for the assigned nodes;
+    with `follow`, posts again whenever the assignment changes, until the task ends."""
+    from workers.crypto.errors import CryptoError
+    from workers.crypto.exchange import post_keyring
+    from workers.protocol import Status
+    from workers.spec import SpecError, parse
+    from workers.storage import StorageError
+
+    view, t = _task(obj, task_id)
+    if t.requester != requester.address:
+        raise click.ClickException(f"task {task_id}'s requester is {t.requester}, not {requester.address}")
+    try:
+        spec = parse(store.get(t.spec_cid), digest=t.spec_digest)
+    except (StorageError, SpecError) as exc:
+        raise click.ClickException(f"cannot read task {task_id}'s spec {t.spec_cid}: {exc}") from None
+    if spec.encrypted_inputs is None:
+        raise click.ClickException(f"task {task_id}'s spec has no encrypted inputs: there are no keys to post")
+    deadline = time.monotonic() + wait_s
+    while t.status in (Status.OPEN, Status.DRAWING):
+        if time.monotonic() > deadline:
+            raise click.ClickException(f"task {task_id} is still {t.status.name.lower()} after {wait_s:.0f} s: "
+                                       f"its slots are not filled; run `decentrl task keys {task_id}` later")
+        time.sleep(KEYS_POLL_S)
+        t = view.task(task_id)
+    sender, service = obj.sender(requester)
+    try:
+        while t.status == Status.ACTIVE:
+            try:
+                posted = post_keyring(obj.deployment, store, requester, lambda call: send(sender, call, "postKeyring"),
+                                      task_id, spec.encrypted_inputs)
+            except (CryptoError, StorageError) as exc:
+                raise click.ClickException(f"task {task_id}: cannot post the keyring: {exc}") from None
+            if posted.receipt is not None:
+                click.echo(f"keyring {posted.cid} posted for {len(posted.nodes)} nodes of task {task_id} "
+                           f"(tx {posted.receipt['transactionHash'].to_0x_hex()})")
+            elif not follow:
+                click.echo(f"keyring {posted.cid} already covers the {len(posted.nodes)} nodes of task {task_id}")
+            if not follow:
+                break
+            time.sleep(KEYS_POLL_S)
+            t = view.task(task_id)
+    finally:
+        service.stop()
+    if t.status != Status.ACTIVE and not follow:
+        raise click.ClickException(f"task {task_id} is {t.status.name.lower()}: no keys to post")
+
+
+@task.command("keys")
+@click.argument("task_id", type=int)
+@click.option("--follow", is_flag=True, help="Keep posting after each assignment change until the task ends.")
+@click.option("--wait", "wait_s", type=float, default=3600.0, show_default=True,
+              help="Seconds to wait for every slot to be filled.")
+@click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
+              help="IPFS RPC API to publish the keyring to; default: the embedded store (--store-dir).")
+@click.pass_obj
+def task_keys(obj: Context, task_id, follow, wait_s, ipfs_api):
+    """Wrap the task's encrypted-inputs key for each assigned node and post the keyring (requester only)."""
+    store = open_node_store(obj.store_dir, ipfs_api)
+    post_task_keys(obj, obj.account(), task_id, store, wait_s=wait_s, follow=follow)
+
+
+def _task(obj: Context, task_id: int):
+    from workers.chain.view import TaskNotFound
+
+    view = obj.view()
+    try:
+        return view, view.task(task_id)
+    except TaskNotFound as exc:
+        raise click.ClickException(str(exc)) from None
+
+
+@task.command("status")
+@click.argument("task_id", type=int)
+@click.pass_obj
+def task_status(obj: Context, task_id):
+    """Status, round, phase, deadline, slots and this round's verdicts."""
+    from workers.protocol import Status
+
+    view, t = _task(obj, task_id)
+    now = obj.deployment.registry.functions.protocolTime().call()
+    click.echo(f"task {task_id}: {t.status.name.lower()}, requester {t.requester}, bounty {fmt_drl(t.bounty)}")
+    ran = t.status in (Status.ACTIVE, Status.COMPLETED, Status.FAILED)
+    if t.status == Status.ACTIVE:
+        left = t.phase_deadline - now
+        click.echo(f"round {t.round + 1} of {t.num_rounds}, phase {t.phase.name.lower()}, deadline in {left} s")
+    elif ran:
+        click.echo(f"ended in round {t.round + 1} of {t.num_rounds}")
+    else:
+        click.echo(f"round 0 of {t.num_rounds} (rounds start once every slot is filled)")
+    if t.status in (Status.OPEN, Status.DRAWING):
+        click.echo(f"claim deadline in {t.claim_deadline - now} s")
+    click.echo(f"spec {t.spec_cid}")
+    if t.checkpoint_cid:
+        click.echo(f"checkpoint {t.checkpoint_cid} (root 0x{bytes(t.checkpoint_root).hex()})")
+    click.echo(f"slots: samplers {t.filled_samplers}/{t.num_samplers}, trainer {int(t.trainer_filled)}/1, "
+               f"validators {t.filled_validators}/{t.num_validators}")
+    for s in view.slots(task_id):
+        click.echo(f"  {s.role.name.lower():<10}{s.slot}  {s.node or '(vacant)'}")
+    if ran:
+        subs = [s for s in view.submissions(task_id, t.round) if s.node]
+        if subs:
+            click.echo(f"round {t.round + 1} submissions:")
+            for s in subs:
+                click.echo(f"  {s.role.name.lower():<10}{s.slot}  {'revealed' if s.revealed else 'committed'}  "
+                           f"verdict {s.verdict.name.lower()}")
+
+
+@task.command("result")
+@click.argument("task_id", type=int)
+@click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), required=True)
+@click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
+              help="IPFS RPC API to fetch from; default: the embedded store (--store-dir).")
+@click.pass_obj
+def task_result(obj: Context, task_id, out_dir, ipfs_api):
+    """Download the task's final checkpoint, verify it against the on-chain checkpointRoot, and
+    write DIR/policy.safetensors and DIR/metadata.json."""
+    from workers.protocol import Status
+    from workers.storage import StorageError
+
+    _, t = _task(obj, task_id)
+    if not t.checkpoint_cid:
+        raise click.ClickException(f"task {task_id} has no checkpoint yet (status {t.status.name.lower()})")
+    if t.status != Status.COMPLETED:
+        click.echo(f"note: task {task_id} is {t.status.name.lower()}; fetching its latest checkpoint", err=True)
+    from workers.roles.trainer import CheckpointMismatch, verify_checkpoint
+
+    store = open_node_store(obj.store_dir, ipfs_api)
+    with click.progressbar(length=3, label="checkpoint", file=sys.stderr) as bar:
+        try:
+            bundle = store.get(t.checkpoint_cid)  # checked against its CID
+        except StorageError as exc:
+            raise click.ClickException(f"cannot fetch checkpoint {t.checkpoint_cid}: {exc}") from None
+        bar.update(1)
+        try:
+            result = verify_checkpoint(bundle, t.checkpoint_root)
+        except CheckpointMismatch as exc:
+            raise click.ClickException(f"checkpoint {t.checkpoint_cid} does not verify: {exc}") from None
+        bar.update(1)
+        out = Path(out_dir)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "policy.safetensors").write_bytes(result.policy_bytes)
+        meta = {**result.meta, "cid": t.checkpoint_cid, "checkpoint_root": "0x" + result.root.hex(),
+                "task_status": t.status.name.lower(), "spec_cid": t.spec_cid}
+        (out / "metadata.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        bar.update(1)
+    click.echo(f"verified checkpoint of round {result.round + 1} against root 0x{result.root.hex()}")
+    click.echo(f"wrote {out / 'policy.safetensors'} and {out / 'metadata.json'}")
