@@ -19,6 +19,41 @@ def task():
     """Submit a task and follow it."""
 
 
+# TaskRegistry's bounds (MAX_SAMPLERS, MAX_VALIDATORS, MAX_ROUNDS, MIN_WINDOW, MAX_WINDOW), checked
+# here too so that a bad value is refused before anything is signed or published.
+MAX_SAMPLERS, MAX_VALIDATORS, MAX_ROUNDS = 32, 64, 1000
+WINDOW = click.IntRange(60, 30 * 24 * 3600)
+
+
+@task.command("spec")
+@click.option("--demo", is_flag=True, help="The demo's CartPole-v1 spec (solves in 5 rounds of 2 samplers).")
+@click.option("--env", "env_id", default=None, help="gymnasium id of the environment (default CartPole-v1).")
+@click.option("--seed", type=click.IntRange(0, 2**53 - 1), default=None, help="The task seed.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default="-", show_default=True,
+              help="Where to write the spec (- for stdout).")
+def task_spec(demo, env_id, seed, output):
+    """Write a task spec with every field at its default: edit it, then `task submit` it.
+
+    The file is the spec's canonical JSON; `task submit` checks every field and names the first
+    bad one (docs/requesters.md lists the fields, defaults and limits)."""
+    import dataclasses
+
+    from workers.spec import DEMO_CARTPOLE, SpecError, TaskSpec
+
+    base = DEMO_CARTPOLE if demo else TaskSpec()
+    changes = {k: v for k, v in (("env_id", env_id), ("seed", seed)) if v is not None}
+    try:
+        spec = dataclasses.replace(base, **changes)
+    except SpecError as exc:
+        raise click.ClickException(f"bad spec: {exc}") from None
+    text = json.dumps(spec.to_dict(), indent=2, sort_keys=True) + "\n"
+    if output == "-":
+        click.echo(text, nl=False)
+    else:
+        Path(output).write_text(text)
+        click.echo(f"wrote {output}", err=True)
+
+
 def load_spec(path: str):
     """The TaskSpec in a JSON file; a ClickException naming the bad field."""
     from workers.spec import SpecError, parse
@@ -71,13 +106,13 @@ def create_task(dep, store, requester, sender, task_spec, **params):
 @task.command("submit")
 @click.argument("spec", type=click.Path(exists=True, dir_okay=False))
 @click.option("--bounty", required=True, help="Bounty in DRL, paid to the nodes that do the work.")
-@click.option("--samplers", type=click.IntRange(1, 255), default=2, show_default=True)
-@click.option("--validators", type=click.IntRange(1, 255), default=3, show_default=True)
-@click.option("--rounds", type=click.IntRange(1, 65535), default=5, show_default=True)
-@click.option("--claim-window", type=int, default=3600, show_default=True, help="Seconds.")
-@click.option("--commit-window", type=int, default=600, show_default=True, help="Seconds.")
-@click.option("--reveal-window", type=int, default=300, show_default=True, help="Seconds.")
-@click.option("--attest-window", type=int, default=600, show_default=True, help="Seconds.")
+@click.option("--samplers", type=click.IntRange(1, MAX_SAMPLERS), default=2, show_default=True)
+@click.option("--validators", type=click.IntRange(1, MAX_VALIDATORS), default=3, show_default=True)
+@click.option("--rounds", type=click.IntRange(1, MAX_ROUNDS), default=5, show_default=True)
+@click.option("--claim-window", type=WINDOW, default=3600, show_default=True, help="Seconds.")
+@click.option("--commit-window", type=WINDOW, default=600, show_default=True, help="Seconds.")
+@click.option("--reveal-window", type=WINDOW, default=300, show_default=True, help="Seconds.")
+@click.option("--attest-window", type=WINDOW, default=600, show_default=True, help="Seconds.")
 @click.option("--relayer-dir", type=click.Path(file_okay=False), default=None,
               help="Node dir of a relayer that sends the signed request (pays the gas); default: "
                    "the requester sends it itself.")
