@@ -9,6 +9,9 @@
     decentrl task keys ID [--follow]            wrap the inputs' key for the assigned nodes, post it
     decentrl task status ID                     status, round, phase, deadlines, slots, verdicts
     decentrl task result ID -o DIR              download and verify the final policy
+    decentrl task spec [--demo] -o FILE         a spec with every field at its default
+    decentrl wallet balance [ADDRESS]           DRL and ETH of the node's account
+    decentrl wallet send TO AMOUNT [--eth]      send DRL (or ETH) from the node's account
     decentrl demo                               the whole network on a local chain
 
 Global options: --rpc URL (default http://127.0.0.1:8545), --deployment PATH or --network NAME
@@ -22,7 +25,7 @@ imported inside the commands that use them.
 from __future__ import annotations
 
 from workers.cli.group import cli
-from workers.cli import demo, node, task  # noqa: F401  (each registers its commands on `cli`)
+from workers.cli import demo, node, task, wallet  # noqa: F401  (each registers its commands on `cli`)
 from workers.cli.task import create_task
 
 __all__ = ["cli", "create_task", "main"]

@@ -119,12 +119,13 @@ class Context:
         return TxSender(self.w3, account, service.client()), service
 
 
-def send(sender, call, what: str):
-    """Sends `call`, turning a decoded revert into a ClickException that names it."""
+def send(sender, call, what: str, **tx):
+    """Sends `call` (or a plain transaction: to=, value=), turning a decoded revert into a
+    ClickException that names it."""
     from workers.chain.errors import ChainError, TxReverted
 
     try:
-        return sender.send(call)
+        return sender.send(call, **tx)
     except TxReverted as exc:
         where = f" (tx {exc.tx_hash})" if exc.tx_hash else ""
         raise click.ClickException(f"{what} reverted: {exc.error.message}{where}") from None
