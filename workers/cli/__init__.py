@@ -4,6 +4,8 @@
     decentrl node stake --role R --amount N     approve and stake N DRL for a role
     decentrl node start --roles sampler,...     the chain watcher + one Celery worker per role
     decentrl node status                        account, stakes, reputation, rewards, eligibility
+    decentrl node unstake / withdraw-stake      leave a role: unbond, then withdraw after the period
+    decentrl node pause / resume                stop / restart receiving new work
     decentrl task submit SPEC --bounty N        publish a spec and create a task (EIP-712 signed)
              [--encrypt-inputs POLICY [--post-keys]]  ... with an encrypted initial policy
     decentrl task keys ID [--follow]            wrap the inputs' key for the assigned nodes, post it
@@ -12,6 +14,7 @@
     decentrl task spec [--demo] -o FILE         a spec with every field at its default
     decentrl wallet balance [ADDRESS]           DRL and ETH of the node's account
     decentrl wallet send TO AMOUNT [--eth]      send DRL (or ETH) from the node's account
+    decentrl wallet claim [--amount N]          withdraw earnings and refunds from the RewardVault
     decentrl demo                               the whole network on a local chain
 
 Global options: --rpc URL (default http://127.0.0.1:8545), --deployment PATH or --network NAME
@@ -25,7 +28,7 @@ imported inside the commands that use them.
 from __future__ import annotations
 
 from workers.cli.group import cli
-from workers.cli import demo, node, task, wallet  # noqa: F401  (each registers its commands on `cli`)
+from workers.cli import demo, node, stake, task, wallet  # noqa: F401  (each registers its commands on `cli`)
 from workers.cli.task import create_task
 
 __all__ = ["cli", "create_task", "main"]

@@ -137,3 +137,12 @@ def role_of(name: str):
     from workers.protocol import Role
 
     return Role[name.upper()]
+
+
+def send_as(obj: Context, account, call, what: str, **tx):
+    """One transaction from `account` (its own nonce sequence on the node's Redis), as `send`."""
+    sender, service = obj.sender(account)
+    try:
+        return send(sender, call, what, **tx)
+    finally:
+        service.stop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from workers.cli.common import TOKEN, Context, fmt_drl, parse_drl, send
+from workers.cli.common import TOKEN, Context, fmt_drl, parse_drl, send_as
 from workers.cli.group import cli
 
 
@@ -48,13 +48,29 @@ def wallet_send(obj: Context, to, amount, eth):
     if held < wei:
         shown = f"{held / TOKEN:.6f} ETH" if eth else fmt_drl(held)
         raise click.ClickException(f"insufficient funds: {account.address} holds {shown}, asked to send {amount} {unit}")
-    sender, service = obj.sender(account)
-    try:
-        if eth:
-            receipt = send(sender, None, "ETH transfer", to=to, value=wei)
-        else:
-            receipt = send(sender, dep.token.functions.transfer(to, wei), "DRL transfer")
-    finally:
-        service.stop()
+    if eth:
+        receipt = send_as(obj, account, None, "ETH transfer", to=to, value=wei)
+    else:
+        receipt = send_as(obj, account, dep.token.functions.transfer(to, wei), "DRL transfer")
     click.echo(f"sent {amount} {unit} to {to} (tx {receipt['transactionHash'].to_0x_hex()})")
 
+
+
+@wallet.command("claim")
+@click.option("--amount", default=None, help="DRL to withdraw (default: all that is claimable).")
+@click.option("--to", "to", default=None, help="Recipient (default: the node's account).")
+@click.pass_obj
+def wallet_claim(obj: Context, amount, to):
+    """Withdraw claimable DRL from the RewardVault: a node's earnings, a requester's refunds and
+    released pay alike (SPECIFICATION 6)."""
+    dep = obj.deployment
+    account = obj.account()
+    claimable = dep.vault.functions.claimableOf(account.address).call()
+    wei = parse_drl(amount) if amount else claimable
+    if claimable == 0 or wei > claimable:
+        raise click.ClickException(f"{account.address} can claim {fmt_drl(claimable)}"
+                                   + (f", asked for {amount} DRL" if amount else ""))
+    recipient = checksum(to) if to else account.address
+    receipt = send_as(obj, account, dep.vault.functions.withdraw(recipient, wei), "withdraw")
+    click.echo(f"claimed {fmt_drl(wei)} to {recipient} (tx {receipt['transactionHash'].to_0x_hex()}); "
+               f"{fmt_drl(claimable - wei)} left claimable")
