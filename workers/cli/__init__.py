@@ -11,6 +11,7 @@
     decentrl task keys ID [--follow]            wrap the inputs' key for the assigned nodes, post it
     decentrl task status ID                     status, round, phase, deadlines, slots, verdicts
     decentrl task result ID -o DIR              download and verify the final policy
+    decentrl task cancel ID / advance ID        cancel before rounds start / close a phase past its deadline
     decentrl task spec [--demo] -o FILE         a spec with every field at its default
     decentrl wallet balance [ADDRESS]           DRL and ETH of the node's account
     decentrl wallet send TO AMOUNT [--eth]      send DRL (or ETH) from the node's account

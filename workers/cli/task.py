@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from workers.cli.common import fmt_drl, parse_drl, Context, send
+from workers.cli.common import fmt_drl, parse_drl, Context, send, send_as
 from workers.cli.group import cli
 
 
@@ -266,6 +266,47 @@ def _task(obj: Context, task_id: int):
         return view, view.task(task_id)
     except TaskNotFound as exc:
         raise click.ClickException(str(exc)) from None
+
+
+@task.command("cancel")
+@click.argument("task_id", type=int)
+@click.pass_obj
+def task_cancel(obj: Context, task_id):
+    """Cancel your task before its rounds start (open or drawing); the whole bounty becomes
+    claimable again (`decentrl wallet claim`)."""
+    from workers.protocol import Status
+
+    _, t = _task(obj, task_id)
+    account = obj.account()
+    if t.requester != account.address:
+        raise click.ClickException(f"task {task_id} belongs to {t.requester}, not to this keystore's {account.address}")
+    if t.status not in (Status.OPEN, Status.DRAWING):
+        raise click.ClickException(f"task {task_id} is {t.status.name.lower()}: only an open or drawing task can be cancelled")
+    receipt = send_as(obj, account, obj.deployment.registry.functions.cancelTask(task_id), "cancelTask")
+    click.echo(f"task {task_id} cancelled (tx {receipt['transactionHash'].to_0x_hex()}); "
+               f"claim the refund with: decentrl wallet claim")
+
+
+@task.command("advance")
+@click.argument("task_id", type=int)
+@click.pass_obj
+def task_advance(obj: Context, task_id):
+    """Close a phase whose deadline passed (anyone may): nodes that did not act are vacated and
+    penalised, the task moves on, or fails and is refunded when its slots never filled. Nodes do
+    this themselves; this is for a task that looks stuck."""
+    from workers.protocol import Status
+
+    _, t = _task(obj, task_id)
+    now = obj.deployment.registry.functions.protocolTime().call()
+    deadline = t.claim_deadline if t.status in (Status.OPEN, Status.DRAWING) else t.phase_deadline
+    if t.status not in (Status.OPEN, Status.DRAWING, Status.ACTIVE):
+        raise click.ClickException(f"task {task_id} is {t.status.name.lower()}: nothing to advance")
+    if now <= deadline:
+        raise click.ClickException(f"task {task_id}'s deadline is in {deadline - now} s: nothing to advance yet")
+    receipt = send_as(obj, obj.account(), obj.deployment.registry.functions.advance(task_id), "advance")
+    _, after = _task(obj, task_id)
+    click.echo(f"task {task_id} advanced (tx {receipt['transactionHash'].to_0x_hex()}): now {after.status.name.lower()}"
+               + (f", round {after.round + 1} phase {after.phase.name.lower()}" if after.status == Status.ACTIVE else ""))
 
 
 @task.command("status")

@@ -68,9 +68,11 @@ def test_a_requester_claims_the_refund_of_a_task_nobody_took(clock, tmp_path, no
     nothing = invoke(requester_dir, "wallet", "claim")
     assert nothing.exit_code == 1 and "can claim 0 DRL" in nothing.output
 
+    not_yet = invoke(requester_dir, "task", "advance", str(task_id))
+    assert not_yet.exit_code == 1 and "nothing to advance yet" in not_yet.output
     clock(61)  # the claim window passes with no slot filled: anyone may settle it as failed
-    tx = contracts.registry.functions.advance(task_id).transact({"from": contracts.w3.eth.accounts[0]})
-    assert contracts.w3.eth.wait_for_transaction_receipt(tx).status == 1
+    advanced = invoke(requester_dir, "task", "advance", str(task_id))
+    assert advanced.exit_code == 0 and f"task {task_id} advanced" in advanced.output and "now failed" in advanced.output
     assert contracts.vault.functions.claimableOf(requester).call() == 500 * TOKEN
 
     part = invoke(requester_dir, "wallet", "claim", "--amount", "200")
@@ -79,3 +81,21 @@ def test_a_requester_claims_the_refund_of_a_task_nobody_took(clock, tmp_path, no
     assert rest.exit_code == 0, rest.output
     assert contracts.token.functions.balanceOf(requester).call() == 500 * TOKEN
     assert contracts.vault.functions.claimableOf(requester).call() == 0
+
+
+def test_a_requester_cancels_an_open_task_and_claims_the_bounty_back(clock, tmp_path, node, invoke, contracts):
+    spec = tmp_path / "spec.json"
+    spec.write_bytes(DEMO_CARTPOLE.to_bytes())
+    requester_dir, requester = node(drl=300)
+    other_dir, _ = node()
+    submitted = invoke(requester_dir, "task", "submit", str(spec), "--bounty", "300")
+    task_id = int(re.search(r"^task (\d+) created", submitted.output, re.M).group(1))
+    not_theirs = invoke(other_dir, "task", "cancel", str(task_id))
+    assert not_theirs.exit_code == 1 and f"belongs to {requester}" in not_theirs.output
+    cancelled = invoke(requester_dir, "task", "cancel", str(task_id))
+    assert cancelled.exit_code == 0, cancelled.output
+    assert "cancelled" in invoke(requester_dir, "task", "status", str(task_id)).output
+    again = invoke(requester_dir, "task", "cancel", str(task_id))
+    assert again.exit_code == 1 and "is cancelled" in again.output
+    assert invoke(requester_dir, "wallet", "claim").exit_code == 0
+    assert contracts.token.functions.balanceOf(requester).call() == 300 * TOKEN
