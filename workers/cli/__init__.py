@@ -6,6 +6,7 @@
     decentrl node status                        account, stakes, reputation, rewards, eligibility
     decentrl node unstake / withdraw-stake      leave a role: unbond, then withdraw after the period
     decentrl node pause / resume                stop / restart receiving new work
+    decentrl node recover                       back to the reputation threshold after the cooldown
     decentrl task submit SPEC --bounty N        publish a spec and create a task (EIP-712 signed)
              [--encrypt-inputs POLICY [--post-keys]]  ... with an encrypted initial policy
     decentrl task keys ID [--follow]            wrap the inputs' key for the assigned nodes, post it

@@ -1,5 +1,6 @@
-"""`decentrl node unstake / withdraw-stake / pause / resume`: leaving a role, and stepping aside
-without leaving (SPECIFICATION 3). `node stake` is in node.py with the other set-up commands."""
+"""`decentrl node unstake / withdraw-stake / pause / resume / recover`: leaving a role, stepping
+aside without leaving (SPECIFICATION 3), and the way back below the reputation threshold (4).
+`node stake` is in node.py with the other set-up commands."""
 
 from __future__ import annotations
 
@@ -71,3 +72,22 @@ def node_pause(obj: Context):
 def node_resume(obj: Context):
     """Receive new work again after `node pause`."""
     _set_paused(obj, False)
+
+
+@node.command("recover")
+@click.pass_obj
+def node_recover(obj: Context):
+    """Below the reputation threshold: once the cooldown has passed, set the score back to the
+    threshold (probation: one more penalty and the wait doubles)."""
+    account = obj.account()
+    rep = obj.deployment.reputation
+    score, threshold = rep.functions.scoreOf(account.address).call(), rep.functions.threshold().call()
+    if score >= threshold:
+        raise click.ClickException(f"reputation {score} is not below the threshold {threshold}: nothing to recover")
+    at = rep.functions.recoveryAvailableAt(account.address).call()
+    now = obj.deployment.w3.eth.get_block("latest")["timestamp"]
+    if now < at:
+        raise click.ClickException(f"reputation {score} (threshold {threshold}): recovery opens in {at - now} s")
+    receipt = send_as(obj, account, rep.functions.recover(), "recover")
+    click.echo(f"reputation {score} -> {rep.functions.scoreOf(account.address).call()} "
+               f"(tx {receipt['transactionHash'].to_0x_hex()}); eligible for new work again")

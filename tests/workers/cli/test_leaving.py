@@ -99,3 +99,19 @@ def test_a_requester_cancels_an_open_task_and_claims_the_bounty_back(clock, tmp_
     assert again.exit_code == 1 and "is cancelled" in again.output
     assert invoke(requester_dir, "wallet", "claim").exit_code == 0
     assert contracts.token.functions.balanceOf(requester).call() == 300 * TOKEN
+
+
+def test_recover_after_the_cooldown_puts_a_penalised_node_back_at_the_threshold(clock, node, invoke, contracts, admin):
+    node_dir, address = node()
+    fine = invoke(node_dir, "node", "recover")
+    assert fine.exit_code == 1 and "not below the threshold" in fine.output
+    rep = contracts.reputation
+    reporter = rep.functions.REPORTER_ROLE().call()  # the registry's role; lent to admin inside the snapshot
+    for tx in (rep.functions.grantRole(reporter, admin).transact({"from": admin}),
+               rep.functions.record(address, 1).transact({"from": admin})):  # Outcome.Rejected: 70 -> 50
+        assert contracts.w3.eth.wait_for_transaction_receipt(tx).status == 1
+    early = invoke(node_dir, "node", "recover")
+    assert early.exit_code == 1 and "reputation 50 (threshold 60): recovery opens in" in early.output
+    clock(rep.functions.recoveryAvailableAt(address).call() - contracts.w3.eth.get_block("latest")["timestamp"])
+    done = invoke(node_dir, "node", "recover")
+    assert done.exit_code == 0 and "reputation 50 -> 60" in done.output, done.output
