@@ -9,6 +9,8 @@
     decentrl task keys ID [--follow]            wrap the inputs' key for the assigned nodes, post it
     decentrl task status ID                     status, round, phase, deadlines, slots, verdicts
     decentrl task result ID -o DIR              download and verify the final policy
+    decentrl task report ID -o DIR              plots and a page: curve, verdicts, gas, payouts
+    decentrl explorer [--port 8850]             a read-only web page of the network
     decentrl demo                               the whole network on a local chain
 
 Global options: --rpc URL (default http://127.0.0.1:8545), --deployment PATH or --network NAME
@@ -22,7 +24,7 @@ imported inside the commands that use them.
 from __future__ import annotations
 
 from workers.cli.group import cli
-from workers.cli import demo, node, task  # noqa: F401  (each registers its commands on `cli`)
+from workers.cli import demo, explorer, node, report, task  # noqa: F401  (each registers its commands on `cli`)
 from workers.cli.task import create_task
 
 __all__ = ["cli", "create_task", "main"]
