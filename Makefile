@@ -1,6 +1,7 @@
 # decentrl: set-up, tests, demo and gas report.
 #
-#   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks
+#   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks,
+#                Chromium for the explorer's browser test (apt, when missing)
 #   make test    brownie test (starts anvil itself), slither, forge test, forge coverage + thresholds
 #   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole
 #   make demo-scripted  the protocol walked by scripted actors (brownie run scripts/demo.py)
@@ -10,7 +11,8 @@
 # Installs are keyed on the contents of their inputs (stamps under .make/ named by a hash of
 # constraints.txt + requirements.txt + pyproject.toml, and of package.json + package-lock.json),
 # so a second `make setup` does no install work; editing any of them re-runs that install.
-# Nothing here needs sudo or apt. To use the tools by hand: `. tools/env.sh` (PATH as below).
+# Only `make browser` uses apt (Chromium, when it is missing: as root, or through sudo).
+# To use the tools by hand: `. tools/env.sh` (PATH as below).
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -48,12 +50,12 @@ ifeq ($(wildcard node_modules/.package-lock.json),)
   $(shell rm -f $(STAMPS)/npm-*)
 endif
 
-.PHONY: help setup python node links solc brownie-networks test test-brownie test-forge slither coverage demo demo-scripted gas clean distclean
+.PHONY: help setup python node links solc brownie-networks browser test test-brownie test-forge slither coverage demo demo-scripted gas clean distclean
 
 help:
-	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
 
-setup: python node links solc brownie-networks
+setup: python node links solc brownie-networks browser
 	@echo "setup: ready (for brownie/forge by hand: . tools/env.sh)"
 
 python: $(PY_STAMP)
@@ -96,6 +98,19 @@ solc: | $(NPM_STAMP) $(PY_STAMP)
 
 brownie-networks: | $(PY_STAMP)
 	@$(VENV)/bin/python tools/configure_brownie.py
+
+# The explorer's browser test drives Debian's Chromium through playwright (no `playwright install`:
+# it downloads a browser build these machines cannot fetch).
+CHROMIUM := /usr/lib/chromium/chromium
+browser:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then echo "setup: apt-get install chromium"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then echo "setup: sudo apt-get install chromium"; \
+	  sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "setup: $(CHROMIUM) is missing and this user cannot apt-get: install Debian's chromium package" \
+	  "(apt-get install -y chromium) for the explorer's browser test"; exit 1; fi
+	@test -x $(CHROMIUM)
 
 test: setup
 	$(MAKE) test-brownie

@@ -35,14 +35,15 @@ def heavy_imports_of(*argv) -> str:
 def test_help_lists_the_commands_and_imports_no_heavy_module():
     proc = run(str(SCRIPT), "--help")
     assert proc.returncode == 0, proc.stderr
-    for command in ("node", "task", "demo"):
+    for command in ("node", "task", "demo", "explorer"):
         assert f"  {command}  " in proc.stdout
     assert heavy_imports_of("--help") == "HEAVY []"
 
 
 def test_every_subcommand_has_help_without_heavy_imports():
     for argv in (["node", "init"], ["node", "stake"], ["node", "start"], ["node", "status"], ["task", "submit"],
-                 ["task", "status"], ["task", "result"], ["task", "keys"], ["demo"]):
+                 ["task", "status"], ["task", "result"], ["task", "keys"], ["task", "report"], ["demo"],
+                 ["explorer"]):
         proc = run(str(SCRIPT), *argv, "--help")
         assert proc.returncode == 0 and "Usage: decentrl" in proc.stdout, (argv, proc.stderr)
         assert heavy_imports_of(*argv, "--help") == "HEAVY []", argv
