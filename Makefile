@@ -3,7 +3,8 @@
 #   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks,
 #                Chromium for the explorer's browser test (apt, when missing)
 #   make test    brownie test (starts anvil itself), slither, forge test, forge coverage + thresholds
-#   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole
+#   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole;
+#                watch it on the explorer page it serves (http://127.0.0.1:8850/)
 #   make demo-scripted  the protocol walked by scripted actors (brownie run scripts/demo.py)
 #   make gas     brownie run bench/gas.py
 #   make clean   build outputs;  make distclean  also .venv, node_modules and tools/bin
@@ -53,7 +54,7 @@ endif
 .PHONY: help setup python node links solc brownie-networks browser test test-brownie test-forge slither coverage demo demo-scripted gas clean distclean
 
 help:
-	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
 
 setup: python node links solc brownie-networks browser
 	@echo "setup: ready (for brownie/forge by hand: . tools/env.sh)"
@@ -146,9 +147,12 @@ coverage:
 	python tools/check_coverage.py lcov.info --lines $(COVERAGE_LINES) --branches $(COVERAGE_BRANCHES)
 
 # decentrl demo deploys from brownie's build output, so compile first (a no-op when up to date).
+# The explorer page follows the run at http://127.0.0.1:8850/ (or the next free port, printed);
+# `make demo DEMO_ARGS="--explorer 8850 --linger 600"` keeps it up 10 minutes after the run.
+DEMO_ARGS ?= --explorer 8850
 demo: setup
 	brownie compile >/dev/null
-	decentrl demo
+	decentrl demo $(DEMO_ARGS)
 
 # brownie_cli.py is `brownie` that also runs scripts in a checkout path with a dot in it.
 BROWNIE_RUN := python tools/brownie_cli.py run

@@ -78,7 +78,10 @@ def handler_for(api: ExplorerApi, page: bytes):
                 self.send_header("Allow", allow)
             self.end_headers()
             if self.command != "HEAD":
-                self.wfile.write(body)
+                try:
+                    self.wfile.write(body)
+                except (BrokenPipeError, ConnectionResetError):  # the browser left (page closed or reloaded)
+                    pass
 
         def log_message(self, format, *args):  # noqa: A002 - the base class's name
             log.debug("explorer: " + format, *args)

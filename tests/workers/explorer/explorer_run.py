@@ -1,5 +1,6 @@
 """A real run for the explorer and report tests: workers.localnet.network on this folder's ports
-(anvil 8840-8849, Redis 16450-16459) with 2 samplers, 1 trainer and 3 validators as Celery
+(anvil 8840-8844, Redis 16450-16454; test_demo_explorer.py takes the rest of
+this folder's ranges, anvil 8840-8849, Redis 16450-16459, HTTP 8850-8869) with 2 samplers, 1 trainer and 3 validators as Celery
 worker processes, the integration suite's reduced CartPole spec and node settings, a requester
 that signs its task (EIP-712 + permit, as `decentrl task submit`), 2 rounds run to Completed.
 Then the nodes stop (the chain, Redis and the store stay up to be read), and the admin creates a
@@ -19,9 +20,9 @@ from workers.localnet.network import LocalNetwork  # noqa: E402
 from workers.protocol import Status, TaskParams  # noqa: E402
 from workers.storage import EmbeddedStore  # noqa: E402
 
-ANVIL_PORTS = range(8840, 8850)
-REDIS_PORTS = range(16450, 16460)
-HTTP_PORTS = range(8850, 8870)
+ANVIL_PORTS = range(8840, 8845)
+REDIS_PORTS = range(16450, 16455)
+HTTP_PORTS = range(8850, 8860)
 ROLES = [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"),
          ("validator0", "validator"), ("validator1", "validator"), ("validator2", "validator")]
 TASK = dict(num_samplers=2, num_validators=3, num_rounds=2, claim_window=600, commit_window=120,

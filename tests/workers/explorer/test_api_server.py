@@ -10,7 +10,6 @@ from dataclasses import dataclass
 
 import pytest
 
-from explorer_run import HTTP_PORTS
 from workers.explorer.api import NotFound, jsonable
 from workers.explorer.server import ExplorerServer
 from workers.localnet.chain import free_port
@@ -50,7 +49,7 @@ class StandInApi:
 
 @pytest.fixture(scope="module")
 def server():
-    srv = ExplorerServer(StandInApi(), port=free_port(HTTP_PORTS, False)).start()
+    srv = ExplorerServer(StandInApi(), port=free_port(range(8860, 8865), False)).start()
     yield srv
     srv.stop()
 
