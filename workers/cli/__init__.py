@@ -11,7 +11,7 @@
     decentrl task result ID -o DIR              download and verify the final policy
     decentrl task report ID -o DIR              plots and a page: curve, verdicts, gas, payouts
     decentrl explorer [--port 8850]             a read-only web page of the network
-    decentrl demo                               the whole network on a local chain
+    decentrl demo [--explorer PORT]             the whole network on a local chain (watch it on the explorer)
 
 Global options: --rpc URL (default http://127.0.0.1:8545), --deployment PATH or --network NAME
 (deployments/<NAME>.json; default "development"), --node-dir (default $DECENTRL_NODE_DIR or
