@@ -1,12 +1,13 @@
 """The explorer's JSON API over the read model (workers.explorer.history) and the learning curve
 (workers.explorer.curve). Every answer is plain JSON: enums as lower-case names, bytes as 0x hex,
-amounts in wei as decimal strings (`*_wei`, JSON numbers lose precision past 2**53) each with a
-readable `*_drl` beside it. See SPECIFICATION.md "Explorer" for the endpoints."""
+amounts in wei as decimal strings in fields named `*_wei` (JSON numbers lose precision past
+2**53), a single amount with a readable `*_drl` beside it. See SPECIFICATION.md "Explorer" for the endpoints."""
 
 from __future__ import annotations
 
 import dataclasses
 import math
+import threading
 from enum import Enum
 
 from workers.cli.common import fmt_drl
@@ -26,6 +27,10 @@ def jsonable(value):
             if f.name.endswith("_wei") and isinstance(v, int):
                 out[f.name] = str(v)
                 out[f.name[:-4] + "_drl"] = fmt_drl(v)
+            elif f.name.endswith("_wei") and isinstance(v, dict):
+                out[f.name] = {jsonable(k) if isinstance(k, Enum) else str(k): str(a) for k, a in v.items()}
+            elif f.name.endswith("_wei") and isinstance(v, (list, tuple)):
+                out[f.name] = [str(a) for a in v]
             else:
                 out[f.name] = jsonable(v)
         return out
@@ -49,7 +54,9 @@ def amounts(by_key: dict) -> dict:
 
 
 class ExplorerApi:
-    """Answers the explorer's requests; each one first reads the blocks mined since the last."""
+    """Answers the explorer's requests; each one first reads the blocks mined since the last.
+    The server's threads call it one at a time (`lock`): the RPC client and the stores are not
+    promised to be thread-safe, and a local page needs no parallel answers."""
 
     def __init__(self, deployment, store, eval_episodes: int = 10):
         self.deployment = deployment
@@ -57,6 +64,7 @@ class ExplorerApi:
         self.eval_episodes = eval_episodes
         self.log = hist.ChainLog(deployment)
         self.cache = CurveCache()
+        self.lock = threading.Lock()
 
     def network(self) -> dict:
         head = self.log.refresh()

@@ -123,7 +123,7 @@ class TaskHistory:
     rounds: list[Round] = field(default_factory=list)
     reputation: list[ReputationChange] = field(default_factory=list)
     gas: list[TxGas] = field(default_factory=list)
-    settled_paid_by_role: tuple | None = None  # TaskSettled: wei paid to (samplers, trainer, validators)
+    settled_paid_by_role_wei: tuple | None = None  # TaskSettled: wei paid to (samplers, trainer, validators)
     refund_wei: int | None = None
 
     def payouts(self) -> dict[tuple[str, Role], int]:
@@ -165,8 +165,8 @@ class NodeHistory:
     stakes: list[RoleStake]
     reputation: list[ReputationChange]
     earned_wei: int
-    earned_by_task: dict[int, int]
-    earned_by_role: dict[Role, int]
+    earned_by_task_wei: dict[int, int]
+    earned_by_role_wei: dict[Role, int]
     slashed_wei: int
     tasks: list[int]
 
@@ -325,7 +325,7 @@ def task_history(log: ChainLog, task_id: int) -> TaskHistory:
             r = _round(rounds, a["round"])
             r.finalized, r.checkpoint_root, r.checkpoint_cid = True, bytes(a["checkpointRoot"]), a["checkpointCid"]
         elif e.name == "TaskSettled":
-            h.settled_paid_by_role, h.refund_wei = tuple(a["paidByRole"]), a["refund"]
+            h.settled_paid_by_role_wei, h.refund_wei = tuple(a["paidByRole"]), a["refund"]
     for r in rounds.values():
         r.submissions.sort(key=lambda s: (s.role != Role.SAMPLER, s.role, s.slot))
     h.rounds = [rounds[n] for n in sorted(rounds)]

@@ -105,11 +105,11 @@ def plot_gas(h: TaskHistory, path: Path) -> Path:
     return _save(fig, path)
 
 
-def plot_payouts(h: TaskHistory, path: Path, names: dict[str, str]) -> Path:
+def plot_payouts(h: TaskHistory, path: Path) -> Path:
     plt = _pyplot()
     pays = sorted(h.payouts().items(), key=lambda kv: (kv[0][1], kv[0][0]))
     fig, ax = plt.subplots(figsize=(7, 0.4 * len(pays) + 1.4), dpi=110)
-    labels = [f"{names.get(node, node[:10] + '…')} ({role.name.lower()})" for (node, role), _ in pays]
+    labels = [f"{node[:10]}… ({role.name.lower()})" for (node, role), _ in pays]
     ax.barh(labels, [wei / TOKEN for _, wei in pays], color="#3a9d5d")
     for y, (_, wei) in enumerate(pays):
         ax.text(wei / TOKEN, y, f" {wei / TOKEN:,.2f}", va="center", fontsize=8)
@@ -120,9 +120,9 @@ def plot_payouts(h: TaskHistory, path: Path, names: dict[str, str]) -> Path:
     return _save(fig, path)
 
 
-def markdown(h: TaskHistory, curve: Curve, names: dict[str, str]) -> str:
+def markdown(h: TaskHistory, curve: Curve) -> str:
     def who(node: str) -> str:
-        return f"{names[node]} `{node}`" if node in names else f"`{node}`"
+        return f"`{node}`"
 
     def cell(text) -> str:  # chain and store strings: no Markdown or HTML can come through
         return "`" + str(text).replace("`", "'").replace("|", "\\|") + "`" if text else ""
@@ -164,18 +164,17 @@ def markdown(h: TaskHistory, curve: Curve, names: dict[str, str]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(h: TaskHistory, curve: Curve, out_dir: Path, names: dict[str, str] | None = None) -> dict[str, Path]:
+def write_report(h: TaskHistory, curve: Curve, out_dir: Path) -> dict[str, Path]:
     """Writes the plots, report.md and report.json to `out_dir`; returns {name: path}."""
-    names = names or {}
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = {
         "learning_curve": plot_curve(h, curve, out / "learning_curve.png"),
         "verdicts": plot_verdicts(h, out / "verdicts.png"),
         "gas": plot_gas(h, out / "gas.png"),
-        "payouts": plot_payouts(h, out / "payouts.png", names),
+        "payouts": plot_payouts(h, out / "payouts.png"),
     }
-    (out / "report.md").write_text(markdown(h, curve, names))
+    (out / "report.md").write_text(markdown(h, curve))
     (out / "report.json").write_text(json.dumps({"task": jsonable(h), "curve": jsonable(curve)}, indent=2) + "\n")
     written.update(markdown=out / "report.md", json=out / "report.json")
     return written

@@ -31,7 +31,8 @@ def route(api: ExplorerApi, path: str):
         match = pattern.fullmatch(path)
         if match:
             try:
-                return HTTPStatus.OK, answer(api, *match.groups())
+                with api.lock:
+                    return HTTPStatus.OK, answer(api, *match.groups())
             except NotFound as exc:
                 return HTTPStatus.NOT_FOUND, {"error": str(exc)}
     return HTTPStatus.NOT_FOUND, {"error": f"no such API path {path!r} (see SPECIFICATION.md, Explorer)"}

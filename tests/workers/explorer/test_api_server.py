@@ -4,6 +4,7 @@ amounts as wei strings with a DRL twin, enums as names, bytes as hex; unknown pa
 a policy that allows no outside source."""
 import json
 import math
+import threading
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -20,18 +21,24 @@ from workers.protocol import Role, Verdict
 class Row:
     role: Role
     bounty_wei: int
+    by_role_wei: dict
+    split_wei: tuple
     root: bytes
     mean: float
 
 
 def test_jsonable():
-    assert jsonable(Row(Role.TRAINER, 1234 * 10**18 + 1, b"\xab\x01", math.nan)) == {
-        "role": "trainer", "bounty_wei": "1234000000000000000001", "bounty_drl": "1,234 DRL", "root": "0xab01",
+    assert jsonable(Row(Role.TRAINER, 1234 * 10**18 + 1, {Role.SAMPLER: 2**60, 7: 1}, (2**60, 0), b"\xab\x01",
+                        math.nan)) == {
+        "role": "trainer", "bounty_wei": "1234000000000000000001", "bounty_drl": "1,234 DRL",
+        "by_role_wei": {"sampler": str(2**60), "7": "1"}, "split_wei": [str(2**60), "0"], "root": "0xab01",
         "mean": None}
     assert jsonable({Verdict.ACCEPTED: [1, (2, 3)], 7: "x"}) == {"accepted": [1, [2, 3]], "7": "x"}
 
 
 class StandInApi:
+    lock = threading.Lock()
+
     def network(self):
         return {"tasks": [{"task_id": 1, "spec_cid": "<b>x</b>"}]}
 

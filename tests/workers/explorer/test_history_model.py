@@ -99,7 +99,7 @@ def test_node_history_and_totals():
     log = FakeLog(EVENTS)
     assert hist.node_addresses(log) == [A, B]
     a = hist.node_history(log, A)
-    assert a.earned_by_task == {1: 40, 2: 1000} and a.earned_by_role[Role.TRAINER] == 1000
+    assert a.earned_by_task_wei == {1: 40, 2: 1000} and a.earned_by_role_wei[Role.TRAINER] == 1000
     assert a.tasks == [1] and a.stakes[0] == hist.RoleStake(Role.SAMPLER, 100, 0, 0)
     b = hist.node_history(log, B)
     assert b.slashed_wei == 10 and b.earned_wei == 0

@@ -67,7 +67,7 @@ def test_history_agrees_with_the_chain(run):
         role = Role[node.role.upper()]
         assert h.payouts()[(node.address, role)] == view.claimable(node.address), node.name
         assert [(c.old, c.new) for c in h.reputation if c.node == node.address] == [(70, 72), (72, 74)]
-    assert sum(h.paid_by_role().values()) == sum(h.settled_paid_by_role)
+    assert sum(h.paid_by_role().values()) == sum(h.settled_paid_by_role_wei)
     assert {k: n for k, (n, _) in h.gas_by_kind().items()} == FUNCTIONS
     for tx in h.gas:
         assert tx.gas_used == run.net.w3.eth.get_transaction_receipt(tx.tx_hash)["gasUsed"] > 21_000
@@ -82,7 +82,7 @@ def test_json_api(run, server):
     status, task = get(server, f"/api/tasks/{run.task_id}")
     assert status == 200 and task["status"] == "completed" and len(task["rounds"]) == 2
     paid = sum(int(a["wei"]) for a in net["payouts_by_role"].values())
-    assert paid == run.params.bounty - int(task["refund_wei"]) == sum(task["settled_paid_by_role"])
+    assert paid == run.params.bounty - int(task["refund_wei"]) == sum(map(int, task["settled_paid_by_role_wei"]))
     assert {s["verdict"] for r in task["rounds"] for s in r["submissions"]} == {"accepted"}
     status, curve = get(server, f"/api/tasks/{run.task_id}/curve")
     assert status == 200 and curve["errors"] == [] and curve["env_id"] == "CartPole-v1"
@@ -91,6 +91,10 @@ def test_json_api(run, server):
     status, curve = get(server, f"/api/tasks/{run.hostile_id}/curve")
     assert status == 200 and curve["points"] == [] and "is not a base32 CIDv1" in curve["errors"][0]
     assert get(server, "/api/tasks/99")[0] == 404
+    trainer = run.net.node("trainer")
+    status, node = get(server, f"/api/nodes/{trainer.address.lower()}")
+    assert status == 200 and node["address"] == trainer.address and node["score"] == 74
+    assert node["earned_by_task_wei"] == {str(run.task_id): node["earned_wei"]} and node["tasks"] == [run.task_id]
     request = urllib.request.Request(server.url + "api/network", method="POST", data=b"{}")
     with pytest.raises(urllib.error.HTTPError) as refused:
         urllib.request.urlopen(request, timeout=10)
