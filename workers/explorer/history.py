@@ -194,7 +194,7 @@ class ChainLog:
         names = [name for name in CONTRACTS if name in deployment.contracts]
         self.decoder = EventDecoder(deployment, names)
         self.addresses = [deployment.contracts[name].address for name in names]
-        self.by_address = {deployment.contracts[name].address: deployment.contracts[name] for name in names}
+        self.name_at = {deployment.contracts[name].address: name for name in names}
         self.events: list[ChainEvent] = []
         self.head = deployment.block - 1
         self.max_range = max_range
@@ -223,13 +223,12 @@ class ChainLog:
             return known
         tx = self.w3.eth.get_transaction(tx_hash)
         receipt = self.w3.eth.get_transaction_receipt(tx_hash)
-        contract = self.by_address.get(tx["to"])
+        name = self.name_at.get(tx["to"], "?")
         data = bytes(tx["input"])
-        kind, name = "0x" + data[:4].hex(), "?"
-        if contract is not None:
-            name = next(n for n in CONTRACTS if self.deployment.contracts.get(n) is contract)
+        kind = "0x" + data[:4].hex()
+        if name != "?":
             try:
-                kind = contract.get_function_by_selector(data[:4]).fn_name
+                kind = self.deployment.contracts[name].get_function_by_selector(data[:4]).fn_name
             except ValueError:  # a selector outside the committed ABI: shown as the raw selector
                 pass
         gas = TxGas(tx_hash, kind, tx["from"], name, receipt["gasUsed"], receipt.get("effectiveGasPrice", 0),
@@ -244,10 +243,6 @@ class ChainLog:
 
 
 # -- building the model ----------------------------------------------------------------------------
-
-def task_ids(log: ChainLog) -> list[int]:
-    return [e.args["taskId"] for e in log.snapshot() if e.name == "TaskCreated"]
-
 
 def tasks(log: ChainLog) -> list[TaskSummary]:
     """Every task created since the deployment, newest first, with its current state."""
