@@ -10,14 +10,21 @@ from workers.cli.common import Context
 from workers.cli.group import cli
 
 
+# Shared with `decentrl task report` (workers/cli/report.py): where the curve's content comes from.
+ipfs_api_option = click.option(
+    "--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
+    help="IPFS RPC API to read shards and checkpoints from; default: the embedded store (--store-dir).")
+eval_episodes_option = click.option(
+    "--eval-episodes", type=click.IntRange(0, 1000), default=10, show_default=True,
+    help="Episodes to evaluate each accepted checkpoint for the learning curve (0: do not evaluate).")
+
+
 @cli.command("explorer")
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to serve on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=8850, show_default=True,
               help="Port to serve on (0: any free one).")
-@click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
-              help="IPFS RPC API to read shards and checkpoints from; default: the embedded store (--store-dir).")
-@click.option("--eval-episodes", type=click.IntRange(0, 1000), default=10, show_default=True,
-              help="Episodes to evaluate each accepted checkpoint for the learning curve (0: do not evaluate).")
+@ipfs_api_option
+@eval_episodes_option
 @click.pass_obj
 def explorer(obj: Context, host, port, ipfs_api, eval_episodes):
     """Serve a read-only web page of the network: tasks, rounds, verdicts, learning curves,

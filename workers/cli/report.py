@@ -2,22 +2,20 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import click
 
 from workers.cli.common import Context
+from workers.cli.explorer import eval_episodes_option, ipfs_api_option
 from workers.cli.task import task
 
 
 @task.command("report")
 @click.argument("task_id", type=int)
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), required=True)
-@click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
-              help="IPFS RPC API to read shards and checkpoints from; default: the embedded store (--store-dir).")
-@click.option("--eval-episodes", type=click.IntRange(0, 1000), default=10, show_default=True,
-              help="Episodes to evaluate each accepted checkpoint for the learning curve (0: do not evaluate).")
+@ipfs_api_option
+@eval_episodes_option
 @click.pass_obj
 def task_report(obj: Context, task_id, out_dir, ipfs_api, eval_episodes):
     """Write DIR/report.md with PNG plots: learning curve, per-round verification verdicts, gas

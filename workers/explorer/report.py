@@ -91,37 +91,38 @@ def plot_verdicts(h: TaskHistory, path: Path) -> Path:
     return _save(fig, path)
 
 
-def plot_gas(h: TaskHistory, path: Path) -> Path:
+def _bars(path: Path, labels: list[str], values: list[float], notes: list[str], xlabel: str, title: str,
+          colour: str) -> Path:
+    """A horizontal bar per label, the first on top, each with its note at the bar's end."""
     plt = _pyplot()
-    kinds = list(h.gas_by_kind().items())
-    fig, ax = plt.subplots(figsize=(7, 0.4 * len(kinds) + 1.4), dpi=110)
-    ax.barh([k for k, _ in kinds], [used for _, (_, used) in kinds], color="#4a78c2")
-    for y, (_, (count, used)) in enumerate(kinds):
-        ax.text(used, y, f" {used:,} ({count} tx)", va="center", fontsize=8)
+    fig, ax = plt.subplots(figsize=(7, 0.4 * len(labels) + 1.4), dpi=110)
+    ax.barh(labels, values, color=colour)
+    for y, (value, note) in enumerate(zip(values, notes)):
+        ax.text(value, y, f" {note}", va="center", fontsize=8)
     ax.invert_yaxis()
-    ax.set_xlabel("gas used")
-    ax.set_title(f"task {h.task_id}: gas by function, {sum(tx.gas_used for tx in h.gas):,} in {len(h.gas)} transactions")
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
     ax.margins(x=0.25)
     return _save(fig, path)
 
 
+def plot_gas(h: TaskHistory, path: Path) -> Path:
+    kinds = list(h.gas_by_kind().items())
+    return _bars(path, [k for k, _ in kinds], [used for _, (_, used) in kinds],
+                 [f"{used:,} ({count} tx)" for _, (count, used) in kinds], "gas used",
+                 f"task {h.task_id}: gas by function, {sum(tx.gas_used for tx in h.gas):,} in {len(h.gas)} transactions",
+                 "#4a78c2")
+
+
 def plot_payouts(h: TaskHistory, path: Path) -> Path:
-    plt = _pyplot()
     pays = sorted(h.payouts().items(), key=lambda kv: (kv[0][1], kv[0][0]))
-    fig, ax = plt.subplots(figsize=(7, 0.4 * len(pays) + 1.4), dpi=110)
-    labels = [f"{node[:10]}… ({role.name.lower()})" for (node, role), _ in pays]
-    ax.barh(labels, [wei / TOKEN for _, wei in pays], color="#3a9d5d")
-    for y, (_, wei) in enumerate(pays):
-        ax.text(wei / TOKEN, y, f" {wei / TOKEN:,.2f}", va="center", fontsize=8)
-    ax.invert_yaxis()
-    ax.set_xlabel("DRL earned")
-    ax.set_title(f"task {h.task_id}: payouts per node")
-    ax.margins(x=0.2)
-    return _save(fig, path)
+    return _bars(path, [f"{node[:10]}… ({role.name.lower()})" for (node, role), _ in pays],
+                 [wei / TOKEN for _, wei in pays], [f"{wei / TOKEN:,.2f}" for _, wei in pays], "DRL earned",
+                 f"task {h.task_id}: payouts per node", "#3a9d5d")
 
 
 def markdown(h: TaskHistory, curve: Curve) -> str:
-    def who(node: str) -> str:
+    def who(node: str) -> str:  # a checksummed address (decoded by the ABI): nothing to escape
         return f"`{node}`"
 
     def cell(text) -> str:  # chain and store strings: no Markdown or HTML can come through
