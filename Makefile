@@ -1,8 +1,10 @@
 # decentrl: set-up, tests, demo and gas report.
 #
-#   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks
+#   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks,
+#                Chromium for the explorer's browser test (apt, when missing)
 #   make test    brownie test (starts anvil itself), slither, forge test, forge coverage + thresholds
-#   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole
+#   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole;
+#                watch it on the explorer page it serves (http://127.0.0.1:8850/)
 #   make demo-scripted  the protocol walked by scripted actors (brownie run scripts/demo.py)
 #   make gas     brownie run bench/gas.py
 #   make clean   build outputs;  make distclean  also .venv, node_modules and tools/bin
@@ -10,7 +12,8 @@
 # Installs are keyed on the contents of their inputs (stamps under .make/ named by a hash of
 # constraints.txt + requirements.txt + pyproject.toml, and of package.json + package-lock.json),
 # so a second `make setup` does no install work; editing any of them re-runs that install.
-# Nothing here needs sudo or apt. To use the tools by hand: `. tools/env.sh` (PATH as below).
+# Only `make browser` uses apt (Chromium, when it is missing: as root, or through sudo).
+# To use the tools by hand: `. tools/env.sh` (PATH as below).
 
 SHELL := bash
 .SHELLFLAGS := -eu -o pipefail -c
@@ -48,12 +51,12 @@ ifeq ($(wildcard node_modules/.package-lock.json),)
   $(shell rm -f $(STAMPS)/npm-*)
 endif
 
-.PHONY: help setup python node links solc brownie-networks test test-brownie test-forge slither coverage demo demo-scripted gas clean distclean
+.PHONY: help setup python node links solc brownie-networks browser test test-brownie test-forge slither coverage demo demo-scripted gas clean distclean
 
 help:
-	@sed -n '3,9p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
 
-setup: python node links solc brownie-networks
+setup: python node links solc brownie-networks browser
 	@echo "setup: ready (for brownie/forge by hand: . tools/env.sh)"
 
 python: $(PY_STAMP)
@@ -97,6 +100,19 @@ solc: | $(NPM_STAMP) $(PY_STAMP)
 brownie-networks: | $(PY_STAMP)
 	@$(VENV)/bin/python tools/configure_brownie.py
 
+# The explorer's browser test drives Debian's Chromium through playwright (no `playwright install`:
+# it downloads a browser build these machines cannot fetch).
+CHROMIUM := /usr/lib/chromium/chromium
+browser:
+	@if [ -x $(CHROMIUM) ]; then :; \
+	elif [ "$$(id -u)" = 0 ]; then echo "setup: apt-get install chromium"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	elif command -v sudo >/dev/null && sudo -n true 2>/dev/null; then echo "setup: sudo apt-get install chromium"; \
+	  sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium >/dev/null; \
+	else echo "setup: $(CHROMIUM) is missing and this user cannot apt-get: install Debian's chromium package" \
+	  "(apt-get install -y chromium) for the explorer's browser test"; exit 1; fi
+	@test -x $(CHROMIUM)
+
 test: setup
 	$(MAKE) test-brownie
 	$(MAKE) slither
@@ -131,9 +147,12 @@ coverage:
 	python tools/check_coverage.py lcov.info --lines $(COVERAGE_LINES) --branches $(COVERAGE_BRANCHES)
 
 # decentrl demo deploys from brownie's build output, so compile first (a no-op when up to date).
+# The explorer page follows the run at http://127.0.0.1:8850/ (or the next free port, printed);
+# `make demo DEMO_ARGS="--explorer 8850 --linger 600"` keeps it up 10 minutes after the run.
+DEMO_ARGS ?= --explorer 8850
 demo: setup
 	brownie compile >/dev/null
-	decentrl demo
+	decentrl demo $(DEMO_ARGS)
 
 # brownie_cli.py is `brownie` that also runs scripts in a checkout path with a dot in it.
 BROWNIE_RUN := python tools/brownie_cli.py run

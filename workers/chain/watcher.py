@@ -91,6 +91,36 @@ class SqliteCursor:
         return position[0] if position[1] == END else position[0] - 1
 
 
+class EventDecoder:
+    """Decodes raw logs of the deployment's `contracts` into ChainEvents (enums and checksummed
+    addresses as workers.chain.abi.typed_value gives them; indexed dynamic values stay topics)."""
+
+    def __init__(self, deployment, contracts=("TaskRegistry",)):
+        self._events = {}
+        for name in contracts:
+            address = deployment.contracts[name].address
+            for item in load_abi(name):
+                if item["type"] == "event" and not item.get("anonymous"):
+                    self._events[(address, event_abi_to_log_topic(item))] = (name, item)
+
+    def decode(self, entry) -> ChainEvent:
+        topics = [bytes(t) for t in entry["topics"]]
+        contract, item = self._events[(entry["address"], topics[0])]
+        indexed = [i for i in item["inputs"] if i["indexed"]]
+        plain = [i for i in item["inputs"] if not i["indexed"]]
+        args = {}
+        for spec, topic in zip(indexed, topics[1:]):
+            typ = canonical_type(spec)
+            dynamic = typ in _DYNAMIC or typ.endswith("]") or typ.startswith("(")
+            args[spec["name"]] = topic if dynamic else typed_value(spec, decode([typ], topic)[0])
+        values = decode([canonical_type(i) for i in plain], bytes(entry["data"]))
+        for spec, value in zip(plain, values):
+            args[spec["name"]] = typed_value(spec, value)
+        ordered = {i["name"]: args[i["name"]] for i in item["inputs"]}
+        return ChainEvent(item["name"], ordered, entry["blockNumber"], entry["transactionHash"].to_0x_hex(),
+                          entry["logIndex"], contract, entry["address"])
+
+
 class EventWatcher:
     """Delivers the watched contracts' events to `callback(ChainEvent)`; see the module docstring.
 
@@ -118,12 +148,7 @@ class EventWatcher:
         self.max_range = max_range
         self.start_block = deployment.block if start_block is None else start_block
         self.addresses = [deployment.contracts[name].address for name in contracts]
-        self._events = {}
-        for name in contracts:
-            address = deployment.contracts[name].address
-            for item in load_abi(name):
-                if item["type"] == "event" and not item.get("anonymous"):
-                    self._events[(address, event_abi_to_log_topic(item))] = (name, item)
+        self.decode = EventDecoder(deployment, contracts).decode
         self.transport = "poll"  # "ws" while the subscription is up
         self.delivered = 0
         self._wake = threading.Event()
@@ -209,23 +234,6 @@ class EventWatcher:
             self.cursor.set(block, index)
             first = last + 1
         return delivered
-
-    def decode(self, entry) -> ChainEvent:
-        topics = [bytes(t) for t in entry["topics"]]
-        contract, item = self._events[(entry["address"], topics[0])]
-        indexed = [i for i in item["inputs"] if i["indexed"]]
-        plain = [i for i in item["inputs"] if not i["indexed"]]
-        args = {}
-        for spec, topic in zip(indexed, topics[1:]):
-            typ = canonical_type(spec)
-            dynamic = typ in _DYNAMIC or typ.endswith("]") or typ.startswith("(")
-            args[spec["name"]] = topic if dynamic else typed_value(spec, decode([typ], topic)[0])
-        values = decode([canonical_type(i) for i in plain], bytes(entry["data"]))
-        for spec, value in zip(plain, values):
-            args[spec["name"]] = typed_value(spec, value)
-        ordered = {i["name"]: args[i["name"]] for i in item["inputs"]}
-        return ChainEvent(item["name"], ordered, entry["blockNumber"], entry["transactionHash"].to_0x_hex(),
-                          entry["logIndex"], contract, entry["address"])
 
     # -- websocket wake-ups ----------------------------------------------------------------
 

@@ -12,12 +12,14 @@
     decentrl task keys ID [--follow]            wrap the inputs' key for the assigned nodes, post it
     decentrl task status ID                     status, round, phase, deadlines, slots, verdicts
     decentrl task result ID -o DIR              download and verify the final policy
+    decentrl task report ID -o DIR              plots and a page: curve, verdicts, gas, payouts
     decentrl task cancel ID / advance ID        cancel before rounds start / close a phase past its deadline
     decentrl task spec [--demo] -o FILE         a spec with every field at its default
     decentrl wallet balance [ADDRESS]           DRL and ETH of the node's account
     decentrl wallet send TO AMOUNT [--eth]      send DRL (or ETH) from the node's account
     decentrl wallet claim [--amount N]          withdraw earnings and refunds from the RewardVault
-    decentrl demo                               the whole network on a local chain
+    decentrl explorer [--port 8850]             a read-only web page of the network
+    decentrl demo [--explorer PORT]             the whole network on a local chain (watch it on the explorer)
 
 Global options: --rpc URL (default http://127.0.0.1:8545), --deployment PATH or --network NAME
 (deployments/<NAME>.json; default "development"), --node-dir (default $DECENTRL_NODE_DIR or
@@ -30,7 +32,7 @@ imported inside the commands that use them.
 from __future__ import annotations
 
 from workers.cli.group import cli
-from workers.cli import demo, node, stake, task, wallet  # noqa: F401  (each registers its commands on `cli`)
+from workers.cli import demo, explorer, node, report, stake, task, wallet  # noqa: F401  (each registers its commands on `cli`)
 from workers.cli.task import create_task
 
 __all__ = ["cli", "create_task", "main"]

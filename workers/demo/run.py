@@ -15,6 +15,10 @@
 7. at the end: the final checkpoint verified against the on-chain checkpointRoot and evaluated
    (100 episodes), each node's payout and reputation, a PNG learning curve; then it stops
    everything it started and prints `RESULT eval_return=<mean> rounds=<n> wall_s=<seconds>`.
+
+With `explorer_port` the network explorer (workers.explorer) serves the demo's chain and store on
+127.0.0.1 from step 1 on, so the task can be watched live in a browser; `linger_s` keeps the
+chain, the store and the explorer up that long after the run (the nodes stop first).
 """
 
 from __future__ import annotations
@@ -43,6 +47,7 @@ QUICK_EPISODES = 10
 FINAL_EPISODES = 100
 TIMEOUT_S = 540.0
 ANVIL_PORTS = range(8690, 8700)  # the first free one, else an ephemeral port
+EXPLORER_PORTS = 10  # --explorer PORT: the first free of PORT..PORT+9
 PHASE_NAMES = {0: "sample-commit", 1: "sample-reveal", 2: "train-commit", 3: "train-reveal", 4: "attest"}
 
 
@@ -67,6 +72,7 @@ class Demo:
         self.task = {**TASK, **(task or {})}
         self.workdir = Path(tempfile.mkdtemp(prefix="decentrl-demo-"))
         self.net = None
+        self.explorer = None
         self.nodes = []
         self.timeline: list[tuple[float, str, dict]] = []  # (seconds since start, event, args) of the task
 
@@ -99,6 +105,27 @@ class Demo:
             say(f"  {node.name:<12}{node.address}  staked {view.stake(node.address, ROLE_OF[node.role]).staked / TOKEN:,.0f}"
                 f" DRL as {node.role}")
         say(f"  {'requester':<12}{self.requester.address}  holds {BOUNTY_DRL:,} DRL for the bounty")
+
+    def start_explorer(self, port: int):
+        """The explorer page over this demo's chain and store, served from a background thread."""
+        from workers.explorer.api import ExplorerApi
+        from workers.explorer.server import ExplorerServer
+        from workers.localnet.chain import free_port
+
+        port = free_port(range(port, port + EXPLORER_PORTS), fallback=False)
+        self.explorer = ExplorerServer(ExplorerApi(self.dep, self.store), port=port).start()
+        say(f"explorer  {self.explorer.url}  (open it to watch the task live)")
+
+    def linger(self, seconds: float):
+        """Stops the nodes and keeps the chain, store and explorer up for `seconds` (Ctrl-C: less)."""
+        self.net.stop_nodes()
+        say(f"linger    {seconds:g} s (Ctrl-C ends it): explorer {self.explorer.url if self.explorer else '(none)'}; "
+            f"chain {self.net.anvil.http_url}, deployment {self.net.deployment_path}, store {self.net.store_dir} "
+            f"(for `decentrl --rpc .. --deployment .. --store-dir .. explorer` or `task report {self.task_id}`)")
+        try:
+            time.sleep(seconds)
+        except KeyboardInterrupt:
+            pass
 
     def start_nodes(self):
         self.net.start(on_restart=lambda node, child: say(f"  ! {node.name}: {child} process died; restarted"),
@@ -273,6 +300,9 @@ class Demo:
         say(f"curve     {path}")
 
     def stop(self):
+        if self.explorer is not None:
+            self.explorer.stop()
+            self.explorer = None
         if self.net is not None:
             self.net.stop()
         if self.keep:
@@ -281,12 +311,15 @@ class Demo:
             shutil.rmtree(self.workdir, ignore_errors=True)
 
 
-def main(out_dir: Path = Path("reports/demo"), keep: bool = False) -> int:
+def main(out_dir: Path = Path("reports/demo"), keep: bool = False, explorer_port: int | None = None,
+         linger_s: float = 0.0) -> int:
     started = time.time()
     demo = Demo(out_dir, keep)
     mean, rounds, code = float("nan"), 0, 1
     try:
         demo.start_network()
+        if explorer_port is not None:
+            demo.start_explorer(explorer_port)
         demo.start_nodes()
         demo.submit()
         curve = demo.follow(started)
@@ -296,6 +329,8 @@ def main(out_dir: Path = Path("reports/demo"), keep: bool = False) -> int:
         code = 0 if solved else 1
         say(f"{'SOLVED' if solved else 'NOT SOLVED'}: mean return {mean:.1f} (target {demo.spec.target_return:g}) "
             f"after {rounds} rounds")
+        if linger_s > 0:
+            demo.linger(linger_s)
     except click.ClickException as exc:
         say(f"demo failed: {exc.format_message()}")
         demo.keep = True

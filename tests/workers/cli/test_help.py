@@ -35,7 +35,7 @@ def heavy_imports_of(*argv) -> str:
 def test_help_lists_the_commands_and_imports_no_heavy_module():
     proc = run(str(SCRIPT), "--help")
     assert proc.returncode == 0, proc.stderr
-    for command in ("node", "task", "demo"):
+    for command in ("node", "task", "demo", "explorer"):
         assert f"  {command}  " in proc.stdout
     assert heavy_imports_of("--help") == "HEAVY []"
 
@@ -56,7 +56,7 @@ def command_paths(group=None, prefix=()):
 
 def test_every_subcommand_has_help_without_heavy_imports():
     paths = list(command_paths())
-    assert ["task", "spec"] in paths and ["node", "status"] in paths and ["demo"] in paths
+    assert ["task", "spec"] in paths and ["task", "report"] in paths and ["explorer"] in paths
     for argv in paths:
         proc = run(str(SCRIPT), *argv, "--help")
         assert proc.returncode == 0 and "Usage: decentrl" in proc.stdout, (argv, proc.stderr)
