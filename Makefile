@@ -1,8 +1,8 @@
 # decentrl: set-up, tests, demo and gas report.
 #
-#   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks,
-#                Chromium for the explorer's browser test (apt, when missing)
-#   make test    brownie test (starts anvil itself), slither, forge test, forge coverage + thresholds
+#   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks
+#   make test    setup + Chromium for the explorer's browser test (apt, when missing), then brownie test
+#                (starts anvil itself), slither, forge test, forge coverage + thresholds
 #   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole;
 #                watch it on the explorer page it serves (http://127.0.0.1:8850/)
 #   make demo-scripted  the protocol walked by scripted actors (brownie run scripts/demo.py)
@@ -12,7 +12,8 @@
 # Installs are keyed on the contents of their inputs (stamps under .make/ named by a hash of
 # constraints.txt + requirements.txt + pyproject.toml, and of package.json + package-lock.json),
 # so a second `make setup` does no install work; editing any of them re-runs that install.
-# Only `make browser` uses apt (Chromium, when it is missing: as root, or through sudo).
+# Only `make browser` (run by `make test`, not by setup or demo) uses apt: Chromium, when it is
+# missing, as root or through sudo.
 # To use the tools by hand: `. tools/env.sh` (PATH as below).
 
 SHELL := bash
@@ -56,7 +57,7 @@ endif
 help:
 	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
 
-setup: python node links solc brownie-networks browser
+setup: python node links solc brownie-networks
 	@echo "setup: ready (for brownie/forge by hand: . tools/env.sh)"
 
 python: $(PY_STAMP)
@@ -113,7 +114,7 @@ browser:
 	  "(apt-get install -y chromium) for the explorer's browser test"; exit 1; fi
 	@test -x $(CHROMIUM)
 
-test: setup
+test: setup browser
 	$(MAKE) test-brownie
 	$(MAKE) slither
 	$(MAKE) test-forge
