@@ -12,6 +12,8 @@ import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
 import {IStakeManager} from "../../../contracts/interfaces/IStakeManager.sol";
 import {IRewardVault} from "../../../contracts/interfaces/IRewardVault.sol";
 import {Role, Outcome} from "../../../contracts/libraries/Types.sol";
+import {BN254} from "../../../contracts/libraries/BN254.sol";
+import {BlsVectors} from "../base/BlsVectors.sol";
 
 /// @notice Drives the deployed protocol with bounded random actions from a fixed set of actors and
 ///         keeps ghost accounting from the events it sees. Every action catches the protocol's
@@ -79,6 +81,12 @@ contract Handler {
     uint256 public ghostMissedWithoutInput; // a trainer or validator vacated Missed in a round with nothing to work on
     uint256 public ghostRoundsWithoutSample; // RoundFinalized of a round in which no sample was revealed
     uint256 internal _advancingRound; // the round of the task being advanced (Missed comes only from advance)
+    // BLS: the first BlsVectors.KEYS nodes hold vector keys (registered with their proofs of possession).
+    mapping(address node => uint256) internal _blsKeyPlusOne;
+    uint256 public ghostAggregates; // aggregate attestations recorded
+    uint256 public ghostAggregateSigners; // validator votes they carried
+    uint256 public ghostForgedAggregatesTried;
+    uint256 public ghostForgedAggregatesAccepted; // must stay 0
 
     mapping(bytes32 action => uint256) public calls;
     mapping(bytes32 action => uint256) public successes;
@@ -104,6 +112,19 @@ contract Handler {
         treasury = treasury_;
         _requesters = requesters_;
         _nodes = nodes_;
+    }
+
+    /// @notice Registers vector key i (with its proof of possession) for node i, i < BlsVectors.KEYS.
+    function registerBlsKeys() external {
+        for (uint256 i = 0; i < BlsVectors.KEYS && i < _nodes.length; ++i) {
+            address node = _nodes[i];
+            uint256[4] memory pk2 = BlsVectors.apk2(1 << i);
+            uint256[2] memory pk1 = BN254.mul(BN254.g1(), BlsVectors.secret(i));
+            uint256[2] memory pop = BN254.mul(BN254.hashToG1(stakes.blsPopMessage(node, pk2, pk1)), BlsVectors.secret(i));
+            vm.prank(node);
+            stakes.registerBlsKey(pk2, pk1, pop);
+            _blsKeyPlusOne[node] = i + 1;
+        }
     }
 
     /// @notice Tells the model about stake placed before the fuzzing starts.
@@ -313,6 +334,8 @@ contract Handler {
         uint256 taskId = _pickTask(taskSeed);
         if (taskId == 0) return;
         uint256 bitmap = bitmapSeed % 3 == 0 ? bitmapSeed >> 2 : type(uint256).max;
+        // 1 in 4: first a forged aggregate (wrong message or wrong signer set), which must revert.
+        if (bitmapSeed % 4 == 0) _attestAggregate(taskId, bitmap, nodeSeed, 1 + (bitmapSeed >> 8) % 2);
         _attest(taskId, nodeSeed, bitmap);
     }
 
@@ -350,7 +373,11 @@ contract Handler {
                 // Mostly truthful votes; 1 in 4 the opposite of the truth (against the quorum when it decides).
                 bool contrarian = !_clean(taskId) && seed % 4 == 3;
                 uint256 bitmap = contrarian ? ~_truthfulBitmap(taskId, t) : _truthfulBitmap(taskId, t);
-                if (!_attest(taskId, seed, bitmap)) _advance(taskId, 0, true);
+                // 1 in 3: the votes of some registered validators arrive as one BLS aggregate, now
+                // and then after a forged one (which must revert, leaving no trace).
+                if (seed % 3 == 2 && (seed >> 4) % 3 == 0) _attestAggregate(taskId, bitmap, seed >> 8, 1 + (seed >> 6) % 2);
+                bool voted = seed % 3 == 2 && _attestAggregate(taskId, bitmap, seed >> 8, 0);
+                if (!voted && !_attest(taskId, seed, bitmap)) _advance(taskId, 0, true);
             } else if (!_reveal(taskId, seed, false)) {
                 _advance(taskId, 0, true);
             }
@@ -529,6 +556,56 @@ contract Handler {
         } catch {
             _fail();
             return false;
+        }
+    }
+
+    /// @dev An aggregate attestation of `bitmap` by validators of the task holding BLS keys that have
+    ///      not voted (a subset picked by `seed`). forgery 0: honest; 1: signed over another bitmap;
+    ///      2: the aggregate G2 key of another signer set. A forgery that is accepted is counted.
+    function _attestAggregate(uint256 taskId, uint256 bitmap, uint256 seed, uint256 forgery) internal returns (bool) {
+        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.Attest) return false;
+        (uint256 slotMask, uint256 keyMask, uint256 signers) = _blsSigners(taskId, t, seed);
+        if (signers == 0) return false;
+        bytes32 message = registry.attestationMessage(taskId, t.round, forgery == 1 ? bitmap ^ 1 : bitmap);
+        // Key i's secret is BASE·2^i, so a signer set's secret is BASE·keyMask (BlsVectors).
+        uint256[2] memory sigma = BN254.mul(BN254.hashToG1(message), mulmod(BlsVectors.BASE, keyMask, BN254.N));
+        uint256 apkMask = forgery == 2 ? keyMask ^ (keyMask == 1 ? 3 : 1) : keyMask;
+        uint256[4] memory apk2 = BlsVectors.apk2(apkMask);
+        if (forgery != 0) ++ghostForgedAggregatesTried;
+        _begin(forgery == 0 ? bytes32("aggregate") : bytes32("forgedAggregate"));
+        try registry.attestAggregate(taskId, t.round, bitmap, slotMask, sigma, apk2) {
+            if (forgery != 0) ++ghostForgedAggregatesAccepted;
+            ++ghostAggregates;
+            ghostAggregateSigners += signers;
+            _ok(forgery == 0 ? bytes32("aggregate") : bytes32("forgedAggregate"));
+            return true;
+        } catch {
+            _fail();
+            return false;
+        }
+    }
+
+    /// @dev Validator slots of the task expected this round, not yet voted, whose holder has a
+    ///      BLS key: all of them, or (1 in 4) those `seed`'s bits pick (all when none is picked).
+    function _blsSigners(uint256 taskId, ITaskRegistry.Task memory t, uint256 seed)
+        internal
+        view
+        returns (uint256 slotMask, uint256 keyMask, uint256 signers)
+    {
+        uint256 candidates;
+        for (uint256 v = 0; v < t.numValidators; ++v) {
+            ITaskRegistry.Slot memory slot = registry.slotOf(taskId, Role.Validator, v);
+            if (slot.node == address(0) || slot.sinceRound > t.round || _blsKeyPlusOne[slot.node] == 0) continue;
+            if (registry.attestationOf(taskId, t.round, v).voted) continue;
+            candidates |= 1 << v;
+        }
+        slotMask = seed % 4 == 0 ? candidates & (seed >> 2) : candidates;
+        if (slotMask == 0) slotMask = candidates;
+        for (uint256 v = 0; v < t.numValidators; ++v) {
+            if ((slotMask >> v) & 1 == 0) continue;
+            keyMask |= 1 << (_blsKeyPlusOne[registry.slotOf(taskId, Role.Validator, v).node] - 1);
+            ++signers;
         }
     }
 

@@ -59,6 +59,7 @@ contract HandlerReachTest is InvariantBase {
         }
         s = string.concat(s, "tasks=", _u(registry.taskCount()), " completed=", _u(handler.ghostSettledByStatus(4)), " cancelled=", _u(handler.ghostSettledByStatus(5)), " failed=", _u(handler.ghostSettledByStatus(6)));
         s = string.concat(s, " full=", _u(handler.ghostFullyAcceptedTasks()), " slashes=", _u(handler.ghostSlashes()), " fromUnbonding=", _u(handler.ghostSlashedFromUnbonding()), " recoveries=", _u(handler.ghostRecoveries()), " badReveals=", _u(handler.ghostRejectedReveals()), " withdrawn=", _u(handler.ghostWithdrawn()), " assigned=", _u(handler.ghostAssignments()), " rej=", _u(handler.ghostVacatedByReason(1)), " missed=", _u(handler.ghostVacatedByReason(2)), " aq=", _u(handler.ghostVacatedByReason(3)), " lowrep=", _u(handler.ghostLowReputationClaimsRefused()));
+        s = string.concat(s, " aggregates=", _u(handler.ghostAggregates()), " aggregateSigners=", _u(handler.ghostAggregateSigners()), " forgedTried=", _u(handler.ghostForgedAggregatesTried()));
     }
 
     function checkLiveness() external {
@@ -92,6 +93,9 @@ contract HandlerReachTest is InvariantBase {
         assertGe(handler.ghostRejectedReveals(), 1, "a reveal with a wrong salt or junk commitment failed");
         assertGe(handler.ghostWithdrawn(), 1, "rewards were withdrawn");
         assertGe(handler.ghostAssignments(), 50, "many assignments checked");
+        assertGe(handler.ghostAggregates(), 1, "votes arrived as BLS aggregates");
+        assertGe(handler.ghostAggregateSigners(), handler.ghostAggregates() + 1, "some aggregates carried several votes");
+        assertGe(handler.ghostForgedAggregatesTried(), 1, "forged aggregates were tried (and refused)");
         assertGe(handler.totalSuccesses(), STEPS / 4, "a quarter of all actions succeeded (the task cap ends the rest)");
         this.checkAll();
     }

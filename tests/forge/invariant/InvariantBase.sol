@@ -72,6 +72,7 @@ abstract contract InvariantBase is TestBase {
         }
         handler = new Handler(token, stakes, reputation, vault, registry, slasher, treasury, requesters, nodes);
         handler.syncModel();
+        handler.registerBlsKeys();
     }
 
     // ------------------------------------------------------------ (a) conservation
@@ -241,5 +242,12 @@ abstract contract InvariantBase is TestBase {
         _checkOnlyEligibleAssigned();
         _checkStakes();
         _checkNoPenaltyWithoutInput();
+        _checkNoForgedAggregate();
+    }
+
+    // ------------------------------------------------------------ (i) BLS aggregates
+
+    function _checkNoForgedAggregate() internal view {
+        assertEq(handler.ghostForgedAggregatesAccepted(), 0, "no aggregate over another message or signer set is accepted");
     }
 }

@@ -85,4 +85,9 @@ contract ProtocolInvariants is InvariantBase {
     function invariant_noPenaltyWithoutInput() public view {
         _checkNoPenaltyWithoutInput();
     }
+
+    /// (i) a BLS aggregate counts only when its signers signed exactly this verdict.
+    function invariant_noForgedAggregate() public view {
+        _checkNoForgedAggregate();
+    }
 }
