@@ -123,8 +123,8 @@ SUBGRAPH_INPUTS := $(shell find subgraph/src -name '*.ts' 2>/dev/null) subgraph/
 
 subgraph: subgraph/build/.built
 
-subgraph/subgraph.yaml: FORCE | $(NPM_STAMP)
-	@python tools/subgraph_manifest.py --deployment $(SUBGRAPH_RECORD) --out $@
+subgraph/subgraph.yaml: FORCE | $(PY_STAMP)
+	@$(VENV)/bin/python tools/subgraph_manifest.py --deployment $(SUBGRAPH_RECORD) --out $@
 
 subgraph/build/.built: subgraph/subgraph.yaml $(SUBGRAPH_INPUTS) | $(NPM_STAMP)
 	@echo "subgraph: graph codegen && graph build (log: subgraph/build.log)"
