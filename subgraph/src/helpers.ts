@@ -1,5 +1,5 @@
 // Shared by every mapping: ids, enum names, and load-or-create of the entities several contracts touch.
-import { Address, BigInt, Bytes, ethereum, log } from "@graphprotocol/graph-ts";
+import { Address, BigInt, ethereum, log } from "@graphprotocol/graph-ts";
 import { Account, Node, Protocol, Round, Slot, Stake, Task } from "../generated/schema";
 
 export const PROTOCOL_ID = "decentrl";
@@ -203,8 +203,4 @@ export function bitCount(bitmap: BigInt): i32 {
 
 export function isBitSet(bitmap: BigInt, bit: i32): bool {
   return bitmap.rightShift(<u8>bit).bitAnd(BigInt.fromI32(1)).equals(BigInt.fromI32(1));
-}
-
-export function zeroBytes(): Bytes {
-  return Bytes.fromHexString("0x");
 }

@@ -28,7 +28,6 @@ PLACEHOLDER = SUBGRAPH / "placeholder-deployment.json"
 sys.path.insert(0, str(ROOT / "tools"))
 import subgraph_manifest  # noqa: E402
 
-ZERO = "0x" + "00" * 20
 TX_SENDER = "0x" + "5e" * 20
 
 
