@@ -1,8 +1,9 @@
 # decentrl: set-up, tests, demo and gas report.
 #
 #   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks
-#   make test    setup + Chromium for the explorer's browser test (apt, when missing), then brownie test
-#                (starts anvil itself), slither, forge test, forge coverage + thresholds
+#   make test    setup + Chromium for the explorer's browser test (apt, when missing), then the subgraph
+#                build, brownie test (starts anvil itself), slither, forge test, forge coverage + thresholds
+#   make subgraph  graph codegen + graph build of subgraph/ (NETWORK=<name>: for deployments/<name>.json)
 #   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole;
 #                watch it on the explorer page it serves (http://127.0.0.1:8850/)
 #   make demo-scripted  the protocol walked by scripted actors (brownie run scripts/demo.py)
@@ -52,10 +53,10 @@ ifeq ($(wildcard node_modules/.package-lock.json),)
   $(shell rm -f $(STAMPS)/npm-*)
 endif
 
-.PHONY: help setup python node links solc brownie-networks browser test test-brownie test-forge slither coverage demo demo-scripted gas clean distclean
+.PHONY: help setup python node links solc brownie-networks browser test test-brownie test-forge slither coverage subgraph demo demo-scripted gas clean distclean FORCE
 
 help:
-	@sed -n '3,11p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
 
 setup: python node links solc brownie-networks
 	@echo "setup: ready (for brownie/forge by hand: . tools/env.sh)"
@@ -115,6 +116,7 @@ browser:
 	@test -x $(CHROMIUM)
 
 test: setup browser
+	$(MAKE) subgraph
 	$(MAKE) test-brownie
 	$(MAKE) slither
 	$(MAKE) test-forge
@@ -127,6 +129,27 @@ TEST_WORKERS ?= 2
 test-brownie:
 	brownie compile  # here, not in the workers: two of them would load a half-written build/
 	brownie test tests/ -n $(TEST_WORKERS) --dist loadfile
+
+# The subgraph (subgraph/README.md): the manifest is filled from a deployment record, then graph
+# codegen and graph build compile the mappings to WASM (fully offline). Without NETWORK it is built
+# for the fixed placeholder record subgraph/placeholder-deployment.json: the tests need the WASM,
+# not real addresses. A no-op when nothing changed; tests/subgraph/ runs it too (under a lock).
+GRAPH := $(ROOT)/node_modules/.bin/graph
+SUBGRAPH_RECORD := $(if $(NETWORK),$(or $(DECENTRL_DEPLOYMENTS_DIR),deployments)/$(NETWORK).json,subgraph/placeholder-deployment.json)
+SUBGRAPH_INPUTS := $(shell find subgraph/src -name '*.ts' 2>/dev/null) subgraph/schema.graphql $(wildcard subgraph/abis/*.json)
+
+subgraph: subgraph/build/.built
+
+subgraph/subgraph.yaml: FORCE | $(PY_STAMP)
+	@$(VENV)/bin/python tools/subgraph_manifest.py --deployment $(SUBGRAPH_RECORD) --out $@
+
+subgraph/build/.built: subgraph/subgraph.yaml $(SUBGRAPH_INPUTS) | $(NPM_STAMP)
+	@echo "subgraph: graph codegen && graph build (log: subgraph/build.log)"
+	@cd subgraph && { $(GRAPH) codegen --skip-migrations subgraph.yaml && $(GRAPH) build --skip-migrations subgraph.yaml; } \
+		> build.log 2>&1 || { cat build.log; exit 1; }
+	@touch $@
+
+FORCE:
 
 # Static analysis of contracts/ (settings in slither.config.json): fails on any medium or high
 # finding; the accepted ones are marked in the code and justified in SPECIFICATION.md §10.
@@ -165,7 +188,7 @@ gas: setup
 	$(BROWNIE_RUN) $(ROOT)/bench/gas.py
 
 clean:
-	rm -rf build reports cache lcov.info .hypothesis
+	rm -rf build reports cache lcov.info .hypothesis subgraph/build subgraph/generated subgraph/subgraph.yaml subgraph/build.log
 	find . -name __pycache__ -type d -not -path './.venv/*' -not -path './node_modules/*' -prune -exec rm -rf {} +
 
 distclean: clean

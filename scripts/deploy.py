@@ -80,18 +80,26 @@ class Deployment:
     admin: str
     params: DeployParams = field(default_factory=DeployParams)
 
-    def addresses(self) -> dict:
+    def contracts(self) -> dict:
         return {
-            "RLToken": self.token.address,
-            "StakeManager": self.stakes.address,
-            "Reputation": self.reputation.address,
-            "RewardVault": self.vault.address,
-            "TaskRegistry": self.registry.address,
-            "RoundLogic": self.round_logic.address,
-            "KeyringBoard": self.keyrings.address,
-            "AggregateAttest": self.aggregate_attest.address,
-            "DisputeManager": self.disputes.address,
+            "RLToken": self.token,
+            "StakeManager": self.stakes,
+            "Reputation": self.reputation,
+            "RewardVault": self.vault,
+            "TaskRegistry": self.registry,
+            "RoundLogic": self.round_logic,
+            "KeyringBoard": self.keyrings,
+            "AggregateAttest": self.aggregate_attest,
+            "DisputeManager": self.disputes,
         }
+
+    def addresses(self) -> dict:
+        return {name: c.address for name, c in self.contracts().items()}
+
+    def start_blocks(self) -> dict:
+        """{name: block of the contract's deployment}: where an indexer (the subgraph) starts, so
+        that it sees the constructors' events (parameters, role grants, the mint)."""
+        return {name: c.tx.block_number for name, c in self.contracts().items() if getattr(c, "tx", None) is not None}
 
 
 def deploy(admin, params: DeployParams = DeployParams()) -> Deployment:
@@ -128,6 +136,7 @@ def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
         "block": web3.eth.block_number,
         "admin": dep.admin,
         "contracts": dep.addresses(),
+        "startBlocks": dep.start_blocks(),
         "params": {**asdict(dep.params), "min_stakes": [str(s) for s in dep.params.min_stakes],
                    "supply": str(dep.params.supply)},
     }

@@ -1,12 +1,14 @@
-"""Export the contracts' ABIs the off-chain node uses from brownie's build into workers/chain/abi/.
+"""Export the contracts' ABIs from brownie's build into workers/chain/abi/ and subgraph/abis/.
 
-    brownie compile && .venv/bin/python tools/export_abi.py          # write
-    .venv/bin/python tools/export_abi.py --check                      # exit 1 if stale
+    brownie compile && .venv/bin/python tools/export_abi.py          # write both
+    .venv/bin/python tools/export_abi.py --check                      # exit 1 if either is stale
 
-Each file is {"contract", "version", "abiHash", "abi"}: `version` is the project version from
-pyproject.toml, `abiHash` a keccak of the canonical ABI JSON so a node can log exactly which ABI it
-speaks. TaskRegistry's ABI also carries the events of the RoundLogic library: the library's code
-runs by delegatecall, so those events are emitted from the registry's address.
+Each workers/chain/abi/ file is {"contract", "version", "abiHash", "abi"}: `version` is the project
+version from pyproject.toml, `abiHash` a keccak of the canonical ABI JSON so a node can log exactly
+which ABI it speaks. subgraph/abis/<name>.json is the same canonical ABI as a plain JSON array, the
+form graph-cli reads. TaskRegistry's ABI also carries the events of its libraries RoundLogic and
+AggregateAttest: their code runs by delegatecall, so those events are emitted from the registry's
+address.
 """
 
 import argparse
@@ -20,9 +22,10 @@ from eth_utils import keccak
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_DIR = ROOT / "build" / "contracts"
 ABI_DIR = ROOT / "workers" / "chain" / "abi"
+SUBGRAPH_ABI_DIR = ROOT / "subgraph" / "abis"
 CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken", "KeyringBoard",
              "DisputeManager")
-LIBRARIES_OF = {"TaskRegistry": ("RoundLogic",)}
+LIBRARIES_OF = {"TaskRegistry": ("RoundLogic", "AggregateAttest")}
 
 
 def project_version() -> str:
@@ -66,30 +69,50 @@ def exported(build_dir: Path = BUILD_DIR) -> dict:
     return out
 
 
-def stale(build_dir: Path = BUILD_DIR, abi_dir: Path = ABI_DIR) -> list:
-    """Names whose committed ABI file differs from a fresh export (missing files count)."""
+def subgraph_exported(build_dir: Path = BUILD_DIR) -> dict:
+    """{contract name: the JSON text its subgraph/abis/ file must contain} (the bare ABI array)."""
+    return {name: json.dumps(canonical_abi(name, build_dir), indent=1, sort_keys=True) + "\n" for name in CONTRACTS}
+
+
+def _differing(expected: dict, abi_dir: Path) -> list:
     return [
         name
-        for name, text in exported(build_dir).items()
+        for name, text in expected.items()
         if not (abi_dir / f"{name}.json").exists() or (abi_dir / f"{name}.json").read_text() != text
     ]
+
+
+def stale(build_dir: Path = BUILD_DIR, abi_dir: Path = ABI_DIR) -> list:
+    """Names whose committed ABI file differs from a fresh export (missing files count)."""
+    return _differing(exported(build_dir), abi_dir)
+
+
+def stale_subgraph(build_dir: Path = BUILD_DIR, abi_dir: Path = SUBGRAPH_ABI_DIR) -> list:
+    """Names whose subgraph/abis/ file differs from a fresh export (missing files count)."""
+    return _differing(subgraph_exported(build_dir), abi_dir)
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="only report stale ABIs (exit 1 if any)")
     args = parser.parse_args(argv)
+    targets = ((ABI_DIR, exported()), (SUBGRAPH_ABI_DIR, subgraph_exported()))
     if args.check:
-        names = stale()
-        if names:
-            print(f"stale ABIs in {ABI_DIR}: {', '.join(names)}; run tools/export_abi.py", file=sys.stderr)
+        failed = False
+        for abi_dir, expected in targets:
+            names = _differing(expected, abi_dir)
+            if names:
+                print(f"stale ABIs in {abi_dir}: {', '.join(names)}; run tools/export_abi.py", file=sys.stderr)
+                failed = True
+        if failed:
             return 1
         print("ABIs up to date")
         return 0
-    ABI_DIR.mkdir(parents=True, exist_ok=True)
-    for name, text in exported().items():
-        (ABI_DIR / f"{name}.json").write_text(text)
-        print(f"wrote {ABI_DIR.relative_to(ROOT)}/{name}.json")
+    for abi_dir, expected in targets:
+        abi_dir.mkdir(parents=True, exist_ok=True)
+        for name, text in expected.items():
+            (abi_dir / f"{name}.json").write_text(text)
+            print(f"wrote {abi_dir.relative_to(ROOT)}/{name}.json")
     return 0
 
 
