@@ -53,7 +53,7 @@ ifeq ($(wildcard node_modules/.package-lock.json),)
   $(shell rm -f $(STAMPS)/npm-*)
 endif
 
-.PHONY: help setup python node links solc brownie-networks browser test test-brownie test-forge slither coverage subgraph demo demo-scripted gas clean distclean FORCE
+.PHONY: help setup python node links solc brownie-networks browser test test-brownie contract-checks test-forge slither coverage subgraph demo demo-scripted gas clean distclean FORCE
 
 help:
 	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
@@ -115,9 +115,14 @@ browser:
 	  "(apt-get install -y chromium) for the explorer's browser test"; exit 1; fi
 	@test -x $(CHROMIUM)
 
+# The Python suite and the contract checks run side by side: the suite mostly waits (on anvil,
+# Redis, subprocesses) while slither, forge and coverage are mostly solc compiling on one core.
+# --output-sync prints each side's output whole once it ends; either failing fails `make test`.
 test: setup browser
 	$(MAKE) subgraph
-	$(MAKE) test-brownie
+	$(MAKE) -j2 --output-sync=recurse test-brownie contract-checks
+
+contract-checks:
 	$(MAKE) slither
 	$(MAKE) test-forge
 	$(MAKE) coverage
