@@ -9,7 +9,7 @@ from typing import Callable
 import redis
 from celery import Celery
 
-from workers.node import dispatch, jobs
+from workers.node import dispatch, jobs, logs, metrics
 from workers.node.celery_app import HANDLE_EVENT, PING
 from workers.node.config import NodeConfig
 from workers.node.ratelimit import TokenBucket
@@ -37,19 +37,30 @@ def register(app: Celery) -> None:
               retry_backoff=config.retry_backoff, retry_backoff_max=config.retry_backoff_max,
               retry_jitter=config.retry_jitter, max_retries=config.max_retries)
     def handle_event(self, event_key: str, event_name: str, args: dict, block: int, role: str,
-                     reserved: bool = False):
+                     reserved: bool = False, sent_at: float | None = None):
+        # sent_at: when the watcher enqueued the event (dispatch latency; None for rescheduled runs)
         store, bucket = node_state(config)
-        try:
-            return dispatch.run_event(
-                store, bucket.reserve, role, event_key, event_name, args, block,
-                final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
-                max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved)
-        except dispatch.RateLimited as limited:
-            # Not a retry (no attempt is used): the same event again at its reserved start, so
-            # this worker is free meanwhile for the tasks the node already holds.
-            self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
-                                         role=role, reserved=True), countdown=limited.wait)
-            return "deferred"
+        with logs.event_context(event_name, args, role), metrics.handler_running(role, event_name, sent_at):
+            try:
+                outcome = dispatch.run_event(
+                    store, bucket.reserve, role, event_key, event_name, args, block,
+                    final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
+                    max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved)
+            except dispatch.RateLimited as limited:
+                # Not a retry (no attempt is used): the same event again at its reserved start, so
+                # this worker is free meanwhile for the tasks the node already holds.
+                self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
+                                             role=role, reserved=True), countdown=limited.wait)
+                metrics.task_outcome(role, event_name, "deferred")
+                return "deferred"
+            except dispatch.RetryableError:
+                metrics.task_outcome(role, event_name, "retry")
+                raise
+            except Exception:
+                metrics.task_outcome(role, event_name, "failed")
+                raise
+            metrics.task_outcome(role, event_name, outcome)
+            return outcome
 
     @app.task(name=PING, bind=True, shared=False)
     def ping(self, queue: str, sent_at: float):
@@ -68,7 +79,7 @@ def make_enqueue(app: Celery, roles=None,
     load_handlers(config)
 
     def send(role: str, kwargs: dict) -> None:
-        app.send_task(HANDLE_EVENT, kwargs=kwargs)
+        app.send_task(HANDLE_EVENT, kwargs={**kwargs, "sent_at": time.time()})
 
     def enqueue(event) -> list[str]:
         store, _ = node_state(config)
