@@ -18,7 +18,10 @@ app = create_app(config)
 def structured_logs(logger=None, **_) -> None:
     """Celery's log handlers get the node's formatter (JSON lines with task id, round, role), and
     Python warnings go through them too."""
+    from billiard.util import get_logger as pool_logger  # the pool's own ("process exited" lines)
+
     logs.use_on(logger)
+    logs.use_on(pool_logger())
     logging.captureWarnings(True)
 
 

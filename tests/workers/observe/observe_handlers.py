@@ -59,3 +59,9 @@ def rollout(ev: HandledEvent) -> None:
 def broken(ev: HandledEvent) -> None:
     log.error("cannot handle this event")
     raise ValueError("bad input")
+
+
+def idle_watcher(enqueue) -> None:
+    """A stand-in for the chain watcher (Supervisor's watcher entry point): runs until killed."""
+    while True:
+        time.sleep(1)
