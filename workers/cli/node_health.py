@@ -52,12 +52,12 @@ def _n(value: float) -> str:
 
 
 def echo_metrics(node_dir) -> None:
-    from workers.node.metrics import snapshot
+    from workers.node.metrics import metrics_dir, snapshot
 
-    m = snapshot(node_dir)
-    if not m:
+    if not metrics_dir(node_dir).is_dir():
         click.echo("metrics     none recorded (the node has not run here)")
         return
+    m = snapshot(node_dir)
     get = lambda key: m.get(key, 0.0)  # noqa: E731
     states = ", ".join(f"{state} {_n(get(f'decentrl_tasks_total{{state={state}}}'))}"
                        for state in ("done", "already-done", "retry", "failed", "gave-up", "deferred")

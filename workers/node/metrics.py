@@ -216,8 +216,10 @@ def registry(node_dir: str | os.PathLike) -> CollectorRegistry:
 
     from workers.node.health import HealthCollector
 
+    path = metrics_dir(node_dir)
+    path.mkdir(parents=True, exist_ok=True)  # the supervisor empties it when it starts its children
     reg = CollectorRegistry()
-    multiprocess.MultiProcessCollector(reg, path=str(metrics_dir(node_dir)))
+    multiprocess.MultiProcessCollector(reg, path=str(path))
     reg.register(HealthCollector(node_dir))
     return reg
 
