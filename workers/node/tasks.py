@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import time
 from typing import Callable
@@ -15,6 +16,7 @@ from workers.node.config import NodeConfig
 from workers.node.ratelimit import TokenBucket
 
 _state: dict = {}
+log = logging.getLogger(__name__)
 
 
 def node_state(config: NodeConfig) -> tuple[jobs.JobStore, TokenBucket]:
@@ -53,13 +55,16 @@ def register(app: Celery) -> None:
                                              role=role, reserved=True), countdown=limited.wait)
                 metrics.task_outcome(role, event_name, "deferred")
                 return "deferred"
-            except dispatch.RetryableError:
+            except dispatch.RetryableError as exc:
                 metrics.task_outcome(role, event_name, "retry")
+                log.warning("%s %s: will retry (%s)", event_name, event_key, exc)
                 raise
-            except Exception:
+            except Exception as exc:
                 metrics.task_outcome(role, event_name, "failed")
+                log.error("%s %s: failed: %s: %s", event_name, event_key, type(exc).__name__, exc)
                 raise
             metrics.task_outcome(role, event_name, outcome)
+            log.info("%s %s: %s", event_name, event_key, outcome)
             return outcome
 
     @app.task(name=PING, bind=True, shared=False)
