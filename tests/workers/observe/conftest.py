@@ -3,23 +3,21 @@ embedded Redis (16445-16449), and one real node (prefork Celery workers, concurr
 handlers (observe_handlers) do real work: CartPole rollouts and content-store writes."""
 import json
 import sys
-import time
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-from observe_support import ANVIL_PORTS, PASSWORD, REDIS_PORTS, TOKEN, account_of  # noqa: E402
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from observe_support import PASSWORD, REDIS_PORTS, TOKEN, account_of, start_anvil  # noqa: E402
 
-from workers.localnet.chain import Anvil, deploy_protocol, fund, http_w3  # noqa: E402
+from workers.localnet.chain import deploy_protocol, fund, http_w3  # noqa: E402
 from workers.node import redis_service  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def anvil():
-    node = Anvil(ANVIL_PORTS)
+    node = start_anvil()
     yield node
     node.stop()
 
@@ -89,8 +87,3 @@ def node(tmp_path, invoke, w3, contracts, admin):
 
     return make
 
-
-def wait_ready(app, queue, timeout=90.0):
-    from workers.node.celery_app import PING
-
-    return app.send_task(PING, kwargs={"queue": queue, "sent_at": time.time()}).get(timeout=timeout, interval=0.05)

@@ -4,8 +4,12 @@ import json
 import re
 import time
 import urllib.request
+from pathlib import Path
 
-ANVIL_PORTS = range(8820, 8830)
+HERE = Path(__file__).resolve().parent
+
+ANVIL_PORTS = range(8820, 8826)
+DEMO_ANVIL_PORTS = range(8826, 8830)
 REDIS_PORTS = range(16445, 16450)
 METRICS_PORTS = range(9400, 9420)
 PASSWORD = "observe test password"
@@ -44,3 +48,64 @@ def total(samples: dict, name: str, **labels) -> float:
 def json_lines(path) -> list[dict]:
     """The JSON lines of a log file (those starting with "{")."""
     return [json.loads(line) for line in open(path) if line.startswith("{")]
+
+
+def start_anvil(ports=ANVIL_PORTS, tries: int = 5):
+    """An anvil on the first free port of `ports`. Another xdist worker may take the port between
+    the probe and anvil's bind (anvil then exits): try the next free one."""
+    from workers.localnet.chain import Anvil, LocalNetError
+
+    for attempt in range(tries):
+        try:
+            return Anvil(ports)
+        except LocalNetError:
+            if attempt == tries - 1:
+                raise
+            time.sleep(0.2 + 0.3 * attempt)
+
+
+def serve_metrics(node_dir):
+    """metrics.serve on a free port of METRICS_PORTS (retried: another xdist worker may take the
+    port between the probe and the bind); returns (server, port)."""
+    from workers.localnet.chain import free_port
+    from workers.node import metrics
+
+    for attempt in range(5):
+        port = free_port(METRICS_PORTS, fallback=False)
+        try:
+            return metrics.serve(node_dir, port)[0], port
+        except OSError:
+            if attempt == 4:
+                raise
+            time.sleep(0.2)
+
+
+def wait_ready(app, queue, timeout=90.0):
+    """Round trip of a ping task through the worker on `queue`."""
+    from workers.node.celery_app import PING
+
+    return app.send_task(PING, kwargs={"queue": queue, "sent_at": time.time()}).get(timeout=timeout, interval=0.05)
+
+
+def reasons(output: str) -> dict[str, list[str]]:
+    """`node status`'s why-no-work lines: {code: [text, ...]}."""
+    found: dict[str, list[str]] = {}
+    for code, text in re.findall(r"^  \[([a-z-]+)\] (.*)$", output, re.M):
+        found.setdefault(code, []).append(text)
+    return found
+
+
+def status(invoke, node_dir) -> str:
+    result = invoke(node_dir, "node", "status")
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def send_as(w3, address, call):
+    w3.provider.make_request("anvil_impersonateAccount", [address])
+    assert w3.eth.wait_for_transaction_receipt(call.transact({"from": address})).status == 1
+
+
+def stake(w3, contracts, address, role, drl):
+    send_as(w3, address, contracts.token.functions.approve(contracts.stakes.address, drl * TOKEN))
+    send_as(w3, address, contracts.stakes.functions.stake(role, drl * TOKEN))

@@ -7,11 +7,10 @@ import signal
 import time
 
 import pytest
-from conftest import HERE, wait_ready
-from observe_support import METRICS_PORTS, REDIS_PORTS, scrape, total, wait_for
+from observe_support import HERE, REDIS_PORTS, scrape, serve_metrics, total, wait_for, wait_ready
 
 from workers.localnet.chain import free_port
-from workers.node import metrics, redis_service
+from workers.node import redis_service
 from workers.node.celery_app import create_app
 from workers.node.config import NodeConfig
 from workers.node.health import HealthChecker, read_health
@@ -54,8 +53,7 @@ def test_a_healthy_node_is_written_to_health_json_and_exported(health_node, anvi
                                            "reason": "stake too low: 0 DRL available for sampler, 100 DRL required"}
     assert read_health(health_node.node_dir) == json.loads(json.dumps(doc))
 
-    port = free_port(METRICS_PORTS, fallback=False)
-    server, _ = metrics.serve(health_node.node_dir, port)
+    server, port = serve_metrics(health_node.node_dir)
     try:
         samples = scrape(port)
     finally:
@@ -81,7 +79,7 @@ def test_wrong_chain_and_unreachable_rpc_fail_the_chain_check(health_node, anvil
     assert "wrong network: deployment is for chain 1" in doc["services"]["chain"]["detail"]
     assert doc["account"] is None and doc["services"]["redis"]["ok"]
 
-    dead_rpc = f"http://127.0.0.1:{free_port(range(8829, 8830), fallback=False)}"
+    dead_rpc = f"http://127.0.0.1:{free_port(reversed(range(8820, 8830)), fallback=False)}"
     doc = HealthChecker(health_node, dead_rpc, str(deployment_file), w3.eth.accounts[3],
                         str(health_node.node_dir / "store")).check()
     assert doc["services"]["chain"]["ok"] is False

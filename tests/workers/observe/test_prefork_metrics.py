@@ -12,11 +12,8 @@ from pathlib import Path
 
 import pytest
 import redis
-from conftest import HERE, wait_ready
-from observe_support import METRICS_PORTS, json_lines, scrape, total, wait_for
+from observe_support import HERE, json_lines, scrape, serve_metrics, total, wait_for, wait_ready
 
-from workers.localnet.chain import free_port
-from workers.node import metrics
 from workers.node.celery_app import create_app
 from workers.node.config import NodeConfig
 from workers.node.supervisor import Supervisor
@@ -48,8 +45,7 @@ def prefork_node(redis_server, tmp_path_factory):
     app = create_app(config)
     sup = Supervisor(config, node_dir, ("sampler",), concurrency=2, pool="prefork", env={"PYTHONPATH": str(HERE)})
     sup.start()
-    port = free_port(METRICS_PORTS, fallback=False)
-    server, _ = metrics.serve(node_dir, port)
+    server, port = serve_metrics(node_dir)
     try:
         wait_ready(app, "sample")
         yield sup, app, port

@@ -7,11 +7,9 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
-from observe_support import METRICS_PORTS, PASSWORD, scrape, total, wait_for
-from test_status_why import reasons, stake, status
+from observe_support import METRICS_PORTS, PASSWORD, reasons, scrape, stake, status, total, wait_for
 
 from workers.localnet.chain import free_port
 from workers.node.health import read_health

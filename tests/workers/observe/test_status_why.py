@@ -1,36 +1,12 @@
 """`decentrl node status` says why no work arrives, each reason made true on a real anvil with the
 protocol deployed: not running, stake too low, paused, reputation below threshold, no open tasks,
 (and, with a running node, the rate limit: test_status_running.py)."""
-import re
 
 import pytest
 
-from observe_support import TOKEN
+from observe_support import reasons, send_as, stake, status
 from workers.protocol import Outcome
 from workers.spec import DEMO_CARTPOLE
-
-
-def reasons(output: str) -> dict[str, list[str]]:
-    found: dict[str, list[str]] = {}
-    for code, text in re.findall(r"^  \[([a-z-]+)\] (.*)$", output, re.M):
-        found.setdefault(code, []).append(text)
-    return found
-
-
-def status(invoke, node_dir):
-    result = invoke(node_dir, "node", "status")
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
-def send_as(w3, address, call):
-    w3.provider.make_request("anvil_impersonateAccount", [address])
-    assert w3.eth.wait_for_transaction_receipt(call.transact({"from": address})).status == 1
-
-
-def stake(w3, contracts, address, role, drl):
-    send_as(w3, address, contracts.token.functions.approve(contracts.stakes.address, drl * TOKEN))
-    send_as(w3, address, contracts.stakes.functions.stake(role, drl * TOKEN))
 
 
 def test_a_new_node_not_running_without_stake_and_no_tasks(node, invoke, contracts):

@@ -1,4 +1,4 @@
-"""A real one-round task run by the demo's network (reduced spec; anvil in this suite's range):
+"""A real one-round task run by the demo's network (reduced spec; anvil on 8826-8829):
 afterwards each node's own metrics hold what it did, recorded by the handlers, watcher, sender
 and store in its worker processes: samplers' env steps and episode returns, the trainer's
 training samples, every node's transactions and gas, store traffic, dispatch and sync latency.
@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from observe_support import ANVIL_PORTS
+from observe_support import DEMO_ANVIL_PORTS
 from workers.demo import run as demo_run
 from workers.node.metrics import snapshot
 from workers.protocol import Status
@@ -21,7 +21,7 @@ SPEC = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=384, challenges_per_sa
 @pytest.fixture(scope="module")
 def finished(tmp_path_factory):
     patch = pytest.MonkeyPatch()
-    patch.setattr(demo_run, "ANVIL_PORTS", ANVIL_PORTS[2:])
+    patch.setattr(demo_run, "ANVIL_PORTS", DEMO_ANVIL_PORTS)
     patch.setattr(demo_run, "TIMEOUT_S", 240.0)
     d = demo_run.Demo(tmp_path_factory.mktemp("task-metrics"), keep=False, spec=SPEC,
                       task=dict(num_rounds=1, commit_window=60, reveal_window=60, attest_window=60))
