@@ -24,6 +24,8 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 HEALTH_FILE = "health.json"
 TOKEN = 10**18
 DEFAULT_INTERVAL_S = 60.0
+STARTING_RECHECK_S = 5.0
+"""A worker still starting (within its grace) is checked again this soon."""
 
 
 def health_path(node_dir) -> Path:
@@ -98,6 +100,19 @@ def check_store(ipfs_api: str | None, store_dir) -> dict:
     except Exception as exc:  # noqa: BLE001 - any failure means "down"
         return _result(False, f"{where}: {_error(exc)}", started)
     return _result(True, f"{where}: put and get of a probe", started)
+
+
+def watcher_block(node_dir) -> int | None:
+    """The last block the node's watcher processed (its cursor), or None before it has one."""
+    from workers.chain.watcher import SqliteCursor
+
+    path = Path(node_dir) / "watcher.sqlite"
+    if not path.exists():
+        return None
+    try:
+        return SqliteCursor(path, "registry").last_processed_block()
+    except Exception:  # noqa: BLE001 - a locked or half-made file: unknown this time
+        return None
 
 
 def ping_workers(app, hostnames: list[str], timeout: float) -> set[str]:
@@ -185,10 +200,14 @@ class HealthChecker:
             ping_error = None if services["redis"]["ok"] else "Redis is down"
         except Exception as exc:  # noqa: BLE001 - the broker failing mid-check
             answered, ping_error = set(), _error(exc)
+        starting = False
         for name, child in sup.children.items():
             if name == "watcher":
                 ok = child.alive()
-                services[name] = _result(ok, f"pid {child.pid} alive" if ok else "not running", started)
+                block = watcher_block(self.node_dir)
+                at = "" if block is None else f", processed up to block {block}"
+                services[name] = _result(ok, (f"pid {child.pid} alive" if ok else "not running") + at, started,
+                                         block=block)
                 continue
             if hostnames[name] in answered:
                 services[name] = _result(True, f"pid {child.pid}, answers Celery ping", started)
@@ -202,7 +221,10 @@ class HealthChecker:
                 detail += "; restarted"
             elif young:
                 detail += "; starting"
+                starting = True
             services[name] = _result(False, detail, started)
+        if starting:  # look again soon rather than show a starting worker as down for a whole interval
+            self.last_run -= max(0.0, self.interval_s - STARTING_RECHECK_S)
 
         doc = {"checked_at": self.last_run, "interval_s": self.interval_s, "metrics_port": self.metrics_port,
                "node_name": sup.config.node_name, "redis_url": sup.config.redis_url,
@@ -261,7 +283,9 @@ def health_families(doc: dict | None) -> list:
     stake = GaugeMetricFamily("decentrl_stake_available_drl", "Stake available (not locked) for the role, DRL",
                               labels=["role"])
     head = GaugeMetricFamily("decentrl_chain_head_block", "Latest block of the chain at the last health check")
-    families = [up, checked, restarts, reputation, threshold, claimable, eligible, stake, head]
+    watched = GaugeMetricFamily("decentrl_watcher_block", "Last block the node's watcher processed (its cursor) "
+                                "at the last health check; head minus this is its lag")
+    families = [up, checked, restarts, reputation, threshold, claimable, eligible, stake, head, watched]
     if not doc:
         return families
     checked.add_metric([], float(doc["checked_at"]))
@@ -272,6 +296,9 @@ def health_families(doc: dict | None) -> list:
     chain = doc.get("services", {}).get("chain", {})
     if chain.get("head") is not None:
         head.add_metric([], float(chain["head"]))
+    watcher = doc.get("services", {}).get("watcher", {})
+    if watcher.get("block") is not None:
+        watched.add_metric([], float(watcher["block"]))
     account = doc.get("account")
     if account:
         reputation.add_metric([], float(account["reputation"]))

@@ -45,6 +45,9 @@ def test_running_node_health_metrics_and_rate_limit(node, invoke, anvil, deploym
         assert total(samples, "decentrl_up", service="sampler") == 1
         assert total(samples, "decentrl_eligible", role="sampler") == 1
         assert total(samples, "decentrl_stake_available_drl", role="sampler") == 150
+        watcher = healthy["services"]["watcher"]
+        assert total(samples, "decentrl_watcher_block") == watcher["block"] >= contracts.block
+        assert watcher["detail"].endswith(f", processed up to block {watcher['block']}")
 
         out = status(invoke, node_dir)
         assert f"processes   node running (pid {proc.pid}, roles sampler)" in out
