@@ -130,3 +130,26 @@ def test_the_check_runs_when_due():
     assert check.due(time.time())
     check.last_run = 1000.0
     assert not check.due(1059.0) and check.due(1060.0)
+
+
+def test_a_busy_worker_still_answers_the_ping(health_node, anvil, deployment_file, w3):
+    """The control ping is answered by the worker's main process, so a long handler in its only
+    pool process does not make it look hung (and get restarted)."""
+    import uuid
+    from types import SimpleNamespace
+
+    import redis
+
+    from workers.node.tasks import make_enqueue
+
+    app = create_app(health_node.config)
+    key = f"0x{uuid.uuid4().hex * 2}:0"
+    make_enqueue(app, roles=["sampler"])(SimpleNamespace(name="Rollout", key=key, block=1,
+                                                         args={"taskId": 1, "seed": 0, "steps": 10, "hold": 6}))
+    client = redis.Redis.from_url(health_node.config.redis_url)
+    lease = f"decentrl:{health_node.config.node_name}:lease:sampler:{key}"
+    wait_for(lambda: client.exists(lease), timeout=30)  # the handler is running in the pool
+    doc = checker(health_node, anvil, deployment_file, w3.eth.accounts[3], startup_grace_s=0).check()
+    assert client.exists(lease), "the handler must still be running during the check"
+    assert doc["services"]["sampler"]["ok"] and doc["actions"] == []
+    wait_for(lambda: client.llen(f"obs:ran:{key}"), timeout=30)
