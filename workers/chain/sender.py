@@ -175,8 +175,8 @@ class TxSender:
         fn = metrics.fn_name(sent.description)
         metrics.tx_mined(fn, receipt["gasUsed"])
         if receipt["status"] == 1:
-            log.info("%s mined in block %d, gas %d: %s", sent.description, receipt["blockNumber"],
-                     receipt["gasUsed"], sent.tx_hash)
+            log.info("%s mined in block %d, gas %d: %s", fn, receipt["blockNumber"], receipt["gasUsed"],
+                     sent.tx_hash)
             return receipt
         self._count("reverted")
         error = self._why_reverted(sent, receipt)

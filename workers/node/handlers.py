@@ -148,6 +148,8 @@ def watch(enqueue) -> None:
         with logs.event_context(event.name, event.args):
             queues = enqueue(event)
             metrics.event_delivered(event.name, block_time(event.block))
+            log.info("%s at block %d (%s) queued for %s", event.name, event.block, event.key,
+                     ", ".join(queues) or "no role (done before)")
             return queues
 
     watcher = EventWatcher(deployment, deliver, cursor, ws_url=ws, mode="ws" if ws else "poll",

@@ -75,3 +75,8 @@ def test_worker_logs_carry_the_task_round_and_role(finished):
         # the sender's lines too: each transaction the node sent for the task, with its context
         mined = [x for x in ours if x["logger"] == "workers.chain.sender" and " mined in block " in x["msg"]]
         assert mined and all(x["event"] for x in mined), node.name
+        # and the watcher's: each event of the task it queued, with the task id (its role: none)
+        watcher = [json.loads(x) for x in (node.node_dir / "logs" / "watcher.log").read_text().splitlines()
+                   if x.startswith("{")]
+        queued = [x for x in watcher if x["task_id"] == d.task_id and " queued for " in x["msg"]]
+        assert any(x["event"] == "TaskCreated" for x in queued) and all(x["role"] is None for x in queued)
