@@ -8,6 +8,7 @@ the first); here every one is checked on its own, so an operator sees all that m
     stake-too-low       available stake below the role's minimum (one reason per role)
     reputation-low      score below the threshold: no new work for any role
     rate-limited        the node's claim bucket is empty: its next claim waits (workers/node/ratelimit)
+    redis-down          (while running) its Redis does not answer: no event reaches its workers
     no-open-tasks       no recent task has a vacant slot of the node's roles (validators are drawn,
                         so for them: no task is waiting for a draw)
 """
@@ -97,7 +98,8 @@ def why_no_work(view, address: str, roles, running: dict | None, scan: int = SCA
             wait = rate_limit_wait(running["redis"], running["node_name"], rate["per_s"], rate["burst"])
         except Exception as exc:  # noqa: BLE001 - Redis down is the health check's news
             wait = None
-            reasons.append(Reason("rate-limited", f"rate limit unknown: Redis unreachable ({type(exc).__name__})"))
+            reasons.append(Reason("redis-down", f"the node's Redis is unreachable ({type(exc).__name__}): no event "
+                                                "reaches its workers; see the health lines above"))
         if wait:
             reasons.append(Reason("rate-limited", f"rate limit hit: claims are booked {wait:.1f} s ahead "
                                                   f"({rate['per_s']:g} new tasks/s, burst {rate['burst']})"))

@@ -52,16 +52,22 @@ def json_lines(path) -> list[dict]:
 
 def start_anvil(ports=ANVIL_PORTS, tries: int = 5):
     """An anvil on the first free port of `ports`. Another xdist worker may take the port between
-    the probe and anvil's bind (anvil then exits): try the next free one."""
+    the probe and anvil's bind: ours then exits, possibly after the port answered (the other's
+    anvil), so it must still be running a moment later; else try the next free port."""
     from workers.localnet.chain import Anvil, LocalNetError
 
     for attempt in range(tries):
         try:
-            return Anvil(ports)
+            node = Anvil(ports)
+            time.sleep(0.5)
+            if node.proc.poll() is None:
+                return node
+            node.stop()
         except LocalNetError:
-            if attempt == tries - 1:
-                raise
-            time.sleep(0.2 + 0.3 * attempt)
+            pass
+        if attempt == tries - 1:
+            raise LocalNetError(f"no anvil could start on {ports} in {tries} tries")
+        time.sleep(0.2 + 0.3 * attempt)
 
 
 def serve_metrics(node_dir):

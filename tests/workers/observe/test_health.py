@@ -109,7 +109,9 @@ def test_a_dead_worker_and_a_hung_worker_are_restarted(health_node, anvil, deplo
 def test_redis_down_is_reported_and_an_embedded_one_restarted(health_node, anvil, deployment_file, w3, tmp_path):
     from workers.cli.node import _restart_redis
 
-    own = redis_service.start_embedded(tmp_path / "redis", ports=REDIS_PORTS)
+    # from the top of the range: the session servers take the bottom, so no other xdist worker's
+    # start takes this port while it is stopped
+    own = redis_service.start_embedded(tmp_path / "redis", ports=reversed(REDIS_PORTS))
     holder = {"service": own}
     try:
         sup = Supervisor(NodeConfig(redis_url=own.url, node_name="observe-redis"), tmp_path / "node", ())

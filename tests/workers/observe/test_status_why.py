@@ -2,9 +2,13 @@
 protocol deployed: not running, stake too low, paused, reputation below threshold, no open tasks,
 (and, with a running node, the rate limit: test_status_running.py)."""
 
+import json
+import os
+
 import pytest
 
-from observe_support import reasons, send_as, stake, status
+from observe_support import REDIS_PORTS, reasons, send_as, stake, status
+from workers.localnet.chain import free_port
 from workers.protocol import Outcome
 from workers.spec import DEMO_CARTPOLE
 
@@ -86,3 +90,19 @@ def test_an_open_task_with_a_vacant_slot_removes_no_open_tasks(node, invoke, con
 
 def _address(node_dir):
     return next((node_dir / "keystore").glob("0x*.json")).stem
+
+
+def test_a_running_node_whose_redis_is_down(node, invoke, redis_server, tmp_path):
+    """node.json as `node start` writes it (this process stands in for the running node), with a
+    Redis that is gone: the reason names it."""
+    node_dir, _ = node()
+    dead = f"redis://127.0.0.1:{free_port(reversed(REDIS_PORTS), fallback=False)}/0"
+    (node_dir / "node.json").write_text(json.dumps({
+        "pid": os.getpid(), "roles": ["sampler"], "redis": dead, "node_name": "gone",
+        "rate": {"per_s": 10.0, "burst": 10}, "metrics_port": None, "children": {}}))
+    out = status(invoke, node_dir)
+    assert f"processes   node running (pid {os.getpid()}, roles sampler)" in out
+    why = reasons(out)
+    assert why["redis-down"] == ["the node's Redis is unreachable (ConnectionError): no event reaches its workers; "
+                                 "see the health lines above"]
+    assert "not-running" not in why
