@@ -106,7 +106,7 @@ def test_a_dead_worker_and_a_hung_worker_are_restarted(health_node, anvil, deplo
     assert again["services"]["sampler"]["ok"] and again["services"]["validator"]["ok"] and again["actions"] == []
 
 
-def test_redis_down_is_reported_and_an_embedded_one_restarted(health_node, anvil, deployment_file, w3, tmp_path):
+def test_redis_down_is_reported_and_an_embedded_one_restarted_on_its_port(health_node, anvil, deployment_file, w3, tmp_path):
     from workers.cli.node import _restart_redis
 
     # from the top of the range: the session servers take the bottom, so no other xdist worker's
@@ -115,7 +115,10 @@ def test_redis_down_is_reported_and_an_embedded_one_restarted(health_node, anvil
     holder = {"service": own}
     try:
         sup = Supervisor(NodeConfig(redis_url=own.url, node_name="observe-redis"), tmp_path / "node", ())
-        own.stop()
+        clients = [own.client() for _ in range(3)]
+        assert all(c.ping() for c in clients)
+        os.kill(own.pid, signal.SIGKILL)  # a crash with clients connected: its port is left in TIME_WAIT
+        own.process.wait()
         down = checker(sup, anvil, deployment_file, w3.eth.accounts[3]).check()
         assert down["services"]["redis"]["ok"] is False
         assert down["services"]["redis"]["detail"].startswith(f"Redis at {own.url}: ConnectionError")
