@@ -40,9 +40,11 @@ def register(app: Celery) -> None:
               retry_jitter=config.retry_jitter, max_retries=config.max_retries)
     def handle_event(self, event_key: str, event_name: str, args: dict, block: int, role: str,
                      reserved: bool = False, sent_at: float | None = None):
-        # sent_at: when the watcher enqueued the event (dispatch latency; None for rescheduled runs)
+        # sent_at: when the watcher enqueued the event, for the dispatch latency of its first run (a
+        # retry carries the same kwargs after its backoff; a rate-limited rerun has none)
         store, bucket = node_state(config)
-        with logs.event_context(event_name, args, role), metrics.handler_running(role, event_name, sent_at):
+        first_run = sent_at if self.request.retries == 0 else None
+        with logs.event_context(event_name, args, role), metrics.handler_running(role, event_name, first_run):
             try:
                 outcome = dispatch.run_event(
                     store, bucket.reserve, role, event_key, event_name, args, block,

@@ -55,6 +55,13 @@ def rollout(ev: HandledEvent) -> None:
                                                     "bytes": len(blob)}))
 
 
+@DISPATCH.on("Flaky", "sampler")
+def flaky(ev: HandledEvent) -> None:
+    """Times out on its first run (a retryable error), succeeds on the retry."""
+    if _redis().incr(f"obs:flaky:{ev.key}") == 1:
+        raise TimeoutError("chain call timed out")
+
+
 @DISPATCH.on("Broken", "sampler")
 def broken(ev: HandledEvent) -> None:
     log.error("cannot handle this event")

@@ -120,6 +120,18 @@ def test_a_failed_handler_is_counted_by_state(prefork_node, redis_server):
     assert (error["task_id"], error["round"], error["role"], error["level"]) == (5, None, "sampler", "ERROR")
 
 
+def test_a_retried_handler_counts_a_retry_then_done_and_one_dispatch(prefork_node):
+    sup, app, port = prefork_node
+    before = scrape(port)
+    make_enqueue(app, roles=["sampler"])(Event("Flaky", {"taskId": 9, "round": 0}))
+    after = wait_for(lambda: (s := scrape(port)) and total(s, "decentrl_tasks_total", event="Flaky", state="done")
+                     and s, timeout=30)
+    assert total(after, "decentrl_tasks_total", event="Flaky", state="retry") == 1
+    assert total(after, "decentrl_handler_seconds_count", event="Flaky") == 2  # both runs timed
+    dispatched = "decentrl_dispatch_latency_seconds_count"
+    assert total(after, dispatched) == total(before, dispatched) + 1  # the retry's backoff is no dispatch
+
+
 def test_a_dead_pool_process_loses_its_live_gauges_not_its_counters(prefork_node):
     sup, app, port = prefork_node
     mdir = Path(sup.node_dir) / "metrics"
