@@ -20,6 +20,7 @@ from eth_utils import keccak
 from web3.exceptions import ContractLogicError, TimeExhausted, Web3RPCError
 
 from workers.chain.errors import DecodedError, DroppedTransaction, TxReverted, decode_revert, revert_data_of
+from workers.node import metrics
 
 log = logging.getLogger(__name__)
 
@@ -87,8 +88,11 @@ class TxSender:
             except (ContractLogicError, Web3RPCError) as exc:
                 data_ = revert_data_of(exc)
                 if data_ is None:
+                    metrics.tx_failed(metrics.fn_name(_describe(call, to)), type(exc).__name__, "estimate")
                     raise
-                raise TxReverted(decode_revert(data_), call=_describe(call, to)) from None
+                error = decode_revert(data_)
+                metrics.tx_failed(metrics.fn_name(_describe(call, to)), error.name, "estimate")
+                raise TxReverted(error, call=_describe(call, to)) from None
         tx["gas"] = gas
         tip = self.w3.eth.max_priority_fee
         base = self.w3.eth.get_block("latest")["baseFeePerGas"]
@@ -133,12 +137,15 @@ class TxSender:
                         self.redis.delete(self.nonce_key)
                         continue
                     self.redis.delete(self.nonce_key)  # unknown state: take the chain's word next time
+                    metrics.tx_failed(metrics.fn_name(description), type(exc).__name__, "send")
                     raise
-                except BaseException:
+                except BaseException as exc:
                     self.redis.delete(self.nonce_key)
+                    metrics.tx_failed(metrics.fn_name(description), type(exc).__name__, "send")
                     raise
                 self.redis.set(self.nonce_key, nonce + 1)
                 self._count("sent")
+                metrics.tx_sent(metrics.fn_name(description))
                 log.debug("%s sent %s nonce %d: %s", self.address, description, nonce, tx_hash)
                 return SentTx(tx_hash, nonce, {**tx, "nonce": nonce}, description)
         finally:
@@ -162,13 +169,19 @@ class TxSender:
                                                                poll_latency=self.poll_latency)
         except TimeExhausted:
             self._count("dropped")
+            metrics.tx_failed(metrics.fn_name(sent.description), "Dropped", "mined")
             self.resync_nonce()
             raise DroppedTransaction(sent.tx_hash, sent.nonce, timeout) from None
+        fn = metrics.fn_name(sent.description)
+        metrics.tx_mined(fn, receipt["gasUsed"])
         if receipt["status"] == 1:
+            log.info("%s mined in block %d, gas %d: %s", fn, receipt["blockNumber"], receipt["gasUsed"],
+                     sent.tx_hash)
             return receipt
         self._count("reverted")
-        raise TxReverted(self._why_reverted(sent, receipt), tx_hash=sent.tx_hash, receipt=receipt,
-                         call=sent.description)
+        error = self._why_reverted(sent, receipt)
+        metrics.tx_failed(fn, error.name, "mined")
+        raise TxReverted(error, tx_hash=sent.tx_hash, receipt=receipt, call=sent.description)
 
     def _why_reverted(self, sent: SentTx, receipt) -> DecodedError:
         tx = sent.tx

@@ -105,7 +105,8 @@ def pid_alive(pid: int | None) -> bool:
 @click.option("--address", default=None, help="Which keystore account (when the node has several).")
 @click.pass_obj
 def node_status(obj: Context, address):
-    """Account, stake per role, reputation, claimable rewards, eligibility, processes."""
+    """Account, stake per role, reputation, claimable rewards, eligibility, processes, health of each
+    service, key metrics, and why no work arrives."""
     from workers.protocol import Role
 
     account = obj.address(address)
@@ -129,13 +130,19 @@ def node_status(obj: Context, address):
         click.echo(f"  {role.name.lower():<10} staked {fmt_drl(s.staked)}, locked {fmt_drl(s.locked)}, "
                    f"unbonding {fmt_drl(s.unbonding)}, min {fmt_drl(e.required_stake)} -> {verdict}")
     state = read_node_state(obj.node_dir)
-    if state and pid_alive(state.get("pid")):
+    running = state if state and pid_alive(state.get("pid")) else None
+    if running:
         click.echo(f"processes   node running (pid {state['pid']}, roles {','.join(state.get('roles', []))})")
         for name, child in sorted(state.get("children", {}).items()):
             alive = "running" if pid_alive(child.get("pid")) else "stopped"
             click.echo(f"  {name:<10} pid {child.get('pid')} {alive}  log {child.get('log')}")
     else:
         click.echo("processes   not running")
+    from workers.cli.node_health import echo_health, echo_metrics, echo_why_idle, node_roles
+
+    echo_health(obj.node_dir, running)
+    echo_metrics(obj.node_dir)
+    echo_why_idle(view, account, node_roles(view, account, running), running)
 
 
 @node.command("start")
@@ -147,11 +154,20 @@ def node_status(obj: Context, address):
               help="IPFS RPC API multiaddr ($DECENTRL_IPFS_API); default: the embedded store (--store-dir).")
 @click.option("--retention-days", type=click.FloatRange(min=0, min_open=True), default=7.0, show_default=True,
               help="Days the node's store keeps intermediate results (rollouts, checkpoints) it did not pin.")
+@click.option("--metrics-port", type=click.IntRange(0, 65535), default=9400, show_default=True,
+              help="Serve Prometheus metrics on http://127.0.0.1:PORT/metrics (0: do not serve).")
+@click.option("--health-interval", type=click.FloatRange(min=1), default=60.0, show_default=True,
+              help="Seconds between health checks (chain, Redis, store, workers; restarts what failed).")
+@click.option("--log-format", type=click.Choice(("json", "text")), default="json", show_default=True,
+              help="The processes' log lines in NODE_DIR/logs: JSON objects with task id, round, role; or text.")
 @click.pass_obj
-def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_days):
+def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_days, metrics_port, health_interval,
+               log_format):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
-    Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis."""
+    Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
+    Metrics are served on 127.0.0.1 (--metrics-port); health is checked every --health-interval s
+    and written to NODE_DIR/health.json (`decentrl node status` shows it)."""
     from workers.chain.keystore import PASSWORD_ENV
 
     names = tuple(dict.fromkeys(r.strip() for r in roles.split(",") if r.strip()))
@@ -164,47 +180,93 @@ def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_day
     account = obj.account()
     from workers.node.context import node_extra
     from workers.node.handlers import node_config, supervisor
+    from workers.node.health import HealthChecker
     from workers.node.redis_service import RedisUnavailable, redis_for_node
 
     try:
         service = redis_for_node(obj.node_dir)
     except RedisUnavailable as exc:
         raise click.ClickException(str(exc)) from None
+    holder = {"service": service}  # the health check may restart an embedded Redis
     try:
         extra = node_extra(rpc_url=obj.rpc, ws_url=ws_url, deployment=obj.deployment_file(), node_dir=obj.node_dir,
                            store_dir=obj.store_dir, ipfs_api=ipfs_api, address=account.address,
                            retention_s=retention_days * 24 * 3600)
         config = node_config(service.url, f"node-{account.address[2:10].lower()}", extra)
-        sup = supervisor(config, names, concurrency=concurrency, env={PASSWORD_ENV: password})
-        run_supervisor(obj.node_dir, sup, names, service)
+        sup = supervisor(config, names, concurrency=concurrency, env={PASSWORD_ENV: password}, log_format=log_format)
+        checker = HealthChecker(sup, obj.rpc, str(obj.deployment_file()), account.address, str(obj.store_dir),
+                                ipfs_api=ipfs_api, interval_s=health_interval, metrics_port=metrics_port or None,
+                                restart_redis=lambda: _restart_redis(holder))
+        run_supervisor(obj.node_dir, sup, names, service, checker=checker, metrics_port=metrics_port)
     finally:
-        service.stop()
+        holder["service"].stop()
 
 
-def run_supervisor(node_dir: Path, supervisor, roles, service) -> None:
-    """Starts the supervisor, records its children in NODE_DIR/node.json for `node status`, and
-    restarts dead children until SIGTERM/SIGINT; then stops them all."""
+def _restart_redis(holder: dict) -> bool:
+    """Restart the node's embedded Redis on its port (its append-only file keeps the queued
+    events); an external Redis is the operator's to restart."""
+    from workers.node.redis_service import RedisUnavailable, start_embedded
+
+    old = holder["service"]
+    if not old.embedded:
+        return False
+    old.stop()
+    port = int(old.url.rsplit(":", 1)[1].split("/")[0])
+    try:
+        holder["service"] = start_embedded(old.data_dir, ports=[port])
+    except RedisUnavailable:
+        return False
+    return True
+
+
+def run_supervisor(node_dir: Path, supervisor, roles, service, checker=None, metrics_port: int = 0) -> None:
+    """Starts the supervisor (and the metrics server on 127.0.0.1:metrics_port unless 0), records
+    its children in NODE_DIR/node.json for `node status`, restarts dead children every second and
+    runs the health check (`checker`) every checker.interval_s, until SIGTERM/SIGINT; then stops
+    them all."""
     import signal
 
     stopping = []
     old = {s: signal.signal(s, lambda *_: stopping.append(True)) for s in (signal.SIGTERM, signal.SIGINT)}
     path = node_state_path(node_dir)
+    server = None
     try:
+        if metrics_port:  # before any child: a port in use stops the node before it starts
+            from workers.node import metrics
+
+            try:
+                server, _ = metrics.serve(node_dir, metrics_port)
+            except OSError as exc:
+                raise click.ClickException(f"cannot serve metrics on 127.0.0.1:{metrics_port}: {exc.strerror}; "
+                                           "choose another --metrics-port (0: none)") from None
         supervisor.start()
+        config = supervisor.config
 
         def record():
-            state = {"pid": os.getpid(), "roles": list(roles), "redis": service.url,
+            state = {"pid": os.getpid(), "roles": list(roles), "redis": config.redis_url,
+                     "node_name": config.node_name, "rate": {"per_s": config.rate_per_s, "burst": config.burst},
+                     "metrics_port": metrics_port or None,
                      "children": {n: {"pid": h["pid"], "log": h["log"]} for n, h in supervisor.health().items()}}
             path.write_text(json.dumps(state, indent=2))
 
         record()
-        click.echo(f"node running: roles {','.join(roles)}, Redis {service.url}; logs in {Path(node_dir) / 'logs'}")
+        where = f"; metrics on http://127.0.0.1:{metrics_port}/metrics" if metrics_port else ""
+        click.echo(f"node running: roles {','.join(roles)}, Redis {service.url}; logs in {Path(node_dir) / 'logs'}"
+                   f"{where}")
         while not stopping:
             time.sleep(1.0)
-            if not stopping and supervisor.check():
+            if stopping:
+                break
+            restarted = supervisor.check()
+            if checker is not None and checker.due():
+                restarted = checker.check()["actions"] or restarted
+            if restarted:
                 record()
     finally:
         supervisor.stop()
+        if server is not None:
+            server.shutdown()
+            server.server_close()
         path.unlink(missing_ok=True)
         for s, h in old.items():
             signal.signal(s, h)

@@ -58,6 +58,7 @@ import logging
 import time
 
 from workers.chain.errors import DroppedTransaction, TxReverted
+from workers.node import logs, metrics
 from workers.node.config import NodeConfig
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent, RetryableError, declare_retryable
@@ -139,13 +140,41 @@ def watch(enqueue) -> None:
     _start_store_gc(extra)
     ws = extra.get("ws_url")
 
+    block_time = _block_timestamps(w3)
+
     def deliver(event):
-        return enqueue(event) if interest.wants(event.name, event.args) else []
+        if not interest.wants(event.name, event.args):
+            return []
+        with logs.event_context(event.name, event.args):
+            queues = enqueue(event)
+            metrics.event_delivered(event.name, block_time(event.block))
+            log.info("%s at block %d (%s) queued for %s", event.name, event.block, event.key,
+                     ", ".join(queues) or "no role (done before)")
+            return queues
 
     watcher = EventWatcher(deployment, deliver, cursor, ws_url=ws, mode="ws" if ws else "poll",
                            confirmations=int(extra.get("confirmations") or 0),
                            poll_interval=float(extra.get("poll_interval") or 0.05))
     watcher.run()
+
+
+def _block_timestamps(w3):
+    """block number -> its timestamp (the last few cached), or None when it cannot be read: the
+    watcher's sync latency is measured from it and must never stop the watcher."""
+    cache: dict[int, float] = {}
+
+    def timestamp(number: int) -> float | None:
+        if number not in cache:
+            try:
+                cache[number] = float(w3.eth.get_block(number)["timestamp"])
+            except Exception as exc:  # noqa: BLE001 - a metric's input; the event still goes out
+                log.debug("block %d timestamp unavailable: %s", number, exc)
+                return None
+            while len(cache) > 64:
+                cache.pop(min(cache))
+        return cache[number]
+
+    return timestamp
 
 
 # -- helpers -----------------------------------------------------------------------------------
@@ -363,10 +392,12 @@ def _commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
     started = time.time()
     if role == Role.SAMPLER:
         root, blob, note = _sample(spec, task_id, round_, slot, prev)
+        metrics.rolled_out("sampler", spec.env_id, note["steps"], time.time() - started, note.pop("returns"))
     else:
         root, blob, note = _train(ctx, spec, task_id, round_, prev)
         if root is None:
             return  # nothing revealed to train on
+        metrics.trained("trainer", int(note["stats"].get("samples", 0)), time.time() - started)
         ctx.store.put_many(note.pop("stored"))  # the trace, before the commitment that binds it
     cid = ctx.store.put(blob)
     note.update(cid=cid, root="0x" + root.hex(), work_s=round(time.time() - started, 3))
@@ -388,7 +419,8 @@ def _sample(spec, task_id: int, round_: int, slot: int, prev: bytes | None):
 
     policy = None if prev is None else unbundle_checkpoint(prev).policy_bytes
     shard = sample_shard(spec, task_id, round_, slot, policy)
-    note = {"steps": shard.steps, "episodes": len(shard.episodes), "mean_return": shard.mean_return}
+    note = {"steps": shard.steps, "episodes": len(shard.episodes), "mean_return": shard.mean_return,
+            "returns": [ep.total_reward for ep in shard.episodes if ep.end != "cut"]}
     return shard.root, shard.blob, note
 
 

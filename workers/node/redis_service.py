@@ -43,7 +43,11 @@ def redis_binary() -> str:
 
 
 def _port_free(port: int) -> bool:
+    """Whether redis-server could listen on `port`: it binds with SO_REUSEADDR, so a port left
+    only in TIME_WAIT (a server that died with clients connected) counts as free, as it must for
+    restarting an embedded server on its port; a listening socket still does not."""
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             s.bind(("127.0.0.1", port))
         except OSError:

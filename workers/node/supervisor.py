@@ -1,8 +1,12 @@
 """Start and keep alive a node's processes: the chain watcher and one Celery worker per role.
 
 Each child is a real process in its own session (so its pool children stop with it), with its
-output in <node_dir>/logs/<name>.log. check() restarts children that died; stop() sends SIGTERM
-to each child's process group and SIGKILL after a timeout.
+output in <node_dir>/logs/<name>.log (JSON lines: workers.node.logs). check() restarts children
+that died; stop() sends SIGTERM to each child's process group and SIGKILL after a timeout.
+
+Metrics: every child records its Prometheus metrics in <node_dir>/metrics (PROMETHEUS_MULTIPROC_DIR,
+emptied at the first start; workers.node.metrics serves their sum); check() also drops the live
+gauges of processes that are gone (a Celery pool child included, which the supervisor never sees).
 
 The watcher is given as an import path "module:callable" (the chain layer provides it): it is run
 by `python -m workers.node.watcher_runner`, which calls it with one argument, `enqueue(event)`
@@ -18,6 +22,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from workers.node import logs, metrics
 from workers.node.config import ENV_VAR, ROLE_QUEUES, NodeConfig
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -51,33 +56,40 @@ class Supervisor:
     concurrency: int = 1
     pool: str = "prefork"
     log_level: str = "info"
+    log_format: str = "json"
+    """Children's log lines: "json" (one object a line, workers.node.logs) or "text"."""
     env: dict = field(default_factory=dict)
     """Extra environment for the children (e.g. PYTHONPATH for handler modules)."""
     children: dict[str, Child] = field(default_factory=dict)
 
     def __post_init__(self):
         self.node_dir = Path(self.node_dir)
+        self.metrics_dir = metrics.metrics_dir(self.node_dir)
+        logs.formatter(self.log_format)  # a bad value fails here, not in every child
         unknown = set(self.roles) - set(ROLE_QUEUES)
         if unknown:
             raise ValueError(f"unknown roles {sorted(unknown)}; roles: {sorted(ROLE_QUEUES)}")
         if self.watcher is not None and ":" not in self.watcher:
             raise ValueError(f"watcher must be 'module:callable', got {self.watcher!r}")
-        logs = self.node_dir / "logs"
+        log_dir = self.node_dir / "logs"
         for role in self.roles:
-            argv = [sys.executable, "-m", "celery", "-A", "workers.node.worker", "worker",
+            argv = [sys.executable, "-m", "celery", "-A", "workers.node.worker", "--quiet", "worker",  # no banner
                     "-Q", ROLE_QUEUES[role], "-c", str(self.concurrency), "-P", self.pool,
                     "-n", f"{role}@{self.config.node_name}", "-l", self.log_level,
                     "--without-gossip", "--without-mingle", "--without-heartbeat"]
-            self.children[role] = Child(role, argv, logs / f"{role}.log")
+            self.children[role] = Child(role, argv, log_dir / f"{role}.log")
         if self.watcher:
             argv = [sys.executable, "-m", "workers.node.watcher_runner", self.watcher,
                     "--roles", ",".join(self.roles)]
-            self.children["watcher"] = Child("watcher", argv, logs / "watcher.log")
+            self.children["watcher"] = Child("watcher", argv, log_dir / "watcher.log")
 
-    def _child_env(self) -> dict:
+    def _child_env(self, child: Child) -> dict:
         env = dict(os.environ)
         env.update(self.env)
         env[ENV_VAR] = self.config.to_json()
+        env[metrics.MULTIPROC_ENV] = str(self.metrics_dir)
+        env[logs.FORMAT_ENV] = self.log_format
+        env[logs.PROCESS_ENV] = child.name
         paths = [str(ROOT)] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]
         env["PYTHONPATH"] = os.pathsep.join(dict.fromkeys(paths))
         return env
@@ -85,12 +97,14 @@ class Supervisor:
     def _spawn(self, child: Child) -> None:
         child.log_path.parent.mkdir(parents=True, exist_ok=True)
         with open(child.log_path, "ab") as log:
-            child.process = subprocess.Popen(child.argv, cwd=ROOT, env=self._child_env(),
+            child.process = subprocess.Popen(child.argv, cwd=ROOT, env=self._child_env(child),
                                              stdin=subprocess.DEVNULL, stdout=log,
                                              stderr=subprocess.STDOUT, start_new_session=True)
         child.started_at = time.time()
 
     def start(self) -> None:
+        if not any(c.alive() for c in self.children.values()):
+            metrics.reset_dir(self.metrics_dir)  # no file of an earlier run is summed in
         for child in self.children.values():
             if not child.alive():
                 self._spawn(child)
@@ -104,7 +118,18 @@ class Supervisor:
                 child.restarts += 1
                 self._spawn(child)
                 restarted.append(child.name)
+        metrics.reap_dead(self.metrics_dir)
         return restarted
+
+    def restart(self, name: str) -> None:
+        """Kill child `name` (its whole process group: a hung worker and its pool) and start it
+        again (the health check's answer to a worker that is alive but does not answer)."""
+        child = self.children[name]
+        if child.process is not None:
+            _kill_group(child.process, signal.SIGKILL)
+            child.process.wait()
+        child.restarts += 1
+        self._spawn(child)
 
     def health(self) -> dict[str, dict]:
         return {c.name: {"pid": c.pid, "alive": c.alive(), "restarts": c.restarts,

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import time
 from typing import Callable
@@ -9,12 +10,13 @@ from typing import Callable
 import redis
 from celery import Celery
 
-from workers.node import dispatch, jobs
+from workers.node import dispatch, jobs, logs, metrics
 from workers.node.celery_app import HANDLE_EVENT, PING
 from workers.node.config import NodeConfig
 from workers.node.ratelimit import TokenBucket
 
 _state: dict = {}
+log = logging.getLogger(__name__)
 
 
 def node_state(config: NodeConfig) -> tuple[jobs.JobStore, TokenBucket]:
@@ -37,19 +39,35 @@ def register(app: Celery) -> None:
               retry_backoff=config.retry_backoff, retry_backoff_max=config.retry_backoff_max,
               retry_jitter=config.retry_jitter, max_retries=config.max_retries)
     def handle_event(self, event_key: str, event_name: str, args: dict, block: int, role: str,
-                     reserved: bool = False):
+                     reserved: bool = False, sent_at: float | None = None):
+        # sent_at: when the watcher enqueued the event, for the dispatch latency of its first run (a
+        # retry carries the same kwargs after its backoff; a rate-limited rerun has none)
         store, bucket = node_state(config)
-        try:
-            return dispatch.run_event(
-                store, bucket.reserve, role, event_key, event_name, args, block,
-                final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
-                max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved)
-        except dispatch.RateLimited as limited:
-            # Not a retry (no attempt is used): the same event again at its reserved start, so
-            # this worker is free meanwhile for the tasks the node already holds.
-            self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
-                                         role=role, reserved=True), countdown=limited.wait)
-            return "deferred"
+        first_run = sent_at if self.request.retries == 0 else None
+        with logs.event_context(event_name, args, role), metrics.handler_running(role, event_name, first_run):
+            try:
+                outcome = dispatch.run_event(
+                    store, bucket.reserve, role, event_key, event_name, args, block,
+                    final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
+                    max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved)
+            except dispatch.RateLimited as limited:
+                # Not a retry (no attempt is used): the same event again at its reserved start, so
+                # this worker is free meanwhile for the tasks the node already holds.
+                self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
+                                             role=role, reserved=True), countdown=limited.wait)
+                metrics.task_outcome(role, event_name, "deferred")
+                return "deferred"
+            except dispatch.RetryableError as exc:
+                metrics.task_outcome(role, event_name, "retry")
+                log.warning("%s %s: will retry (%s)", event_name, event_key, exc)
+                raise
+            except Exception as exc:
+                metrics.task_outcome(role, event_name, "failed")
+                log.error("%s %s: failed: %s: %s", event_name, event_key, type(exc).__name__, exc)
+                raise
+            metrics.task_outcome(role, event_name, outcome)
+            log.info("%s %s: %s", event_name, event_key, outcome)
+            return outcome
 
     @app.task(name=PING, bind=True, shared=False)
     def ping(self, queue: str, sent_at: float):
@@ -68,7 +86,7 @@ def make_enqueue(app: Celery, roles=None,
     load_handlers(config)
 
     def send(role: str, kwargs: dict) -> None:
-        app.send_task(HANDLE_EVENT, kwargs=kwargs)
+        app.send_task(HANDLE_EVENT, kwargs={**kwargs, "sent_at": time.time()})
 
     def enqueue(event) -> list[str]:
         store, _ = node_state(config)

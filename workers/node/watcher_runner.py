@@ -23,6 +23,9 @@ def main(argv=None) -> None:
     parser.add_argument("entry", help="module:callable taking enqueue(event)")
     parser.add_argument("--roles", default="", help="comma-separated roles this node runs")
     opts = parser.parse_args(argv)
+    from workers.node import logs
+
+    logs.configure()  # JSON lines (or DECENTRL_LOG_FORMAT=text) with each event's task id and round
     from workers.node.celery_app import create_app
     from workers.node.config import NodeConfig
     from workers.node.tasks import make_enqueue

@@ -1,14 +1,28 @@
 """`celery -A workers.node.worker worker -Q <queue>`: the app built from DECENTRL_NODE_CONFIG."""
 import importlib
 import logging
+import os
 
-from celery.signals import worker_init
+from celery.signals import after_setup_logger, after_setup_task_logger, worker_init, worker_process_shutdown
 
+from workers.node import logs
 from workers.node.celery_app import create_app
 from workers.node.config import NodeConfig
 
 config = NodeConfig.from_env()
 app = create_app(config)
+
+
+@after_setup_logger.connect
+@after_setup_task_logger.connect
+def structured_logs(logger=None, **_) -> None:
+    """Celery's log handlers get the node's formatter (JSON lines with task id, round, role), and
+    Python warnings go through them too."""
+    from billiard.util import get_logger as pool_logger  # the pool's own ("process exited" lines)
+
+    logs.use_on(logger)
+    logs.use_on(pool_logger())
+    logging.captureWarnings(True)
 
 
 @worker_init.connect
@@ -22,3 +36,17 @@ def warm(**_) -> None:
             getattr(module, "warm", lambda: None)()
         except Exception as exc:  # noqa: BLE001 - see the docstring
             logging.getLogger(__name__).warning("warming %s failed: %s: %s", name, type(exc).__name__, exc)
+
+
+@worker_process_shutdown.connect
+def forget_live_gauges(pid=None, **_) -> None:
+    """A pool process that exits takes its live gauges (tasks running) with it; its counters stay.
+    (The supervisor also reaps processes that died without this hook: metrics.reap_dead.)"""
+    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if path:
+        from prometheus_client import multiprocess
+
+        try:
+            multiprocess.mark_process_dead(pid or os.getpid(), path)
+        except OSError:
+            pass

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
+from workers.node import metrics
 from workers.storage.cid import CIDMismatch, compute, decode, verify
 
 DEFAULT_TIMEOUT = 30.0  # seconds, every call to an IPFS node (the design value)
@@ -156,17 +157,27 @@ class ContentStore(ABC):
         trainer stores its trace's states this way; returns their CIDs."""
         items = [bytes(data) for data in items]
         cids = [compute(data) for data in items]
-        # the ledger before the bytes: no orphans
-        self._ledger.record([(cid, len(data)) for cid, data in zip(cids, items)], self.clock(), pin)
-        for data, cid in zip(items, cids):
-            self._put(data, cid)
+        try:
+            # the ledger before the bytes: no orphans
+            self._ledger.record([(cid, len(data)) for cid, data in zip(cids, items)], self.clock(), pin)
+            for data, cid in zip(items, cids):
+                self._put(data, cid)
+        except (StorageError, sqlite3.Error, OSError) as error:
+            metrics.store_error("put", error)
+            raise
+        metrics.stored("put", sum(map(len, items)))
         return cids
 
     def get(self, cid: str, timeout: float = DEFAULT_TIMEOUT) -> bytes:
         """The bytes named `cid`, checked against it (CIDMismatch if they do not match)."""
         decode(cid)
-        data = self._get(cid, timeout)
-        verify(data, cid)
+        try:
+            data = self._get(cid, timeout)
+            verify(data, cid)
+        except (StorageError, CIDMismatch, OSError) as error:
+            metrics.store_error("get", error)
+            raise
+        metrics.stored("get", len(data))
         return data
 
     def pin(self, cid: str) -> None:

@@ -33,7 +33,7 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch):
     env = {**os.environ, "DECENTRL_KEYSTORE_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT)}
     env.pop("REDIS_URL", None)
     proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "--rpc", anvil.http_url, "--deployment",
-                             str(deployment_file), "--node-dir", str(node_dir), "node", "start",
+                             str(deployment_file), "--node-dir", str(node_dir), "node", "start", "--metrics-port", "0",
                              "--roles", "sampler,validator"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
