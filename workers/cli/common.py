@@ -13,7 +13,6 @@ TOKEN = 10**18
 DEFAULT_RPC = "http://127.0.0.1:8545"
 DEFAULT_NETWORK = "development"
 ROLE_NAMES = ("sampler", "trainer", "validator")
-NODE_STATE = "node.json"
 
 
 def default_node_dir() -> str:

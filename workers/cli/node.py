@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from pathlib import Path
 
 import click
 
-from workers.cli.common import ROLE_NAMES, NODE_STATE, fmt_drl, parse_drl, Context, send, role_of
+from workers.cli.common import ROLE_NAMES, fmt_drl, parse_drl, Context, send, role_of
 from workers.cli.group import cli
 
 
@@ -77,18 +76,6 @@ def node_stake(obj: Context, role, amount):
     click.echo(f"eligible for {role}" if e.eligible else f"not eligible for {role} yet: {e.reason}")
 
 
-def node_state_path(node_dir: Path) -> Path:
-    return Path(node_dir) / NODE_STATE
-
-
-def read_node_state(node_dir: Path) -> dict | None:
-    path = node_state_path(node_dir)
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-
-
 def pid_alive(pid: int | None) -> bool:
     if not pid:
         return False
@@ -129,6 +116,8 @@ def node_status(obj: Context, address):
         verdict = "eligible" if e.eligible else f"not eligible: {e.reason}"
         click.echo(f"  {role.name.lower():<10} staked {fmt_drl(s.staked)}, locked {fmt_drl(s.locked)}, "
                    f"unbonding {fmt_drl(s.unbonding)}, min {fmt_drl(e.required_stake)} -> {verdict}")
+    from workers.node.state import read_node_state
+
     state = read_node_state(obj.node_dir)
     running = state if state and pid_alive(state.get("pid")) else None
     if running:
@@ -228,7 +217,8 @@ def run_supervisor(node_dir: Path, supervisor, roles, service, checker=None, met
 
     stopping = []
     old = {s: signal.signal(s, lambda *_: stopping.append(True)) for s in (signal.SIGTERM, signal.SIGINT)}
-    path = node_state_path(node_dir)
+    from workers.node.state import clear_node_state, write_node_state
+
     server = None
     try:
         if metrics_port:  # before any child: a port in use stops the node before it starts
@@ -240,14 +230,9 @@ def run_supervisor(node_dir: Path, supervisor, roles, service, checker=None, met
                 raise click.ClickException(f"cannot serve metrics on 127.0.0.1:{metrics_port}: {exc.strerror}; "
                                            "choose another --metrics-port (0: none)") from None
         supervisor.start()
-        config = supervisor.config
 
         def record():
-            state = {"pid": os.getpid(), "roles": list(roles), "redis": config.redis_url,
-                     "node_name": config.node_name, "rate": {"per_s": config.rate_per_s, "burst": config.burst},
-                     "metrics_port": metrics_port or None,
-                     "children": {n: {"pid": h["pid"], "log": h["log"]} for n, h in supervisor.health().items()}}
-            path.write_text(json.dumps(state, indent=2))
+            write_node_state(node_dir, supervisor, roles, metrics_port)
 
         record()
         where = f"; metrics on http://127.0.0.1:{metrics_port}/metrics" if metrics_port else ""
@@ -267,7 +252,7 @@ def run_supervisor(node_dir: Path, supervisor, roles, service, checker=None, met
         if server is not None:
             server.shutdown()
             server.server_close()
-        path.unlink(missing_ok=True)
+        clear_node_state(node_dir)
         for s, h in old.items():
             signal.signal(s, h)
         click.echo("node stopped")

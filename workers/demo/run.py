@@ -48,6 +48,7 @@ FINAL_EPISODES = 100
 TIMEOUT_S = 540.0
 ANVIL_PORTS = range(8690, 8700)  # the first free one, else an ephemeral port
 EXPLORER_PORTS = 10  # --explorer PORT: the first free of PORT..PORT+9
+HEALTH_INTERVAL_S = 15.0  # each node's health check (as `node start` runs it), for `decentrl node status`
 PHASE_NAMES = {0: "sample-commit", 1: "sample-reveal", 2: "train-commit", 3: "train-reveal", 4: "attest"}
 
 
@@ -129,9 +130,11 @@ class Demo:
 
     def start_nodes(self):
         self.net.start(on_restart=lambda node, child: say(f"  ! {node.name}: {child} process died; restarted"),
-                       every_s=1.0)
+                       every_s=1.0, health_interval_s=HEALTH_INTERVAL_S)
         pids = ", ".join(f"{n.name} {n.child(n.role).pid}+{n.child('watcher').pid}" for n in self.nodes)
         say(f"nodes     {len(self.nodes)} nodes, each a Celery worker + a chain watcher (pids {pids})")
+        say(f"status    decentrl --rpc {self.net.anvil.http_url} --deployment {self.net.deployment_path} "
+            f"--node-dir {self.nodes[0].node_dir} node status   (any node: {self.nodes[0].node_dir.parent}/<name>)")
         try:
             self.net.wait_ready()
         except TimeoutError as exc:

@@ -52,6 +52,7 @@ class Node(Wallet):
     config: object = None
     sup: object = None
     restarts: list = field(default_factory=list)
+    health: object = None  # its HealthChecker, when the network runs health checks
 
     def redis(self) -> redis_py.Redis:
         return redis_py.Redis.from_url(self.redis_url)
@@ -146,21 +147,40 @@ class LocalNetwork:
 
     # -- running ---------------------------------------------------------------------------------
 
-    def start(self, on_restart: Callable[[Node, str], None] = lambda node, child: None, every_s: float = 0.5):
-        """Starts every node's processes, and a thread restarting any that die (unless held)."""
+    def start(self, on_restart: Callable[[Node, str], None] = lambda node, child: None, every_s: float = 0.5,
+              health_interval_s: float | None = None):
+        """Starts every node's processes, and a thread restarting any that die (unless held). Each
+        node is recorded in its node.json, so `decentrl node status` sees it running; with
+        `health_interval_s` each also gets the node's health check (health.json, as `node start`)."""
+        from workers.node.health import HealthChecker
+        from workers.node.state import write_node_state
+
         for node in self.nodes:
             node.sup.start()
+            write_node_state(node.node_dir, node.sup, (node.role,))
+            if health_interval_s:
+                node.health = HealthChecker(node.sup, self.anvil.http_url, str(self.deployment_path), node.address,
+                                            str(node.config.extra["store_dir"]), ipfs_api=self.ipfs_api,
+                                            interval_s=health_interval_s)
         self._supervising = threading.Thread(target=self._supervise, args=(on_restart, every_s), daemon=True,
                                              name="supervise")
         self._supervising.start()
 
     def _supervise(self, on_restart, every_s: float) -> None:
+        from workers.node.state import write_node_state
+
         while not self._stop.wait(every_s):
             for node in self.nodes:
-                if node.name not in self.held:
-                    for child in node.sup.check():
-                        node.restarts.append(child)
-                        on_restart(node, child)
+                if node.name in self.held:
+                    continue
+                restarted = node.sup.check()
+                for child in restarted:
+                    node.restarts.append(child)
+                    on_restart(node, child)
+                if node.health is not None and node.health.due():
+                    node.health.check()
+                if restarted:
+                    write_node_state(node.node_dir, node.sup, (node.role,))
 
     def wait_ready(self, timeout: float = 120.0) -> None:
         """Until every node's Celery worker answers a ping (workers import torch: seconds)."""
@@ -186,8 +206,11 @@ class LocalNetwork:
         self._stop.set()
         if self._supervising is not None and self._supervising.is_alive():
             self._supervising.join()
+        from workers.node.state import clear_node_state
+
         for node in self.nodes:
             node.sup.stop()
+            clear_node_state(node.node_dir)
         if self.ticker is not None:
             self.ticker.stop()
 

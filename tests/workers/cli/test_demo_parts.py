@@ -48,6 +48,7 @@ def test_demo_sets_up_the_network_submits_and_stops_everything(demo, capsys):
     pids = [c.pid for n in demo.nodes for c in n.sup.children.values()]
     assert len(pids) == 12 and all(alive(p) for p in pids)
     demo.submit()
+    watch_a_node_with_node_status(demo)
     task = dep.registry.functions.taskOf(demo.task_id).call()
     assert task.requester == demo.requester.address and task.bounty == demo_run.BOUNTY_DRL * 10**18
     assert task.specDigest == demo.spec.digest() and Status(task.status) in (Status.OPEN, Status.DRAWING,
@@ -56,6 +57,7 @@ def test_demo_sets_up_the_network_submits_and_stops_everything(demo, capsys):
     workdir, anvil_pid, redis_pid = demo.workdir, demo.net.anvil.pid, demo.net.redis.pid
     demo.stop()
     assert not any(alive(p) for p in pids + [anvil_pid, redis_pid])
+    assert not any((n.node_dir / "node.json").exists() for n in demo.nodes)
     assert not workdir.exists()
     out = capsys.readouterr().out
     assert "every worker is up" in out and f"task      {demo.task_id}: CartPole-v1" in out
@@ -76,3 +78,25 @@ def test_learning_curve_png(tmp_path):
     assert data["eval_return"] == [112.1, 300.5, 500.0] and data["final_return"] == 499.8
     d.stop()  # started nothing: only its empty work folder goes
     assert not d.workdir.exists()
+
+
+def watch_a_node_with_node_status(demo):
+    """The command the demo prints under `status` shows a demo node running, with its health."""
+    import re
+    import time
+
+    from click.testing import CliRunner
+
+    from workers.cli import cli
+
+    node = demo.nodes[0]
+    deadline = time.monotonic() + 60
+    while not (node.node_dir / "health.json").exists():  # the first check runs within a second or two
+        assert time.monotonic() < deadline, "no health check was written"
+        time.sleep(0.5)
+    result = CliRunner().invoke(cli, ["--rpc", demo.net.anvil.http_url, "--deployment", str(demo.net.deployment_path),
+                                      "--node-dir", str(node.node_dir), "node", "status"])
+    assert result.exit_code == 0, result.output
+    assert f"account     {node.address}" in result.output
+    assert re.search(r"^processes   node running \(pid \d+, roles sampler\)", result.output, re.M), result.output
+    assert re.search(r"^  chain +ok ", result.output, re.M) and re.search(r"^  store +ok ", result.output, re.M)

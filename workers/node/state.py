@@ -1,0 +1,36 @@
+"""<node_dir>/node.json: the record of a running node that `decentrl node status` reads (its pid,
+roles, Redis, rate limit, metrics port and children). Written by whoever runs the node's
+Supervisor — `decentrl node start`, or a local network (the demo) — and removed when it stops."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+NODE_STATE = "node.json"
+
+
+def node_state_path(node_dir: Path | str) -> Path:
+    return Path(node_dir) / NODE_STATE
+
+
+def write_node_state(node_dir: Path | str, supervisor, roles, metrics_port: int | None = None) -> None:
+    """Records the running `supervisor` (this process is the node's pid)."""
+    config = supervisor.config
+    state = {"pid": os.getpid(), "roles": list(roles), "redis": config.redis_url, "node_name": config.node_name,
+             "rate": {"per_s": config.rate_per_s, "burst": config.burst}, "metrics_port": metrics_port or None,
+             "children": {n: {"pid": h["pid"], "log": h["log"]} for n, h in supervisor.health().items()}}
+    node_state_path(node_dir).write_text(json.dumps(state, indent=2))
+
+
+def read_node_state(node_dir: Path | str) -> dict | None:
+    path = node_state_path(node_dir)
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+
+
+def clear_node_state(node_dir: Path | str) -> None:
+    node_state_path(node_dir).unlink(missing_ok=True)
