@@ -55,13 +55,48 @@ def free_port(ports=(), fallback: bool = True) -> int:
     raise LocalNetError(f"no free port in {list(ports)[:1]}..{list(ports)[-1:]}")
 
 
+def _listening_inodes(port: int) -> set[str]:
+    """Socket inodes listening on TCP `port` (Linux /proc/net; empty elsewhere)."""
+    inodes = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
+                inodes.add(fields[9])
+    return inodes
+
+
+def owns_port(pid: int, port: int) -> bool | None:
+    """Whether process `pid` holds the listening socket of `port`; None where /proc cannot tell."""
+    try:
+        fds = os.listdir(f"/proc/{pid}/fd")
+    except OSError:
+        return None
+    inodes = _listening_inodes(port)
+    for fd in fds:
+        try:
+            link = os.readlink(f"/proc/{pid}/fd/{fd}")
+        except OSError:
+            continue
+        if link.startswith("socket:[") and link[8:-1] in inodes:
+            return True
+    return False
+
+
 def wait_for_port(port: int, proc: subprocess.Popen, what: str, timeout: float = 30.0) -> None:
+    """Until `proc` listens on `port`. Another process that took the port between our probe and
+    our bind answers too, so the listener must be `proc` itself (where /proc can tell); if it
+    never is, `proc` exits on its failed bind and this raises."""
     deadline = time.monotonic() + timeout
     while True:
         if proc.poll() is not None:
-            raise LocalNetError(f"{what} exited with {proc.returncode}")
+            raise LocalNetError(f"{what} exited with {proc.returncode} (port {port} taken?)")
         with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) == 0:
+            if probe.connect_ex(("127.0.0.1", port)) == 0 and owns_port(proc.pid, port) is not False:
                 return
         if time.monotonic() > deadline:
             raise LocalNetError(f"{what} did not listen on 127.0.0.1:{port} within {timeout:g} s")
@@ -86,20 +121,28 @@ class Anvil:
     """anvil on 127.0.0.1 (chain 31337, prague, 10 funded accounts), on the first free port of
     `ports` (else an ephemeral one); its output goes to `log_path` when given."""
 
+    TRIES = 5
+
     def __init__(self, ports=(), log_path: Path | None = None):
-        self.port = free_port(ports)
         self._log = open(log_path, "wb") if log_path else subprocess.DEVNULL
-        self.proc = subprocess.Popen(
-            [anvil_binary(), "--port", str(self.port), "--host", "127.0.0.1", "--chain-id", "31337",
-             "--hardfork", "prague", "--balance", "1000000"] + ([] if log_path else ["--silent"]),
-            stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+        for attempt in range(self.TRIES):
+            # Another process (a parallel test worker) may bind the free port first: then ours
+            # exits and the next free port is tried.
+            self.port = free_port(ports)
+            self.proc = subprocess.Popen(
+                [anvil_binary(), "--port", str(self.port), "--host", "127.0.0.1", "--chain-id", "31337",
+                 "--hardfork", "prague", "--balance", "1000000"] + ([] if log_path else ["--silent"]),
+                stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+            try:
+                wait_for_port(self.port, self.proc, "anvil")
+                break
+            except LocalNetError:
+                stop_process_group(self.proc)
+                if attempt == self.TRIES - 1:
+                    self.stop()
+                    raise
         self.http_url = f"http://127.0.0.1:{self.port}"
         self.ws_url = f"ws://127.0.0.1:{self.port}"
-        try:
-            wait_for_port(self.port, self.proc, "anvil")
-        except LocalNetError:
-            self.stop()
-            raise
 
     @property
     def pid(self) -> int:
