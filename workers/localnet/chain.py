@@ -19,6 +19,7 @@ from pathlib import Path
 from web3 import Web3
 
 from workers.chain.rpc import http_w3  # noqa: F401  (re-exported: the local network's client)
+from workers.ports import owns_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BUILD = ROOT / "build" / "contracts"
@@ -53,38 +54,6 @@ def free_port(ports=(), fallback: bool = True) -> int:
                 continue
             return probe.getsockname()[1]
     raise LocalNetError(f"no free port in {list(ports)[:1]}..{list(ports)[-1:]}")
-
-
-def _listening_inodes(port: int) -> set[str]:
-    """Socket inodes listening on TCP `port` (Linux /proc/net; empty elsewhere)."""
-    inodes = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        try:
-            rows = Path(table).read_text().splitlines()[1:]
-        except OSError:
-            continue
-        for row in rows:
-            fields = row.split()
-            if len(fields) > 9 and fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port:
-                inodes.add(fields[9])
-    return inodes
-
-
-def owns_port(pid: int, port: int) -> bool | None:
-    """Whether process `pid` holds the listening socket of `port`; None where /proc cannot tell."""
-    try:
-        fds = os.listdir(f"/proc/{pid}/fd")
-    except OSError:
-        return None
-    inodes = _listening_inodes(port)
-    for fd in fds:
-        try:
-            link = os.readlink(f"/proc/{pid}/fd/{fd}")
-        except OSError:
-            continue
-        if link.startswith("socket:[") and link[8:-1] in inodes:
-            return True
-    return False
 
 
 def wait_for_port(port: int, proc: subprocess.Popen, what: str, timeout: float = 30.0) -> None:

@@ -20,6 +20,8 @@ from typing import Iterable
 
 import redis
 
+from workers.ports import owns_port
+
 
 class RedisUnavailable(RuntimeError):
     """The configured Redis cannot be reached, or the embedded one did not start."""
@@ -143,7 +145,8 @@ def start_embedded(data_dir: str | os.PathLike, ports: Iterable[int] | None = No
             if proc.poll() is not None:
                 break  # lost the port to someone else, or a bad binary: try the next port
             try:
-                if client.ping():
+                # The server answering must be ours, not one that took the port after our probe.
+                if client.ping() and owns_port(proc.pid, port) is not False:
                     atexit.register(service.stop)
                     return service
             except (redis.ConnectionError, redis.TimeoutError):

@@ -1,12 +1,14 @@
-"""Anvil on a port another process took between our probe and anvil's bind (a parallel test
-worker, typically): the other listener answers the port, so success must mean that *our* anvil
-holds it; else ours has exited and the next free port is tried."""
+"""A server (anvil, the embedded Redis) started on a port another process took between our probe
+and the server's bind (a parallel test worker, typically): the other listener answers on the
+port, so success must mean that *our* server holds it; else ours has exited and the next free
+port is tried."""
 
 import os
 import socket
 
 from workers.localnet import chain
-from workers.localnet.chain import Anvil, owns_port
+from workers.localnet.chain import Anvil
+from workers.ports import owns_port
 
 
 def listener() -> socket.socket:
@@ -43,3 +45,22 @@ def test_a_port_taken_after_the_probe_is_not_mistaken_for_our_anvil(monkeypatch)
     finally:
         node.stop()
         taken.close()
+
+
+def test_the_embedded_redis_is_not_mistaken_for_another_on_its_port(tmp_path, monkeypatch):
+    from workers.localnet.chain import free_port
+    from workers.node import redis_service
+
+    other = redis_service.start_embedded(tmp_path / "other", persistent=False)
+    try:
+        taken = int(other.url.rsplit(":", 1)[1].split("/")[0])
+        spare = free_port()
+        monkeypatch.setattr(redis_service, "_port_free", lambda port: True)  # the probe saw it free
+        ours = redis_service.start_embedded(tmp_path / "ours", ports=[taken, spare], persistent=False)
+        try:
+            assert ours.url == f"redis://127.0.0.1:{spare}/0"
+            assert ours.process.poll() is None and owns_port(ours.process.pid, spare)
+        finally:
+            ours.stop()
+    finally:
+        other.stop()
