@@ -1,40 +1,15 @@
 """A real embedded Redis and one real node (Celery worker processes for sampler, trainer and
 validator, started by the Supervisor) shared by this folder's tests. Small retry/visibility
-settings keep the folder fast; no eager mode anywhere."""
-import json
-import time
-import uuid
-from dataclasses import dataclass
-from pathlib import Path
-
+settings keep the folder fast; no eager mode anywhere. Helpers the tests import are in
+node_support.py."""
 import pytest
 
+from node_support import HERE, PORTS, ROLES, wait_ready
 from workers.node import redis_service
-from workers.node.celery_app import PING, create_app
+from workers.node.celery_app import create_app
 from workers.node.config import NodeConfig
 from workers.node.supervisor import Supervisor
 from workers.node.tasks import make_enqueue
-
-HERE = Path(__file__).resolve().parent
-PORTS = range(16392, 16400)
-ROLES = ("sampler", "trainer", "validator")
-
-
-@dataclass
-class Event:
-    """Stands in for workers.chain's ChainEvent (same fields)."""
-
-    name: str
-    args: dict
-    block: int = 1
-    tx_hash: str = ""
-    log_index: int = 0
-    key: str = ""
-
-    def __post_init__(self):
-        if not self.key:
-            self.tx_hash = "0x" + uuid.uuid4().hex * 2
-            self.key = f"{self.tx_hash}:{self.log_index}"
 
 
 @pytest.fixture(scope="session")
@@ -66,12 +41,6 @@ def app(config):
     return create_app(config)
 
 
-def wait_ready(app, queue, timeout=60.0):
-    """Round trip of a ping task through the worker on `queue`."""
-    res = app.send_task(PING, kwargs={"queue": queue, "sent_at": time.time()})
-    return res.get(timeout=timeout, interval=0.01)
-
-
 @pytest.fixture(scope="session")
 def node(config, app, tmp_path_factory):
     sup = Supervisor(config, tmp_path_factory.mktemp("node"), ROLES, concurrency=2,
@@ -89,17 +58,3 @@ def node(config, app, tmp_path_factory):
 @pytest.fixture(scope="session")
 def enqueue(app, node):
     return make_enqueue(app)
-
-
-def notes(rclient, kind, key):
-    return [json.loads(x) for x in rclient.lrange(f"test:{kind}:{key}", 0, -1)]
-
-
-def wait_for(predicate, timeout, interval=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s")

@@ -1,7 +1,7 @@
 """The same event enqueued twice (or again after it is done) runs its handler once."""
 import time
 
-from conftest import Event, notes, wait_for
+from node_support import Event, notes, wait_for
 from workers.node import jobs
 from workers.node.tasks import node_state
 

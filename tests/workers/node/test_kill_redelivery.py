@@ -4,7 +4,7 @@ import os
 import signal
 import time
 
-from conftest import Event, notes, wait_for
+from node_support import Event, notes, wait_for
 from workers.node import jobs
 from workers.node.tasks import node_state
 

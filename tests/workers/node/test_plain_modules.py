@@ -4,7 +4,7 @@ import uuid
 
 import pytest
 
-from conftest import Event
+from node_support import Event
 from workers.node import dispatch, jobs
 from workers.node.celery_app import HANDLE_EVENT, PING, create_app, route_task
 from workers.node.config import NodeConfig

@@ -3,7 +3,7 @@ here two workers (sampler and validator) of two pool processes each share one bu
 import json
 import time
 
-from conftest import Event, wait_for
+from node_support import Event, wait_for
 
 
 def test_node_rate_limit_holds_across_workers(enqueue, rclient, config):

@@ -5,7 +5,7 @@ import os
 import pytest
 
 from workers.node import redis_service
-from conftest import PORTS
+from node_support import PORTS
 
 
 def test_embedded_is_a_real_redis_on_loopback(redis_server, rclient):

@@ -2,7 +2,7 @@
 import statistics
 import time
 
-from conftest import Event, notes, wait_for
+from node_support import Event, notes, wait_for
 from workers.node import jobs
 from workers.node.celery_app import PING
 

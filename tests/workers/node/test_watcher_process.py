@@ -3,7 +3,7 @@ enqueue(event) sink, and stops it by pid."""
 import json
 import uuid
 
-from conftest import HERE, notes, wait_for
+from node_support import HERE, notes, wait_for
 from workers.node.supervisor import Supervisor
 
 

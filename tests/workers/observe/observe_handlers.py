@@ -55,14 +55,16 @@ def rollout(ev: HandledEvent) -> None:
                                                     "bytes": len(blob)}))
 
 
-@DISPATCH.on("Flaky", "sampler")
+# Event names unique to this module: DISPATCH is one registry per process, shared (under
+# pytest-xdist) with tests/workers/node/node_handlers.py, whose "Flaky" and "Broken" differ.
+@DISPATCH.on("FlakyObserved", "sampler")
 def flaky(ev: HandledEvent) -> None:
     """Times out on its first run (a retryable error), succeeds on the retry."""
     if _redis().incr(f"obs:flaky:{ev.key}") == 1:
         raise TimeoutError("chain call timed out")
 
 
-@DISPATCH.on("Broken", "sampler")
+@DISPATCH.on("BrokenObserved", "sampler")
 def broken(ev: HandledEvent) -> None:
     log.error("cannot handle this event")
     raise ValueError("bad input")

@@ -112,8 +112,8 @@ def test_work_logs_are_json_lines_with_task_round_and_role(prefork_node, redis_s
 def test_a_failed_handler_is_counted_by_state(prefork_node, redis_server):
     sup, app, port = prefork_node
     before = total(scrape(port), "decentrl_tasks_total", state="failed")
-    make_enqueue(app, roles=["sampler"])(Event("Broken", {"taskId": 5}))
-    wait_for(lambda: total(scrape(port), "decentrl_tasks_total", event="Broken", state="failed") == before + 1,
+    make_enqueue(app, roles=["sampler"])(Event("BrokenObserved", {"taskId": 5}))
+    wait_for(lambda: total(scrape(port), "decentrl_tasks_total", event="BrokenObserved", state="failed") == before + 1,
              timeout=30)
     error = wait_for(lambda: [x for x in json_lines(sup.children["sampler"].log_path)
                               if x["msg"] == "cannot handle this event"], timeout=10)[-1]
@@ -123,11 +123,11 @@ def test_a_failed_handler_is_counted_by_state(prefork_node, redis_server):
 def test_a_retried_handler_counts_a_retry_then_done_and_one_dispatch(prefork_node):
     sup, app, port = prefork_node
     before = scrape(port)
-    make_enqueue(app, roles=["sampler"])(Event("Flaky", {"taskId": 9, "round": 0}))
-    after = wait_for(lambda: (s := scrape(port)) and total(s, "decentrl_tasks_total", event="Flaky", state="done")
+    make_enqueue(app, roles=["sampler"])(Event("FlakyObserved", {"taskId": 9, "round": 0}))
+    after = wait_for(lambda: (s := scrape(port)) and total(s, "decentrl_tasks_total", event="FlakyObserved", state="done")
                      and s, timeout=30)
-    assert total(after, "decentrl_tasks_total", event="Flaky", state="retry") == 1
-    assert total(after, "decentrl_handler_seconds_count", event="Flaky") == 2  # both runs timed
+    assert total(after, "decentrl_tasks_total", event="FlakyObserved", state="retry") == 1
+    assert total(after, "decentrl_handler_seconds_count", event="FlakyObserved") == 2  # both runs timed
     dispatched = "decentrl_dispatch_latency_seconds_count"
     assert total(after, dispatched) == total(before, dispatched) + 1  # the retry's backoff is no dispatch
 

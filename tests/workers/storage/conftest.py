@@ -1,42 +1,12 @@
 """Fixtures for the storage tests: a fake clock, an embedded store, and one real offline
-js-ipfs node per test session (tools/ipfs_node.py) with an IpfsStore on it."""
-import importlib.util
-import socket
-import sys
+js-ipfs node per test session (tools/ipfs_node.py) with an IpfsStore on it. Helpers the tests
+import are in storage_support.py."""
 from pathlib import Path
 
 import pytest
 
+from storage_support import FakeClock, free_port, ipfs_node_tool
 from workers.storage.store import EmbeddedStore, IpfsStore
-
-ROOT = Path(__file__).resolve().parents[3]
-_spec = importlib.util.spec_from_file_location("ipfs_node", ROOT / "tools" / "ipfs_node.py")
-ipfs_node_tool = sys.modules["ipfs_node"] = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(ipfs_node_tool)
-
-DAY = 24 * 3600.0
-
-
-class FakeClock:
-    """Seconds since the epoch, moved by hand."""
-
-    def __init__(self, now: float = 1_700_000_000.0):
-        self.now = now
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
-def free_port() -> int:
-    """A port in this project's IPFS API range (5101-5199) that nothing listens on."""
-    for port in ipfs_node_tool.API_PORTS:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) != 0:
-                return port
-    raise RuntimeError("every port in 5101-5199 is taken")
 
 
 def pytest_collection_modifyitems(items):

@@ -3,7 +3,7 @@ import time
 
 import pytest
 
-from conftest import free_port
+from storage_support import free_port
 from workers.storage.cid import compute
 from workers.storage.store import ContentNotFound, IpfsStore, StoreUnavailable
 

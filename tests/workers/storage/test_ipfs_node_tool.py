@@ -3,7 +3,7 @@ import json
 
 import pytest
 
-from conftest import ipfs_node_tool
+from storage_support import ipfs_node_tool
 
 
 def test_session_node_listens_on_localhost_only_with_no_peers(ipfs_node):

@@ -1,7 +1,7 @@
 """IpfsStore against a real (offline js-ipfs) node: same CIDs as the embedded store, pins, GC."""
 import pytest
 
-from conftest import DAY
+from storage_support import DAY
 from vectors import CHUNK, MIB, pattern
 
 
