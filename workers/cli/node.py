@@ -76,18 +76,6 @@ def node_stake(obj: Context, role, amount):
     click.echo(f"eligible for {role}" if e.eligible else f"not eligible for {role} yet: {e.reason}")
 
 
-def pid_alive(pid: int | None) -> bool:
-    if not pid:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 @node.command("status")
 @click.option("--address", default=None, help="Which keystore account (when the node has several).")
 @click.pass_obj
@@ -116,7 +104,7 @@ def node_status(obj: Context, address):
         verdict = "eligible" if e.eligible else f"not eligible: {e.reason}"
         click.echo(f"  {role.name.lower():<10} staked {fmt_drl(s.staked)}, locked {fmt_drl(s.locked)}, "
                    f"unbonding {fmt_drl(s.unbonding)}, min {fmt_drl(e.required_stake)} -> {verdict}")
-    from workers.node.state import read_node_state
+    from workers.node.state import pid_alive, read_node_state
 
     state = read_node_state(obj.node_dir)
     running = state if state and pid_alive(state.get("pid")) else None

@@ -25,6 +25,8 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Summary
 
+from workers.node.state import pid_alive
+
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 METRICS_DIR = "metrics"
 log = logging.getLogger(__name__)
@@ -190,24 +192,11 @@ def reap_dead(path: str | os.PathLike) -> list[int]:
     reaped = set()
     for name in glob.glob(os.path.join(path, "gauge_live*_*.db")):
         match = _PID.search(name)
-        if match and not _pid_alive(int(match.group(1))):
+        if match and not pid_alive(int(match.group(1))):
             reaped.add(int(match.group(1)))
     for pid in sorted(reaped):
         multiprocess.mark_process_dead(pid, str(path))
     return sorted(reaped)
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    try:  # a zombie answers kill(0); /proc says it is gone
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except OSError:
-        return True
 
 
 def registry(node_dir: str | os.PathLike) -> CollectorRegistry:

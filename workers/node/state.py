@@ -34,3 +34,19 @@ def read_node_state(node_dir: Path | str) -> dict | None:
 
 def clear_node_state(node_dir: Path | str) -> None:
     node_state_path(node_dir).unlink(missing_ok=True)
+
+
+def pid_alive(pid: int | None) -> bool:
+    """Whether process `pid` runs (a zombie does not: it answers kill(0) but /proc says it is gone)."""
+    if not pid:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
+    except OSError:
+        return True

@@ -4,24 +4,12 @@ Celery worker and watcher started through the handlers' entry point and answerin
 signed by the requester and created; then everything stops. The learning curve is drawn from a
 scripted curve. (The whole run, rounds and all, is `decentrl demo`.)"""
 
-import os
-from pathlib import Path
 
 import pytest
 
 from workers.demo import run as demo_run
+from workers.node.state import pid_alive as alive
 from workers.protocol import Role, Status
-
-
-def alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    try:
-        return Path(f"/proc/{pid}/stat").read_text().split()[2] != "Z"
-    except OSError:
-        return False
 
 
 @pytest.fixture
