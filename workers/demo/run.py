@@ -131,8 +131,9 @@ class Demo:
     def start_nodes(self):
         self.net.start(on_restart=lambda node, child: say(f"  ! {node.name}: {child} process died; restarted"),
                        every_s=1.0, health_interval_s=HEALTH_INTERVAL_S)
-        pids = ", ".join(f"{n.name} {n.child(n.role).pid}+{n.child('watcher').pid}" for n in self.nodes)
-        say(f"nodes     {len(self.nodes)} nodes, each a Celery worker + a chain watcher (pids {pids})")
+        pids = ", ".join(f"{n.name} " + "+".join(str(c.pid) for c in n.sup.children.values()) for n in self.nodes)
+        say(f"nodes     {len(self.nodes)} nodes, each a Celery worker + a chain watcher, samplers and trainers "
+            f"also a claim worker (pids {pids})")
         say(f"status    decentrl --rpc {self.net.anvil.http_url} --deployment {self.net.deployment_path} "
             f"--node-dir {self.nodes[0].node_dir} node status   (any node: {self.nodes[0].node_dir.parent}/<name>)")
         try:

@@ -183,7 +183,7 @@ class LocalNetwork:
                     write_node_state(node.node_dir, node.sup, (node.role,))
 
     def wait_ready(self, timeout: float = 120.0) -> None:
-        """Until every node's Celery worker answers a ping (workers import torch: seconds)."""
+        """Until every node's Celery workers answer a ping (workers import torch: seconds)."""
         from workers.node.celery_app import create_app
 
         deadline = time.monotonic() + timeout
@@ -191,8 +191,11 @@ class LocalNetwork:
         pending = {n.name: n for n in self.nodes}
         while pending:
             for name, node in list(pending.items()):
+                workers = {f"{child}@{name}" for child in node.sup.children if child != "watcher"}
                 try:
-                    if apps[name].control.ping(destination=[f"{node.role}@{name}"], timeout=0.5):
+                    answered = {host for reply in apps[name].control.ping(destination=sorted(workers), timeout=0.5)
+                                for host in reply}
+                    if answered >= workers:
                         del pending[name]
                 except Exception:  # broker not answering yet
                     pass

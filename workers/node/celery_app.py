@@ -1,9 +1,11 @@
 """The node's Celery app: broker and results on the node's Redis, a queue per role.
 
 Queues: sample, train, validate (one per role, so an operator runs trainers on GPU hosts and
-samplers on CPU hosts) and chain (chain-facing housekeeping). Routing is by task name:
-handle_event goes to its role's queue, `decentrl.<queue>.*` tasks to that queue, anything else to
-chain. JSON only (a node never unpickles what arrives over the network). Tasks are acknowledged
+samplers on CPU hosts), chain (chain-facing housekeeping) and a claim queue per role
+(`sample.claim`, ...; config.claim_queue). Routing is by task name: handle_event goes to its
+role's claim queue when its handler takes on new work (a claim: dispatch.DispatchTable.
+takes_new_task) and to its role's queue otherwise, `decentrl.<queue>.*` tasks to that queue,
+anything else to chain. JSON only (a node never unpickles what arrives over the network). Tasks are acknowledged
 after they finish (acks_late) and requeued when their process dies (reject_on_worker_lost), so
 every task must be idempotent (see dispatch.py); each worker reserves one message at a time.
 
@@ -17,7 +19,8 @@ from __future__ import annotations
 from celery import Celery
 from kombu import Queue
 
-from workers.node.config import QUEUES, ROLE_QUEUES, NodeConfig
+from workers.node.config import QUEUES, ROLE_QUEUES, NodeConfig, claim_queue
+from workers.node.dispatch import DISPATCH
 
 HANDLE_EVENT = "decentrl.node.handle_event"
 PING = "decentrl.node.ping"
@@ -27,7 +30,10 @@ def route_task(name, args, kwargs, options, task=None, **kw):
     """Celery router: the queue for a task, from its name (and role/queue argument)."""
     kwargs = kwargs or {}
     if name == HANDLE_EVENT:
-        return {"queue": ROLE_QUEUES[kwargs["role"]]}
+        role = kwargs["role"]
+        if DISPATCH.takes_new_task(kwargs.get("event_name"), role):
+            return {"queue": claim_queue(role)}
+        return {"queue": ROLE_QUEUES[role]}
     if name == PING:
         return {"queue": kwargs.get("queue", "chain")}
     parts = name.split(".")

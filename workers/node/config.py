@@ -13,7 +13,18 @@ ENV_VAR = "DECENTRL_NODE_CONFIG"
 
 #: Role name -> Celery queue. `chain` is the node's chain-facing housekeeping queue.
 ROLE_QUEUES = {"sampler": "sample", "trainer": "train", "validator": "validate", "chain": "chain"}
-QUEUES = tuple(ROLE_QUEUES.values())
+
+#: The claim lane: a node's handlers that take on new work (claims, dispatch.py) go to their role's
+#: claim queue, served by one light worker of their own (no torch), so that a claim never waits
+#: behind a rollout or a training step and a burst of claims never delays held work.
+CLAIM_LANE = "claims"
+
+
+def claim_queue(role: str) -> str:
+    return f"{ROLE_QUEUES[role]}.claim"
+
+
+QUEUES = tuple(ROLE_QUEUES.values()) + tuple(claim_queue(r) for r in ROLE_QUEUES)
 
 
 @dataclass(frozen=True)

@@ -127,6 +127,10 @@ class DispatchTable:
     def takes_new_task(self, event_name: str, role: str) -> bool:
         return (event_name, role) in self._new_task
 
+    def claims_for(self, role: str) -> bool:
+        """Whether `role` has a handler that takes on new work (so its node runs a claim lane)."""
+        return any(r == role for _, r in self._new_task)
+
     def handler(self, event_name: str, role: str) -> Handler:
         try:
             return self._handlers[(event_name, role)]

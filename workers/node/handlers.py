@@ -99,8 +99,16 @@ def warm() -> None:
     NodeContext.current()
 
 
+def warm_claims() -> None:
+    """The claim lane's warm-up (workers.node.worker): a claim computes nothing but checks the
+    task's spec (workers.spec: the environment and policy it names, so torch and gymnasium)."""
+    import workers.spec  # noqa: F401
+
+    NodeContext.current()
+
+
 def supervisor(config: NodeConfig, roles, **kwargs):
-    """A Supervisor for one node: a Celery worker per role and the chain watcher."""
+    """A Supervisor for one node: a Celery worker per role, the claim lane and the chain watcher."""
     from workers.node.supervisor import Supervisor
 
     return Supervisor(config, config.extra["node_dir"], tuple(roles), watcher=WATCHER, **kwargs)

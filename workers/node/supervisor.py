@@ -1,4 +1,6 @@
-"""Start and keep alive a node's processes: the chain watcher and one Celery worker per role.
+"""Start and keep alive a node's processes: the chain watcher, one Celery worker per role and, when
+one of its roles claims new work (validators are drawn, not claiming), the claim lane: one worker
+serving those roles' claim queues (config.CLAIM_LANE).
 
 Each child is a real process in its own session (so its pool children stop with it), with its
 output in <node_dir>/logs/<name>.log (JSON lines: workers.node.logs). check() restarts children
@@ -14,6 +16,7 @@ by `python -m workers.node.watcher_runner`, which calls it with one argument, `e
 """
 from __future__ import annotations
 
+import importlib
 import os
 import signal
 import subprocess
@@ -23,7 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from workers.node import logs, metrics
-from workers.node.config import ENV_VAR, ROLE_QUEUES, NodeConfig
+from workers.node.dispatch import DISPATCH
+from workers.node.config import CLAIM_LANE, ENV_VAR, ROLE_QUEUES, NodeConfig, claim_queue
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -73,15 +77,31 @@ class Supervisor:
             raise ValueError(f"watcher must be 'module:callable', got {self.watcher!r}")
         log_dir = self.node_dir / "logs"
         for role in self.roles:
-            argv = [sys.executable, "-m", "celery", "-A", "workers.node.worker", "--quiet", "worker",  # no banner
-                    "-Q", ROLE_QUEUES[role], "-c", str(self.concurrency), "-P", self.pool,
-                    "-n", f"{role}@{self.config.node_name}", "-l", self.log_level,
-                    "--without-gossip", "--without-mingle", "--without-heartbeat"]
-            self.children[role] = Child(role, argv, log_dir / f"{role}.log")
+            self.children[role] = Child(role, self._worker_argv(role, ROLE_QUEUES[role], self.concurrency),
+                                        log_dir / f"{role}.log")
+        claiming = [role for role in self.roles if self._claims(role)]
+        if claiming:
+            # One worker for every role's claims (short chain calls; they share the rate bucket).
+            queues = ",".join(claim_queue(role) for role in claiming)
+            self.children[CLAIM_LANE] = Child(CLAIM_LANE, self._worker_argv(CLAIM_LANE, queues, self.concurrency),
+                                              log_dir / f"{CLAIM_LANE}.log")
         if self.watcher:
             argv = [sys.executable, "-m", "workers.node.watcher_runner", self.watcher,
                     "--roles", ",".join(self.roles)]
             self.children["watcher"] = Child("watcher", argv, log_dir / "watcher.log")
+
+    def _claims(self, role: str) -> bool:
+        """Whether the node's handler modules give `role` a claiming handler (importing them is
+        cheap: their compute modules load in the workers' warm-up)."""
+        for module in self.config.handler_modules:
+            importlib.import_module(module)
+        return DISPATCH.claims_for(role)
+
+    def _worker_argv(self, name: str, queues: str, concurrency: int) -> list[str]:
+        return [sys.executable, "-m", "celery", "-A", "workers.node.worker", "--quiet", "worker",  # no banner
+                "-Q", queues, "-c", str(concurrency), "-P", self.pool,
+                "-n", f"{name}@{self.config.node_name}", "-l", self.log_level,
+                "--without-gossip", "--without-mingle", "--without-heartbeat"]
 
     def _child_env(self, child: Child) -> dict:
         env = dict(os.environ)

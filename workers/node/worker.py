@@ -7,7 +7,7 @@ from celery.signals import after_setup_logger, after_setup_task_logger, worker_i
 
 from workers.node import logs
 from workers.node.celery_app import create_app
-from workers.node.config import NodeConfig
+from workers.node.config import CLAIM_LANE, NodeConfig
 
 config = NodeConfig.from_env()
 app = create_app(config)
@@ -29,11 +29,13 @@ def structured_logs(logger=None, **_) -> None:
 def warm(**_) -> None:
     """Before the worker takes its first message, let each handler module load what it computes
     with (its `warm()`: torch, gymnasium, the node's context), so that the first event a node
-    handles is not seconds late. A failure here is only logged: the handler reports it properly."""
+    handles is not seconds late; the claim lane, which computes nothing, calls `warm_claims()`
+    instead (the node's context only). A failure here is only logged: the handler reports it."""
+    hook = "warm_claims" if os.environ.get(logs.PROCESS_ENV) == CLAIM_LANE else "warm"
     for name in config.handler_modules:
         module = importlib.import_module(name)
         try:
-            getattr(module, "warm", lambda: None)()
+            getattr(module, hook, lambda: None)()
         except Exception as exc:  # noqa: BLE001 - see the docstring
             logging.getLogger(__name__).warning("warming %s failed: %s: %s", name, type(exc).__name__, exc)
 

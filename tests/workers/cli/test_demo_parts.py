@@ -34,7 +34,7 @@ def test_demo_sets_up_the_network_submits_and_stops_everything(demo, capsys):
     assert len({n.account.address for n in demo.nodes} | {demo.requester.address}) == 7
     demo.start_nodes()
     pids = [c.pid for n in demo.nodes for c in n.sup.children.values()]
-    assert len(pids) == 12 and all(alive(p) for p in pids)
+    assert len(pids) == 15 and all(alive(p) for p in pids)  # 6 workers, 6 watchers, 3 claim lanes
     demo.submit()
     watch_a_node_with_node_status(demo)
     task = dep.registry.functions.taskOf(demo.task_id).call()

@@ -47,7 +47,7 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch):
         time.sleep(0.2)
         state = json.loads(state_file.read_text())
         assert state["pid"] == proc.pid and state["roles"] == ["sampler", "validator"]
-        assert set(state["children"]) == {"sampler", "validator", "watcher"}
+        assert set(state["children"]) == {"sampler", "validator", "claims", "watcher"}
         pids = [c["pid"] for c in state["children"].values()]
         assert all(alive(p) for p in pids)
 

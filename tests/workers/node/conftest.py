@@ -47,7 +47,7 @@ def node(config, app, tmp_path_factory):
                      env={"PYTHONPATH": str(HERE)})
     sup.start()
     try:
-        for queue in ("sample", "train", "validate"):
+        for queue in ("sample", "train", "validate", "sample.claim"):
             wait_ready(app, queue)
         yield sup
     finally:

@@ -46,6 +46,14 @@ def slow(ev: HandledEvent) -> None:
     _note(ev, "completed")
 
 
+@DISPATCH.on("Busy", "sampler")
+def busy(ev: HandledEvent) -> None:
+    """Held work that computes for a while (a rollout): it occupies a sampler pool process."""
+    _note(ev, "started")
+    time.sleep(ev.args["sleep"])
+    _note(ev, "completed")
+
+
 @DISPATCH.on("Flaky", "sampler")
 def flaky(ev: HandledEvent) -> None:
     _note(ev, "ran")

@@ -39,7 +39,7 @@ def test_running_node_health_metrics_and_rate_limit(node, invoke, anvil, deploym
 
         healthy = wait_for(sampler_healthy, timeout=120, interval=0.2)
         assert all(r["ok"] for r in healthy["services"].values()), healthy["services"]
-        assert set(healthy["services"]) == {"chain", "redis", "store", "sampler", "watcher"}
+        assert set(healthy["services"]) == {"chain", "redis", "store", "sampler", "claims", "watcher"}
         assert healthy["metrics_port"] == port and healthy["account"]["reputation"] == 70
 
         samples = scrape(port)

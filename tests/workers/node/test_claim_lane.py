@@ -1,0 +1,54 @@
+"""The claim lane: claims go to their role's claim queue, a claim starts while every process of its
+role's worker is busy with held work, and only roles that claim get a lane."""
+import subprocess
+import sys
+import time
+
+from node_support import Event, notes, wait_for
+from workers.node.celery_app import HANDLE_EVENT, route_task
+from workers.node.supervisor import ROOT
+
+
+def test_claims_are_routed_to_their_roles_claim_queue(enqueue):
+    # `enqueue` loaded node_handlers: Count takes on new work, Ping and Busy do not
+    assert route_task(HANDLE_EVENT, (), {"role": "sampler", "event_name": "Count"}, {}) == {"queue": "sample.claim"}
+    assert route_task(HANDLE_EVENT, (), {"role": "validator", "event_name": "Count"}, {}) == {"queue": "validate.claim"}
+    assert route_task(HANDLE_EVENT, (), {"role": "sampler", "event_name": "Busy"}, {}) == {"queue": "sample"}
+
+
+def test_a_claim_does_not_wait_behind_held_work(enqueue, rclient):
+    busy = [Event("Busy", {"sleep": 3}) for _ in range(2)]  # both sampler pool processes (time limit 4 s)
+    for ev in busy:
+        enqueue(ev)
+    wait_for(lambda: all(notes(rclient, "started", ev.key) for ev in busy), timeout=15)
+    batch = f"lane-{time.time()}"
+    claim = Event("Count", {"batch": batch})
+    sent = time.time()
+    enqueue(claim)
+    wait_for(lambda: rclient.llen(f"test:starts:{batch}") == 2, timeout=15)  # sampler's and validator's
+    ran = notes(rclient, "ran", claim.key)
+    assert {r["worker"] for r in ran} == {"claims@testnode"}
+    busy_done = [notes(rclient, "completed", ev.key) for ev in busy]
+    assert not any(busy_done), "the claim should have run while the held work was still running"
+    assert max(r["t"] for r in ran) - sent < 2.0
+    wait_for(lambda: all(notes(rclient, "completed", ev.key) for ev in busy), timeout=15)
+
+
+def test_only_claiming_roles_get_a_claim_lane(tmp_path):
+    # A fresh interpreter: this one's dispatch table also holds the test handlers. With the node's
+    # own handlers, samplers and trainers claim slots and validators are drawn.
+    script = f"""
+from workers.node.config import NodeConfig
+from workers.node.supervisor import Supervisor
+config = NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="lanes", handler_modules=("workers.node.handlers",))
+for roles in [("validator",), ("sampler", "trainer", "validator")]:
+    sup = Supervisor(config, {str(tmp_path)!r}, roles)
+    claims = sup.children.get("claims")
+    print(sorted(sup.children), claims and claims.argv[claims.argv.index("-Q") + 1],
+          claims and claims.argv[claims.argv.index("-n") + 1])
+"""
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.splitlines() == [
+        "['validator'] None None",
+        "['claims', 'sampler', 'trainer', 'validator'] sample.claim,train.claim claims@lanes",
+    ]
