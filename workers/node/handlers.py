@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import dataclasses
 import logging
+import os
 import time
 
 from workers.chain.errors import DroppedTransaction, TxReverted
@@ -90,12 +91,15 @@ def node_config(redis_url: str, node_name: str, extra: dict, **settings) -> Node
 
 def warm() -> None:
     """Called by each worker before its first message (workers.node.worker): the roles' compute
-    modules (torch, gymnasium) and, in a single-process worker, the node's context (keystore,
+    modules (torch, gymnasium) and their first-use costs (workers.roles.warmup), inherited by the
+    pool processes forked after, and, in a single-process worker, the node's context (keystore,
     deployment check). A prefork pool's children build their own context after the fork."""
     import workers.roles.sampler  # noqa: F401
     import workers.roles.trainer  # noqa: F401
     import workers.roles.validator  # noqa: F401
+    from workers.roles import warmup
 
+    warmup.exercise(update=os.environ.get(logs.PROCESS_ENV) != "sampler")  # this worker's role
     NodeContext.current()
 
 
