@@ -20,6 +20,13 @@ ROLE_QUEUES = {"sampler": "sample", "trainer": "train", "validator": "validate",
 CLAIM_LANE = "claims"
 
 
+#: How much lower the CPU priority of the roles' compute workers is (nice(2) increment) than the
+#: node's chain-facing processes (watcher, claim lane): on a busy host a new task's event is read
+#: and claimed at once, while rollouts and updates, whose deadlines are minutes away, yield.
+COMPUTE_NICENESS = 10
+COMPUTE_ROLES = ("sampler", "trainer", "validator")
+
+
 def claim_queue(role: str) -> str:
     return f"{ROLE_QUEUES[role]}.claim"
 

@@ -1,11 +1,14 @@
 """The claim lane: claims go to their role's claim queue, a claim starts while every process of its
-role's worker is busy with held work, and only roles that claim get a lane."""
+role's worker is busy with held work, only roles that claim get a lane, and compute workers yield
+the CPU to it."""
+import os
 import subprocess
 import sys
 import time
 
 from node_support import Event, notes, wait_for
 from workers.node.celery_app import HANDLE_EVENT, route_task
+from workers.node.config import COMPUTE_NICENESS
 from workers.node.supervisor import ROOT
 
 
@@ -52,3 +55,11 @@ for roles in [("validator",), ("sampler", "trainer", "validator")]:
         "['validator'] None None",
         "['claims', 'sampler', 'trainer', 'validator'] sample.claim,train.claim claims@lanes",
     ]
+
+
+def test_compute_workers_yield_the_cpu_to_the_claim_lane(node):
+    def niceness(name):
+        return os.getpriority(os.PRIO_PROCESS, node.children[name].pid)
+
+    for role in ("sampler", "trainer", "validator"):
+        assert niceness(role) == niceness("claims") + COMPUTE_NICENESS, role
