@@ -38,12 +38,20 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
   TrainReveal,  trainer  reveal
   Attest,       validator  fetch the shards and the bundle, verify_round with its own secret
                          challenge seed (it fetches the trainer's trace and only the challenged
-                         states), attest(bitmap)
+                         states), then vote the bitmap: sign it and post it to the attestation
+                         relay (workers.node.relay); the round's aggregator aggregates, the others
+                         schedule an AttestFallback (SPECIFICATION.md 5.5.2); without a relay or
+                         a registered BLS key, attest(bitmap)
   every phase,  validator  (keeper) schedule a DeadlineReached check at the phase's deadline
   (PhaseStarted reaches only the nodes that hold a slot in the task: workers.node.interest)
 - DeadlineReached, validator: a synthetic event this module schedules (a delayed Celery task,
   countdown = deadline - protocolTime + 1 s, capped at half the visibility timeout and
   rescheduled when early): if the task is still in that round and phase, advance().
+- AggregateCheck, validator: synthetic, the round's aggregator polling the relay (every
+  AGGREGATE_POLL_S) until every candidate posted or its wait ran out; then it simulates and sends
+  one attestAggregate (workers.roles.aggregation.settle drops what would revert), or attests alone.
+- AttestFallback, validator: synthetic, at the validator's fallback time: if no aggregate covered
+  its slot, attest(bitmap).
 - TaskCreated, validator (keeper): schedule ClaimDeadlineReached at the task's claim deadline;
   if the task is still Open or Drawing then, advance() fails it (the requester is refunded).
 
