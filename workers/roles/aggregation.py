@@ -127,9 +127,10 @@ def settle(votes: Mapping[int, Vote], check: Callable[[frozenset], Rejection | N
     `check(slots)` simulates attestAggregate of those slots (eth_call) and returns why it would
     revert, or None. A bad signature is found by bisection (find_invalid) and dropped; a slot that
     the revert names (AlreadyAttested(node), BlsKeyNotRegistered(node), VacantValidatorSlot(slot),
-    or any per-signer error with a node argument) is dropped; any other revert gives up (the
-    validators then fall back to `attest`). Every pass drops at least one slot: at most
-    len(votes) + 1 passes."""
+    or any per-signer error with a node argument) is dropped; for any other revert the slots whose
+    sub-aggregates the chain refuses are found by bisection and dropped (a refusal that is not
+    per signer, such as DeadlinePassed, refuses every subset: then it gives up, and the validators
+    fall back to `attest`). Every pass drops at least one slot: at most len(votes) + 1 passes."""
     chosen = set(votes)
     by_node = {v.node.lower(): slot for slot, v in votes.items()}
     while len(chosen) >= min_signers:
@@ -140,8 +141,10 @@ def settle(votes: Mapping[int, Vote], check: Callable[[frozenset], Rejection | N
             bad = find_invalid(chosen, lambda part: _signature_ok(check(part)))
         else:
             bad = {s for s in _named_slots(rejection, by_node) if s in chosen}
-        if not bad:
-            log(f"aggregate refused ({rejection.name}); no vote to drop, giving up")
+            if not bad:  # a per-signer refusal this code does not know by name: find who by bisection
+                bad = find_invalid(chosen, lambda part: check(part) is None)
+        if bad >= chosen:
+            log(f"aggregate refused ({rejection.name}) whatever its signers; giving up")
             return None
         log(f"aggregate refused ({rejection.name}): dropping slots {sorted(bad)}")
         chosen -= bad

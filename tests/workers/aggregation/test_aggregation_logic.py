@@ -101,10 +101,29 @@ def test_settle_drops_a_slot_that_voted_meanwhile_and_gives_up_below_two():
     assert settle(chain.votes(), chain.check) is None
 
 
-def test_settle_gives_up_on_a_revert_that_names_no_vote():
+def test_settle_gives_up_on_a_revert_that_refuses_every_subset():
     votes = Chain(b"\x02" * 32).votes()
-    assert settle(votes, lambda slots: Rejection("DeadlinePassed", {"taskId": 1})) is None
+    calls = []
+
+    def deadline_passed(slots):
+        calls.append(slots)
+        return Rejection("DeadlinePassed", {"taskId": 1})
+
+    assert settle(votes, deadline_passed) is None
+    assert len(calls) < 2 * len(votes)
     assert settle({0: votes[0]}, lambda slots: None) is None  # one vote: its own attest is cheaper
+
+
+def test_settle_drops_slots_an_unknown_per_signer_refusal_hits():
+    """E.g. a registry that takes only slots whose key was registered before the slot was taken,
+    with an error this node does not know by name: the slots it refuses are found by bisection."""
+    votes = Chain(b"\x02" * 32).votes()
+    late = {1, 3}
+
+    def check(slots):
+        return Rejection("SomeFutureError", {"taskId": 1, "index": 9}) if slots & late else None
+
+    assert settle(votes, check) == frozenset({0, 2})
 
 
 def test_find_invalid_by_bisection():
