@@ -65,6 +65,8 @@ import dataclasses
 import logging
 import time
 
+from redis.exceptions import RedisError as RelayUnavailable
+
 from workers.chain.errors import DroppedTransaction, TxReverted
 from workers.node import logs, metrics
 from workers.node.config import NodeConfig
@@ -613,7 +615,11 @@ def _vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
                     "attesting alone", task_id, round_)
         return _attest_alone(ctx, task_id, bitmap)
     signature = _signature(ctx, task_id, round_, bitmap)
-    relay.post(task_id, round_, slot, RelayEntry(bitmap, signature, ctx.address))
+    try:
+        relay.post(task_id, round_, slot, RelayEntry(bitmap, signature, ctx.address))
+    except RelayUnavailable as exc:  # intentional: a relay that is down costs gas, not the vote
+        log.warning("task %d round %d: attestation relay unavailable (%s); attesting alone", task_id, round_, exc)
+        return _attest_alone(ctx, task_id, bitmap)
     left = task.phase_deadline - ctx.deployment.registry.functions.protocolTime().call()
     plan = aggregation.plan(time.time(), left, float(ctx.extra.get("aggregate_wait_s", aggregation.AGGREGATE_WAIT_S)),
                             float(ctx.extra.get("attest_fallback_s", aggregation.ATTEST_FALLBACK_S)))
@@ -626,7 +632,10 @@ def _vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
     if aggregator == slot:
         _aggregate_step(ctx, args)
         return
-    theirs = relay.entries(task_id, round_, task.num_validators).get(aggregator)
+    try:
+        theirs = relay.entries(task_id, round_, task.num_validators).get(aggregator)
+    except RelayUnavailable:
+        theirs = None  # posted a moment ago: the relay is likely back; the fallback covers it if not
     if aggregator is None or (theirs is not None and theirs.accept_bitmap != bitmap):
         log.info("task %d round %d: the aggregator votes another bitmap; attesting alone", task_id, round_)
         return _attest_alone(ctx, task_id, bitmap)
@@ -655,7 +664,11 @@ def _aggregate_step(ctx: NodeContext, args: dict) -> None:
     voters = _round_voters(ctx, task_id, round_, task.num_validators)
     if slot not in voters.candidates:
         return  # voted already
-    entries = _relay(ctx).entries(task_id, round_, task.num_validators)
+    try:
+        entries = _relay(ctx).entries(task_id, round_, task.num_validators)
+    except RelayUnavailable as exc:  # intentional: the relay going down costs gas, not the vote
+        log.warning("task %d round %d: attestation relay unavailable (%s); attesting alone", task_id, round_, exc)
+        return _attest_alone(ctx, task_id, bitmap)
     waiting = [v for v in voters.candidates if v not in entries]
     if waiting and time.time() < float(args["aggregateBy"]):
         hop = int(args["hop"]) + 1

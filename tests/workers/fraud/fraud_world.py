@@ -36,13 +36,14 @@ class FraudNet(LocalNetwork):
     def __init__(self, workdir: Path):
         super().__init__(workdir, password=PASSWORD, scrypt_n=2**10, anvil_ports=ANVIL_PORTS,
                          redis_ports=REDIS_PORTS, tick_s=0, redis_databases=64)
-
-    def add_node(self, name: str, role: str, **kwargs):
-        """Validators vote alone here: this process runs their handlers one after another, with no
-        Celery worker to run the aggregator's scheduled checks (aggregation: tests/workers/aggregation)."""
-        return super().add_node(name, role, **{"attest_relay": "off", **kwargs})
         self.store = EmbeddedStore(self.store_dir)
         self.spec_cid = self.store.put(SPEC.to_bytes(), pin=True)
+
+    def add_node(self, name: str, role: str, **kwargs):
+        """Validators vote alone here (unless a case gives them a relay): this process runs their
+        handlers one after another, with no Celery worker to run the aggregator's scheduled checks
+        (aggregation on real workers: tests/workers/aggregation)."""
+        return super().add_node(name, role, **{"attest_relay": "off", **kwargs})
 
     def mine(self, blocks: int = 1) -> None:
         for _ in range(blocks):
