@@ -15,8 +15,9 @@ is simulated before it is sent: workers.roles.aggregation). Only signatures trav
 which the chain would publish anyway; never a key.
 
 BLS KEY. A validator's key is derived from its account key (workers.crypto.attest_messages.
-key_from_node_key) and registered with StakeManager.registerBlsKey by `ensure_bls_key` when it
-stakes as a validator and when `node start` runs the validator role; it is never logged."""
+key_from_node_key) and registered with StakeManager.registerBlsKey (`registration_call`,
+`ensure_bls_key`) when it stakes as a validator and when `node start` runs the validator role; it
+is never logged."""
 
 from __future__ import annotations
 

@@ -122,7 +122,8 @@ class Rejection:
 
 def settle(votes: Mapping[int, Vote], check: Callable[[frozenset], Rejection | None], min_signers: int = 2,
            log: Callable[[str], None] = lambda _: None) -> frozenset | None:
-    """The largest set of `votes` (slots) that the chain accepts as one aggregate, or None when
+    """The set of `votes` (slots) that the chain accepts as one aggregate, after dropping the ones
+    it refuses, or None when
     fewer than `min_signers` remain (an aggregate of one costs more gas than its `attest`).
     `check(slots)` simulates attestAggregate of those slots (eth_call) and returns why it would
     revert, or None. A bad signature is found by bisection (find_invalid) and dropped; a slot that
