@@ -10,6 +10,7 @@ import click
 
 from workers.cli.common import ROLE_NAMES, fmt_drl, parse_drl, Context, send, role_of
 from workers.cli.group import cli
+from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S
 
 
 @cli.group()
@@ -66,14 +67,29 @@ def node_stake(obj: Context, role, amount):
         if allowance < wei:
             send(sender, dep.token.functions.approve(dep.stakes.address, wei), "approve")
         receipt = send(sender, dep.stakes.functions.stake(role_of(role), wei), "stake")
+        registered = _register_bls_key(obj, account, sender) if role == "validator" else None
     finally:
         service.stop()
     view = obj.view()
     info = view.stake(account.address, role_of(role))
     click.echo(f"staked {fmt_drl(wei)} as {role} (tx {receipt['transactionHash'].to_0x_hex()}); "
                f"{role} stake now {fmt_drl(info.staked)}, available {fmt_drl(info.available)}")
+    if registered is not None:
+        click.echo(registered)
     e = view.eligibility(account.address, role_of(role))
     click.echo(f"eligible for {role}" if e.eligible else f"not eligible for {role} yet: {e.reason}")
+
+
+def _register_bls_key(obj: Context, account, sender) -> str:
+    """Registers the validator's BLS key (derived from its account key) unless the chain holds it;
+    says which (the key itself is never shown)."""
+    from workers.node.relay import registration_call
+
+    call = registration_call(obj.deployment, account)
+    if call is None:
+        return "BLS key registered already (validator votes can be aggregated)"
+    receipt = send(sender, call, "registerBlsKey")
+    return f"registered the node's BLS key (tx {receipt['transactionHash'].to_0x_hex()}): its validator votes can be aggregated"
 
 
 @node.command("status")
@@ -137,9 +153,17 @@ def node_status(obj: Context, address):
               help="Seconds between health checks (chain, Redis, store, workers; restarts what failed).")
 @click.option("--log-format", type=click.Choice(("json", "text")), default="json", show_default=True,
               help="The processes' log lines in NODE_DIR/logs: JSON objects with task id, round, role; or text.")
+@click.option("--attest-relay", default=lambda: os.environ.get("DECENTRL_ATTEST_RELAY"),
+              help="Redis URL where the task's validators exchange BLS signatures to aggregate their votes "
+                   "($DECENTRL_ATTEST_RELAY; default: the node's own Redis; 'off': always attest alone).")
+@click.option("--aggregate-wait", type=click.FloatRange(min=0), default=AGGREGATE_WAIT_S, show_default=True,
+              help="Seconds a round's aggregator waits for the other validators' signatures.")
+@click.option("--attest-fallback", type=click.FloatRange(min=0), default=ATTEST_FALLBACK_S, show_default=True,
+              help="Seconds after posting its signature before a validator no aggregate covered attests alone "
+                   "(capped at half the time left in the Attest phase).")
 @click.pass_obj
 def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_days, metrics_port, health_interval,
-               log_format):
+               log_format, attest_relay, aggregate_wait, attest_fallback):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
@@ -166,9 +190,12 @@ def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_day
         raise click.ClickException(str(exc)) from None
     holder = {"service": service}  # the health check may restart an embedded Redis
     try:
+        if "validator" in names:
+            _register_at_start(obj, account, service)
         extra = node_extra(rpc_url=obj.rpc, ws_url=ws_url, deployment=obj.deployment_file(), node_dir=obj.node_dir,
                            store_dir=obj.store_dir, ipfs_api=ipfs_api, address=account.address,
-                           retention_s=retention_days * 24 * 3600)
+                           retention_s=retention_days * 24 * 3600, attest_relay=attest_relay or None,
+                           aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback)
         config = node_config(service.url, f"node-{account.address[2:10].lower()}", extra)
         sup = supervisor(config, names, concurrency=concurrency, env={PASSWORD_ENV: password}, log_format=log_format)
         checker = HealthChecker(sup, obj.rpc, str(obj.deployment_file()), account.address, str(obj.store_dir),
@@ -177,6 +204,19 @@ def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_day
         run_supervisor(obj.node_dir, sup, names, service, checker=checker, metrics_port=metrics_port)
     finally:
         holder["service"].stop()
+
+
+def _register_at_start(obj: Context, account, service) -> None:
+    """A validator registers its BLS key if the chain lacks it (an account that staked before
+    nodes registered keys); one that is not a staked validator yet is told how to become one."""
+    from workers.chain.sender import TxSender
+    from workers.protocol import Role
+
+    if obj.view().stake(account.address, Role.VALIDATOR).staked == 0:
+        click.echo("validator: not staked yet (`decentrl node stake --role validator`); its BLS key is registered "
+                   "then", err=True)
+        return
+    click.echo(_register_bls_key(obj, account, TxSender(obj.w3, account, service.client())), err=True)
 
 
 def _restart_redis(holder: dict) -> bool:

@@ -10,7 +10,8 @@
    Celery worker for its role plus the chain watcher, under a Supervisor);
 5. the requester signs the CreateTask request (EIP-712) and a permit for the bounty, and submits
    the demo task (workers.spec.DEMO_CARTPOLE) with workers.cli.create_task;
-6. shows the task's phases, verdicts and rounds as the events arrive, with each accepted
+6. shows the task's phases, votes (the validators' aggregate attestations: workers.node.relay),
+   verdicts and rounds as the events arrive, with each accepted
    checkpoint's mean return (a quick 10-episode evaluation) and the samplers' training return;
 7. at the end: the final checkpoint verified against the on-chain checkpointRoot and evaluated
    (100 episodes), each node's payout and reputation, a PNG learning curve; then it stops
@@ -76,6 +77,7 @@ class Demo:
         self.explorer = None
         self.nodes = []
         self.timeline: list[tuple[float, str, dict]] = []  # (seconds since start, event, args) of the task
+        self.validator_slots: dict[int, str] = {}  # validator slot -> node name (from SlotAssigned)
 
     # -- setting up ------------------------------------------------------------------------------
 
@@ -180,6 +182,8 @@ class Demo:
                     t = time.time() - started
                     a = e.args
                     self.timeline.append((t, e.name, dict(a)))
+                    if e.name == "SlotAssigned" and Role(a["role"]) == Role.VALIDATOR:
+                        self.validator_slots[int(a["slot"])] = names.get(a["node"], a["node"])
                     if e.name == "SlotAssigned":
                         say(f"{t:6.1f}s  {names.get(a['node'], a['node'])} took the {Role(a['role']).name.lower()} "
                             f"slot {a['slot']}")
@@ -188,6 +192,14 @@ class Demo:
                     elif e.name == "VerdictReached":
                         say(f"{t:6.1f}s  round {a['round'] + 1}: {names.get(a['node'], a['node'])} "
                             f"{Verdict(a['verdict']).name.lower()} ({a['accepts']} accept, {a['rejects']} reject)")
+                    elif e.name == "AggregateAttested":
+                        signers = [self.validator_slots.get(v, f"slot {v}") for v in range(64)
+                                   if (int(a["signerBitmap"]) >> v) & 1]
+                        say(f"{t:6.1f}s  round {a['round'] + 1}: {', '.join(signers)} voted {bin(a['acceptBitmap'])} "
+                            f"in ONE aggregate attestation ({len(signers)} BLS signatures, one transaction)")
+                    elif e.name == "Attested":
+                        say(f"{t:6.1f}s  round {a['round'] + 1}: {names.get(a['validator'], a['validator'])} voted "
+                            f"{bin(a['acceptBitmap'])} alone (attest)")
                     elif e.name == "RoundFinalized":
                         self._round_done(curve, int(a["round"]), bytes(a["checkpointRoot"]), a["checkpointCid"], t)
                     elif e.name == "TaskStatusChanged":
@@ -269,6 +281,12 @@ class Demo:
                 f"stake {view.stake(a, Role[node.role.upper()]).staked / TOKEN:,.0f} DRL")
         say(f"  {'requester':<12}{self.requester.account.address}  paid {BOUNTY_DRL:,} DRL, refund claimable "
             f"{view.claimable(self.requester.account.address) / TOKEN:.2f} DRL")
+        aggregates = [a for _, name, a in self.timeline if name == "AggregateAttested"]
+        alone = [a for _, name, a in self.timeline if name == "Attested"]
+        self.attest_counts = {"aggregate": len(aggregates), "attest": len(alone)}
+        say(f"votes     {len(aggregates)} attestAggregate transactions carrying "
+            f"{sum(bin(int(a['signerBitmap'])).count('1') for a in aggregates)} validator votes, "
+            f"{len(alone)} individual attest transactions")
         self.final_return = mean
         self.plot(curve, mean)
         return mean

@@ -2,7 +2,9 @@
 ticker, one embedded Redis with a database per account, one content store (a shared embedded
 store folder, or a real IPFS node's API), and one node per (name, role): its own account in an
 encrypted keystore, ETH, DRL and a stake at its role's minimum, and its processes (a Celery worker
-for its role plus the chain watcher, from workers.node.handlers) under a Supervisor.
+for its role plus the chain watcher, from workers.node.handlers) under a Supervisor. Validators
+register their BLS keys and share one attestation relay (database 0 of the Redis), so they vote
+in aggregates (workers.node.relay).
 
 Requesters are plain funded accounts (`account`). The caller starts the nodes, drives tasks and
 stops everything; `supervise` restarts dead node processes in the background."""
@@ -126,17 +128,33 @@ class LocalNetwork:
         url = self._redis_url()
         return Wallet(name, node_dir, account, url, TxSender(self.w3, account, redis_py.Redis.from_url(url)))
 
-    def add_node(self, name: str, role: str, drl: int = 10_000, stake: int | None = None) -> Node:
-        """A staked node (`stake` wei, default its role's minimum) with its Supervisor, not started."""
+    @property
+    def relay_url(self) -> str:
+        """The network's attestation relay: database 0 of its Redis, which every node reaches (each
+        node's own database holds its queues and nonce; workers.node.relay)."""
+        return self.redis.url.rsplit("/", 1)[0] + "/0"
+
+    def add_node(self, name: str, role: str, drl: int = 10_000, stake: int | None = None,
+                 attest_relay: str | None = "shared", **extra) -> Node:
+        """A staked node (`stake` wei, default its role's minimum) with its Supervisor, not started.
+        A validator registers its BLS key. attest_relay: "shared" (the network's relay_url), None
+        (the node's own Redis database: a relay no other node sees), "off", or a URL; `extra`:
+        other node_extra settings (aggregate_wait_s, attest_fallback_s)."""
+        from workers.node.relay import ensure_bls_key
+
         base = self.account(name, drl)
         node = Node(**vars(base), role=role)
         d = self.deployment
         amount = stake if stake is not None else d.stakes.functions.minStake(ROLE_OF[role]).call()
         node.sender.send(d.token.functions.approve(d.stakes.address, amount))
         node.sender.send(d.stakes.functions.stake(ROLE_OF[role], amount))
+        if role == "validator":
+            ensure_bls_key(d, node.sender, node.account)
         store_dir = node.node_dir / "store" if self.ipfs_api else self.store_dir
+        relay = self.relay_url if attest_relay == "shared" else attest_relay
         extra = node_extra(rpc_url=self.anvil.http_url, ws_url=self.anvil.ws_url, ipfs_api=self.ipfs_api,
-                           deployment=self.deployment_path, node_dir=node.node_dir, store_dir=store_dir)
+                           deployment=self.deployment_path, node_dir=node.node_dir, store_dir=store_dir,
+                           attest_relay=relay, **extra)
         node.config = node_config(node.redis_url, name, extra, **self.node_settings)
         node.sup = supervisor(node.config, (role,), pool="solo", concurrency=1, env={PASSWORD_ENV: self.password})
         self.nodes.append(node)

@@ -9,6 +9,8 @@ NodeConfig.extra carries the node's chain and storage settings (see `node_extra`
     store_dir    root of the EmbeddedStore (shared by every node on one machine), or the
                  ledger folder of the IpfsStore when ipfs_api is set
     ipfs_api     multiaddr of an IPFS node's RPC API (optional)
+    attest_relay the attestation relay's Redis URL (workers.node.relay; default: redis_url; "off")
+    aggregate_wait_s, attest_fallback_s   aggregation timing (workers.roles.aggregation.plan)
     address      which keystore of node_dir to use (optional when there is only one)
     confirmations, poll_interval   watcher settings (default 0 and 0.05 s)
 
@@ -37,20 +39,28 @@ from workers.chain.rpc import http_w3
 from workers.chain.sender import TxSender
 from workers.chain.view import ChainView
 from workers.node.config import NodeConfig
+from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S
 from workers.storage.store import ContentStore, open_store
 
 
 def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, store_dir: str | Path,
                ws_url: str | None = None, ipfs_api: str | None = None, address: str | None = None,
                confirmations: int = 0, poll_interval: float = 0.05, retention_s: float = 7 * 24 * 3600.0,
-               gc_interval_s: float = 3600.0) -> dict:
+               gc_interval_s: float = 3600.0, attest_relay: str | None = None,
+               aggregate_wait_s: float = AGGREGATE_WAIT_S, attest_fallback_s: float = ATTEST_FALLBACK_S) -> dict:
     """The NodeConfig.extra dict the handlers read (module doc). retention_s: how long the node's
     store keeps unpinned intermediate results (rollouts, checkpoints); the watcher drops older
-    ones every gc_interval_s."""
+    ones every gc_interval_s. attest_relay: the Redis where the task's validators exchange BLS
+    signatures (None: the node's own Redis; "off": always vote alone); an aggregator waits up to
+    aggregate_wait_s for the others' signatures, and a validator no aggregate covered within
+    attest_fallback_s votes alone (both capped inside the Attest deadline: SPECIFICATION 5.5.2)."""
+    if aggregate_wait_s < 0 or attest_fallback_s < 0:
+        raise ValueError("aggregate_wait_s and attest_fallback_s must be >= 0")
     return {"rpc_url": rpc_url, "ws_url": ws_url, "deployment": str(deployment), "node_dir": str(node_dir),
             "store_dir": str(store_dir), "ipfs_api": ipfs_api, "address": address,
             "confirmations": confirmations, "poll_interval": poll_interval, "retention_s": retention_s,
-            "gc_interval_s": gc_interval_s}
+            "gc_interval_s": gc_interval_s, "attest_relay": attest_relay, "aggregate_wait_s": aggregate_wait_s,
+            "attest_fallback_s": attest_fallback_s}
 
 
 @dataclass(frozen=True)
@@ -136,6 +146,8 @@ class NodeContext:
     secrets: Secrets
     extra: dict = field(default_factory=dict)
     _specs: dict = field(default_factory=dict, repr=False)
+    _cache: dict = field(default_factory=dict, repr=False)
+    """Per-process objects built on first use (the attestation relay, the BLS key)."""
     account: object = field(default=None, repr=False)
     """The node's LocalAccount (it opens the node's entry in a keyring of encrypted inputs)."""
 

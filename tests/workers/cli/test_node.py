@@ -3,7 +3,9 @@
 import json
 import stat
 
-from cli_support import TOKEN, account_of
+from cli_support import PASSWORD, TOKEN, account_of
+from workers.chain.keystore import find_keystore, load_account
+from workers.node.relay import bls_key, registered_key
 
 
 def test_init_creates_an_encrypted_keystore_with_a_prompted_password(tmp_path, invoke):
@@ -70,15 +72,22 @@ def test_stake_then_status_shows_stakes_and_eligibility_reasons(node, invoke, co
     assert low.exit_code == 0, low.output
     assert ("not eligible for validator yet: stake too low: 50 DRL available for validator, 200 DRL required"
             in low.output)
+    # A validator's BLS key is registered with its stake (SPECIFICATION 3.1), once.
+    assert "registered the node's BLS key" in low.output
+    account = load_account(find_keystore(node_dir), PASSWORD)
+    assert registered_key(contracts, address) == (tuple(bls_key(account).pubkey_g2), tuple(bls_key(account).pubkey_g1))
+    again = invoke(node_dir, "node", "stake", "--role", "validator", "--amount", "10")
+    assert again.exit_code == 0 and "BLS key registered already" in again.output, again.output
+    assert registered_key(contracts, address)[0] == tuple(bls_key(account).pubkey_g2)
     assert contracts.stakes.functions.stakeOf(address, 0).call().staked == 150 * TOKEN
-    assert contracts.token.functions.balanceOf(address).call() == 800 * TOKEN
+    assert contracts.token.functions.balanceOf(address).call() == 790 * TOKEN
 
     after = invoke(node_dir, "node", "status")
     lines = {line.split()[0]: line for line in after.output.splitlines() if line.startswith("  ")}
     assert "staked 150 DRL" in lines["sampler"] and lines["sampler"].endswith("-> eligible")
     assert "stake too low: 0 DRL available for trainer, 500 DRL required" in lines["trainer"]
-    assert "stake too low: 50 DRL available for validator, 200 DRL required" in lines["validator"]
-    assert "balance     800 DRL" in after.output
+    assert "stake too low: 60 DRL available for validator, 200 DRL required" in lines["validator"]
+    assert "balance     790 DRL" in after.output
 
 
 def test_status_shows_a_paused_node_and_low_reputation(node, invoke, contracts, w3):

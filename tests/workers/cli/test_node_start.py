@@ -10,6 +10,8 @@ import time
 from pathlib import Path
 
 from cli_support import PASSWORD
+from workers.chain.keystore import find_keystore, load_account
+from workers.node.relay import bls_key, registered_key
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -26,9 +28,20 @@ def alive(pid: int) -> bool:
         return False
 
 
-def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch):
+def stake_without_bls_key(w3, contracts, address, amount):
+    """A validator stake sent straight to the contract (as before nodes registered BLS keys)."""
+    w3.provider.make_request("anvil_impersonateAccount", [address])
+    for call in (contracts.token.functions.approve(contracts.stakes.address, amount),
+                 contracts.stakes.functions.stake(2, amount)):
+        assert w3.eth.wait_for_transaction_receipt(call.transact({"from": address})).status == 1
+    w3.provider.make_request("anvil_stopImpersonatingAccount", [address])
+
+
+def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3, contracts):
     node_dir, address = node(drl=1000)
     assert invoke(node_dir, "node", "stake", "--role", "sampler", "--amount", "100").exit_code == 0
+    stake_without_bls_key(w3, contracts, address, 200 * 10**18)
+    assert registered_key(contracts, address) == ((0, 0, 0, 0), (0, 0))
     monkeypatch.delenv("REDIS_URL", raising=False)
     env = {**os.environ, "DECENTRL_KEYSTORE_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT)}
     env.pop("REDIS_URL", None)
@@ -50,6 +63,9 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch):
         assert set(state["children"]) == {"sampler", "validator", "claims", "watcher"}
         pids = [c["pid"] for c in state["children"].values()]
         assert all(alive(p) for p in pids)
+        # The validator role registered the node's BLS key before its workers started.
+        key = bls_key(load_account(find_keystore(node_dir), PASSWORD))
+        assert registered_key(contracts, address) == (tuple(key.pubkey_g2), tuple(key.pubkey_g1))
 
         status = invoke(node_dir, "node", "status")
         assert f"node running (pid {proc.pid}, roles sampler,validator)" in status.output, status.output
@@ -60,6 +76,7 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch):
         out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 0, out
     assert "node running: roles sampler,validator" in out and out.rstrip().endswith("node stopped")
+    assert "registered the node's BLS key" in out
     assert not any(alive(p) for p in pids)
     assert not state_file.exists()
     assert "processes   not running" in invoke(node_dir, "node", "status").output

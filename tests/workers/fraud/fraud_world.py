@@ -39,6 +39,12 @@ class FraudNet(LocalNetwork):
         self.store = EmbeddedStore(self.store_dir)
         self.spec_cid = self.store.put(SPEC.to_bytes(), pin=True)
 
+    def add_node(self, name: str, role: str, **kwargs):
+        """Validators vote alone here (unless a case gives them a relay): this process runs their
+        handlers one after another, with no Celery worker to run the aggregator's scheduled checks
+        (aggregation on real workers: tests/workers/aggregation)."""
+        return super().add_node(name, role, **{"attest_relay": "off", **kwargs})
+
     def mine(self, blocks: int = 1) -> None:
         for _ in range(blocks):
             self.w3.provider.make_request("evm_mine", [])

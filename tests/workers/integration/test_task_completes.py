@@ -61,3 +61,14 @@ def test_nodes_noted_their_work(run):
     validator = Secrets(run.net.node("validator0").node_dir / "secrets.sqlite")
     verdicts = [n["data"]["bitmap"] for n in validator.notes(run.task_id) if n["kind"] == "verdict"]
     assert verdicts == [0b111, 0b111]
+
+
+def test_the_validators_vote_in_one_aggregate_per_round(run):
+    """SPECIFICATION.md 5.5.2: the three validators' votes of each round land as ONE
+    AggregateAttested (all three slots, the same accept-all bitmap), with no individual attest."""
+    events = registry_events(run.net)
+    for round_ in range(run.params.num_rounds):
+        aggregates = [e.args for e in events if e.name == "AggregateAttested" and e.args["round"] == round_]
+        singles = [e.args for e in events if e.name == "Attested" and e.args["round"] == round_]
+        assert [(a["signerBitmap"], a["acceptBitmap"]) for a in aggregates] == [(0b111, 0b111)], round_
+        assert singles == [], round_
