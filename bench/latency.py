@@ -21,8 +21,9 @@ MEASURED, all on one clock: this process follows the TaskRegistry's events with 
 the nodes use (websocket wake-up, then HTTP reads) and stamps each event when it arrives here.
 - dispatch latency: TaskCreated arrives -> the task's first SlotAssigned arrives (first claim
   mined);
-- sync latency: the trainer's ResultRevealed arrives -> the Attested that reaches quorum
-  (ceil(2n/3) of the n validators) arrives. It includes the validators' re-execution of the
+- sync latency: the trainer's ResultRevealed arrives -> the vote that reaches quorum
+  (ceil(2n/3) of the n validators) arrives: an Attested, or an AggregateAttested carrying
+  several validators' votes (the validators aggregate through their relay, SPECIFICATION 5.5.2). It includes the validators' re-execution of the
   round, on this machine's CPU shared by every node.
 Both observations see a block the same way, so their difference is the network's own time.
 Prints p50 / p95 / mean of each and ends with
@@ -92,6 +93,15 @@ def first(events, name, **match):
     return None
 
 
+def votes_in(event) -> int:
+    """Validator votes an event carries: one `Attested`, or every signer of a BLS aggregate."""
+    if event.name == "Attested":
+        return 1
+    if event.name == "AggregateAttested":
+        return bin(int(event.args["signerBitmap"])).count("1")
+    return 0
+
+
 def latencies(events, num_validators: int):
     """(dispatch s, [sync s per round]) of one task's events; None where a step never happened."""
     created = first(events, "TaskCreated")
@@ -101,9 +111,9 @@ def latencies(events, num_validators: int):
     syncs = []
     for t, e in events:
         if e.name == "ResultRevealed" and Role(int(e.args["role"])) == Role.TRAINER:
-            attests = [u for u, a in events if a.name == "Attested" and a.args["round"] == e.args["round"]]
-            if len(attests) >= quorum:
-                syncs.append(sorted(attests)[quorum - 1] - t)
+            votes = sorted(u for u, a in events for _ in range(votes_in(a)) if a.args.get("round") == e.args["round"])
+            if len(votes) >= quorum:
+                syncs.append(votes[quorum - 1] - t)
     return dispatch, syncs
 
 

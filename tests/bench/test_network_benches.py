@@ -39,6 +39,11 @@ def test_dispatch_is_creation_to_first_claim_and_sync_reveal_to_quorum():
     assert sync == [30.9 - 30.0]  # quorum: the 2nd of 3 attestations
     dispatch, sync = latency.latencies(events[:5] + events[5:6], num_validators=3)
     assert sync == []  # no quorum yet: no sample
+    # a BLS aggregate carries each signer's vote: two signers reach the quorum of 3 validators at once
+    aggregated = events[:5] + [(30.6, ev("AggregateAttested", taskId=1, round=0, signerBitmap=0b101))]
+    assert latency.latencies(aggregated, num_validators=3)[1] == [30.6 - 30.0]
+    assert latency.latencies(aggregated[:5] + [(30.6, ev("AggregateAttested", taskId=1, round=0, signerBitmap=0b100)),
+                                               (31.0, ev("Attested", taskId=1, round=0))], num_validators=3)[1] == [1.0]
 
 
 def test_summary_percentiles():
