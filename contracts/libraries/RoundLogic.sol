@@ -7,6 +7,7 @@ import {Role, Outcome} from "./Types.sol";
 import {Payouts} from "./Payouts.sol";
 import {TaskStorage, Context} from "./TaskStorage.sol";
 import {Votes} from "./Votes.sol";
+import {AggregateAttest} from "./AggregateAttest.sol";
 
 /// @title RoundLogic
 /// @notice The round state machine of the TaskRegistry: phase changes, penalties for missed
@@ -361,7 +362,10 @@ library RoundLogic {
         delete s.members[taskId][slot.node];
         if (role == Role.Sampler) t.filledSamplers -= 1;
         else if (role == Role.Trainer) t.trainerFilled = false;
-        else t.filledValidators -= 1;
+        else {
+            t.filledValidators -= 1;
+            AggregateAttest.left(s, c.stakes, taskId, index, slot.node);
+        }
         c.stakes.unlock(slot.node, role, slot.lockedStake);
         if (reason == Outcome.Rejected || reason == Outcome.AgainstQuorum || reason == Outcome.Withheld) {
             // The amount actually taken is in StakeManager's Slashed event; nothing here depends on it.
