@@ -164,7 +164,7 @@ library AggregateAttest {
         apk = s.aggregateKeys[taskId].apk;
         if (absent == 0) return apk;
         address[] memory nodes = new address[](_popcount(absent));
-        uint256 count;
+        uint256 count = 0;
         for (uint256 v = 0; absent >> v != 0; ++v) {
             if ((absent >> v) & 1 == 0) continue;
             nodes[count] = s.slots[taskId][Role.Validator][v].node;
