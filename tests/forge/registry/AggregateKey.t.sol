@@ -105,6 +105,16 @@ contract AggregateKeyTest is BlsFixture {
         registry.attestAggregate(taskId, 0, ACCEPT_ALL, 0x6, sigma, apk2);
     }
 
+    function test_disputesOnRecordEachSignerAsItsSlotsAttester() public {
+        vm.prank(admin);
+        registry.setDisputeManager(address(0xD15));
+        _workRound(taskId);
+        _attestAggregate(taskId, ACCEPT_ALL, 0x5);
+        assertEq(registry.attesterOf(taskId, 0, 0), _validatorAt(taskId, 0), "signer 0");
+        assertEq(registry.attesterOf(taskId, 0, 1), address(0), "non-signer");
+        assertEq(registry.attesterOf(taskId, 0, 2), _validatorAt(taskId, 2), "signer 2");
+    }
+
     /// @dev The id the next task will get (created only as a view: no validators, no key).
     function _createTaskView() private view returns (uint256) {
         return registry.taskCount() + 1;
