@@ -1,6 +1,6 @@
 """Gas of one round's attestation: one BLS aggregate against one ECDSA-signed vote per validator.
 
-    .venv/bin/python bench/attest_gas.py [--sizes 4,16,64]
+    .venv/bin/python bench/attest_gas.py [--sizes 4,16,64] [--ports 8710-8719]
 
 Runs its own anvil (workers.localnet) with the protocol deployed from brownie's build (run
 `brownie compile` first). A pool of validators stakes and registers BLS keys (proof of possession
@@ -10,7 +10,18 @@ reach their Attest phase; one is attested the ECDSA way, the other the BLS way:
 - per-vote: V `attest()` transactions, one per validator (each an ECDSA-signed transaction; the
   signature is checked by the chain, its cost is in the 21,000 base of each transaction), summed;
 - aggregate: one `attestAggregate()` carrying all V signers' verdict (py-ecc BLS signatures
-  aggregated off-chain, one pairing check on-chain).
+  aggregated off-chain, one pairing check on-chain). Its cost does not grow with V: the registry
+  keeps each task's aggregate G1 key, updated when a validator slot changes hands, and an aggregate
+  only subtracts the keys of the slots that did not sign (none here).
+
+That key is paid for when validators join a task, once per task (not per round), so the bench
+also prints what a join costs: the gas of the draw that fills the V validator slots, per validator,
+with a pool of validators that have BLS keys (each join adds its key to the task's key) and, from
+the same chain state before any key was registered, with the same pool keyless (each join only
+looks the key up). Their difference is the key update a join pays, averaged over the task's V
+joins: a draw fills the slots in one transaction, so its first join writes the key's three
+storage slots fresh and the others find them warm; a redraw that fills one slot alone pays them
+cold. A join by a keyless validator still pays the look-up (compare with the draw before this design: SPECIFICATION.md 5.5.1).
 
 Both paths start from one chain snapshot (anvil `evm_snapshot`/`evm_revert`) of one task at its
 Attest phase, so they pay the same validators from the same storage state. The vote that completes
@@ -19,7 +30,7 @@ work on both paths. The table shows the totals and the attestation alone (total 
 finalization). The finalization is measured, not guessed: the last validator's vote is replayed
 from the snapshot once more, second to last, and the difference of its two gas figures is the
 finalization (the two votes differ in nothing else).
-Ends with exactly one line:
+The join table follows the attestation table; the output ends with exactly one line:
 
     RESULT bls_gas_16=<aggregate, attestation alone> ecdsa_gas_16=<per-vote, attestation alone> ratio_16=<x>
 """
@@ -91,11 +102,14 @@ class Chain:
         return self.snapshot()
 
 
-def register_pool(chain: Chain, size: int) -> dict[str, BlsKey]:
+def stake_pool(chain: Chain, size: int) -> list[str]:
     minimum = chain.stakes.functions.minStake(Role.VALIDATOR).call()
+    return [chain.staked(Role.VALIDATOR, minimum) for _ in range(size)]
+
+
+def register_keys(chain: Chain, pool: list[str]) -> dict[str, BlsKey]:
     keys = {}
-    for i in range(size):
-        node = chain.staked(Role.VALIDATOR, minimum)
+    for i, node in enumerate(pool):
         key = BlsKey.from_seed(i.to_bytes(32, "big"))
         chain.send(node, chain.stakes.functions.registerBlsKey(
             *registration_args(key, node, chain.w3.eth.chain_id, chain.stakes.address)))
@@ -103,8 +117,9 @@ def register_pool(chain: Chain, size: int) -> dict[str, BlsKey]:
     return keys
 
 
-def task_at_attest(chain: Chain, v: int) -> tuple[int, list[str]]:
-    """A fresh 1-round task with `v` validators at its Attest phase: (task id, validator by slot)."""
+def drawn_task(chain: Chain, v: int) -> tuple[int, list[str], int]:
+    """A fresh 1-round task with `v` validators drawn: (task id, workers, gas of the draws that
+    assigned validators; a call that only re-armed an expired seed is not counted)."""
     bounty = 1000 * TOKEN
     chain.send(chain.admin, chain.token.functions.approve(chain.registry.address, bounty))
     chain.send(chain.admin, chain.registry.functions.createTask((CID, b"\x33" * 32, bounty, 1, v, 1, 3600, 600, 600, 600)))
@@ -113,19 +128,29 @@ def task_at_attest(chain: Chain, v: int) -> tuple[int, list[str]]:
     workers = [chain.staked(Role.SAMPLER, minimums[0]), chain.staked(Role.TRAINER, minimums[1])]
     for role, node in zip((Role.SAMPLER, Role.TRAINER), workers):
         chain.send(node, chain.registry.functions.claimSlot(task_id, role))
+    draw_gas = 0
     while chain.status(task_id) != Status.ACTIVE:
         chain.mine()  # the draw is seeded by a block after the armed one; a short draw re-arms
-        chain.send(chain.admin, chain.registry.functions.drawValidators(task_id), gas=25_000_000)
+        receipt = chain.send(chain.admin, chain.registry.functions.drawValidators(task_id), gas=25_000_000)
+        if chain.registry.events.SlotAssigned().process_receipt(receipt):
+            draw_gas += receipt["gasUsed"]
+    return task_id, workers, draw_gas
+
+
+def task_at_attest(chain: Chain, v: int) -> tuple[int, list[str], int]:
+    """A fresh 1-round task with `v` validators at its Attest phase: (task id, validator by slot,
+    gas of its validator draw)."""
+    task_id, workers, draw_gas = drawn_task(chain, v)
     root, salt = b"\x11" * 32, b"\x22" * 32
     for node in workers:  # the sampler's commit and reveal, then the trainer's
         commitment = chain.registry.functions.commitmentFor(task_id, 0, node, root, CID, salt).call()
         chain.send(node, chain.registry.functions.commit(task_id, commitment))
         chain.send(node, chain.registry.functions.reveal(task_id, root, CID, salt))
-    return task_id, [chain.registry.functions.slotOf(task_id, Role.VALIDATOR, s).call()[0] for s in range(v)]
+    return task_id, [chain.registry.functions.slotOf(task_id, Role.VALIDATOR, s).call()[0] for s in range(v)], draw_gas
 
 
 def attest_round(chain: Chain, keys: dict[str, BlsKey], v: int) -> dict:
-    task_id, slots = task_at_attest(chain, v)
+    task_id, slots, draw_gas = task_at_attest(chain, v)
     snapshot = chain.snapshot()
 
     def votes_in(order: list[str]) -> list[int]:
@@ -142,7 +167,7 @@ def attest_round(chain: Chain, keys: dict[str, BlsKey], v: int) -> dict:
     if chain.status(task_id) != Status.COMPLETED:
         raise RuntimeError("the aggregate did not finalize the round")
     return {"v": v, "ecdsa_total": sum(per_vote), "bls_total": receipt["gasUsed"], "finalization": finalization,
-            "ecdsa": sum(per_vote) - finalization, "bls": receipt["gasUsed"] - finalization}
+            "ecdsa": sum(per_vote) - finalization, "bls": receipt["gasUsed"] - finalization, "draw_keyed": draw_gas}
 
 
 def table(rows: list[dict]) -> list[str]:
@@ -155,17 +180,39 @@ def table(rows: list[dict]) -> list[str]:
     return lines
 
 
+def join_table(rows: list[dict]) -> list[str]:
+    lines = [f"{'V':>3} | {'draw, keyed pool':>16} | {'draw, keyless pool':>18} | {'join, keyed':>11} | "
+             f"{'join, keyless':>13} | {'key update per join (mean)':>26}"]
+    for r in rows:
+        keyed, keyless = r["draw_keyed"] / r["v"], r["draw_keyless"] / r["v"]
+        lines.append(f"{r['v']:>3} | {r['draw_keyed']:>16,} | {r['draw_keyless']:>18,} | {keyed:>11,.0f} | "
+                     f"{keyless:>13,.0f} | {keyed - keyless:>26,.0f}")
+    return lines
+
+
 def result_line(rows: list[dict]) -> str:
     r16 = next(r for r in rows if r["v"] == 16)
     return f"RESULT bls_gas_16={r16['bls']} ecdsa_gas_16={r16['ecdsa']} ratio_16={r16['bls'] / r16['ecdsa']:.3f}"
 
 
-def measure(sizes: list[int]) -> list[dict]:
-    anvil = Anvil(ANVIL_PORTS)
+def measure(sizes: list[int], ports=ANVIL_PORTS) -> list[dict]:
+    anvil = Anvil(ports)
     try:
         chain = Chain(anvil)
-        keys = register_pool(chain, 2 * max(sizes))  # a pool larger than a task, so draws fill quickly
-        return [attest_round(chain, keys, v) for v in sizes]
+        pool = stake_pool(chain, 2 * max(sizes))  # a pool larger than a task, so draws fill quickly
+        # The same draws before any key exists, each from this state and then undone (a task left
+        # drawn would lock its validators, and the next draw would skip them): what a join costs
+        # without the key update.
+        keyless = {}
+        for v in sizes:
+            snapshot = chain.snapshot()
+            keyless[v] = drawn_task(chain, v)[2]
+            chain.revert(snapshot)
+        keys = register_keys(chain, pool)
+        rows = [attest_round(chain, keys, v) for v in sizes]
+        for row in rows:
+            row["draw_keyless"] = keyless[row["v"]]
+        return rows
     finally:
         anvil.stop()
 
@@ -173,9 +220,16 @@ def measure(sizes: list[int]) -> list[dict]:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--sizes", default="4,16,64", help="validator counts, comma-separated (must include 16)")
-    sizes = [int(s) for s in parser.parse_args(argv).sizes.split(",")]
-    rows = measure(sizes)
+    parser.add_argument("--ports", default=f"{ANVIL_PORTS.start}-{ANVIL_PORTS.stop - 1}",
+                        help="anvil port range FIRST-LAST (the first free one is used)")
+    args = parser.parse_args(argv)
+    sizes = [int(s) for s in args.sizes.split(",")]
+    first, last = (int(p) for p in args.ports.split("-"))
+    rows = measure(sizes, range(first, last + 1))
     print("\n".join(table(rows)))
+    print()
+    print("Validator slot join (once per task, not per round): draw gas per validator")
+    print("\n".join(join_table(rows)))
     print(result_line(rows))
 
 

@@ -106,6 +106,9 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
         uint256[2] calldata proofOfPossession
     ) external {
         if (!_validators.contains(msg.sender)) revert NotAValidator(msg.sender);
+        // Write-once: a task's aggregate key subtracts, when a slot is vacated, the key its holder
+        // had when it took the slot (keys derive from the account key, so rotation has no use).
+        if ((_blsKeysG1[msg.sender][0] | _blsKeysG1[msg.sender][1]) != 0) revert BlsKeyAlreadyRegistered(msg.sender);
         uint256[4] memory pk2 = pubkey;
         uint256[2] memory pk1 = pubkeyG1;
         // Neither key may be the point at infinity: with both at infinity every check below holds.
@@ -226,6 +229,11 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
     /// @inheritdoc IStakeManager
     function blsKeyOf(address node) external view returns (uint256[4] memory, uint256[2] memory) {
         return (_blsKeys[node], _blsKeysG1[node]);
+    }
+
+    /// @inheritdoc IStakeManager
+    function blsKeyG1Of(address node) external view returns (uint256[2] memory) {
+        return _blsKeysG1[node];
     }
 
     /// @inheritdoc IStakeManager

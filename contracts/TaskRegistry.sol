@@ -230,14 +230,9 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
         uint256[2] calldata sigma,
         uint256[4] calldata apk2
     ) external nonReentrant whenNotPaused {
-        Task storage t = _task(taskId);
-        if (t.status != Status.Active) revert WrongStatus(taskId, t.status);
-        if (t.phase != Phase.Attest) revert WrongPhase(taskId, t.phase);
-        if (round != t.round) revert RoundMismatch(taskId, round, t.round);
-        if (protocolTime() > t.phaseDeadline) revert DeadlinePassed(taskId, t.phaseDeadline);
-        uint256 signers =
-            AggregateAttest.record(_s, stakes, taskId, acceptBitmap, signerBitmap, sigma, apk2, _disputes != address(0));
-        RoundLogic.acted(_s, _context(), taskId, signers);
+        Context memory c = _context();
+        uint256 signers = AggregateAttest.record(_s, c, taskId, round, acceptBitmap, signerBitmap, sigma, apk2);
+        RoundLogic.acted(_s, c, taskId, signers);
     }
 
     /// @inheritdoc ITaskRegistry
@@ -399,6 +394,11 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
     }
 
     /// @inheritdoc ITaskRegistry
+    function aggregateKeyOf(uint256 taskId) external view returns (uint256[2] memory, uint256) {
+        return AggregateAttest.keyOf(_s, taskId);
+    }
+
+    /// @inheritdoc ITaskRegistry
     function paidOf(uint256 taskId) external view returns (uint256[3] memory) {
         return _s.paid[taskId];
     }
@@ -556,7 +556,10 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
         _s.members[taskId][node] = Membership(true, role, uint8(slot));
         if (role == Role.Sampler) t.filledSamplers += 1;
         else if (role == Role.Trainer) t.trainerFilled = true;
-        else t.filledValidators += 1;
+        else {
+            t.filledValidators += 1;
+            AggregateAttest.joined(_s, stakes, taskId, slot, node);
+        }
         emit SlotAssigned(taskId, node, role, slot, since);
     }
 

@@ -34,6 +34,8 @@ interface IStakeManager {
     error InvalidProofOfPossession(address node);
     /// @notice The node has no BLS key, so it cannot be part of an aggregate attestation.
     error BlsKeyNotRegistered(address node);
+    /// @notice The node already has a BLS key: keys are write-once (SPECIFICATION.md 3.1).
+    error BlsKeyAlreadyRegistered(address node);
     error ZeroAddress();
 
     event Staked(address indexed node, Role indexed role, uint256 amount, uint256 totalStaked);
@@ -59,12 +61,14 @@ interface IStakeManager {
     /// @notice Lets an operator take its node out of (and back into) new assignments.
     function setNodePaused(bool paused) external;
 
-    /// @notice Registers (or replaces) the caller's BN254 BLS key: `pubkey` = sk·g2 in G2 (precompile
+    /// @notice Registers the caller's BN254 BLS key, once: `pubkey` = sk·g2 in G2 (precompile
     ///         order [x.c1, x.c0, y.c1, y.c0]), `pubkeyG1` = sk·g1 (lets the registry aggregate keys
     ///         with ecAdd), and `proofOfPossession` = sk·H(blsPopMessage(caller, pubkey, pubkeyG1)).
     /// @dev Reverts `InvalidBlsKey` for a key at infinity, off its curve or outside the subgroup,
     ///      `BlsKeysMismatch` when the two keys have different secrets and `InvalidProofOfPossession`
-    ///      for a wrong proof (the rogue-key defence; see SPECIFICATION.md 3.1).
+    ///      for a wrong proof (the rogue-key defence; see SPECIFICATION.md 3.1) and
+    ///      `BlsKeyAlreadyRegistered` when the caller has a key: the registry keeps per-task sums of
+    ///      its validators' keys, so a key must stay what it was when its holder took a slot.
     function registerBlsKey(
         uint256[4] calldata pubkey,
         uint256[2] calldata pubkeyG1,
@@ -97,6 +101,10 @@ interface IStakeManager {
     function validatorAt(uint256 index) external view returns (address);
     /// @notice A node's registered BLS keys (all zeros when none).
     function blsKeyOf(address node) external view returns (uint256[4] memory pubkey, uint256[2] memory pubkeyG1);
+
+    /// @notice A node's registered G1 key (all zeros when none): what the registry adds to a task's
+    ///         aggregate key when the node takes a validator slot.
+    function blsKeyG1Of(address node) external view returns (uint256[2] memory pubkeyG1);
 
     /// @notice Sum of the G1 keys of `nodes`; reverts `BlsKeyNotRegistered` for a node without one.
     function aggregateBlsKey(address[] calldata nodes) external view returns (uint256[2] memory apk);

@@ -163,6 +163,9 @@ interface ITaskRegistry {
     error RoundMismatch(uint256 taskId, uint256 round, uint256 currentRound);
     /// @notice The aggregate signature does not verify for these signers and this message.
     error InvalidAggregateSignature(uint256 taskId, uint256 round, uint256 signerBitmap);
+    /// @notice An aggregate names a held validator slot outside the task's BLS mask: its holder had
+    ///         no registered BLS key when it took the slot (see `aggregateKeyOf`).
+    error SignersOutsideBlsMask(uint256 taskId, uint256 signerBitmap, uint256 blsMask);
 
     event TaskCreated(
         uint256 indexed taskId,
@@ -246,8 +249,9 @@ interface ITaskRegistry {
     ///         aggregate signature. Anyone may submit it (the submitter pays the gas).
     /// @param round Must be the current round (the signed message names it).
     /// @param acceptBitmap The bitmap every signer signed, as in `attest`.
-    /// @param signerBitmap Bit v: validator slot v signed. Each must hold its slot, be expected this
-    ///        round and not have voted yet; otherwise the call reverts (re-aggregate without it).
+    /// @param signerBitmap Bit v: validator slot v signed. Each must be in the task's BLS mask
+    ///        (`aggregateKeyOf`), be expected this round and not have voted yet; otherwise the call
+    ///        reverts (re-aggregate without it).
     /// @param sigma Sum of the signers' BLS signatures of `attestationMessage(taskId, round, acceptBitmap)`.
     /// @param apk2 Sum of the signers' G2 public keys (checked against their registered G1 keys).
     function attestAggregate(
@@ -278,6 +282,11 @@ interface ITaskRegistry {
     ///         keccak256(abi.encode(keccak256("decentrl.attest.v1"), chain id, this registry, taskId,
     ///         round, acceptBitmap)).
     function attestationMessage(uint256 taskId, uint256 round, uint256 acceptBitmap) external view returns (bytes32);
+
+    /// @notice The task's aggregate BLS key: `apk1` = Σ of the G1 keys of the holders of validator
+    ///         slots `mask`, the held slots whose holder had a registered BLS key when it took the slot.
+    ///         An aggregate may only name slots in `mask`.
+    function aggregateKeyOf(uint256 taskId) external view returns (uint256[2] memory apk1, uint256 mask);
 
     /// @notice The EIP-712 digest a requester signs for `createTaskWithSig`.
     function createTaskDigest(TaskParams calldata params, address requester, uint256 nonce, uint256 deadline)

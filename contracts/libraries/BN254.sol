@@ -51,6 +51,15 @@ library BN254 {
         if (!ok) revert PrecompileFailed(0x06);
     }
 
+    /// @notice The negation −a of a G1 point: (x, p − y), infinity stays infinity. Subtracting a key
+    ///         from a sum is adding its negation.
+    function negate(uint256[2] memory a) internal pure returns (uint256[2] memory) {
+        // y < p for every point the precompiles accepted, and y == 0 only at infinity (x³ + 3 has no
+        // root in Fp), so p - y is canonical.
+        if (a[1] == 0) return a;
+        return [a[0], P - a[1]];
+    }
+
     /// @notice Scalar multiple of a G1 point (ecMul). Reverts on a point off the curve.
     function mul(uint256[2] memory a, uint256 s) internal view returns (uint256[2] memory r) {
         bool ok;

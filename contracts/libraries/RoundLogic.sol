@@ -7,6 +7,7 @@ import {Role, Outcome} from "./Types.sol";
 import {Payouts} from "./Payouts.sol";
 import {TaskStorage, Context} from "./TaskStorage.sol";
 import {Votes} from "./Votes.sol";
+import {AggregateAttest} from "./AggregateAttest.sol";
 
 /// @title RoundLogic
 /// @notice The round state machine of the TaskRegistry: phase changes, penalties for missed
@@ -17,6 +18,14 @@ import {Votes} from "./Votes.sol";
 library RoundLogic {
     /// @notice Rounds in a row without an accepted checkpoint after which a task fails.
     uint256 internal constant MAX_IDLE_ROUNDS = 2;
+
+    /// @dev A round's votes, read once when it is finalized (by validator slot), and the
+    ///      submissions a quorum accepted and rejected.
+    struct Decided {
+        ITaskRegistry.Attestation[] votes;
+        uint256 accepted;
+        uint256 rejected;
+    }
 
     /// @notice Starts the task's rounds.
     function activate(TaskStorage storage s, Context memory c, uint256 taskId) external {
@@ -178,13 +187,13 @@ library RoundLogic {
     {
         uint256 round = t.round;
         uint256 revealed = t.revealedMask;
-        (uint256 accepted, uint256 rejected) = _tally(s, taskId, t, revealed);
+        Decided memory d = _tally(s, taskId, t, revealed);
         s.finalizedAt[taskId][round] = c.now;
-        uint256 samplerPayees = _judgeWorkers(s, c, taskId, t, Role.Sampler, accepted, rejected);
-        bool trainerAccepted = _judgeWorkers(s, c, taskId, t, Role.Trainer, accepted, rejected) == 1;
+        uint256 samplerPayees = _judgeWorkers(s, c, taskId, t, Role.Sampler, d);
+        bool trainerAccepted = _judgeWorkers(s, c, taskId, t, Role.Trainer, d) == 1;
         _payWorkers(s, c, taskId, t, Role.Sampler, samplerPayees);
         _payWorkers(s, c, taskId, t, Role.Trainer, trainerAccepted ? 1 : 0);
-        if (revealed != 0) _judgeAndPayValidators(s, c, taskId, t, accepted, rejected);
+        if (revealed != 0) _judgeAndPayValidators(s, c, taskId, t, d);
 
         if (trainerAccepted) {
             ITaskRegistry.Submission storage sub = s.submissions[taskId][round][Role.Trainer][0];
@@ -205,31 +214,37 @@ library RoundLogic {
         _enterPhase(s, c, taskId, t, ITaskRegistry.Phase.SampleCommit);
     }
 
-    /// @dev Returns the revealed submissions a quorum accepted and those a quorum rejected.
+    /// @dev Reads the round's votes once and returns them with the revealed submissions a quorum
+    ///      accepted and those a quorum rejected.
     function _tally(TaskStorage storage s, uint256 taskId, ITaskRegistry.Task storage t, uint256 revealed)
         private
         view
-        returns (uint256 accepted, uint256 rejected)
+        returns (Decided memory d)
     {
-        uint256 q = Payouts.quorum(t.numValidators);
+        uint256 round = t.round;
+        uint256 n = t.numValidators;
+        d.votes = new ITaskRegistry.Attestation[](n);
+        for (uint256 v = 0; v < n; ++v) {
+            d.votes[v] = Votes.get(s, taskId, round, v);
+        }
+        uint256 q = Payouts.quorum(n);
         uint256 subs = uint256(t.numSamplers) + 1;
         for (uint256 i = 0; i < subs; ++i) {
             uint256 bit = 1 << i;
             if (revealed & bit == 0) continue;
-            (uint256 yes, uint256 no) = _votes(s, taskId, t, bit);
-            if (yes >= q) accepted |= bit;
-            else if (no >= q) rejected |= bit;
+            (uint256 yes, uint256 no) = _votes(d.votes, bit);
+            if (yes >= q) d.accepted |= bit;
+            else if (no >= q) d.rejected |= bit;
         }
     }
 
-    function _votes(TaskStorage storage s, uint256 taskId, ITaskRegistry.Task storage t, uint256 bit)
+    function _votes(ITaskRegistry.Attestation[] memory votes, uint256 bit)
         private
-        view
+        pure
         returns (uint256 yes, uint256 no)
     {
-        uint256 round = t.round;
-        for (uint256 v = 0; v < t.numValidators; ++v) {
-            ITaskRegistry.Attestation memory a = Votes.get(s, taskId, round, v);
+        for (uint256 v = 0; v < votes.length; ++v) {
+            ITaskRegistry.Attestation memory a = votes[v];
             if (!a.voted) continue;
             if (a.acceptBitmap & bit != 0) ++yes;
             else ++no;
@@ -244,14 +259,13 @@ library RoundLogic {
         uint256 taskId,
         ITaskRegistry.Task storage t,
         Role role,
-        uint256 accepted,
-        uint256 rejected
+        Decided memory d
     ) private returns (uint256 acceptedCount) {
         uint256 count = _slotCount(t, role);
         for (uint256 i = 0; i < count; ++i) {
             ITaskRegistry.Submission storage sub = s.submissions[taskId][t.round][role][i];
             if (!sub.revealed) continue;
-            ITaskRegistry.Verdict verdict = _recordVerdict(s, taskId, t, sub, role, i, accepted, rejected);
+            ITaskRegistry.Verdict verdict = _recordVerdict(taskId, t, sub, role, i, d);
             if (verdict == ITaskRegistry.Verdict.Accepted) {
                 ++acceptedCount;
                 c.reputation.record(sub.node, Outcome.Accepted);
@@ -262,21 +276,19 @@ library RoundLogic {
     }
 
     function _recordVerdict(
-        TaskStorage storage s,
         uint256 taskId,
         ITaskRegistry.Task storage t,
         ITaskRegistry.Submission storage sub,
         Role role,
         uint256 index,
-        uint256 accepted,
-        uint256 rejected
+        Decided memory d
     ) private returns (ITaskRegistry.Verdict verdict) {
         uint256 bit = 1 << (role == Role.Trainer ? t.numSamplers : index);
-        if (accepted & bit != 0) verdict = ITaskRegistry.Verdict.Accepted;
-        else if (rejected & bit != 0) verdict = ITaskRegistry.Verdict.Rejected;
+        if (d.accepted & bit != 0) verdict = ITaskRegistry.Verdict.Accepted;
+        else if (d.rejected & bit != 0) verdict = ITaskRegistry.Verdict.Rejected;
         else verdict = ITaskRegistry.Verdict.Inconclusive;
         sub.verdict = verdict;
-        (uint256 yes, uint256 no) = _votes(s, taskId, t, bit);
+        (uint256 yes, uint256 no) = _votes(d.votes, bit);
         emit ITaskRegistry.VerdictReached(taskId, t.round, sub.node, role, index, verdict, yes, no);
     }
 
@@ -309,14 +321,15 @@ library RoundLogic {
         Context memory c,
         uint256 taskId,
         ITaskRegistry.Task storage t,
-        uint256 accepted,
-        uint256 rejected
+        Decided memory d
     ) private {
         uint256 round = t.round;
         uint256 n = t.numValidators;
         uint256 share = Payouts.perPayee(_roundPool(t, Role.Validator), n);
+        uint256 accepted = d.accepted;
+        uint256 rejected = d.rejected;
         for (uint256 v = 0; v < n; ++v) {
-            ITaskRegistry.Attestation memory a = Votes.get(s, taskId, round, v);
+            ITaskRegistry.Attestation memory a = d.votes[v];
             if (!a.voted) continue;
             address node = s.slots[taskId][Role.Validator][v].node;
             bool against = (a.acceptBitmap & rejected) != 0 || (~uint256(a.acceptBitmap) & accepted) != 0;
@@ -361,7 +374,10 @@ library RoundLogic {
         delete s.members[taskId][slot.node];
         if (role == Role.Sampler) t.filledSamplers -= 1;
         else if (role == Role.Trainer) t.trainerFilled = false;
-        else t.filledValidators -= 1;
+        else {
+            t.filledValidators -= 1;
+            AggregateAttest.left(s, c.stakes, taskId, index, slot.node);
+        }
         c.stakes.unlock(slot.node, role, slot.lockedStake);
         if (reason == Outcome.Rejected || reason == Outcome.AgainstQuorum || reason == Outcome.Withheld) {
             // The amount actually taken is in StakeManager's Slashed event; nothing here depends on it.

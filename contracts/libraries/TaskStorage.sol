@@ -22,6 +22,17 @@ struct TaskStorage {
     // time; 0 = no verdicts yet) and who cast each attestation (slots change hands later).
     mapping(uint256 taskId => mapping(uint256 round => uint256)) finalizedAt;
     mapping(uint256 taskId => mapping(uint256 round => mapping(uint256 slot => address))) attesters;
+    // BLS aggregates (SPECIFICATION.md 5.5.1): per task, the sum of its validator slot holders' G1
+    // keys, kept as slots change hands.
+    mapping(uint256 taskId => AggregateKey) aggregateKeys;
+}
+
+/// @notice A task's aggregate BLS key: `apk` = Σ of the G1 keys of the holders of the validator
+///         slots in `mask`, which are the held slots whose holder had a registered key when it took
+///         the slot (keys are write-once, so the key subtracted on leaving is the key added on joining).
+struct AggregateKey {
+    uint256[2] apk;
+    uint64 mask;
 }
 
 /// @notice One BLS aggregate attestation: the validator slots that signed and the bitmap they voted.

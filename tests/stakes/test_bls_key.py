@@ -67,3 +67,15 @@ def test_rogue_key_cannot_register_without_the_victims_secret(stakes, stake, val
     message = bytes(stakes.blsPopMessage(validator, rogue2, rogue1))
     with brownie.reverts(f"InvalidProofOfPossession: {validator.address.lower()}"):
         stakes.registerBlsKey(rogue2, rogue1, KEY.sign(message), {"from": validator})
+
+
+def test_key_is_write_once(stakes, stake, validator):
+    """A task's aggregate key subtracts, on a slot's release, the key its holder had when it took the
+    slot: a registered key can never be replaced, not even by the same key (SPECIFICATION.md 3.1)."""
+    stake(validator, 2, 200 * TOKEN)
+    stakes.registerBlsKey(*registration_args(KEY, validator.address, chain.id, stakes.address), {"from": validator})
+    for again in (VICTIM, KEY):
+        with brownie.reverts(f"BlsKeyAlreadyRegistered: {validator.address.lower()}"):
+            stakes.registerBlsKey(*registration_args(again, validator.address, chain.id, stakes.address),
+                                  {"from": validator})
+    assert [int(x) for x in stakes.blsKeyG1Of(validator)] == list(KEY.pubkey_g1)

@@ -87,6 +87,18 @@ contract Handler {
     uint256 public ghostAggregateSigners; // validator votes they carried
     uint256 public ghostForgedAggregatesTried;
     uint256 public ghostForgedAggregatesAccepted; // must stay 0
+    // Nodes 0..EARLY_KEYS-1 register before the run; the rest of the vector keys during it
+    // (registerLateKey), after some of them already hold validator slots.
+    uint256 internal constant EARLY_KEYS = 5;
+    // Whether the holder of a validator slot had a BLS key when it took the slot (from SlotAssigned
+    // and the handler's own record of registrations): the slots the task's BLS mask must hold.
+    mapping(uint256 taskId => mapping(uint256 slot => bool)) public keyedAtJoin;
+    mapping(uint256 taskId => mapping(uint256 round => uint256)) internal _soloVotes;
+    uint256 public ghostLateKeys; // keys registered during the run
+    uint256 public ghostLateKeysWhileValidating; // ... by a node holding a validator slot of a running task
+    uint256 public ghostKeysReplaced; // a second registration that succeeded: must stay 0
+    uint256 public ghostAggregatesWithNonSigners; // honest aggregates with a mask slot that did not sign
+    uint256 public ghostAggregatesAfterSoloVotes; // honest aggregates in a round with individual votes
 
     mapping(bytes32 action => uint256) public calls;
     mapping(bytes32 action => uint256) public successes;
@@ -114,17 +126,54 @@ contract Handler {
         _nodes = nodes_;
     }
 
-    /// @notice Registers vector key i (with its proof of possession) for node i, i < BlsVectors.KEYS.
+    /// @notice Registers vector key i (with its proof of possession) for node i, i < EARLY_KEYS.
     function registerBlsKeys() external {
-        for (uint256 i = 0; i < BlsVectors.KEYS && i < _nodes.length; ++i) {
-            address node = _nodes[i];
-            uint256[4] memory pk2 = BlsVectors.apk2(1 << i);
-            uint256[2] memory pk1 = BN254.mul(BN254.g1(), BlsVectors.secret(i));
-            uint256[2] memory pop = BN254.mul(BN254.hashToG1(stakes.blsPopMessage(node, pk2, pk1)), BlsVectors.secret(i));
-            vm.prank(node);
-            stakes.registerBlsKey(pk2, pk1, pop);
-            _blsKeyPlusOne[node] = i + 1;
+        for (uint256 i = 0; i < EARLY_KEYS && i < _nodes.length; ++i) {
+            _registerKey(_nodes[i], i);
+            _blsKeyPlusOne[_nodes[i]] = i + 1;
         }
+    }
+
+    /// @notice Node i (EARLY_KEYS <= i < BlsVectors.KEYS) registers vector key i if it has none; a
+    ///         node that has one tries another key, which must be refused (keys are write-once).
+    function registerLateKey(uint256 seed) external {
+        uint256 i = seed % BlsVectors.KEYS;
+        address node = _nodes[i];
+        bool replacing = _blsKeyPlusOne[node] != 0;
+        if (!replacing && i < EARLY_KEYS) return;
+        uint256 keyIndex = replacing ? (_blsKeyPlusOne[node] % BlsVectors.KEYS) : i; // another key
+        _begin("registerLateKey");
+        try this.registerKeyAs(node, keyIndex) {
+            if (replacing) ++ghostKeysReplaced;
+            else ++ghostLateKeys;
+            if (!replacing && _validating(node)) ++ghostLateKeysWhileValidating;
+            _blsKeyPlusOne[node] = keyIndex + 1;
+            _ok("registerLateKey");
+        } catch {
+            _fail();
+        }
+    }
+
+    function _validating(address node) internal view returns (bool) {
+        for (uint256 k = 0; k < _live.length; ++k) {
+            ITaskRegistry.Membership memory m = registry.membershipOf(_live[k], node);
+            if (m.assigned && m.role == Role.Validator) return true;
+        }
+        return false;
+    }
+
+    /// @dev External so that registerLateKey can catch its revert.
+    function registerKeyAs(address node, uint256 i) external {
+        if (msg.sender != address(this)) return;
+        _registerKey(node, i);
+    }
+
+    function _registerKey(address node, uint256 i) internal {
+        uint256[4] memory pk2 = BlsVectors.apk2(1 << i);
+        uint256[2] memory pk1 = BN254.mul(BN254.g1(), BlsVectors.secret(i));
+        uint256[2] memory pop = BN254.mul(BN254.hashToG1(stakes.blsPopMessage(node, pk2, pk1)), BlsVectors.secret(i));
+        vm.prank(node);
+        stakes.registerBlsKey(pk2, pk1, pop);
     }
 
     /// @notice Tells the model about stake placed before the fuzzing starts.
@@ -335,7 +384,7 @@ contract Handler {
         if (taskId == 0) return;
         uint256 bitmap = bitmapSeed % 3 == 0 ? bitmapSeed >> 2 : type(uint256).max;
         // 1 in 4: first a forged aggregate (wrong message or wrong signer set), which must revert.
-        if (bitmapSeed % 4 == 0) _attestAggregate(taskId, bitmap, nodeSeed, 1 + (bitmapSeed >> 8) % 2);
+        if (bitmapSeed % 4 == 0) _attestAggregate(taskId, bitmap, nodeSeed, 1 + (bitmapSeed >> 8) % 3);
         _attest(taskId, nodeSeed, bitmap);
     }
 
@@ -375,7 +424,7 @@ contract Handler {
                 uint256 bitmap = contrarian ? ~_truthfulBitmap(taskId, t) : _truthfulBitmap(taskId, t);
                 // 1 in 3: the votes of some registered validators arrive as one BLS aggregate, now
                 // and then after a forged one (which must revert, leaving no trace).
-                if (seed % 3 == 2 && (seed >> 4) % 3 == 0) _attestAggregate(taskId, bitmap, seed >> 8, 1 + (seed >> 6) % 2);
+                if (seed % 3 == 2 && (seed >> 4) % 3 == 0) _attestAggregate(taskId, bitmap, seed >> 8, 1 + (seed >> 6) % 3);
                 bool voted = seed % 3 == 2 && _attestAggregate(taskId, bitmap, seed >> 8, 0);
                 if (!voted && !_attest(taskId, seed, bitmap)) _advance(taskId, 0, true);
             } else if (!_reveal(taskId, seed, false)) {
@@ -551,6 +600,7 @@ contract Handler {
         _begin("attest");
         vm.prank(node);
         try registry.attest(taskId, bitmap) {
+            ++_soloVotes[taskId][t.round];
             _ok("attest");
             return true;
         } catch {
@@ -561,21 +611,26 @@ contract Handler {
 
     /// @dev An aggregate attestation of `bitmap` by validators of the task holding BLS keys that have
     ///      not voted (a subset picked by `seed`). forgery 0: honest; 1: signed over another bitmap;
-    ///      2: the aggregate G2 key of another signer set. A forgery that is accepted is counted.
+    ///      2: the aggregate G2 key of another signer set; 3: the signers' honest signature and key
+    ///      with the bit of a slot that did not sign set as well (when the task has such a slot).
+    ///      A forgery that is accepted is counted.
     function _attestAggregate(uint256 taskId, uint256 bitmap, uint256 seed, uint256 forgery) internal returns (bool) {
         ITaskRegistry.Task memory t = registry.taskOf(taskId);
         if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.Attest) return false;
         (uint256 slotMask, uint256 keyMask, uint256 signers) = _blsSigners(taskId, t, seed);
         if (signers == 0) return false;
-        bytes32 message = registry.attestationMessage(taskId, t.round, forgery == 1 ? bitmap ^ 1 : bitmap);
-        // Key i's secret is BASE·2^i, so a signer set's secret is BASE·keyMask (BlsVectors).
-        uint256[2] memory sigma = BN254.mul(BN254.hashToG1(message), mulmod(BlsVectors.BASE, keyMask, BN254.N));
-        uint256 apkMask = forgery == 2 ? keyMask ^ (keyMask == 1 ? 3 : 1) : keyMask;
-        uint256[4] memory apk2 = BlsVectors.apk2(apkMask);
+        (uint256[2] memory sigma, uint256[4] memory apk2) = _signature(taskId, t.round, bitmap, keyMask, forgery);
+        uint256 others = _keyedHeld(taskId, t) & ~slotMask;
+        if (forgery == 3) {
+            if (others == 0) return false;
+            slotMask |= others & (~others + 1); // one non-signer's bit
+        }
         if (forgery != 0) ++ghostForgedAggregatesTried;
         _begin(forgery == 0 ? bytes32("aggregate") : bytes32("forgedAggregate"));
         try registry.attestAggregate(taskId, t.round, bitmap, slotMask, sigma, apk2) {
             if (forgery != 0) ++ghostForgedAggregatesAccepted;
+            if (others != 0) ++ghostAggregatesWithNonSigners;
+            if (_soloVotes[taskId][t.round] != 0) ++ghostAggregatesAfterSoloVotes;
             ++ghostAggregates;
             ghostAggregateSigners += signers;
             _ok(forgery == 0 ? bytes32("aggregate") : bytes32("forgedAggregate"));
@@ -584,6 +639,19 @@ contract Handler {
             _fail();
             return false;
         }
+    }
+
+    /// @dev The aggregate signature and G2 key of the signer set `keyMask` (forgery 1: over another
+    ///      bitmap; 2: with the G2 key of another set).
+    function _signature(uint256 taskId, uint256 round, uint256 bitmap, uint256 keyMask, uint256 forgery)
+        internal
+        view
+        returns (uint256[2] memory sigma, uint256[4] memory apk2)
+    {
+        bytes32 message = registry.attestationMessage(taskId, round, forgery == 1 ? bitmap ^ 1 : bitmap);
+        // Key i's secret is BASE·2^i, so a signer set's secret is BASE·keyMask (BlsVectors).
+        sigma = BN254.mul(BN254.hashToG1(message), mulmod(BlsVectors.BASE, keyMask, BN254.N));
+        apk2 = BlsVectors.apk2(forgery == 2 ? keyMask ^ (keyMask == 1 ? 3 : 1) : keyMask);
     }
 
     /// @dev Validator slots of the task expected this round, not yet voted, whose holder has a
@@ -596,7 +664,7 @@ contract Handler {
         uint256 candidates;
         for (uint256 v = 0; v < t.numValidators; ++v) {
             ITaskRegistry.Slot memory slot = registry.slotOf(taskId, Role.Validator, v);
-            if (slot.node == address(0) || slot.sinceRound > t.round || _blsKeyPlusOne[slot.node] == 0) continue;
+            if (slot.node == address(0) || slot.sinceRound > t.round || !keyedAtJoin[taskId][v]) continue;
             if (registry.attestationOf(taskId, t.round, v).voted) continue;
             candidates |= 1 << v;
         }
@@ -606,6 +674,14 @@ contract Handler {
             if ((slotMask >> v) & 1 == 0) continue;
             keyMask |= 1 << (_blsKeyPlusOne[registry.slotOf(taskId, Role.Validator, v).node] - 1);
             ++signers;
+        }
+    }
+
+    /// @dev The held validator slots whose holder had a key when it took the slot (the handler's model
+    ///      of the task's BLS mask).
+    function _keyedHeld(uint256 taskId, ITaskRegistry.Task memory t) internal view returns (uint256 mask) {
+        for (uint256 v = 0; v < t.numValidators; ++v) {
+            if (registry.slotOf(taskId, Role.Validator, v).node != address(0) && keyedAtJoin[taskId][v]) mask |= 1 << v;
         }
     }
 
@@ -794,6 +870,10 @@ contract Handler {
                 uint256 minStake = stakes.minStake(role);
                 if (_availableBefore[node][role] < minStake) ++ghostUnderstakedAssignments;
                 else _availableBefore[node][role] -= minStake;
+                if (role == Role.Validator) {
+                    (uint256 slot,) = abi.decode(log.data, (uint256, uint256));
+                    keyedAtJoin[uint256(log.topics[1])][slot] = _blsKeyPlusOne[node] != 0;
+                }
             }
         } else if (log.emitter == address(stakes)) {
             if (sig == IStakeManager.Slashed.selector) {

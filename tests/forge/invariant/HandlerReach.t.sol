@@ -59,7 +59,7 @@ contract HandlerReachTest is InvariantBase {
         }
         s = string.concat(s, "tasks=", _u(registry.taskCount()), " completed=", _u(handler.ghostSettledByStatus(4)), " cancelled=", _u(handler.ghostSettledByStatus(5)), " failed=", _u(handler.ghostSettledByStatus(6)));
         s = string.concat(s, " full=", _u(handler.ghostFullyAcceptedTasks()), " slashes=", _u(handler.ghostSlashes()), " fromUnbonding=", _u(handler.ghostSlashedFromUnbonding()), " recoveries=", _u(handler.ghostRecoveries()), " badReveals=", _u(handler.ghostRejectedReveals()), " withdrawn=", _u(handler.ghostWithdrawn()), " assigned=", _u(handler.ghostAssignments()), " rej=", _u(handler.ghostVacatedByReason(1)), " missed=", _u(handler.ghostVacatedByReason(2)), " aq=", _u(handler.ghostVacatedByReason(3)), " lowrep=", _u(handler.ghostLowReputationClaimsRefused()));
-        s = string.concat(s, " aggregates=", _u(handler.ghostAggregates()), " aggregateSigners=", _u(handler.ghostAggregateSigners()), " forgedTried=", _u(handler.ghostForgedAggregatesTried()));
+        s = string.concat(s, " aggregates=", _u(handler.ghostAggregates()), " aggregateSigners=", _u(handler.ghostAggregateSigners()), " forgedTried=", _u(handler.ghostForgedAggregatesTried()), " lateKeys=", _u(handler.ghostLateKeys()), " nonSigners=", _u(handler.ghostAggregatesWithNonSigners()), " afterSolo=", _u(handler.ghostAggregatesAfterSoloVotes()));
     }
 
     function checkLiveness() external {
@@ -73,6 +73,7 @@ contract HandlerReachTest is InvariantBase {
     function test_handlerReachesEveryOutcome() public {
         for (uint256 i = 0; i < STEPS; ++i) {
             _step();
+            if (i % 200 == 100) handler.registerLateKey(5 + i / 200); // key 5, then refused replacements
             if (i % 12 == 11) this.checkAll(); // an external call, so each check starts with fresh memory
             if (i % 60 == 59) this.checkLiveness();
         }
@@ -96,6 +97,10 @@ contract HandlerReachTest is InvariantBase {
         assertGe(handler.ghostAggregates(), 1, "votes arrived as BLS aggregates");
         assertGe(handler.ghostAggregateSigners(), handler.ghostAggregates() + 1, "some aggregates carried several votes");
         assertGe(handler.ghostForgedAggregatesTried(), 1, "forged aggregates were tried (and refused)");
+        assertGe(handler.ghostLateKeysWhileValidating(), 1, "a key was registered by a node holding a validator slot");
+        assertGe(handler.calls("registerLateKey"), 4, "replacing keys was tried (invariant: never succeeded)");
+        assertGe(handler.ghostAggregatesWithNonSigners(), 1, "an aggregate left a mask slot out (its key subtracted)");
+        assertGe(handler.ghostAggregatesAfterSoloVotes(), 1, "an aggregate followed individual votes (slow path)");
         assertGe(handler.totalSuccesses(), STEPS / 4, "a quarter of all actions succeeded (the task cap ends the rest)");
         this.checkAll();
     }

@@ -11,6 +11,7 @@ import {TaskRegistry} from "../../../contracts/TaskRegistry.sol";
 import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
 import {IStakeManager} from "../../../contracts/interfaces/IStakeManager.sol";
 import {Role} from "../../../contracts/libraries/Types.sol";
+import {BN254} from "../../../contracts/libraries/BN254.sol";
 
 /// @notice Deploys and wires the protocol as scripts/deploy.py does, funds a fixed set of actors,
 ///         and states the accounting invariants as internal checks.
@@ -243,11 +244,55 @@ abstract contract InvariantBase is TestBase {
         _checkStakes();
         _checkNoPenaltyWithoutInput();
         _checkNoForgedAggregate();
+        _checkAggregateKeys();
+        _checkAttestAccounting();
     }
 
     // ------------------------------------------------------------ (i) BLS aggregates
 
     function _checkNoForgedAggregate() internal view {
         assertEq(handler.ghostForgedAggregatesAccepted(), 0, "no aggregate over another message or signer set is accepted");
+    }
+
+    /// @dev Each task's stored aggregate key is the sum of the G1 keys of the holders of its mask's
+    ///      slots, and the mask is exactly the held validator slots whose holder had a BLS key when
+    ///      it took the slot (the handler's record, from SlotAssigned); keys are never replaced.
+    function _checkAggregateKeys() internal view {
+        assertEq(handler.ghostKeysReplaced(), 0, "a BLS key was replaced");
+        uint256 count = registry.taskCount();
+        for (uint256 id = 1; id <= count; ++id) {
+            ITaskRegistry.Task memory t = registry.taskOf(id);
+            uint256[2] memory sum;
+            uint256 expectedMask;
+            for (uint256 v = 0; v < t.numValidators; ++v) {
+                address node = registry.slotOf(id, Role.Validator, v).node;
+                if (node == address(0) || !handler.keyedAtJoin(id, v)) continue;
+                expectedMask |= 1 << v;
+                sum = BN254.add(sum, stakes.blsKeyG1Of(node));
+            }
+            (uint256[2] memory apk, uint256 mask) = registry.aggregateKeyOf(id);
+            assertEq(mask, expectedMask, "BLS mask == held slots keyed at join");
+            assertEq(apk[0], sum[0], "task key x == sum of the mask holders' G1 keys");
+            assertEq(apk[1], sum[1], "task key y == sum of the mask holders' G1 keys");
+        }
+    }
+
+    /// @dev While a task's Attest phase is open, its held validator slots are exactly those still
+    ///      expected (pending), those that voted (alone or in an aggregate) and those that joined
+    ///      too late to work this round: what AggregateAttest's O(1) "nobody voted alone" check
+    ///      relies on (SPECIFICATION.md 5.5.1).
+    function _checkAttestAccounting() internal view {
+        uint256 count = registry.taskCount();
+        for (uint256 id = 1; id <= count; ++id) {
+            ITaskRegistry.Task memory t = registry.taskOf(id);
+            if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.Attest) continue;
+            uint256 accounted = t.pending;
+            for (uint256 v = 0; v < t.numValidators; ++v) {
+                ITaskRegistry.Slot memory slot = registry.slotOf(id, Role.Validator, v);
+                if (slot.node == address(0)) continue;
+                if (slot.sinceRound > t.round || registry.attestationOf(id, t.round, v).voted) ++accounted;
+            }
+            assertEq(t.filledValidators, accounted, "filledValidators == pending + voted + late joiners");
+        }
     }
 }

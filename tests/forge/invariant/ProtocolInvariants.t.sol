@@ -17,7 +17,7 @@ contract ProtocolInvariants is InvariantBase {
     }
 
     function targetSelectors() public view returns (FuzzSelector[] memory targets) {
-        bytes4[] memory s = new bytes4[](24);
+        bytes4[] memory s = new bytes4[](25);
         s[0] = Handler.createTask.selector;
         s[1] = Handler.cancelTask.selector;
         s[2] = Handler.stake.selector;
@@ -42,6 +42,7 @@ contract ProtocolInvariants is InvariantBase {
         s[21] = Handler.progress7.selector;
         s[22] = Handler.progress8.selector;
         s[23] = Handler.createTask.selector; // weighted: tasks are what the other actions need
+        s[24] = Handler.registerLateKey.selector;
         targets = new FuzzSelector[](1);
         targets[0] = FuzzSelector(address(handler), s);
     }
@@ -89,5 +90,15 @@ contract ProtocolInvariants is InvariantBase {
     /// (i) a BLS aggregate counts only when its signers signed exactly this verdict.
     function invariant_noForgedAggregate() public view {
         _checkNoForgedAggregate();
+    }
+
+    /// (j) each task's aggregate key == sum of the G1 keys of its BLS mask's slot holders.
+    function invariant_aggregateKeys() public view {
+        _checkAggregateKeys();
+    }
+
+    /// (k) during an open Attest phase: filledValidators == pending + voted + late joiners.
+    function invariant_attestAccounting() public view {
+        _checkAttestAccounting();
     }
 }

@@ -173,8 +173,11 @@ contract AggregateAttestKeylessTest is BlsFixture {
         for (uint256 v = 0; v < 3; ++v) {
             if (_validatorAt(taskId, v) == validators[2]) keylessSlot = v;
         }
-        (uint256[2] memory sigma, uint256[4] memory apk2) = _aggregate(taskId, ACCEPT_ALL, 0x7 ^ (1 << keylessSlot));
-        vm.expectRevert(abi.encodeWithSelector(IStakeManager.BlsKeyNotRegistered.selector, validators[2]));
+        uint256 keyed = 0x7 ^ (1 << keylessSlot);
+        (uint256[2] memory sigma, uint256[4] memory apk2) = _aggregate(taskId, ACCEPT_ALL, keyed);
+        (, uint256 mask) = registry.aggregateKeyOf(taskId);
+        assertEq(mask, keyed, "mask: the keyed slots");
+        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.SignersOutsideBlsMask.selector, taskId, 0x7, keyed));
         registry.attestAggregate(taskId, 0, ACCEPT_ALL, 0x7, sigma, apk2);
     }
 }

@@ -123,11 +123,27 @@ contract StakeManagerBlsTest is BlsFixture {
         stakes.aggregateBlsKey(nodes);
     }
 
-    function test_reregisteringReplacesTheKey() public {
+    function test_keysAreWriteOnce() public {
         _registerKey(alice, 0);
-        _registerKey(alice, 3);
-        (uint256[4] memory stored,) = stakes.blsKeyOf(alice);
-        assertEq(stored[0], BlsVectors.apk2(8)[0], "new key");
+        // Another valid key with a valid proof, and the same key again: both refused.
+        for (uint256 k = 0; k < 2; ++k) {
+            uint256 i = k == 0 ? 3 : 0;
+            (uint256[4] memory pk2, uint256[2] memory pk1) = _keys(i);
+            uint256[2] memory pop = _sign(i, stakes.blsPopMessage(alice, pk2, pk1));
+            vm.expectRevert(abi.encodeWithSelector(IStakeManager.BlsKeyAlreadyRegistered.selector, alice));
+            _register(alice, pk2, pk1, pop);
+        }
+        (uint256[4] memory stored2, uint256[2] memory stored1) = stakes.blsKeyOf(alice);
+        assertEq(stored2[0], BlsVectors.apk2(1)[0], "first G2 key kept");
+        assertEq(stored1[0], _g1Of(0)[0], "first G1 key kept");
+        uint256[2] memory g1 = stakes.blsKeyG1Of(alice);
+        assertEq(g1[0], stored1[0], "blsKeyG1Of x");
+        assertEq(g1[1], stored1[1], "blsKeyG1Of y");
+    }
+
+    function test_blsKeyG1OfIsZeroWithoutKey() public view {
+        uint256[2] memory g1 = stakes.blsKeyG1Of(alice);
+        assertEq(g1[0] | g1[1], 0, "no key");
     }
 
     function _g1Of(uint256 i) private view returns (uint256[2] memory pk1) {
