@@ -170,10 +170,13 @@ def _deploy(w3: Web3, admin: str, name: str, *args, link: dict | None = None):
 
 
 def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local",
-                    activate_disputes: bool = False) -> dict:
+                    activate_disputes: bool = False, dispute_window_s: int | None = None,
+                    vote_window_s: int | None = None) -> dict:
     """Deploys and wires the protocol; returns its deployment record (the format of
     scripts/deploy.py's, read by workers.chain.deployment). The DisputeManager is deployed and
-    granted its roles; `activate_disputes` also makes it the registry's (pay is then held)."""
+    granted its roles; `activate_disputes` also makes it the registry's (pay is then held).
+    `dispute_window_s` / `vote_window_s` set its windows (default 1 day each; at least 1 h and
+    10 min, the contract's bounds: tests move anvil's clock past them)."""
     token = _deploy(w3, admin, "RLToken", admin, SUPPLY)
     stakes = _deploy(w3, admin, "StakeManager", token.address, admin, list(MIN_STAKES), UNBONDING_S)
     reputation = _deploy(w3, admin, "Reputation", admin)
@@ -193,6 +196,10 @@ def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local",
         role = getattr(contract.functions, role_fn)().call()
         w3.eth.wait_for_transaction_receipt(
             contract.functions.grantRole(role, disputes.address).transact({"from": admin}))
+    for setter, value in ((disputes.functions.setDisputeWindow, dispute_window_s),
+                          (disputes.functions.setVoteWindow, vote_window_s)):
+        if value is not None:
+            w3.eth.wait_for_transaction_receipt(setter(value).transact({"from": admin}))
     if activate_disputes:
         w3.eth.wait_for_transaction_receipt(
             registry.functions.setDisputeManager(disputes.address).transact({"from": admin}))

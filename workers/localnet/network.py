@@ -78,11 +78,15 @@ class Node(Wallet):
 
 class LocalNetwork:
     """See the module doc. `node_settings` are NodeConfig fields for every node; `store_per_node`
-    gives each node its own store folder (with IPFS: its own pin ledger)."""
+    gives each node its own store folder (with IPFS: its own pin ledger). `disputes`: None deploys
+    with disputes inactive (pay is credited at once, as the demo runs); a dict of
+    workers.localnet.chain.deploy_protocol's dispute settings (`dispute_window_s`,
+    `vote_window_s`) makes the DisputeManager the registry's (pay is held for the window)."""
 
     def __init__(self, workdir: Path, *, password: str, scrypt_n: int = 2**14, anvil_ports: Iterable[int] = (),
                  redis_ports: Iterable[int] = (), ipfs_api: str | None = None, node_settings: dict | None = None,
-                 tick_s: float = 1.0, anvil_log: bool = False, redis_databases: int = 16):
+                 tick_s: float = 1.0, anvil_log: bool = False, redis_databases: int = 16,
+                 disputes: dict | None = None):
         self.workdir = Path(workdir)
         self.password, self.scrypt_n = password, scrypt_n
         self.ipfs_api = ipfs_api
@@ -101,7 +105,8 @@ class LocalNetwork:
             self.redis = redis_service.start_embedded(self.workdir / "redis", ports=tuple(redis_ports) or None,
                                                       databases=redis_databases)
             self.admin, self.treasury = self.w3.eth.accounts[0], self.w3.eth.accounts[9]
-            record = deploy_protocol(self.w3, self.admin, self.treasury)
+            record = deploy_protocol(self.w3, self.admin, self.treasury, activate_disputes=disputes is not None,
+                                     **(disputes or {}))
             self.deployment_path = write_record(record, self.workdir / "deployment.json")
             self.deployment = load_deployment(self.w3, path=self.deployment_path)
         except BaseException:
@@ -166,14 +171,19 @@ class LocalNetwork:
     # -- running ---------------------------------------------------------------------------------
 
     def start(self, on_restart: Callable[[Node, str], None] = lambda node, child: None, every_s: float = 0.5,
-              health_interval_s: float | None = None):
-        """Starts every node's processes, and a thread restarting any that die (unless held). Each
+              health_interval_s: float | None = None, names: Iterable[str] | None = None):
+        """Starts every node's processes (or only those of `names`: the others are left to the
+        caller, e.g. played in-process), and a thread restarting any that die (unless held). Each
         node is recorded in its node.json, so `decentrl node status` sees it running; with
         `health_interval_s` each also gets the node's health check (health.json, as `node start`)."""
         from workers.node.health import HealthChecker
         from workers.node.state import write_node_state
 
+        if names is not None:
+            self.held.update(n.name for n in self.nodes if n.name not in set(names))
         for node in self.nodes:
+            if node.name in self.held:
+                continue
             node.sup.start()
             write_node_state(node.node_dir, node.sup, (node.role,))
             if health_interval_s:
@@ -201,12 +211,13 @@ class LocalNetwork:
                     write_node_state(node.node_dir, node.sup, (node.role,))
 
     def wait_ready(self, timeout: float = 120.0) -> None:
-        """Until every node's Celery workers answer a ping (workers import torch: seconds)."""
+        """Until every started node's Celery workers answer a ping (workers import torch: seconds)."""
         from workers.node.celery_app import create_app
 
         deadline = time.monotonic() + timeout
-        apps = {n.name: create_app(n.sup.config) for n in self.nodes}
-        pending = {n.name: n for n in self.nodes}
+        started = [n for n in self.nodes if n.name not in self.held]
+        apps = {n.name: create_app(n.sup.config) for n in started}
+        pending = {n.name: n for n in started}
         while pending:
             for name, node in list(pending.items()):
                 workers = {f"{child}@{name}" for child in node.sup.children if child != "watcher"}

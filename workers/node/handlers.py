@@ -79,6 +79,7 @@ from workers.storage.store import RETRYABLE as STORE_RETRYABLE
 log = logging.getLogger(__name__)
 
 HANDLER_MODULE = "workers.node.handlers"
+HANDLER_MODULES = (HANDLER_MODULE, "workers.node.dispute_handlers")  # disputes: juror duty, held pay
 WATCHER = "workers.node.handlers:watch"
 ZERO32 = b"\x00" * 32
 
@@ -95,7 +96,7 @@ except ImportError:  # pragma: no cover
 
 def node_config(redis_url: str, node_name: str, extra: dict, **settings) -> NodeConfig:
     """A NodeConfig whose workers load these handlers (settings: any other NodeConfig field)."""
-    return NodeConfig(redis_url=redis_url, node_name=node_name, handler_modules=(HANDLER_MODULE,),
+    return NodeConfig(redis_url=redis_url, node_name=node_name, handler_modules=HANDLER_MODULES,
                       extra=extra, **settings)
 
 
@@ -174,7 +175,8 @@ def watch(enqueue) -> None:
                      ", ".join(queues) or "no role (done before)")
             return queues
 
-    watcher = EventWatcher(deployment, deliver, cursor, ws_url=ws, mode="ws" if ws else "poll",
+    watcher = EventWatcher(deployment, deliver, cursor, contracts=("TaskRegistry", "DisputeManager"),
+                           ws_url=ws, mode="ws" if ws else "poll",
                            confirmations=int(extra.get("confirmations") or 0),
                            poll_interval=float(extra.get("poll_interval") or 0.05))
     watcher.run()
@@ -763,8 +765,9 @@ def _schedule_deadline(args: dict, origin: str, countdown: float | None = None, 
                                              "hop": hop, "origin": origin}, countdown)
 
 
-def _schedule_check(event_name: str, key: str, args: dict, countdown: float | None = None) -> None:
-    """A synthetic event for this node's validator queue at args["deadline"] + 1 s of protocol
+def _schedule_check(event_name: str, key: str, args: dict, countdown: float | None = None,
+                    role: str = "validator") -> None:
+    """A synthetic event for this node's `role` queue at args["deadline"] + 1 s of protocol
     time (or after `countdown` s), at most half the visibility timeout ahead: a longer wait is
     a chain of checks, each rescheduling the next (hop), so that no message outlives Redis's
     redelivery window."""
@@ -776,7 +779,7 @@ def _schedule_check(event_name: str, key: str, args: dict, countdown: float | No
     if countdown is None:
         countdown = int(args["deadline"]) - ctx.deployment.registry.functions.protocolTime().call() + 1
     countdown = max(0.0, min(float(countdown), ctx.config.visibility_timeout / 2))
-    kwargs = {"event_key": key, "event_name": event_name, "block": 0, "role": "validator", "args": args}
+    kwargs = {"event_key": key, "event_name": event_name, "block": 0, "role": role, "args": args}
     current_task.app.send_task(HANDLE_EVENT, kwargs=kwargs, countdown=countdown)
 
 

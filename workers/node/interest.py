@@ -6,7 +6,8 @@ its own work would wait behind them. The watcher therefore follows which tasks t
 slot in (SlotAssigned / SlotVacated naming it, TaskSettled) and queues:
 
 - TaskCreated, SlotVacated of others, DrawArmed: always (claims, reclaims, keepers);
-- SlotAssigned: only when it names this node;
+- SlotAssigned, RewardEarned: only when it names this node (RewardEarned: its held pay to
+  release, workers.node.dispute_handlers);
 - PhaseStarted: only for a task this node holds a slot in (work and phase-deadline keeping);
 - anything else: as before (the dispatch table decides).
 
@@ -56,6 +57,8 @@ class Interest:
         if name == "SlotAssigned":
             if mine:
                 self._hold(int(task), True)
+            return mine
+        if name == "RewardEarned":
             return mine
         if name == "SlotVacated":
             if mine:

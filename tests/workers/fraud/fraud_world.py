@@ -33,9 +33,10 @@ BOUNTY = 900 * TOKEN
 
 
 class FraudNet(LocalNetwork):
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, **settings):
+        """settings: other LocalNetwork arguments (node_settings, disputes)."""
         super().__init__(workdir, password=PASSWORD, scrypt_n=2**10, anvil_ports=ANVIL_PORTS,
-                         redis_ports=REDIS_PORTS, tick_s=0, redis_databases=64)
+                         redis_ports=REDIS_PORTS, tick_s=0, redis_databases=64, **settings)
         self.store = EmbeddedStore(self.store_dir)
         self.spec_cid = self.store.put(SPEC.to_bytes(), pin=True)
 

@@ -36,3 +36,12 @@ def test_the_held_set_survives_a_restart(tmp_path):
     Interest(tmp_path / "watcher.sqlite", ME).wants("SlotAssigned", {"taskId": 7, "node": ME, "role": 2, "slot": 0})
     again = Interest(tmp_path / "watcher.sqlite", ME)
     assert again.held() == {7} and again.wants("PhaseStarted", {"taskId": 7, "round": 0, "phase": 4})
+
+
+def test_reward_earned_only_when_it_names_this_node(tmp_path):
+    """A node releases its own held pay (workers.node.dispute_handlers): other nodes' rewards are
+    not queued."""
+    interest = Interest(tmp_path / "watcher.sqlite", ME)
+    assert not interest.wants("RewardEarned", {"taskId": 1, "round": 0, "node": OTHER, "role": 0, "amount": 5})
+    assert interest.wants("RewardEarned", {"taskId": 1, "round": 0, "node": ME, "role": 0, "amount": 5})
+    assert interest.wants("VotingStarted", {"disputeId": 1, "jurors": 3, "deadline": 9})  # juror duty, keepers

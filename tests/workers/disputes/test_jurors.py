@@ -1,0 +1,115 @@
+"""Disputes on a real network (SPECIFICATION.md 12, 13): anvil with the DisputeManager active (pay
+held for a 1 h dispute window, a 10 min vote window), a real Redis, and nodes as Celery worker
+processes under their Supervisors.
+
+The disputed round is played in-process with the fraud matrix's nodes (tests/workers/fraud):
+sampler1 fabricates its rewards and the task's only validator accepts everything, so both
+shards are Accepted — sampler0's rightly, sampler1's wrongly. Then the honest task nodes and three
+juror validators (staked after the task's draw, so the draw took the liar) run as real processes,
+and the test, an outsider, disputes both verdicts. The juror nodes draw themselves (keeper),
+re-verify the round, vote, settle; after the window (anvil's clock moved) every honest node's held
+pay is released by its own node and `decentrl wallet claim` withdraws it."""
+import time
+
+from click.testing import CliRunner
+
+import fraud_faults as faults
+from fraud_world import Cheat, FraudNet, outcome, play_round, start_task
+from network import NODE_SETTINGS
+from workers.chain.keystore import PASSWORD_ENV
+from workers.cli import cli
+from workers.localnet.chain import TOKEN, Ticker
+from workers.node.dispute_handlers import DISMISSED, UPHELD
+from workers.protocol import Phase, Role, Status, Verdict
+
+WINDOW_S, VOTE_WINDOW_S = 3600, 600  # the contract's least windows
+BOND = 100 * TOKEN
+TIMEOUT_S = 180
+
+
+def wait_for(what: str, predicate, timeout: float = TIMEOUT_S):
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout:g} s: {what}")
+        time.sleep(0.2)
+
+
+def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(tmp_path):
+    net = FraudNet(tmp_path, node_settings=NODE_SETTINGS,
+                   disputes={"dispute_window_s": WINDOW_S, "vote_window_s": VOTE_WINDOW_S})
+    ticker = None
+    try:
+        d = net.deployment
+        for name, role in [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"),
+                           ("liar", "validator")]:
+            net.add_node(name, role)
+        nodes = {"sampler": [net.node("sampler0"), net.node("sampler1")], "trainer": [net.node("trainer")],
+                 "validator": [net.node("liar")]}
+        task_id = net.create_task(num_validators=1)
+        start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
+        # Jurors join the pool after the task's draw; each can sit on both disputes (2 x minStake).
+        stake = 2 * d.stakes.functions.minStake(Role.VALIDATOR).call()
+        jurors = [net.add_node(f"juror{i}", "validator", stake=stake) for i in range(3)]
+        block = net.w3.eth.block_number + 1
+        play_round(net, task_id, nodes,
+                   Cheat("sampler1", faults.SHARD, faults.fabricated_rewards, phases=(Phase.SAMPLE_COMMIT,)),
+                   Cheat("liar", faults.VERIFY, faults.accept_everything, phases=(Phase.ATTEST,)))
+        seen = outcome(net, task_id, block)
+        honest, cheat, trainer = net.node("sampler0"), net.node("sampler1"), net.node("trainer")
+        assert seen.task.status == Status.COMPLETED
+        assert seen.verdicts[(honest.address, Role.SAMPLER)] == Verdict.ACCEPTED
+        assert seen.verdicts[(cheat.address, Role.SAMPLER)] == Verdict.ACCEPTED  # the liar's doing
+        vault = d.vault.functions
+        for node in (honest, trainer):
+            assert vault.heldOf(task_id, 0, node.address).call() == seen.earned[node.address] > 0
+            assert vault.claimableOf(node.address).call() == 0
+
+        net.start(names=["sampler0", "trainer", *(j.name for j in jurors)])
+        ticker = Ticker(net.w3, 0.5)  # drawJurors needs a block after its seed block
+        net.wait_ready()
+        disputer = net.account("disputer", drl=1000)
+        disputer.sender.send(d.token.functions.approve(d.disputes.address, 2 * BOND))
+        registry, disputes = d.registry.functions, d.disputes.functions
+        ids = {}
+        for node in (honest, cheat):
+            slot = registry.membershipOf(task_id, node.address).call().slot
+            disputer.sender.send(disputes.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
+            ids[node.name] = disputes.disputeCount().call()
+
+        settled = lambda: all(disputes.disputeOf(i).call().status in (UPHELD, DISMISSED)  # noqa: E731
+                              for i in ids.values())
+        wait_for("both disputes settled by the jurors' votes", settled)
+        assert disputes.disputeOf(ids["sampler0"]).call().status == DISMISSED
+        assert disputes.disputeOf(ids["sampler1"]).call().status == UPHELD
+        votes = {(e.args.disputeId, e.args.juror): e.args.uphold
+                 for e in d.disputes.events.JurorVoted().get_logs(from_block=block)}
+        assert votes == {**{(ids["sampler0"], j.address): False for j in jurors},
+                         **{(ids["sampler1"], j.address): True for j in jurors}}
+        assert vault.heldOf(task_id, 0, cheat.address).call() == 0  # reclaimed to the requester
+        assert vault.claimableOf(cheat.address).call() == 0
+        for node in (honest, trainer):  # still held: the window has not passed
+            assert vault.heldOf(task_id, 0, node.address).call() == seen.earned[node.address]
+
+        window_end = disputes.windowEndOf(task_id, 0).call()
+        net.w3.provider.make_request("evm_increaseTime", [window_end - registry.protocolTime().call() + 1])
+        net.mine()
+        released = lambda: all(vault.heldOf(task_id, 0, n.address).call() == 0 for n in (honest, trainer))  # noqa: E731
+        wait_for("the honest nodes' held pay released by their own nodes", released, timeout=60)
+        for node in (honest, trainer):
+            assert vault.claimableOf(node.address).call() == seen.earned[node.address]
+        releases = d.vault.events.Released().get_logs(from_block=block)
+        assert {(e.args.account, e.args.amount) for e in releases} == {
+            (n.address, seen.earned[n.address]) for n in (honest, trainer)}
+
+        before = d.token.functions.balanceOf(honest.address).call()
+        claim = CliRunner().invoke(cli, ["--rpc", net.anvil.http_url, "--deployment", str(net.deployment_path),
+                                         "--node-dir", str(honest.node_dir), "wallet", "claim"],
+                                   env={PASSWORD_ENV: net.password})
+        assert claim.exit_code == 0, claim.output
+        assert d.token.functions.balanceOf(honest.address).call() - before == seen.earned[honest.address]
+        assert vault.claimableOf(honest.address).call() == 0
+    finally:
+        if ticker is not None:
+            ticker.stop()
+        net.stop()

@@ -1,0 +1,238 @@
+"""The node's side of disputes (SPECIFICATION.md 13): juror duty for validators and the release
+of held pay for every role. Registered with the same DISPATCH as workers.node.handlers (which
+lists this module among the node's handler modules); the watcher follows DisputeManager's
+events beside TaskRegistry's.
+
+- JurorDrawArmed, validator (keeper): drawJurors once a block after seedBlock exists (as the
+  registry's validator draw, handlers.draw); a dispute no longer Drawing is done.
+- VotingStarted, validator: if this node holds a seat, re-verify the disputed round with the
+  validator's own verification (workers.roles.validator.verify_round, every artifact fetched by
+  CID and checked) and vote: uphold when its judgement of the disputed submission differs from
+  the disputed verdict (`vote_for`). Every validator (keeper) also schedules SettleDue at the vote
+  deadline.
+- JurorVoted, validator (keeper): once every juror voted, settle() at once.
+- SettleDue, validator: a synthetic event at the vote deadline: settle() a dispute still Voting.
+- RewardEarned (naming this node, of its role): with a dispute manager set, the pay is held;
+  schedule PayReleaseDue at the round's dispute window end (`release_due_in`).
+- PayReleaseDue (every role): releasePay(task, round, self) once the window has passed and no
+  dispute of the round is open (else checked again later); nothing held means done.
+- DisputeSettled (every role): the round's disputes may all be settled now: release this node's
+  held pay of that round if the window is over (a PayReleaseDue may be waiting on DisputesPending).
+
+Every handler reads the chain first and counts the contracts' "already done" reverts as done."""
+from __future__ import annotations
+
+import logging
+import time
+
+from workers.node.context import NodeContext
+from workers.node.dispatch import DISPATCH, HandledEvent
+from workers.node.handlers import DRAW_WAIT_S, _fetch, _schedule_check, _send, spec_of
+from workers.protocol import Role, Verdict
+
+log = logging.getLogger(__name__)
+
+ZERO_ADDRESS = "0x" + "00" * 20
+
+# IDisputeManager.Status
+DRAWING, VOTING, UPHELD, DISMISSED, VOID = 1, 2, 3, 4, 5
+
+PENDING_RECHECK_S = 30.0
+"""How long a pay release waits before it looks again when a dispute of its round is open (a
+DisputeSettled also triggers a release at once)."""
+
+ROLE_NAMES = {Role.SAMPLER: "sampler", Role.TRAINER: "trainer", Role.VALIDATOR: "validator"}
+
+
+# -- pure decisions ----------------------------------------------------------------------------
+
+def vote_for(disputed: Verdict, accepted: bool) -> bool:
+    """A juror's vote (True = uphold the dispute, the verdict was wrong) from the disputed verdict
+    and the juror's own judgement of the submission: uphold exactly when they disagree."""
+    if disputed not in (Verdict.ACCEPTED, Verdict.REJECTED):
+        raise ValueError(f"only Accepted and Rejected verdicts are disputed, not {disputed!r}")
+    return (disputed == Verdict.ACCEPTED) != bool(accepted)
+
+
+def release_due_in(window_end: int, now: int, open_disputes: int, held: int) -> float | None:
+    """When to try releasing held pay: None = nothing held (done), 0 = now, else seconds to wait
+    (releasePay needs protocol time past the window end and no open dispute of the round)."""
+    if held == 0:
+        return None
+    if now <= window_end:
+        return float(window_end - now + 1)
+    if open_disputes:
+        return PENDING_RECHECK_S
+    return 0.0
+
+
+# -- juror duty --------------------------------------------------------------------------------
+
+def _disputes(ctx: NodeContext):
+    return ctx.deployment.disputes.functions
+
+
+@DISPATCH.on("JurorDrawArmed", "validator")
+def draw_jurors(ev: HandledEvent) -> None:
+    ctx = NodeContext.current()
+    dispute_id = int(ev.args["disputeId"])
+    if _disputes(ctx).disputeOf(dispute_id).call().status != DRAWING:
+        return  # drawn already (a draw re-arms while seats remain)
+    seed_block, waited_until = int(ev.args["seedBlock"]), time.monotonic() + DRAW_WAIT_S
+    while ctx.w3.eth.block_number <= seed_block and time.monotonic() < waited_until:
+        time.sleep(0.05)
+    _send(ctx, _disputes(ctx).drawJurors(dispute_id), done=("WrongDisputeStatus",))
+
+
+def my_seat(ctx: NodeContext, dispute_id: int, jurors: int):
+    """(seat, Juror) of this node in the dispute, or None."""
+    for seat in range(jurors):
+        juror = _disputes(ctx).jurorOf(dispute_id, seat).call()
+        if juror.node == ctx.address:
+            return seat, juror
+    return None
+
+
+def previous_checkpoint(ctx: NodeContext, task, spec, round_: int) -> bytes | None:
+    """The checkpoint bundle round `round_` started from: what round - 1 finalized with (its
+    RoundFinalized event), else the task's initial bundle (None without encrypted inputs)."""
+    from workers.node.encrypted_inputs import initial_bundle
+    from workers.roles.trainer import verify_checkpoint
+
+    if round_ > 0:
+        logs = ctx.deployment.registry.events.RoundFinalized().get_logs(
+            from_block=ctx.deployment.block, argument_filters={"taskId": task.task_id, "round": round_ - 1})
+        if not logs:
+            raise RuntimeError(f"task {task.task_id}: no RoundFinalized for round {round_ - 1}")
+        args = logs[-1].args
+        if args.checkpointCid:
+            bundle = ctx.store.get(args.checkpointCid)
+            verify_checkpoint(bundle, bytes(args.checkpointRoot))
+            return bundle
+    return initial_bundle(ctx, task, spec)
+
+
+def judge(ctx: NodeContext, ev: HandledEvent, dispute):
+    """This node's Judgement of the disputed submission: the disputed round verified as a
+    validator of it would (its own secret challenge seed, every artifact checked)."""
+    from workers.roles.validator import verify_round
+
+    task_id, round_ = int(dispute.taskId), int(dispute.round)
+    task = ctx.view.task(task_id)
+    spec = spec_of(ctx, task)
+    prev = previous_checkpoint(ctx, task, spec, round_)
+    subs = ctx.view.submissions(task_id, round_)
+    samplers = [(s.slot, bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs if s.role == Role.SAMPLER and s.revealed]
+    trainer = next(((bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs
+                    if s.role == Role.TRAINER and s.revealed), None)
+    verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
+                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: _fetch(ctx, cid, ev))
+    role, slot = Role(int(dispute.role)), int(dispute.slot)
+    judgement = verdict.trainer if role == Role.TRAINER else verdict.samplers.get(slot)
+    if judgement is None:
+        raise RuntimeError(f"dispute of task {task_id} round {round_}: {role.name.lower()} {slot} "
+                           "has no revealed submission to judge")
+    return judgement
+
+
+@DISPATCH.on("VotingStarted", "validator")
+def voting_started(ev: HandledEvent) -> None:
+    ctx = NodeContext.current()
+    dispute_id, deadline = int(ev.args["disputeId"]), int(ev.args["deadline"])
+    _schedule_check("SettleDue", f"settle:{dispute_id}:0",
+                    {"disputeId": dispute_id, "deadline": deadline, "hop": 0, "origin": ev.key})
+    dispute = _disputes(ctx).disputeOf(dispute_id).call()
+    if dispute.status != VOTING:
+        return
+    seated = my_seat(ctx, dispute_id, int(dispute.jurorCount))
+    if seated is None or seated[1].voted:
+        return
+    judgement = judge(ctx, ev, dispute)
+    uphold = vote_for(Verdict(int(dispute.verdict)), judgement.accepted)
+    ctx.secrets.note(int(dispute.taskId), int(dispute.round), Role.VALIDATOR, f"juror:{dispute_id}", {
+        "dispute": dispute_id, "role": int(dispute.role), "slot": int(dispute.slot),
+        "accepted": judgement.accepted, "reason": judgement.reason, "uphold": uphold})
+    log.info("dispute %d: %s %d judged %s (%s): voting %s", dispute_id, Role(int(dispute.role)).name.lower(),
+             dispute.slot, "good" if judgement.accepted else "bad", judgement.reason,
+             "uphold" if uphold else "dismiss")
+    _send(ctx, _disputes(ctx).vote(dispute_id, uphold), done=("AlreadyVoted",))
+
+
+def _settle(ctx: NodeContext, dispute_id: int) -> None:
+    _send(ctx, _disputes(ctx).settle(dispute_id), done=("WrongDisputeStatus",))
+
+
+@DISPATCH.on("JurorVoted", "validator")
+def juror_voted(ev: HandledEvent) -> None:
+    ctx = NodeContext.current()
+    dispute = _disputes(ctx).disputeOf(int(ev.args["disputeId"])).call()
+    if dispute.status == VOTING and dispute.upholdVotes + dispute.dismissVotes == dispute.jurorCount:
+        _settle(ctx, int(ev.args["disputeId"]))
+
+
+@DISPATCH.on("SettleDue", "validator")
+def settle_due(ev: HandledEvent) -> None:
+    ctx = NodeContext.current()
+    args = ev.args
+    dispute_id = int(args["disputeId"])
+    if _disputes(ctx).disputeOf(dispute_id).call().status != VOTING:
+        return  # settled already
+    left = int(args["deadline"]) - ctx.deployment.registry.functions.protocolTime().call()
+    if left >= 0:
+        hop = int(args["hop"]) + 1
+        _schedule_check("SettleDue", f"settle:{dispute_id}:{hop}", {**args, "hop": hop}, countdown=left + 1)
+        return
+    _settle(ctx, dispute_id)
+
+
+# -- held pay ----------------------------------------------------------------------------------
+
+def _disputes_active(ctx: NodeContext) -> bool:
+    return ctx.deployment.registry.functions.disputeManager().call() != ZERO_ADDRESS
+
+
+def _release(ctx: NodeContext, task_id: int, round_: int, role: str, hop: int, origin: str) -> None:
+    """Release this node's held pay of (task, round) now if it can be, else check again later."""
+    held = ctx.deployment.vault.functions.heldOf(task_id, round_, ctx.address).call()
+    if held == 0:
+        return  # released (by anyone) or reclaimed
+    window_end = _disputes(ctx).windowEndOf(task_id, round_).call()
+    now = ctx.deployment.registry.functions.protocolTime().call()
+    wait = release_due_in(window_end, now, _disputes(ctx).openDisputesOf(task_id, round_).call(), held)
+    if wait:
+        _schedule_check("PayReleaseDue", f"release:{task_id}:{round_}:{hop + 1}",
+                        {"taskId": task_id, "round": round_, "hop": hop + 1, "origin": origin}, countdown=wait,
+                        role=role)
+        return
+    _send(ctx, _disputes(ctx).releasePay(task_id, round_, ctx.address), done=("NothingHeld",))
+
+
+def _pay_held(ev: HandledEvent, role: Role) -> None:
+    ctx = NodeContext.current()
+    if ev.args["node"] != ctx.address or Role(int(ev.args["role"])) != role or not _disputes_active(ctx):
+        return
+    _release(ctx, int(ev.args["taskId"]), int(ev.args["round"]), ev.role, -1, ev.key)
+
+
+def _release_due(ev: HandledEvent) -> None:
+    _release(NodeContext.current(), int(ev.args["taskId"]), int(ev.args["round"]), ev.role, int(ev.args["hop"]),
+             ev.args["origin"])
+
+
+def _dispute_settled(ev: HandledEvent) -> None:
+    ctx = NodeContext.current()
+    dispute = _disputes(ctx).disputeOf(int(ev.args["disputeId"])).call()
+    task_id, round_ = int(dispute.taskId), int(dispute.round)
+    if ctx.deployment.vault.functions.heldOf(task_id, round_, ctx.address).call() == 0:
+        return
+    if _disputes(ctx).openDisputesOf(task_id, round_).call():
+        return  # another dispute of the round is open: its settlement comes back here
+    if ctx.deployment.registry.functions.protocolTime().call() <= _disputes(ctx).windowEndOf(task_id, round_).call():
+        return  # the PayReleaseDue scheduled at RewardEarned releases it at the window's end
+    _send(ctx, _disputes(ctx).releasePay(task_id, round_, ctx.address), done=("NothingHeld",))
+
+
+for _role, _name in ROLE_NAMES.items():
+    DISPATCH.register("RewardEarned", _name, lambda ev, role=_role: _pay_held(ev, role))
+    DISPATCH.register("PayReleaseDue", _name, _release_due)
+    DISPATCH.register("DisputeSettled", _name, _dispute_settled)
