@@ -47,8 +47,8 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
 - DeadlineReached, validator: a synthetic event this module schedules (a delayed Celery task,
   countdown = deadline - protocolTime + 1 s, capped at half the visibility timeout and
   rescheduled when early): if the task is still in that round and phase, advance().
-- AggregateCheck, validator: synthetic, the round's aggregator polling the relay (every
-  AGGREGATE_POLL_S) until every candidate posted or its wait ran out; then it simulates and sends
+- AggregateCheck, validator: synthetic, the round's aggregator polling the relay (after
+  AGGREGATE_POLL_S, then twice as long each time) until every candidate posted or its wait ran out; then it simulates and sends
   one attestAggregate (workers.roles.aggregation.settle drops what would revert), or attests alone.
 - AttestFallback, validator: synthetic, at the validator's fallback time: if no aggregate covered
   its slot, attest(bitmap).
@@ -551,7 +551,8 @@ def validator_phase(ev: HandledEvent) -> None:
 # -- aggregate attestations (SPECIFICATION.md 5.5.2) -------------------------------------------
 
 AGGREGATE_POLL_S = 0.25
-"""How often the aggregator looks at the relay while it waits for the others' signatures."""
+"""The aggregator's first wait before it looks at the relay again; doubled at each look
+(aggregation.poll_delay)."""
 
 
 def _relay(ctx: NodeContext):
@@ -686,7 +687,8 @@ def _aggregate_step(ctx: NodeContext, args: dict) -> None:
     waiting = [v for v in voters.candidates if v not in entries]
     if waiting and time.time() < float(args["aggregateBy"]):
         hop = int(args["hop"]) + 1
-        _schedule_vote_check("AggregateCheck", {**args, "hop": hop}, AGGREGATE_POLL_S)
+        delay = aggregation.poll_delay(hop, time.time(), float(args["aggregateBy"]), AGGREGATE_POLL_S)
+        _schedule_vote_check("AggregateCheck", {**args, "hop": hop}, delay)
         return
     entries[slot] = RelayEntry(bitmap, _signature(ctx, task_id, round_, bitmap), ctx.address)  # ours, not the relay's
     votes, left_out = aggregation.agreeing(entries, bitmap, voters.holders, voters.candidates, voters.keys, is_g1)

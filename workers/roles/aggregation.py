@@ -56,6 +56,13 @@ def plan(now: float, seconds_left: float, wait_s: float, fallback_s: float) -> P
     return Plan(aggregate_by=now + min(wait_s, fallback / 2), fallback_at=now + fallback)
 
 
+def poll_delay(hop: int, now: float, aggregate_by: float, first_s: float) -> float:
+    """Seconds until the aggregator's next look at the relay: `first_s`, doubling with each look
+    (every look reads the chain, and a busy validator of a task posts seconds late), and never past
+    `aggregate_by`."""
+    return max(0.0, min(first_s * 2 ** max(0, hop - 1), aggregate_by - now))
+
+
 @dataclass(frozen=True)
 class Vote:
     """One slot's vote as it may go into an aggregate: its signature (G1) and its holder's
