@@ -40,6 +40,8 @@ import argparse
 import sys
 from pathlib import Path
 
+from web3.logs import DISCARD
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from workers.crypto.attest_messages import aggregate_args, attestation_message, registration_args  # noqa: E402
@@ -132,7 +134,8 @@ def drawn_task(chain: Chain, v: int) -> tuple[int, list[str], int]:
     while chain.status(task_id) != Status.ACTIVE:
         chain.mine()  # the draw is seeded by a block after the armed one; a short draw re-arms
         receipt = chain.send(chain.admin, chain.registry.functions.drawValidators(task_id), gas=25_000_000)
-        if chain.registry.events.SlotAssigned().process_receipt(receipt):
+        # the draw's receipt also holds other events (e.g. StakeLocked): only SlotAssigned is wanted
+        if chain.registry.events.SlotAssigned().process_receipt(receipt, errors=DISCARD):
             draw_gas += receipt["gasUsed"]
     return task_id, workers, draw_gas
 
