@@ -27,7 +27,6 @@ import asyncio
 import logging
 import sqlite3
 import threading
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable

@@ -23,7 +23,7 @@ from workers.crypto.bls import BlsKey
 from workers.localnet.chain import TOKEN
 from workers.localnet.network import LocalNetwork
 from workers.node.relay import AttestRelay, RelayEntry
-from workers.protocol import Phase, Role, Status, TaskParams
+from workers.protocol import Phase, Status, TaskParams
 from workers.spec import DEMO_CARTPOLE
 from workers.storage.store import EmbeddedStore
 
