@@ -127,9 +127,13 @@ class DispatchTable:
     def takes_new_task(self, event_name: str, role: str) -> bool:
         return (event_name, role) in self._new_task
 
-    def claims_for(self, role: str) -> bool:
-        """Whether `role` has a handler that takes on new work (so its node runs a claim lane)."""
-        return any(r == role for _, r in self._new_task)
+    def claims_for(self, role: str, modules: Iterable[str] | None = None) -> bool:
+        """Whether `role` has a handler that takes on new work (so its node runs a claim lane),
+        counting only handlers defined in `modules` when given (a node's handler modules: the
+        table is per process, and a process may hold other nodes' handlers too)."""
+        wanted = None if modules is None else set(modules)
+        return any(r == role and (wanted is None or self._handlers[(e, r)].__module__ in wanted)
+                   for e, r in self._new_task)
 
     def handler(self, event_name: str, role: str) -> Handler:
         try:

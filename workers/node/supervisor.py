@@ -95,7 +95,7 @@ class Supervisor:
         cheap: their compute modules load in the workers' warm-up)."""
         for module in self.config.handler_modules:
             importlib.import_module(module)
-        return DISPATCH.claims_for(role)
+        return DISPATCH.claims_for(role, self.config.handler_modules)
 
     def _worker_argv(self, name: str, queues: str, concurrency: int) -> list[str]:
         return [sys.executable, "-m", "celery", "-A", "workers.node.worker", "--quiet", "worker",  # no banner

@@ -109,3 +109,13 @@ def test_each_app_keeps_its_own_retry_settings():
                                    retry_backoff_max=4, max_retries=2))
     assert (first.tasks[HANDLE_EVENT].retry_backoff_max, first.tasks[HANDLE_EVENT].max_retries) == (64, 10)
     assert (second.tasks[HANDLE_EVENT].retry_backoff_max, second.tasks[HANDLE_EVENT].max_retries) == (4, 2)
+
+
+def test_claiming_roles_count_only_the_nodes_own_handler_modules():
+    # one process may hold several nodes' handlers (tests do): a role claims only by its own modules
+    table = dispatch.DispatchTable()
+    table.register("TaskCreated", "validator", lambda ev: None, new_task=True)
+    table.register("PhaseStarted", "sampler", lambda ev: None)
+    assert table.claims_for("validator") and table.claims_for("validator", [__name__])
+    assert not table.claims_for("validator", ["workers.node.handlers"])
+    assert not table.claims_for("sampler", [__name__])
