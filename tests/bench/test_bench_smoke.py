@@ -24,6 +24,7 @@ def load(name):
 
 vs = load("ppo_vs_sb3")
 gpu = load("gpu")
+gpu_verify = load("gpu_verify")
 
 
 def tiny_preset():
@@ -99,3 +100,16 @@ def test_synthetic_episodes_total_the_requested_samples():
     env.close()
     eps = gpu.synthetic_episodes(policy, tiny.samples)
     assert sum(e.steps for e in eps) == 1234 and [e.end for e in eps] == ["terminated"] * 2 + ["cut"]
+
+
+def test_gpu_verify_bench_checks_every_round_and_reports_the_tolerance_used():
+    lines = []
+    outcomes, result = gpu_verify.run(demo_rounds=1, wide_rounds=0, out=lines.append)
+    m = re.fullmatch(rf"RESULT device=(cuda|cpu) rounds_accepted=(\d+)/(\d+) tolerance_used_max={NUM}", result)
+    assert m, result
+    assert (int(m.group(2)), int(m.group(3))) == (1, 1) and outcomes[0][0]
+    assert any(line.startswith("  round 0: ACCEPTED") for line in lines)
+    if not torch.cuda.is_available():  # a CPU trace verifies bit for bit: no tolerance used
+        assert m.group(1) == "cpu" and float(m.group(4)) == 0 and lines[0].startswith("NO GPU")
+    else:
+        assert m.group(1) == "cuda" and 0 <= float(m.group(4)) <= 1

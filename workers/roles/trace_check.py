@@ -28,6 +28,7 @@ re-execute only the challenged transitions and recompute only the challenged dat
 from __future__ import annotations
 
 import dataclasses
+import math
 from itertools import islice
 
 import numpy as np
@@ -214,7 +215,8 @@ class _Checker:
                 raise Rejected(f"{_where(self.b, j)} does not re-execute: the re-run gives another state "
                                f"than the trace's state {j + 1}")
             return
-        problem = compare_within_gpu_tolerance(want_policy, want_state, rerun_policy, rerun, policy_bytes)
+        problem, used = compare_within_gpu_tolerance(want_policy, want_state, rerun_policy, rerun, policy_bytes)
+        self.tolerance_used = max(self.tolerance_used, used)
         if problem:
             raise Rejected(f"{_where(self.b, j)} does not re-execute within the CUDA tolerance: {problem}")
 
@@ -253,11 +255,12 @@ class _Checker:
             transitions.append(len(self.b) - 2)  # an early stop is always re-executed
         epochs = max((self.schedule[s][0] for j in transitions for s in range(self.b[j], self.b[j + 1])), default=0)
         self.perms = list(islice(permutations(self.config, self.start.updates, self.n), epochs + 1))
-        self.steps_run = 0
+        self.steps_run, self.tolerance_used = 0, 0.0
         for j in transitions:
             self.check_transition(j)
         return (f"trace root, ends and data check; re-executed {self.steps_run} of {self.trace.steps} steps "
-                f"(transitions {transitions}), recomputed data chunks {chunks}")
+                f"(transitions {transitions}), recomputed data chunks {chunks}"
+                + (f"; CUDA trace: {self.tolerance_used:.3g} of the tolerance used" if self.cuda else ""))
 
 
 def check_trace(spec, task_id: int, round_: int, claimed, policy0, start: TrainState, episodes, fetch,
@@ -278,29 +281,33 @@ def _max_abs_diff(a: dict, b: dict) -> float:
 
 
 def compare_within_gpu_tolerance(claimed_policy: bytes, claimed_state: TrainState, rerun_policy: bytes,
-                                 rerun_state: TrainState, before_policy: bytes) -> str | None:
-    """None if a CUDA-computed state is within the tolerance of the CPU re-run from `before`, else why not."""
+                                 rerun_state: TrainState, before_policy: bytes) -> tuple[str | None, float]:
+    """(None if a CUDA-computed state is within the tolerance of the CPU re-run from `before`, else
+    why not; the largest error as a fraction of its tolerance, over the policy and Adam moments)."""
     c_pol, r_pol, p_pol = (st_load(x) for x in (claimed_policy, rerun_policy, before_policy))
     if set(c_pol) != set(r_pol) or any(c_pol[k].shape != r_pol[k].shape for k in r_pol):
-        return "policy tensors differ in names or shapes from the re-run"
+        return "policy tensors differ in names or shapes from the re-run", math.inf
     update = _max_abs_diff(r_pol, p_pol)
     err = _max_abs_diff(c_pol, r_pol)
+    used = err / (GPU_ATOL + GPU_RTOL * update)
     if not err <= GPU_ATOL + GPU_RTOL * update:
         return (f"policy parameters differ from the re-run by up to {err:.3g}, more than the CUDA tolerance "
-                f"{GPU_ATOL:g} + {GPU_RTOL:g} x the transition's update {update:.3g}")
+                f"{GPU_ATOL:g} + {GPU_RTOL:g} x the transition's update {update:.3g}"), used
     counters = lambda s: (s.env_steps, s.rounds, s.updates, s.last_checkpoint,  # noqa: E731
                           {i: float(m["step"]) for i, m in s.adam.items()})
     if counters(claimed_state) != counters(rerun_state):
-        return f"train state counters {counters(claimed_state)} differ from the re-run's {counters(rerun_state)}"
+        return f"train state counters {counters(claimed_state)} differ from the re-run's {counters(rerun_state)}", used
     if set(claimed_state.adam) != set(rerun_state.adam):
-        return f"Adam state covers parameters {sorted(claimed_state.adam)}, the re-run's {sorted(rerun_state.adam)}"
+        return (f"Adam state covers parameters {sorted(claimed_state.adam)}, the re-run's "
+                f"{sorted(rerun_state.adam)}"), used
     for i, moments in rerun_state.adam.items():
         for name in ("exp_avg", "exp_avg_sq"):
             want, got = moments[name].double(), claimed_state.adam[i][name].double()
             if got.shape != want.shape:
-                return f"Adam {name} of parameter {i} has shape {tuple(got.shape)}, expected {tuple(want.shape)}"
+                return f"Adam {name} of parameter {i} has shape {tuple(got.shape)}, expected {tuple(want.shape)}", used
             scale = float(want.abs().max()) if want.numel() else 0.0
             err = float((got - want).abs().max()) if want.numel() else 0.0
+            used = max(used, err / (GPU_ATOL + GPU_RTOL * scale))
             if not err <= GPU_ATOL + GPU_RTOL * scale:
-                return f"Adam {name} of parameter {i} differs from the re-run by {err:.3g}"
-    return None
+                return f"Adam {name} of parameter {i} differs from the re-run by {err:.3g}", used
+    return None, used

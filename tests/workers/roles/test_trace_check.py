@@ -4,6 +4,7 @@ trace's ends, its root, its Merkle proofs, its CIDs and its data chunks are chec
 are compared within tolerance."""
 
 import dataclasses
+import re
 
 import numpy as np
 import pytest
@@ -147,6 +148,8 @@ def test_cuda_traces_are_compared_within_tolerance(rnd):
     close = retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update / 10)), device="cuda")
     j = judge(rnd, close, seed)
     assert j.accepted, j
+    used = float(re.search(r"CUDA trace: (\S+) of the tolerance used", j.reason).group(1))
+    assert 0.05 < used < 0.2, j  # the change is a tenth of the tolerance (relative to the trace's update)
     far = retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update * 3)), device="cuda")
     j = judge(rnd, far, seed)
     assert not j.accepted and j.reason.startswith(f"step {STEP} (state {STEP} -> {STEP + 1}) does not re-execute "

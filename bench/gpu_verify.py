@@ -1,0 +1,116 @@
+"""Do CUDA-trained rounds pass a CPU validator, and how much of the stated CUDA tolerance do they use?
+
+A validator re-executes a trainer's challenged gradient steps on its CPU. A CPU-trained trace must
+match bit for bit; a CUDA-trained one within trace_check.GPU_ATOL + GPU_RTOL x the transition's
+largest parameter change (Adam moments: x their largest magnitude), and its pre-update data
+(old log-probs, values) within workers.rl.replay's tolerances. This script runs honest rounds
+through the roles' own code: samplers on the CPU, the trainer with device="cuda", and a CPU
+validator (`verify_round`) that re-executes EVERY transition and recomputes EVERY data chunk (the
+spec's challenges_per_trainer raised to its maximum, so no step escapes the comparison). It
+prints, per round, whether the validator accepts and the largest error as a fraction of its
+tolerance ("used": 1 is the bound; an honest GPU should stay far below it).
+
+Two tasks: the demo's CartPole spec (workers.spec.DEMO_CARTPOLE, all its rounds, then the trained
+policy's evaluation) and the same task with a wider policy (MLP 512x512, 2 rounds), where longer
+float32 reductions differ more between the two devices.
+
+Without a CUDA device the script says so and runs the trainer on the CPU (every round must then be
+accepted with 0 of the tolerance used: the CPU path is bit for bit). The last line is
+`RESULT device=<cuda|cpu> rounds_accepted=<k>/<n> tolerance_used_max=<x>`.
+
+    .venv/bin/python bench/gpu_verify.py [--rounds N (demo task; default: the demo's 5)] [--wide-rounds 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import re
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+USED = re.compile(r"CUDA trace: (\S+) of the tolerance used")
+
+
+def run_task(spec, rounds: int, device: str, out=print, task_id: int = 1) -> tuple[list[tuple[bool, float]], bytes]:
+    """Honest rounds of `spec` trained on `device`, each verified on the CPU: ([(accepted, used)],
+    final checkpoint bundle)."""
+    from workers.roles import sampler, trainer
+    from workers.roles.validator import verify_round
+    from workers.storage import cid as cids
+
+    spec = dataclasses.replace(spec, challenges_per_trainer=10_000)  # every transition and chunk
+    prev, outcomes = None, []
+    for r in range(rounds):
+        t0 = time.perf_counter()
+        policy_bytes = None if prev is None else trainer.unbundle_checkpoint(prev).policy_bytes
+        shards = {s: sampler.sample_shard(spec, task_id, r, s, policy_bytes) for s in range(2)}
+        t1 = time.perf_counter()
+        ckpt = trainer.train_round(spec, task_id, r, prev, [(s, x.root, x.blob) for s, x in shards.items()],
+                                   device=device)
+        t2 = time.perf_counter()
+        stored = {cids.compute(b): b for b in ckpt.stored}
+        verdict = verify_round(spec, task_id, r, prev, [(s, x.root, x.blob) for s, x in shards.items()],
+                               (ckpt.root, ckpt.bundle), bytes(32), stored.get)
+        t3 = time.perf_counter()
+        judgement = verdict.trainer
+        accepted = judgement.accepted and all(j.accepted for j in verdict.samplers.values())
+        m = USED.search(judgement.reason)
+        used = float(m.group(1)) if m else 0.0
+        outcomes.append((accepted, used))
+        out(f"  round {r}: {'ACCEPTED' if accepted else 'REJECTED'}, tolerance used {used:.3g} "
+            f"(sample {t1 - t0:.1f} s, train on {device} {t2 - t1:.1f} s, verify on cpu {t3 - t2:.1f} s)"
+            + ("" if accepted else f": {judgement.reason}"))
+        prev = ckpt.bundle
+    return outcomes, prev
+
+
+def run(demo_rounds: int | None = None, wide_rounds: int = 2, out=print) -> tuple[list, str]:
+    import torch
+
+    from workers.rl.evaluate import evaluate
+    from workers.rl.policy import from_bytes
+    from workers.roles import trainer
+    from workers.spec import DEMO_CARTPOLE
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda":
+        out(f"GPU: {torch.cuda.get_device_name(0)} (torch {torch.__version__}, CUDA {torch.version.cuda}); "
+            f"validator on the cpu")
+    else:
+        out(f"NO GPU: torch {torch.__version__} sees no CUDA device; the trainer runs on the cpu "
+            f"(a CPU trace must verify bit for bit)")
+    outcomes = []
+    from workers.demo.run import TASK
+
+    rounds = demo_rounds if demo_rounds is not None else TASK["num_rounds"]
+    out(f"demo task (MLP {'x'.join(map(str, DEMO_CARTPOLE.hidden_sizes))}), {rounds} rounds:")
+    demo, final = run_task(DEMO_CARTPOLE, rounds, device, out)
+    outcomes += demo
+    result = evaluate(from_bytes(trainer.unbundle_checkpoint(final).policy_bytes), DEMO_CARTPOLE.env_id,
+                      DEMO_CARTPOLE.eval_episodes)
+    out(f"  the {device}-trained policy's evaluation: mean return {result.mean_return:.1f} "
+        f"of {DEMO_CARTPOLE.eval_episodes} episodes")
+    if wide_rounds:
+        wide = dataclasses.replace(DEMO_CARTPOLE, hidden_sizes=(512, 512))
+        out(f"wide policy (MLP 512x512), {wide_rounds} rounds:")
+        outcomes += run_task(wide, wide_rounds, device, out, task_id=2)[0]
+    accepted = sum(a for a, _ in outcomes)
+    used = max(u for _, u in outcomes)
+    return outcomes, f"RESULT device={device} rounds_accepted={accepted}/{len(outcomes)} tolerance_used_max={used:.3g}"
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--rounds", type=int, default=None, help="rounds of the demo task (default: the demo's 5)")
+    ap.add_argument("--wide-rounds", type=int, default=2, help="rounds of the 512x512 task (0: skip it)")
+    args = ap.parse_args()
+    _, result = run(args.rounds, args.wide_rounds, out=lambda s: print(s, flush=True))
+    print(result)
+
+
+if __name__ == "__main__":
+    main()
