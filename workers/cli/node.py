@@ -161,9 +161,13 @@ def node_status(obj: Context, address):
 @click.option("--attest-fallback", type=click.FloatRange(min=0), default=ATTEST_FALLBACK_S, show_default=True,
               help="Seconds after posting its signature before a validator no aggregate covered attests alone "
                    "(capped at half the time left in the Attest phase).")
+@click.option("--trainer-device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True,
+              help="Where the trainer's PPO update runs (auto: CUDA when torch sees a GPU). A CPU update is "
+                   "re-executed by validators bit for bit, a CUDA one within a tolerance; small policies train "
+                   "faster on the CPU.")
 @click.pass_obj
 def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_days, metrics_port, health_interval,
-               log_format, attest_relay, aggregate_wait, attest_fallback):
+               log_format, attest_relay, aggregate_wait, attest_fallback, trainer_device):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
@@ -175,6 +179,12 @@ def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_day
     bad = [r for r in names if r not in ROLE_NAMES]
     if bad or not names:
         raise click.UsageError(f"--roles: choose from {', '.join(ROLE_NAMES)} (got {roles!r})")
+    if trainer_device == "cuda" and "trainer" in names:
+        import torch
+
+        if not torch.cuda.is_available():
+            raise click.UsageError("--trainer-device cuda: torch sees no CUDA device on this machine "
+                                   f"(torch {torch.__version__}); use auto or cpu")
     obj.deployment  # noqa: B018 - wrong network or missing record: fail before starting anything
     password = os.environ.get(PASSWORD_ENV) or click.prompt("Keystore password", hide_input=True, err=True)
     os.environ[PASSWORD_ENV] = password  # checked now; the workers read it from their environment
@@ -195,7 +205,8 @@ def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_day
         extra = node_extra(rpc_url=obj.rpc, ws_url=ws_url, deployment=obj.deployment_file(), node_dir=obj.node_dir,
                            store_dir=obj.store_dir, ipfs_api=ipfs_api, address=account.address,
                            retention_s=retention_days * 24 * 3600, attest_relay=attest_relay or None,
-                           aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback)
+                           aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback,
+                           trainer_device=trainer_device)
         config = node_config(service.url, f"node-{account.address[2:10].lower()}", extra)
         sup = supervisor(config, names, concurrency=concurrency, env={PASSWORD_ENV: password}, log_format=log_format)
         checker = HealthChecker(sup, obj.rpc, str(obj.deployment_file()), account.address, str(obj.store_dir),

@@ -100,7 +100,10 @@ class Demo:
                 if role == "requester":
                     self.requester = self.net.account(name, drl=BOUNTY_DRL)
                 else:
-                    self.net.add_node(name, role, drl=NODE_DRL)
+                    # the CPU, GPU or not: DEMO_CARTPOLE's 5-round solve was tuned on the CPU's
+                    # training path (a CUDA update takes another), and a 64x64 policy trains faster
+                    # there (docs/benchmarks.md)
+                    self.net.add_node(name, role, drl=NODE_DRL, trainer_device="cpu")
         self.nodes = self.net.nodes
         view = ChainView(self.dep)
         for node in self.nodes:

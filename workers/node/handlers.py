@@ -461,7 +461,8 @@ def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: 
     left_out = []
     while shards:
         try:
-            return train_round(spec, task_id, round_, prev, shards), left_out
+            return train_round(spec, task_id, round_, prev, shards,
+                               device=ctx.extra.get("trainer_device", "auto")), left_out
         except ShardError as error:
             log.warning("task %d round %d: leaving out %s", task_id, round_, error)
             left_out.append(error.slot)

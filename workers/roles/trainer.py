@@ -4,9 +4,10 @@
 ShardError naming the slot, so the caller can leave that shard out and call again), then runs one
 `workers.rl.ppo.train_round` on all episodes in a fixed order: by sampler slot, then episode
 index. It starts from the previous checkpoint bundle's policy and TrainState (or, with None, the
-spec's initial policy and a fresh TrainState). The device is CUDA when available, else CPU (the
-same code, in workers.rl.ppo); on the CPU it computes with one thread, so any CPU node with the
-same torch build gets the same bits.
+spec's initial policy and a fresh TrainState). The device is the caller's choice: the CPU by
+default, CUDA or "auto" (CUDA when available) where a trainer node is so configured (the same
+code, in workers.rl.ppo); on the CPU it computes with one thread, so any CPU node with the same
+torch build gets the same bits, and a validator re-executes a CPU trace bit for bit.
 
 Checkpoint bundle (version 1, integers little-endian):
 
@@ -189,13 +190,13 @@ def round_start(spec: TaskSpec, prev_bundle: bytes | None) -> tuple[ActorCritic,
 
 
 def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
-                shards: Iterable[tuple[int, bytes, bytes]], *, device: str = "auto",
+                shards: Iterable[tuple[int, bytes, bytes]], *, device: str = "cpu",
                 on_step=None) -> CheckpointResult:
     """Train one round on `shards` = (slot, revealed root, blob) and bundle the checkpoint.
 
     Raises ShardError (with `.slot`) for a blob that does not match its root or is not this task's,
-    round's and slot's; ValueError for no shards or a slot given twice. `device` overrides the
-    spec's "auto". The round's trace (workers.roles.trace) is recorded alongside: its root and
+    round's and slot's; ValueError for no shards or a slot given twice. `device`: "cpu" (the
+    default), "cuda" or "auto" (`node start --trainer-device`). The round's trace (workers.roles.trace) is recorded alongside: its root and
     CID go into the metadata, its states and blob into `CheckpointResult.stored`. `on_step`
     (ppo.train_round's hook) runs before each step is recorded: tests use it to model a
     trainer that alters a step."""

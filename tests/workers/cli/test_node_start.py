@@ -9,6 +9,8 @@ import sys
 import time
 from pathlib import Path
 
+import torch
+
 from cli_support import PASSWORD
 from workers.chain.keystore import find_keystore, load_account
 from workers.node.relay import bls_key, registered_key
@@ -82,10 +84,15 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3
     assert "processes   not running" in invoke(node_dir, "node", "status").output
 
 
-def test_start_refuses_unknown_roles_and_a_wrong_password(node, invoke):
+def test_start_refuses_unknown_roles_and_a_wrong_password(node, invoke, monkeypatch):
     node_dir, _ = node()
     bad = invoke(node_dir, "node", "start", "--roles", "sampler,miner")
     assert bad.exit_code == 2 and "--roles: choose from sampler, trainer, validator" in bad.output
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: False)  # a machine without a GPU
+    no_gpu = invoke(node_dir, "node", "start", "--roles", "trainer", "--trainer-device", "cuda")
+    assert no_gpu.exit_code == 2 and "--trainer-device cuda: torch sees no CUDA device" in no_gpu.output
+    tpu = invoke(node_dir, "node", "start", "--roles", "trainer", "--trainer-device", "tpu")
+    assert tpu.exit_code == 2 and "'tpu' is not one of 'auto', 'cpu', 'cuda'" in tpu.output
     wrong = invoke(node_dir, "node", "start", "--roles", "sampler", password="nope")
     assert wrong.exit_code == 1 and "wrong password" in wrong.output
     assert not (node_dir / "node.json").exists()

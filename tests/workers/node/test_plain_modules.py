@@ -119,3 +119,25 @@ def test_claiming_roles_count_only_the_nodes_own_handler_modules():
     assert table.claims_for("validator") and table.claims_for("validator", [__name__])
     assert not table.claims_for("validator", ["workers.node.handlers"])
     assert not table.claims_for("sampler", [__name__])
+
+
+def test_the_trainer_device_is_the_nodes_choice(monkeypatch):
+    from types import SimpleNamespace
+
+    from workers.node import handlers
+    from workers.node.context import node_extra
+    from workers.roles import trainer
+
+    settings = dict(rpc_url="http://127.0.0.1:1", deployment="d.json", node_dir="n", store_dir="s")
+    assert node_extra(**settings)["trainer_device"] == "auto"
+    with pytest.raises(ValueError, match="trainer_device must be one of auto, cpu, cuda, got 'tpu'"):
+        node_extra(**settings, trainer_device="tpu")
+    used = []
+    monkeypatch.setattr(trainer, "train_round", lambda *args, device: used.append(device) or "ckpt")
+    monkeypatch.setattr(handlers, "_revealed_samplers",
+                        lambda ctx, task, rnd: [SimpleNamespace(slot=0, root=b"r", cid="c")])
+    for device in ("cpu", "cuda"):
+        ctx = SimpleNamespace(store=SimpleNamespace(get=lambda cid: b"blob"),
+                              extra=node_extra(**settings, trainer_device=device))
+        assert handlers._train_on_revealed(ctx, None, 1, 0, None) == ("ckpt", [])
+    assert used == ["cpu", "cuda"]
