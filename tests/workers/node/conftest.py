@@ -4,7 +4,8 @@ settings keep the folder fast; no eager mode anywhere. Helpers the tests import 
 node_support.py."""
 import pytest
 
-from node_support import HERE, PORTS, ROLES, wait_ready
+from node_support import HERE, PORTS, ROLES
+from tests.waiting import wait_ready
 from workers.node import redis_service
 from workers.node.celery_app import create_app
 from workers.node.config import NodeConfig

@@ -1,12 +1,9 @@
 """Constants and helpers of the node tests (a plain module: under pytest-xdist a runtime
 `from conftest import` can get another folder's conftest)."""
 import json
-import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
-
-from workers.node.celery_app import PING
 
 HERE = Path(__file__).resolve().parent
 PORTS = range(16392, 16400)
@@ -30,21 +27,5 @@ class Event:
             self.key = f"{self.tx_hash}:{self.log_index}"
 
 
-def wait_ready(app, queue, timeout=60.0):
-    """Round trip of a ping task through the worker on `queue`."""
-    res = app.send_task(PING, kwargs={"queue": queue, "sent_at": time.time()})
-    return res.get(timeout=timeout, interval=0.01)
-
-
 def notes(rclient, kind, key):
     return [json.loads(x) for x in rclient.lrange(f"test:{kind}:{key}", 0, -1)]
-
-
-def wait_for(predicate, timeout, interval=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s")

@@ -6,7 +6,8 @@ import subprocess
 import sys
 import time
 
-from node_support import Event, notes, wait_for
+from node_support import Event, notes
+from tests.waiting import wait_for
 from workers.node.celery_app import HANDLE_EVENT, route_task
 from workers.node.config import COMPUTE_NICENESS
 from workers.node.supervisor import ROOT

@@ -1,7 +1,8 @@
 """The same event enqueued twice (or again after it is done) runs its handler once."""
 import time
 
-from node_support import Event, notes, wait_for
+from node_support import Event, notes
+from tests.waiting import wait_for
 from workers.node import jobs
 from workers.node.tasks import node_state
 

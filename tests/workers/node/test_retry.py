@@ -2,7 +2,8 @@
 other errors fail the job at once."""
 import time
 
-from node_support import Event, notes, wait_for
+from node_support import Event, notes
+from tests.waiting import wait_for
 from workers.node import jobs
 from workers.node.tasks import node_state
 

@@ -2,7 +2,8 @@
 import statistics
 import time
 
-from node_support import Event, notes, wait_for
+from node_support import Event, notes
+from tests.waiting import wait_for
 from workers.node import jobs
 from workers.node.celery_app import PING
 

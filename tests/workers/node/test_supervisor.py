@@ -2,7 +2,8 @@
 import os
 import signal
 
-from node_support import Event, notes, wait_for, wait_ready
+from node_support import Event, notes
+from tests.waiting import wait_for, wait_ready
 
 
 def test_supervisor_restarts_a_killed_worker(node, app, enqueue, rclient):

@@ -3,7 +3,8 @@ enqueue(event) sink, and stops it by pid."""
 import json
 import uuid
 
-from node_support import HERE, notes, wait_for
+from node_support import HERE, notes
+from tests.waiting import wait_for
 from workers.node.supervisor import Supervisor
 
 

@@ -20,16 +20,6 @@ def account_of(output: str) -> str:
     return re.search(r"^account (0x[0-9a-fA-F]{40})$", output, re.M).group(1)
 
 
-def wait_for(predicate, timeout, interval=0.05):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        value = predicate()
-        if value:
-            return value
-        time.sleep(interval)
-    raise AssertionError(f"condition not met within {timeout} s")
-
-
 def scrape(port: int) -> dict:
     """GET /metrics; {(sample name, frozenset(labels)): value} parsed by prometheus_client's parser."""
     from prometheus_client.parser import text_string_to_metric_families
@@ -84,13 +74,6 @@ def serve_metrics(node_dir):
             if attempt == 4:
                 raise
             time.sleep(0.2)
-
-
-def wait_ready(app, queue, timeout=90.0):
-    """Round trip of a ping task through the worker on `queue`."""
-    from workers.node.celery_app import PING
-
-    return app.send_task(PING, kwargs={"queue": queue, "sent_at": time.time()}).get(timeout=timeout, interval=0.05)
 
 
 def reasons(output: str) -> dict[str, list[str]]:

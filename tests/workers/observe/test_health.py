@@ -7,7 +7,8 @@ import signal
 import time
 
 import pytest
-from observe_support import HERE, REDIS_PORTS, scrape, serve_metrics, total, wait_for, wait_ready
+from observe_support import HERE, REDIS_PORTS, scrape, serve_metrics, total
+from tests.waiting import wait_for, wait_ready
 
 from workers.localnet.chain import free_port
 from workers.node import redis_service
@@ -27,8 +28,8 @@ def health_node(redis_server, tmp_path_factory, anvil, deployment_file, w3):
     sup.start()
     try:
         app = create_app(config)
-        wait_ready(app, "sample")
-        wait_ready(app, "validate")
+        wait_ready(app, "sample", timeout=90)
+        wait_ready(app, "validate", timeout=90)
         yield sup
     finally:
         sup.stop()
@@ -100,8 +101,8 @@ def test_a_dead_worker_and_a_hung_worker_are_restarted(health_node, anvil, deplo
     assert sampler.pid != dead_pid and validator.pid != hung_pid and sampler.alive() and validator.alive()
     assert doc["processes"]["validator"]["restarts"] == validator.restarts >= 1
     app = create_app(health_node.config)
-    wait_ready(app, "sample")
-    wait_ready(app, "validate")
+    wait_ready(app, "sample", timeout=90)
+    wait_ready(app, "validate", timeout=90)
     again = checker(health_node, anvil, deployment_file, w3.eth.accounts[3]).check()
     assert again["services"]["sampler"]["ok"] and again["services"]["validator"]["ok"] and again["actions"] == []
 

@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 import redis
-from observe_support import HERE, json_lines, scrape, serve_metrics, total, wait_for, wait_ready
+from observe_support import HERE, json_lines, scrape, serve_metrics, total
+from tests.waiting import wait_for, wait_ready
 
 from workers.node.celery_app import create_app
 from workers.node.config import NodeConfig
@@ -47,7 +48,7 @@ def prefork_node(redis_server, tmp_path_factory):
     sup.start()
     server, port = serve_metrics(node_dir)
     try:
-        wait_ready(app, "sample")
+        wait_ready(app, "sample", timeout=90)
         yield sup, app, port
     finally:
         server.shutdown()

@@ -10,7 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from observe_support import METRICS_PORTS, PASSWORD, reasons, scrape, stake, status, total, wait_for
+from observe_support import METRICS_PORTS, PASSWORD, reasons, scrape, stake, status, total
+from tests.waiting import wait_for
 
 from workers.localnet.chain import free_port
 from workers.node.health import read_health
