@@ -29,6 +29,7 @@ already holds is never throttled (a delayed commit would miss its deadline and b
 """
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Any, Callable, Iterable, Protocol
 
@@ -49,12 +50,12 @@ class UnknownHandler(LookupError):
 
 
 class RateLimited(Exception):
-    """A new-task handler's reserved start is `wait` seconds away: run it again then, without
-    reserving again."""
+    """A new-task handler's reserved start is `wait` seconds away (at `start`, time.time()
+    scale): run it again then, without reserving again."""
 
-    def __init__(self, wait: float):
+    def __init__(self, wait: float, start: float):
         super().__init__(f"rate limited: reserved start in {wait:.3f} s")
-        self.wait = wait
+        self.wait, self.start = wait, start
 
 
 _RETRYABLE: list[type[BaseException]] = [RetryableError, TimeoutError, ConnectionError]
@@ -87,6 +88,9 @@ class HandledEvent:
     """1 on the first run; higher after retries or a redelivery."""
     worker: str = ""
     """Celery host name of the worker running it (e.g. sampler@node1)."""
+    reserved_start: float | None = None
+    """A new-task handler's start as the node's token bucket reserved it (time.time() scale):
+    the run starts then, or later when its worker is busy; None for other handlers."""
 
 
 Handler = Callable[[HandledEvent], Any]
@@ -184,13 +188,13 @@ def enqueue(event: ChainEventLike, send: Callable[[str, dict], None], store: job
 
 def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: str, event_key: str,
               event_name: str, args: dict, block: int, *, final_attempt: bool, lease_s: float,
-              max_attempts: int, worker: str = "", reserved: bool = False,
+              max_attempts: int, worker: str = "", reserved: float | None = None,
               table: DispatchTable = DISPATCH) -> str:
     """Run the handler for (event, role) at most once to completion; returns what happened:
     "done", "already-done" or "gave-up" (too many deliveries, e.g. a handler that kills its
     process). Raises RetryableError for a transient failure, RateLimited when a new-task
-    handler's start is reserved for later (`reserved`: this run is that start), the handler's
-    error otherwise."""
+    handler's start is reserved for later (`reserved`: this run is that start, reserved for that
+    time), the handler's error otherwise."""
     if store.get(role, event_key).status == jobs.DONE:
         return "already-done"
     handler = table.handler(event_name, role)
@@ -206,12 +210,14 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
             store.set_status(role, event_key, jobs.FAILED,
                              f"gave up after {record.attempts} attempts ({record.last_error})")
             return "gave-up"
-        if not reserved and table.takes_new_task(event_name, role):
+        if reserved is None and table.takes_new_task(event_name, role):
+            asked = time.time()
             wait = reserve_token()
             if wait > 0:
-                raise RateLimited(wait)
+                raise RateLimited(wait, asked + wait)
+            reserved = asked
         attempt = store.start_attempt(role, event_key, event_name)
-        event = HandledEvent(event_key, event_name, args, block, role, attempt, worker)
+        event = HandledEvent(event_key, event_name, args, block, role, attempt, worker, reserved)
         try:
             handler(event)
         except retryable_errors() as exc:

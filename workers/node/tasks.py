@@ -39,7 +39,7 @@ def register(app: Celery) -> None:
               retry_backoff=config.retry_backoff, retry_backoff_max=config.retry_backoff_max,
               retry_jitter=config.retry_jitter, max_retries=config.max_retries)
     def handle_event(self, event_key: str, event_name: str, args: dict, block: int, role: str,
-                     reserved: bool = False, sent_at: float | None = None):
+                     reserved: float | None = None, sent_at: float | None = None):
         # sent_at: when the watcher enqueued the event, for the dispatch latency of its first run (a
         # retry carries the same kwargs after its backoff; a rate-limited rerun has none)
         store, bucket = node_state(config)
@@ -54,7 +54,7 @@ def register(app: Celery) -> None:
                 # Not a retry (no attempt is used): the same event again at its reserved start, so
                 # this worker is free meanwhile for the tasks the node already holds.
                 self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
-                                             role=role, reserved=True), countdown=limited.wait)
+                                             role=role, reserved=limited.start), countdown=limited.wait)
                 metrics.task_outcome(role, event_name, "deferred")
                 return "deferred"
             except dispatch.RetryableError as exc:

@@ -34,8 +34,8 @@ def ping(ev: HandledEvent) -> None:
 @DISPATCH.on("Count", "validator", new_task=True)
 def count(ev: HandledEvent) -> None:
     _note(ev, "ran")
-    r().rpush("test:starts:" + ev.args["batch"], json.dumps({"t": time.time(), "worker": ev.worker,
-                                                            "pid": os.getpid()}))
+    r().rpush("test:starts:" + ev.args["batch"], json.dumps({"t": time.time(), "reserved": ev.reserved_start,
+                                                            "worker": ev.worker, "pid": os.getpid()}))
     time.sleep(ev.args.get("sleep", 0))
 
 

@@ -82,9 +82,10 @@ def test_token_bucket_allows_burst_then_reserves_starts_at_the_rate(rclient):
 
 def test_only_new_task_handlers_are_rate_limited(rclient):
     table = dispatch.DispatchTable()
-    ran = []
-    table.register("TaskCreated", "sampler", lambda ev: ran.append(ev.name), new_task=True)
-    table.register("PhaseStarted", "sampler", lambda ev: ran.append(ev.name))
+    ran, reserved = [], {}
+    table.register("TaskCreated", "sampler", lambda ev: ran.append(ev.name) or reserved.update({ev.name: ev.reserved_start}),
+                   new_task=True)
+    table.register("PhaseStarted", "sampler", lambda ev: ran.append(ev.name) or reserved.update({ev.name: ev.reserved_start}))
     store = jobs.JobStore(rclient, "decentrl:unit-rate-" + uuid.uuid4().hex)
     reserve = iter([0.25]).__next__  # the bucket is empty: start reserved 0.25 s from now
 
@@ -96,9 +97,11 @@ def test_only_new_task_handlers_are_rate_limited(rclient):
     with pytest.raises(dispatch.RateLimited) as limited:
         run("TaskCreated")
     assert limited.value.wait == 0.25 and ran == ["PhaseStarted"]
+    assert 0.2 < limited.value.start - time.time() <= 0.25  # the reserved start, as a time
     assert store.get("sampler", "0xab:TaskCreated").attempts == 0  # deferring uses no attempt
-    assert run("TaskCreated", reserved=True) == "done"  # the reserved start: no second reservation
+    assert run("TaskCreated", reserved=limited.value.start) == "done"  # that start: no second reservation
     assert ran == ["PhaseStarted", "TaskCreated"]
+    assert reserved == {"PhaseStarted": None, "TaskCreated": limited.value.start}  # what the handler sees
 
 
 def test_each_app_keeps_its_own_retry_settings():
