@@ -3,9 +3,9 @@ goes to the attestation relay (workers.node.relay), the round's aggregator sends
 attestAggregate for every validator that agrees, and a validator that no aggregate covered by its
 fallback time, or that has no relay or no registered key, attests alone.
 
-Handlers (validator): AggregateCheck, the aggregator polling the relay (after AGGREGATE_POLL_S,
-then twice as long each time) until every candidate posted or its wait ran out, then simulating
-and sending the aggregate (workers.roles.aggregation.settle drops what would revert);
+Handlers (validator): AggregateCheck, the aggregator looking at the relay every
+aggregation.RELAY_LOOK_S (and at the chain, for who can still join, every CHAIN_LOOK_S) until
+every candidate posted or its wait ran out, then simulating and sending the aggregate (workers.roles.aggregation.settle drops what would revert);
 AttestFallback, at the validator's fallback time: attest alone unless an aggregate covered it.
 `vote` is called by workers.node.handlers once the round is verified."""
 from __future__ import annotations
@@ -24,9 +24,6 @@ from workers.protocol import Phase, Role
 
 log = logging.getLogger(__name__)
 
-AGGREGATE_POLL_S = 0.25
-"""The aggregator's first wait before it looks at the relay again; doubled at each look
-(aggregation.poll_delay)."""
 
 
 def _relay(ctx: NodeContext):
@@ -147,6 +144,14 @@ def _aggregate_step(ctx: NodeContext, args: dict) -> None:
     from workers.roles import aggregation
 
     task_id, round_, slot, bitmap = (int(args[k]) for k in ("taskId", "round", "slot", "bitmap"))
+    aggregate_by = float(args["aggregateBy"])
+    if aggregation.relay_look_only(time.time(), aggregate_by, args.get("chainLookAt")):
+        try:  # a cheap look: has everyone the last chain read counted posted yet?
+            posted = _relay(ctx).entries(task_id, round_, int(args["validators"]))
+        except RelayUnavailable:
+            posted = None  # the full look below reports it
+        if posted is not None and any(v not in posted for v in args["candidates"]):
+            return _wait(args, aggregate_by)
     task = _current(ctx, task_id, round_, Phase.ATTEST)
     if task is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) != slot:
         return
@@ -159,11 +164,9 @@ def _aggregate_step(ctx: NodeContext, args: dict) -> None:
         log.warning("task %d round %d: attestation relay unavailable (%s); attesting alone", task_id, round_, exc)
         return _attest_alone(ctx, task_id, bitmap)
     waiting = [v for v in voters.candidates if v not in entries]
-    if waiting and time.time() < float(args["aggregateBy"]):
-        hop = int(args["hop"]) + 1
-        delay = aggregation.poll_delay(hop, time.time(), float(args["aggregateBy"]), AGGREGATE_POLL_S)
-        _schedule_vote_check("AggregateCheck", {**args, "hop": hop}, delay)
-        return
+    if waiting and time.time() < aggregate_by:
+        return _wait({**args, "candidates": voters.candidates, "validators": task.num_validators,
+                      "chainLookAt": time.time() + aggregation.CHAIN_LOOK_S}, aggregate_by)
     entries[slot] = RelayEntry(bitmap, _signature(ctx, task_id, round_, bitmap), ctx.address)  # ours, not the relay's
     votes, left_out = aggregation.agreeing(entries, bitmap, voters.holders, voters.candidates, voters.keys, is_g1)
     for v, why in left_out.items():
@@ -186,6 +189,14 @@ def _aggregate_step(ctx: NodeContext, args: dict) -> None:
                     exc.error.name)
     if not _voted(ctx, task_id, round_, slot):
         _attest_alone(ctx, task_id, bitmap)
+
+
+def _wait(args: dict, aggregate_by: float) -> None:
+    """The aggregator's next look, aggregation.RELAY_LOOK_S from now (a re-scheduled Celery check,
+    not a blocked worker)."""
+    from workers.roles.aggregation import next_look
+
+    _schedule_vote_check("AggregateCheck", {**args, "hop": int(args["hop"]) + 1}, next_look(time.time(), aggregate_by))
 
 
 def _simulate(ctx: NodeContext, call):

@@ -56,11 +56,23 @@ def plan(now: float, seconds_left: float, wait_s: float, fallback_s: float) -> P
     return Plan(aggregate_by=now + min(wait_s, fallback / 2), fallback_at=now + fallback)
 
 
-def poll_delay(hop: int, now: float, aggregate_by: float, first_s: float) -> float:
-    """Seconds until the aggregator's next look at the relay: `first_s`, doubling with each look
-    (every look reads the chain, and a busy validator of a task posts seconds late), and never past
+RELAY_LOOK_S = 0.25
+"""How often a waiting aggregator looks at the relay (one Redis read, nothing from the chain)."""
+CHAIN_LOOK_S = 2.0
+"""How often a waiting aggregator also re-reads from the chain which validators can still join
+(a candidate may have voted alone or left): ~10 eth_calls, too many to repeat every look."""
+
+
+def next_look(now: float, aggregate_by: float) -> float:
+    """Seconds until the waiting aggregator's next look at the relay: RELAY_LOOK_S, never past
     `aggregate_by`."""
-    return max(0.0, min(first_s * 2 ** max(0, hop - 1), aggregate_by - now))
+    return max(0.0, min(RELAY_LOOK_S, aggregate_by - now))
+
+
+def relay_look_only(now: float, aggregate_by: float, chain_look_at: float | None) -> bool:
+    """Whether this look reads only the relay: while waiting (before `aggregate_by`), between two
+    chain reads (the next at `chain_look_at`; None: no candidates read yet)."""
+    return chain_look_at is not None and now < min(aggregate_by, chain_look_at)
 
 
 @dataclass(frozen=True)

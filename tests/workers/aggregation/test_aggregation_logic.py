@@ -6,8 +6,8 @@ import pytest
 
 from workers.crypto.bls import BlsKey, aggregate_g1, is_g1
 from workers.node.relay import RelayEntry
-from workers.roles.aggregation import (Rejection, Vote, agreeing, choose_aggregator, find_invalid, plan, poll_delay,
-                                       settle)
+from workers.roles.aggregation import (CHAIN_LOOK_S, RELAY_LOOK_S, Rejection, Vote, agreeing, choose_aggregator,
+                                       find_invalid, next_look, plan, relay_look_only, settle)
 
 NODES = {v: "0x" + f"{v + 1:02x}" * 20 for v in range(4)}
 KEYS = {v: (v, v, v, v) for v in range(4)}
@@ -42,10 +42,14 @@ def entry(v, bitmap=0b111, signature=(1, 2), node=None):
     return RelayEntry(bitmap, signature, node or NODES[v])
 
 
-def test_the_aggregator_looks_at_the_relay_less_often_the_longer_it_waits():
-    assert [poll_delay(hop, 100.0, 110.0, 0.25) for hop in (1, 2, 3, 4, 5)] == [0.25, 0.5, 1.0, 2.0, 4.0]
-    assert poll_delay(6, 108.5, 110.0, 0.25) == 1.5  # never past the time it sends by
-    assert poll_delay(3, 111.0, 110.0, 0.25) == 0.0
+def test_the_waiting_aggregator_looks_at_the_relay_often_and_at_the_chain_seldom():
+    assert next_look(100.0, 110.0) == RELAY_LOOK_S == 0.25
+    assert next_look(109.9, 110.0) == pytest.approx(0.1)  # never past the time it sends by
+    assert next_look(111.0, 110.0) == 0.0
+    assert not relay_look_only(100.0, 110.0, None)  # the first look reads the candidates from the chain
+    assert relay_look_only(100.0, 110.0, 100.0 + CHAIN_LOOK_S) and relay_look_only(101.9, 110.0, 102.0)
+    assert not relay_look_only(102.0, 110.0, 102.0)  # time to re-read who can still join
+    assert not relay_look_only(110.0, 110.0, 112.0)  # time to send: everything is read again
 
 
 def test_agreeing_keeps_candidates_with_the_holder_the_bitmap_and_a_g1_point():
