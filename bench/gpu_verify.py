@@ -48,13 +48,12 @@ def run_task(spec, rounds: int, device: str, out=print, task_id: int = 1) -> tup
         t0 = time.perf_counter()
         policy_bytes = None if prev is None else trainer.unbundle_checkpoint(prev).policy_bytes
         shards = {s: sampler.sample_shard(spec, task_id, r, s, policy_bytes) for s in range(2)}
+        revealed = [(s, x.root, x.blob) for s, x in shards.items()]
         t1 = time.perf_counter()
-        ckpt = trainer.train_round(spec, task_id, r, prev, [(s, x.root, x.blob) for s, x in shards.items()],
-                                   device=device)
+        ckpt = trainer.train_round(spec, task_id, r, prev, revealed, device=device)
         t2 = time.perf_counter()
         stored = {cids.compute(b): b for b in ckpt.stored}
-        verdict = verify_round(spec, task_id, r, prev, [(s, x.root, x.blob) for s, x in shards.items()],
-                               (ckpt.root, ckpt.bundle), bytes(32), stored.get)
+        verdict = verify_round(spec, task_id, r, prev, revealed, (ckpt.root, ckpt.bundle), bytes(32), stored.get)
         t3 = time.perf_counter()
         judgement = verdict.trainer
         accepted = judgement.accepted and all(j.accepted for j in verdict.samplers.values())
@@ -71,6 +70,7 @@ def run_task(spec, rounds: int, device: str, out=print, task_id: int = 1) -> tup
 def run(demo_rounds: int | None = None, wide_rounds: int = 2, out=print) -> tuple[list, str]:
     import torch
 
+    from workers.demo.run import TASK
     from workers.rl.evaluate import evaluate
     from workers.rl.policy import from_bytes
     from workers.roles import trainer
@@ -84,8 +84,6 @@ def run(demo_rounds: int | None = None, wide_rounds: int = 2, out=print) -> tupl
         out(f"NO GPU: torch {torch.__version__} sees no CUDA device; the trainer runs on the cpu "
             f"(a CPU trace must verify bit for bit)")
     outcomes = []
-    from workers.demo.run import TASK
-
     rounds = demo_rounds if demo_rounds is not None else TASK["num_rounds"]
     out(f"demo task (MLP {'x'.join(map(str, DEMO_CARTPOLE.hidden_sizes))}), {rounds} rounds:")
     demo, final = run_task(DEMO_CARTPOLE, rounds, device, out)

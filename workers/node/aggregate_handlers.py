@@ -5,8 +5,8 @@ fallback time, or that has no relay or no registered key, attests alone.
 
 Handlers (validator): AggregateCheck, the aggregator looking at the relay every
 aggregation.RELAY_LOOK_S (and at the chain, for who can still join, every CHAIN_LOOK_S) until
-every candidate posted or its wait ran out, then simulating and sending the aggregate (workers.roles.aggregation.settle drops what would revert);
-AttestFallback, at the validator's fallback time: attest alone unless an aggregate covered it.
+every candidate posted or its wait ran out, then simulating and sending the aggregate
+(workers.roles.aggregation.settle drops what would revert); AttestFallback, at the validator's fallback time: attest alone unless an aggregate covered it.
 `vote` is called by workers.node.handlers once the round is verified."""
 from __future__ import annotations
 
@@ -19,11 +19,10 @@ from redis.exceptions import RedisError as RelayUnavailable
 from workers.chain.errors import TxReverted
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent
-from workers.node.handlers import _current, _schedule_check, _send, my_slot
+from workers.node.handlers import _current, _schedule_check, _send, _voted, my_slot
 from workers.protocol import Phase, Role
 
 log = logging.getLogger(__name__)
-
 
 
 def _relay(ctx: NodeContext):
@@ -78,10 +77,6 @@ def _round_voters(ctx: NodeContext, task_id: int, round_: int, num_validators: i
 
 def _attest_alone(ctx: NodeContext, task_id: int, bitmap: int) -> None:
     _send(ctx, ctx.deployment.registry.functions.attest(task_id, bitmap), done=("AlreadyAttested",))
-
-
-def _voted(ctx: NodeContext, task_id: int, round_: int, slot: int) -> bool:
-    return ctx.deployment.registry.functions.attestationOf(task_id, round_, slot).call().voted
 
 
 def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:

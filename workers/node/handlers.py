@@ -263,6 +263,11 @@ def _submission(ctx: NodeContext, task_id: int, round_: int, role: Role, slot: i
     return ctx.deployment.registry.functions.submissionOf(task_id, round_, role, slot).call()
 
 
+def _voted(ctx: NodeContext, task_id: int, round_: int, slot: int) -> bool:
+    """Whether validator `slot` has voted in the round (alone or in an aggregate)."""
+    return ctx.deployment.registry.functions.attestationOf(task_id, round_, slot).call().voted
+
+
 def _current(ctx: NodeContext, task_id: int, round_: int, phase: Phase):
     """The task if it is active in this round and phase, else None (the event is stale)."""
     task = ctx.view.task(task_id)
@@ -520,7 +525,7 @@ def _attest(ev: HandledEvent) -> None:
     slot = my_slot(ctx, task_id, Role.VALIDATOR, round_)
     if slot is None:
         return
-    if ctx.deployment.registry.functions.attestationOf(task_id, round_, slot).call().voted:
+    if _voted(ctx, task_id, round_, slot):
         return
     spec = spec_of(ctx, task)
     prev = checkpoint_bundle(ctx, task)
