@@ -40,9 +40,8 @@ from dataclasses import dataclass, field
 from eth_utils import keccak
 
 from workers.crypto import inputs as encrypted
+from workers.rl.config import ACTIVATIONS, PPOConfig, PolicyConfig
 from workers.rl.envs import EnvError, make_env, space_spec
-from workers.rl.policy import ACTIVATIONS, PolicyConfig
-from workers.rl.ppo import PPOConfig
 from workers.rl.presets import CARTPOLE
 
 SPEC_VERSION = 1

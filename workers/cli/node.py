@@ -10,6 +10,7 @@ import click
 
 from workers.cli.common import ROLE_NAMES, fmt_drl, parse_drl, Context, send, role_of
 from workers.cli.group import cli
+from workers.rl.config import DEVICES
 from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S
 
 
@@ -161,7 +162,7 @@ def node_status(obj: Context, address):
 @click.option("--attest-fallback", type=click.FloatRange(min=0), default=ATTEST_FALLBACK_S, show_default=True,
               help="Seconds after posting its signature before a validator no aggregate covered attests alone "
                    "(capped at half the time left in the Attest phase).")
-@click.option("--trainer-device", type=click.Choice(("auto", "cpu", "cuda")), default="auto", show_default=True,
+@click.option("--trainer-device", type=click.Choice(DEVICES), default="auto", show_default=True,
               help="Where the trainer's PPO update runs (auto: CUDA when torch sees a GPU). A CPU update is "
                    "re-executed by validators bit for bit, a CUDA one within a tolerance; small policies train "
                    "faster on the CPU.")

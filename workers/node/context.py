@@ -40,11 +40,9 @@ from workers.chain.rpc import http_w3
 from workers.chain.sender import TxSender
 from workers.chain.view import ChainView
 from workers.node.config import NodeConfig
+from workers.rl.config import DEVICES
 from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S
 from workers.storage.store import ContentStore, open_store
-
-
-TRAINER_DEVICES = ("auto", "cpu", "cuda")
 
 
 def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, store_dir: str | Path,
@@ -63,8 +61,8 @@ def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, st
     (SPECIFICATION 12); for small policies the CPU is also the faster (docs/benchmarks.md)."""
     if aggregate_wait_s < 0 or attest_fallback_s < 0:
         raise ValueError("aggregate_wait_s and attest_fallback_s must be >= 0")
-    if trainer_device not in TRAINER_DEVICES:
-        raise ValueError(f"trainer_device must be one of {', '.join(TRAINER_DEVICES)}, got {trainer_device!r}")
+    if trainer_device not in DEVICES:
+        raise ValueError(f"trainer_device must be one of {', '.join(DEVICES)}, got {trainer_device!r}")
     return {"rpc_url": rpc_url, "ws_url": ws_url, "deployment": str(deployment), "node_dir": str(node_dir),
             "store_dir": str(store_dir), "ipfs_api": ipfs_api, "address": address,
             "confirmations": confirmations, "poll_interval": poll_interval, "retention_s": retention_s,

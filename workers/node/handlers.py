@@ -115,7 +115,7 @@ def warm() -> None:
 
 def warm_claims() -> None:
     """The claim lane's warm-up (workers.node.worker): a claim computes nothing but checks the
-    task's spec (workers.spec: the environment and policy it names, so torch and gymnasium)."""
+    task's spec (workers.spec: the environment it names, so gymnasium; never torch)."""
     import workers.spec  # noqa: F401
 
     NodeContext.current()

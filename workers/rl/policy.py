@@ -17,7 +17,6 @@ from __future__ import annotations
 import json
 import math
 import struct
-from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
@@ -27,45 +26,15 @@ from safetensors.torch import save as st_save
 from torch import nn
 from torch.nn import functional as F
 
-from workers.rl.envs import BOX, DISCRETE, SpaceSpec
+from workers.rl.config import PolicyConfig  # noqa: F401  (re-exported: checkpoints carry it)
+from workers.rl.envs import DISCRETE, SpaceSpec
 
 FORMAT = "decentrl.policy"
 VERSION = 1
 METADATA_KEY = "decentrl"
-ACTIVATIONS = {"tanh": nn.Tanh, "relu": nn.ReLU}
+_ACTIVATION_MODULES = {"tanh": nn.Tanh, "relu": nn.ReLU}
 _ACTIVATION_FNS = {nn.Tanh: torch.tanh, nn.ReLU: torch.relu}
 LOG_2PI = math.log(2 * math.pi)
-
-
-@dataclass(frozen=True)
-class PolicyConfig:
-    """Architecture of an actor-critic policy; part of every checkpoint's metadata."""
-
-    hidden_sizes: tuple[int, ...] = (64, 64)
-    """Widths of the hidden layers, the same for actor and critic (separate networks)."""
-    activation: str = "tanh"
-    """Hidden-layer nonlinearity: one of "tanh", "relu"."""
-    init_log_std: float = 0.0
-    """Initial log standard deviation of Gaussian actions (state-independent, learned). Unused
-    for discrete actions."""
-    seed: int = 0
-    """Seed of the parameter initialisation (a local generator; same seed, same parameters)."""
-
-    def __post_init__(self):
-        object.__setattr__(self, "hidden_sizes", tuple(int(h) for h in self.hidden_sizes))
-        if not self.hidden_sizes or any(h < 1 for h in self.hidden_sizes):
-            raise ValueError(f"hidden_sizes must be one or more positive widths, got {self.hidden_sizes}")
-        if self.activation not in ACTIVATIONS:
-            raise ValueError(f"activation must be one of {sorted(ACTIVATIONS)}, got {self.activation!r}")
-        if not math.isfinite(self.init_log_std):
-            raise ValueError("init_log_std must be finite")
-        if not 0 <= self.seed < 2**63:
-            raise ValueError(f"seed must be in [0, 2**63), got {self.seed}")
-
-    def to_dict(self) -> dict:
-        d = asdict(self)
-        d["hidden_sizes"] = list(self.hidden_sizes)
-        return d
 
 
 def _mlp(sizes: list[int], activation: str, out_gain: float, generator: torch.Generator) -> nn.Sequential:
@@ -77,7 +46,7 @@ def _mlp(sizes: list[int], activation: str, out_gain: float, generator: torch.Ge
         nn.init.zeros_(linear.bias)
         layers.append(linear)
         if not last:
-            layers.append(ACTIVATIONS[activation]())
+            layers.append(_ACTIVATION_MODULES[activation]())
     return nn.Sequential(*layers)
 
 

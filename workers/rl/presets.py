@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workers.rl.policy import PolicyConfig
-from workers.rl.ppo import PPOConfig
+from workers.rl.config import PPOConfig, PolicyConfig
 
 
 @dataclass(frozen=True)

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from workers.rl.envs import DISCRETE, make_env
+from workers.rl.envs import make_env
 from workers.rl.policy import ActorCritic, digest
 from workers.rl.rollout import Episode, derive_seeds
 

@@ -64,3 +64,21 @@ def test_compute_workers_yield_the_cpu_to_the_claim_lane(node):
 
     for role in ("sampler", "trainer", "validator"):
         assert niceness(role) == niceness("claims") + COMPUTE_NICENESS, role
+
+
+def test_the_claim_lane_and_the_watcher_load_no_torch():
+    # What a claim lane and a watcher import (the handler modules, the node's context) and what a
+    # claim computes (the task's spec, parsed and checked) must not load torch: ~2 s of CPU and
+    # ~200 MB in each of those processes, on every node.
+    script = """
+import sys
+from workers.node.handlers import HANDLER_MODULES
+import importlib
+for name in HANDLER_MODULES + ("workers.node.context", "workers.node.watcher_runner"):
+    importlib.import_module(name)
+from workers.spec import DEMO_CARTPOLE, parse
+parse(DEMO_CARTPOLE.to_bytes(), digest=DEMO_CARTPOLE.digest())
+print("torch" in sys.modules)
+"""
+    out = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"

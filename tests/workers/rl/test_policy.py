@@ -7,9 +7,10 @@ import torch
 from eth_utils import keccak
 from safetensors.torch import save as st_save
 
-from workers.rl.policy import (PolicyConfig, digest, from_bytes, load, read_metadata, save,
-                               to_bytes)
-
+from workers.rl.config import ACTIVATIONS
+from workers.rl.envs import make_env, space_spec
+from workers.rl.policy import (PolicyConfig, digest, from_bytes, load, make_policy, read_metadata,
+                               save, to_bytes)
 
 
 def test_same_seed_same_parameters_and_digest(policy_for):
@@ -74,6 +75,15 @@ def test_policy_config_validation():
         PolicyConfig(activation="gelu")
     with pytest.raises(ValueError, match="hidden_sizes must be one or more positive widths"):
         PolicyConfig(hidden_sizes=())
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS)
+def test_every_activation_a_config_accepts_builds_and_round_trips(activation):
+    # config.ACTIVATIONS (torch-free, what specs are checked against) and the torch modules
+    # policy.py maps them to must not drift apart
+    policy = make_policy(space_spec(make_env("CartPole-v1")), PolicyConfig(hidden_sizes=(8,), activation=activation))
+    assert to_bytes(from_bytes(to_bytes(policy))) == to_bytes(policy)
+    assert read_metadata(to_bytes(policy))["config"]["activation"] == activation
 
 
 def test_fast_forward_is_the_modules_after_updates_and_loads(policy_for):

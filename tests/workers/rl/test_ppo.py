@@ -33,7 +33,7 @@ def test_invalid_config_says_what_to_fix():
         PPOConfig(batch_size=0)
     with pytest.raises(ValueError, match="gamma and gae_lambda must be in"):
         PPOConfig(gamma=1.5)
-    with pytest.raises(ValueError, match='device must be "auto", "cpu" or "cuda"'):
+    with pytest.raises(ValueError, match="device must be one of auto, cpu, cuda, got 'tpu'"):
         PPOConfig(device="tpu")
 
 
