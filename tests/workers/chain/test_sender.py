@@ -91,3 +91,11 @@ def test_keys_never_reach_the_logs(w3, redis_client, new_account, caplog):
     sender.send(to=SINK, value=1)
     assert account.address in caplog.text  # it does log, just not the key
     assert account.key.hex() not in caplog.text and account.key.hex() not in repr(sender)
+
+
+def test_transactions_are_signed_with_libsecp256k1():
+    # eth-keys falls back to pure-Python curve arithmetic (~15 ms a signature, on every
+    # transaction of every node) when coincurve is missing; requirements.txt installs it
+    from eth_keys.backends import CoinCurveECCBackend, get_backend
+
+    assert isinstance(get_backend(), CoinCurveECCBackend)
