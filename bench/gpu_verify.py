@@ -38,30 +38,25 @@ USED = re.compile(r"CUDA trace: (\S+) of the tolerance used")
 def run_task(spec, rounds: int, device: str, out=print, task_id: int = 1) -> tuple[list[tuple[bool, float]], bytes]:
     """Honest rounds of `spec` trained on `device`, each verified on the CPU: ([(accepted, used)],
     final checkpoint bundle)."""
-    from workers.roles import sampler, trainer
+    from workers.roles.local_round import run_round
     from workers.roles.validator import verify_round
-    from workers.storage import cid as cids
 
     spec = dataclasses.replace(spec, challenges_per_trainer=10_000)  # every transition and chunk
     prev, outcomes = None, []
     for r in range(rounds):
         t0 = time.perf_counter()
-        policy_bytes = None if prev is None else trainer.unbundle_checkpoint(prev).policy_bytes
-        shards = {s: sampler.sample_shard(spec, task_id, r, s, policy_bytes) for s in range(2)}
-        revealed = [(s, x.root, x.blob) for s, x in shards.items()]
+        done = run_round(spec, task_id, r, prev, device=device)
         t1 = time.perf_counter()
-        ckpt = trainer.train_round(spec, task_id, r, prev, revealed, device=device)
+        ckpt = done.checkpoint
+        verdict = verify_round(spec, task_id, r, prev, done.revealed, (ckpt.root, ckpt.bundle), bytes(32), done.fetch)
         t2 = time.perf_counter()
-        stored = {cids.compute(b): b for b in ckpt.stored}
-        verdict = verify_round(spec, task_id, r, prev, revealed, (ckpt.root, ckpt.bundle), bytes(32), stored.get)
-        t3 = time.perf_counter()
         judgement = verdict.trainer
         accepted = judgement.accepted and all(j.accepted for j in verdict.samplers.values())
         m = USED.search(judgement.reason)
         used = float(m.group(1)) if m else 0.0
         outcomes.append((accepted, used))
         out(f"  round {r}: {'ACCEPTED' if accepted else 'REJECTED'}, tolerance used {used:.3g} "
-            f"(sample {t1 - t0:.1f} s, train on {device} {t2 - t1:.1f} s, verify on cpu {t3 - t2:.1f} s)"
+            f"(sample and train on {device} {t1 - t0:.1f} s, verify on cpu {t2 - t1:.1f} s)"
             + ("" if accepted else f": {judgement.reason}"))
         prev = ckpt.bundle
     return outcomes, prev

@@ -71,15 +71,11 @@ def phase_times(timeline: list) -> dict[str, float]:
 
 
 def local_run(spec, task_id: int, rounds: int, samplers: int) -> tuple[float, bytes]:
-    from workers.roles.sampler import sample_shard
-    from workers.roles.trainer import train_round
+    from workers.roles.local_round import run_rounds
 
     started = time.time()
-    bundle, policy_bytes, root = None, None, None
-    for round_ in range(rounds):
-        shards = [sample_shard(spec, task_id, round_, slot, policy_bytes) for slot in range(samplers)]
-        checkpoint = train_round(spec, task_id, round_, bundle, [(slot, s.root, s.blob) for slot, s in enumerate(shards)])
-        bundle, policy_bytes, root = checkpoint.bundle, checkpoint.policy_bytes, checkpoint.root
+    for done in run_rounds(spec, task_id, rounds, slots=range(samplers)):
+        root = done.checkpoint.root
     return time.time() - started, root
 
 

@@ -44,7 +44,8 @@ sys.path.insert(0, str(ROOT / "tests" / "workers" / "fraud"))
 
 import fraud_faults as sf  # noqa: E402
 import fraud_trainer_faults as tf  # noqa: E402
-from workers.roles import sampler, trainer, validator  # noqa: E402
+from workers.roles import validator  # noqa: E402
+from workers.roles.local_round import LocalRound, run_round  # noqa: E402
 from workers.roles.trainer import round_start  # noqa: E402
 from workers.spec import DEMO_CARTPOLE, TaskSpec  # noqa: E402
 from workers.storage import cid as cids  # noqa: E402
@@ -102,30 +103,28 @@ class Trial:
         self.seeds = [os.urandom(32) for _ in range(V)]
         self.false_rejections, self.judgements, self.verify_s = 0, 0, 0.0
         r0 = self.honest_round(0, None)
-        self.prev = r0[1].bundle
-        self.prev_root = r0[1].root
-        self.policy_bytes = r0[1].policy_bytes
+        self.prev = r0.checkpoint.bundle
+        self.prev_root = r0.checkpoint.root
+        self.policy_bytes = r0.checkpoint.policy_bytes
         started = time.perf_counter()
-        self.shards, self.ckpt = self.honest_round(1, self.prev)
+        r1 = self.honest_round(1, self.prev)
         self.work_s = time.perf_counter() - started
+        self.shards, self.ckpt = r1.shards, r1.checkpoint
         self.policy = round_start(spec, self.prev)[0]
 
-    def honest_round(self, round_: int, prev):
-        policy_bytes = None if prev is None else trainer.unbundle_checkpoint(prev).policy_bytes
-        shards = {s: sampler.sample_shard(self.spec, TASK_ID, round_, s, policy_bytes) for s in SLOTS}
-        ckpt = trainer.train_round(self.spec, TASK_ID, round_, prev, [(s, r.root, r.blob) for s, r in shards.items()])
-        stored = {cids.compute(b): b for b in ckpt.stored}
+    def honest_round(self, round_: int, prev) -> LocalRound:
+        """The honest round, judged by each of the V validators (their rejections are false ones)."""
+        done = run_round(self.spec, TASK_ID, round_, prev, SLOTS)
         for seed in self.seeds:
             started = time.perf_counter()
-            verdict = validator.verify_round(self.spec, TASK_ID, round_, prev,
-                                             [(s, r.root, r.blob) for s, r in shards.items()],
-                                             (ckpt.root, ckpt.bundle), seed, stored.get)
+            verdict = validator.verify_round(self.spec, TASK_ID, round_, prev, done.revealed,
+                                             (done.checkpoint.root, done.checkpoint.bundle), seed, done.fetch)
             if round_ == 1:
                 self.verify_s += time.perf_counter() - started
             judgements = [*verdict.samplers.values(), verdict.trainer]
             self.judgements += len(judgements)
             self.false_rejections += sum(not j.accepted for j in judgements)
-        return shards, ckpt
+        return done
 
     def sampler_rejections(self, dishonest) -> tuple[int, int]:
         """(rejections by the V validators, episodes) of slot CHEAT_SLOT's dishonest shard."""

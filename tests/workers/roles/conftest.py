@@ -2,13 +2,12 @@
 small CartPole spec, and two honest rounds (2 samplers, 1 trainer) computed once per session."""
 
 import dataclasses
-from types import SimpleNamespace
 
 import pytest
 import torch
 
 from workers.rl.presets import CARTPOLE
-from workers.roles import sampler, trainer
+from workers.roles.local_round import run_round
 from workers.spec import TaskSpec
 from workers.storage import cid as cids
 
@@ -28,16 +27,13 @@ def fetcher(*ckpts):
 
 
 def honest_round(spec, round_, prev_bundle, slots=(0, 1)):
-    policy_bytes = None if prev_bundle is None else trainer.unbundle_checkpoint(prev_bundle).policy_bytes
-    shards = {slot: sampler.sample_shard(spec, TASK_ID, round_, slot, policy_bytes) for slot in slots}
-    ckpt = trainer.train_round(spec, TASK_ID, round_, prev_bundle,
-                               [(slot, s.root, s.blob) for slot, s in shards.items()])
-    return SimpleNamespace(round=round_, prev=prev_bundle, shards=shards, ckpt=ckpt)
+    """Round `round_` of task TASK_ID done honestly in this process (workers.roles.local_round)."""
+    return run_round(spec, TASK_ID, round_, prev_bundle, slots)
 
 
 @pytest.fixture(scope="session")
 def rounds():
     """rounds[0], rounds[1]: honest rounds 0 and 1 of SMALL (round 1 starts from round 0's
-    checkpoint). Each has .round, .prev (bundle or None), .shards {slot: ShardResult}, .ckpt."""
+    checkpoint). Each has .round, .prev (bundle or None), .shards {slot: ShardResult}, .checkpoint."""
     r0 = honest_round(SMALL, 0, None)
-    return [r0, honest_round(SMALL, 1, r0.ckpt.bundle)]
+    return [r0, honest_round(SMALL, 1, r0.checkpoint.bundle)]

@@ -44,7 +44,7 @@ def test_initial_policy_comes_from_the_spec_seed():
 
 
 def test_round_policy_is_the_checkpoint(rounds):
-    policy_bytes = rounds[0].ckpt.policy_bytes
+    policy_bytes = rounds[0].checkpoint.policy_bytes
     assert rounds[1].shards[0].policy == keccak(policy_bytes)
     assert digest(sampler.round_policy(SMALL, policy_bytes)) == keccak(policy_bytes)
 

@@ -28,11 +28,11 @@ STEP = 5
 @pytest.fixture(scope="module")
 def rnd():
     r0 = honest_round(SPEC, 0, None)
-    return honest_round(SPEC, 1, r0.ckpt.bundle)
+    return honest_round(SPEC, 1, r0.checkpoint.bundle)
 
 
 def judge(rnd, ckpt, seed=SEEDS[0], fetch=None):
-    samplers = [(slot, s.root, s.blob) for slot, s in rnd.shards.items()]
+    samplers = rnd.revealed
     return verify_round(SPEC, TASK_ID, rnd.round, rnd.prev, samplers, (ckpt.root, ckpt.bundle), seed,
                         fetch or fetcher(ckpt)).trainer
 
@@ -42,9 +42,10 @@ def picked(seed, rnd, n, domain=TRAINER_STEPS_DOMAIN):
 
 
 def test_honest_trace_verifies_under_every_seed(rnd):
-    assert rnd.ckpt.trace.steps == 12 and len(rnd.ckpt.trace.states) == 13 and len(rnd.ckpt.trace.chunks) == 3
+    trace = rnd.checkpoint.trace
+    assert trace.steps == 12 and len(trace.states) == 13 and len(trace.chunks) == 3
     for seed in SEEDS[:4]:
-        j = judge(rnd, rnd.ckpt, seed)
+        j = judge(rnd, rnd.checkpoint, seed)
         assert j.accepted and "re-executed 2 of 12 steps" in j.reason, j
 
 
@@ -66,9 +67,9 @@ def test_steps_per_leaf_names_the_span(rnd):
     spec = dataclasses.replace(SPEC, steps_per_leaf=4, challenges_per_trainer=3)  # 3 transitions: all checked
     r0 = honest_round(spec, 0, None)
     fake = dishonest_round(spec, r0, altered_at(STEP))
-    samplers = [(slot, s.root, s.blob) for slot, s in r0.shards.items()]
-    honest = verify_round(spec, TASK_ID, 0, None, samplers, (r0.ckpt.root, r0.ckpt.bundle), SEEDS[0],
-                          fetcher(r0.ckpt)).trainer
+    samplers = r0.revealed
+    honest = verify_round(spec, TASK_ID, 0, None, samplers, (r0.checkpoint.root, r0.checkpoint.bundle), SEEDS[0],
+                          fetcher(r0.checkpoint)).trainer
     assert honest.accepted and "re-executed 12 of 12 steps" in honest.reason
     bad = verify_round(spec, TASK_ID, 0, None, samplers, (fake.root, fake.bundle), SEEDS[0], fetcher(fake)).trainer
     assert bad == Judgement(False, "steps 4..7 (state 1 -> 2) does not re-execute: the re-run gives another "
@@ -78,57 +79,57 @@ def test_steps_per_leaf_names_the_span(rnd):
 def test_a_trace_with_a_state_left_out_is_rejected(rnd):
     def drop(header):
         del header["states"][STEP]
-    j = judge(rnd, retraced(rnd.ckpt, drop))
+    j = judge(rnd, retraced(rnd.checkpoint, drop))
     assert not j.accepted and j.reason.startswith("trace records states after steps [0, 1, 2, 3, 4, 6,")
 
 
 def test_a_trace_not_starting_at_the_previous_checkpoint_is_rejected(rnd):
     def restart(header):
         header["states"][0] = header["states"][1]
-    j = judge(rnd, retraced(rnd.ckpt, restart))
+    j = judge(rnd, retraced(rnd.checkpoint, restart))
     assert j == Judgement(False, "trace records states after steps [1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12], "
                                  "expected [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]")
 
     def other_digest(header):
         header["states"][0] = {**header["states"][1], "step": 0}
-    j = judge(rnd, retraced(rnd.ckpt, other_digest))
+    j = judge(rnd, retraced(rnd.checkpoint, other_digest))
     assert j == Judgement(False, "the trace's first state is not the previous checkpoint's policy and train state")
 
 
 def test_a_trace_that_does_not_hash_to_the_committed_root_is_rejected(rnd):
-    other = retraced(rnd.ckpt, lambda h: h["states"][3].update(digest="00" * 32))
-    fake = renamed_trace(rnd.ckpt, other.meta["trace_cid"])  # names the other blob, keeps the root
+    other = retraced(rnd.checkpoint, lambda h: h["states"][3].update(digest="00" * 32))
+    fake = renamed_trace(rnd.checkpoint, other.meta["trace_cid"])  # names the other blob, keeps the root
     j = judge(rnd, fake, fetch=fetcher(other))
-    assert not j.accepted and j.reason.endswith(f"not to the committed trace root {rnd.ckpt.trace_root.hex()}")
+    assert not j.accepted and j.reason.endswith(f"not to the committed trace root {rnd.checkpoint.trace_root.hex()}")
 
 
 def test_a_state_that_fails_its_merkle_proof_is_rejected(rnd):
-    states = rnd.ckpt.trace_states  # s_1 .. s_m (s_0, the previous checkpoint, is not stored)
+    states = rnd.checkpoint.trace_states  # s_1 .. s_m (s_0, the previous checkpoint, is not stored)
     imposter = states[11 - 1]  # state 11, served for the last state under its own (valid) CID; the digest stays state 12's
-    fake = retraced(rnd.ckpt, lambda h: h["states"][12].update(cid=cids.compute(imposter)))
+    fake = retraced(rnd.checkpoint, lambda h: h["states"][12].update(cid=cids.compute(imposter)))
     j = judge(rnd, fake)
     assert j == Judgement(False, "state 12 is not leaf 12 of the committed trace root (Merkle proof fails)")
 
 
 def test_a_tampered_stored_state_is_rejected(rnd):
-    last = rnd.ckpt.trace.states[12]["cid"]
-    good = fetcher(rnd.ckpt)
+    last = rnd.checkpoint.trace.states[12]["cid"]
+    good = fetcher(rnd.checkpoint)
     tampered = bytearray(good(last))
     tampered[-50] ^= 1
-    j = judge(rnd, rnd.ckpt, fetch=lambda cid: bytes(tampered) if cid == last else good(cid))
+    j = judge(rnd, rnd.checkpoint, fetch=lambda cid: bytes(tampered) if cid == last else good(cid))
     assert j == Judgement(False, f"state 12 of the trace fetched for {last} does not match that CID")
-    j = judge(rnd, rnd.ckpt, fetch=lambda cid: None if cid == last else good(cid))
+    j = judge(rnd, rnd.checkpoint, fetch=lambda cid: None if cid == last else good(cid))
     assert j == Judgement(False, f"missing data: state 12 of the trace ({last}) could not be fetched")
 
 
 def test_altered_pre_update_data_is_caught_when_its_chunk_is_challenged(rnd):
-    chunks = [Chunk.from_bytes(c) for c in rnd.ckpt.trace.chunks]
+    chunks = [Chunk.from_bytes(c) for c in rnd.checkpoint.trace.chunks]
     bad = chunks[1]
     values = bad.values.copy()
     values[7] += 0.5
-    raw = list(rnd.ckpt.trace.chunks)
+    raw = list(rnd.checkpoint.trace.chunks)
     raw[1] = dataclasses.replace(bad, values=values).to_bytes()
-    fake = retraced(rnd.ckpt, chunks=raw)
+    fake = retraced(rnd.checkpoint, chunks=raw)
     seen = set()
     for seed in SEEDS[:8]:
         j = judge(rnd, fake, seed)
@@ -141,7 +142,7 @@ def test_altered_pre_update_data_is_caught_when_its_chunk_is_challenged(rnd):
 
 
 def test_cuda_traces_are_compared_within_tolerance(rnd):
-    states = rnd.ckpt.trace_states
+    states = rnd.checkpoint.trace_states
     before, after = (from_bytes(split_state(states[i])[0]) for i in (STEP, STEP + 1))
     update = max(float((a - b).detach().abs().max()) for a, b in zip(after.parameters(), before.parameters()))
     seed = next(s for s in SEEDS if STEP in picked(s, rnd, 12))
@@ -176,15 +177,15 @@ def test_a_target_kl_stop_is_checked(rnd):
     transition is always re-executed), a trainer that ignores target_kl is caught at an epoch end."""
     strict = dataclasses.replace(SPEC, ppo=dataclasses.replace(SPEC.ppo, target_kl=1e-9))
     r0 = honest_round(strict, 0, None)
-    assert r0.ckpt.trace.steps == 6  # stopped after the first of 2 epochs
-    samplers = [(slot, s.root, s.blob) for slot, s in r0.shards.items()]
-    honest = verify_round(strict, TASK_ID, 0, None, samplers, (r0.ckpt.root, r0.ckpt.bundle), SEEDS[0],
-                          fetcher(r0.ckpt)).trainer
+    assert r0.checkpoint.trace.steps == 6  # stopped after the first of 2 epochs
+    samplers = r0.revealed
+    honest = verify_round(strict, TASK_ID, 0, None, samplers, (r0.checkpoint.root, r0.checkpoint.bundle), SEEDS[0],
+                          fetcher(r0.checkpoint)).trainer
     assert honest.accepted and "of 6 steps" in honest.reason, honest
     full = honest_round(SPEC, 0, None)  # trained on without the stop, then labelled with the strict spec
-    ignored = renamed_spec(full.ckpt, strict.digest())
+    ignored = renamed_spec(full.checkpoint, strict.digest())
     seed = next(s for s in SEEDS if 5 in picked(s, full, 12))
-    j = verify_round(strict, TASK_ID, 0, None, [(slot, s.root, s.blob) for slot, s in full.shards.items()],
+    j = verify_round(strict, TASK_ID, 0, None, full.revealed,
                      (ignored.root, ignored.bundle), seed, fetcher(ignored)).trainer
     assert not j.accepted and j.reason.startswith("step 5 ends epoch 0 with approx KL"), j
     assert j.reason.endswith("> target_kl 1e-09, but the trace goes on")
@@ -193,11 +194,11 @@ def test_a_target_kl_stop_is_checked(rnd):
 def test_the_first_state_is_neither_stored_nor_fetched(rnd):
     """s_0 is the previous checkpoint: the validator rebuilds it from what it holds (an encrypted
     initial policy must never be stored in the clear), and transition 0 still verifies."""
-    first = rnd.ckpt.trace.states[0]["cid"]
-    assert first not in {cids.compute(blob) for blob in rnd.ckpt.stored}
+    first = rnd.checkpoint.trace.states[0]["cid"]
+    assert first not in {cids.compute(blob) for blob in rnd.checkpoint.stored}
     seed = next(bytes([s]) * 32 for s in range(256) if 0 in picked(bytes([s]) * 32, rnd, 12))  # 12 transitions
-    good = fetcher(rnd.ckpt)
+    good = fetcher(rnd.checkpoint)
     asked = []
-    j = judge(rnd, rnd.ckpt, seed, fetch=lambda cid: asked.append(cid) or good(cid))
+    j = judge(rnd, rnd.checkpoint, seed, fetch=lambda cid: asked.append(cid) or good(cid))
     assert j.accepted, j.reason
     assert first not in asked and asked  # transition 0 was challenged, s_1 fetched, s_0 rebuilt

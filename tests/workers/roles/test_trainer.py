@@ -15,47 +15,48 @@ from workers.roles.trainer import CheckpointMismatch, ShardError, train_round, u
 
 
 def inputs(rnd):
-    return [(slot, s.root, s.blob) for slot, s in rnd.shards.items()]
+    return rnd.revealed
 
 
 def test_same_inputs_same_checkpoint_in_any_order(rounds):
-    ckpt = rounds[0].ckpt
+    ckpt = rounds[0].checkpoint
     again = train_round(SMALL, TASK_ID, 0, None, list(reversed(inputs(rounds[0]))))
     assert (again.bundle, again.root) == (ckpt.bundle, ckpt.root)
 
 
 def test_checkpoint_metadata_and_root(rounds):
     r0, r1 = rounds
-    meta = r0.ckpt.meta
+    meta = r0.checkpoint.meta
     assert (meta["task_id"], meta["round"], meta["prev"], meta["device"]) == (TASK_ID, 0, None, "cpu")
     assert meta["spec"] == SMALL.digest().hex()
-    assert r0.ckpt.inputs == [(0, r0.shards[0].root), (1, r0.shards[1].root)]
-    assert r0.ckpt.policy_digest == keccak(r0.ckpt.policy_bytes)
-    raw = r0.ckpt.bundle[9:9 + len(r0.ckpt.bundle) - 9 - len(r0.ckpt.policy_bytes) - len(r0.ckpt.train_state_bytes)]
-    assert r0.ckpt.root == merkle_root([r0.ckpt.policy_bytes, r0.ckpt.train_state_bytes, raw])
-    assert r1.ckpt.meta["prev"] == r0.ckpt.root.hex()
+    assert r0.checkpoint.inputs == [(0, r0.shards[0].root), (1, r0.shards[1].root)]
+    assert r0.checkpoint.policy_digest == keccak(r0.checkpoint.policy_bytes)
+    c = r0.checkpoint
+    raw = c.bundle[9:9 + len(c.bundle) - 9 - len(c.policy_bytes) - len(c.train_state_bytes)]
+    assert c.root == merkle_root([c.policy_bytes, c.train_state_bytes, raw])
+    assert r1.checkpoint.meta["prev"] == r0.checkpoint.root.hex()
 
 
 def test_round_one_continues_from_round_zero(rounds):
     r0, r1 = rounds
-    s0, s1 = r0.ckpt.train_state(), r1.ckpt.train_state()
+    s0, s1 = r0.checkpoint.train_state(), r1.checkpoint.train_state()
     assert s1.env_steps == s0.env_steps + 2 * SMALL.steps_per_shard and s1.rounds == 2
-    assert r1.ckpt.stats["samples"] == 2 * SMALL.steps_per_shard
+    assert r1.checkpoint.stats["samples"] == 2 * SMALL.steps_per_shard
     fresh = train_round(SMALL, TASK_ID, 1, None, inputs(r1))  # same shards, no history
-    assert fresh.policy_digest != r1.ckpt.policy_digest
+    assert fresh.policy_digest != r1.checkpoint.policy_digest
 
 
 def test_bundle_round_trip(rounds):
-    ckpt = rounds[1].ckpt
+    ckpt = rounds[1].checkpoint
     back = verify_checkpoint(ckpt.bundle, ckpt.root)
     assert (back.meta, back.policy_bytes, back.root) == (ckpt.meta, ckpt.policy_bytes, ckpt.root)
     assert isinstance(back.train_state(), TrainState)
 
 
 def test_wrong_root_or_tampered_bundle_is_refused(rounds):
-    ckpt = rounds[1].ckpt
+    ckpt = rounds[1].checkpoint
     with pytest.raises(CheckpointMismatch, match="the revealed root is"):
-        verify_checkpoint(ckpt.bundle, rounds[0].ckpt.root)
+        verify_checkpoint(ckpt.bundle, rounds[0].checkpoint.root)
     tampered = bytearray(ckpt.bundle)
     tampered[-100] ^= 0x01  # inside the train state: sizes stay, digest in the metadata breaks
     with pytest.raises(CheckpointMismatch, match="not canonical"):
@@ -78,7 +79,7 @@ def test_shard_of_another_slot_or_round_is_refused(rounds):
         train_round(SMALL, TASK_ID, 0, None, [(1, r0.shards[0].root, r0.shards[0].blob)])
     assert info.value.slot == 1
     with pytest.raises(ShardError, match="blob is of task 42 round 0 shard 0, expected task 42 round 1"):
-        train_round(SMALL, TASK_ID, 1, r0.ckpt.bundle, [(0, r0.shards[0].root, r0.shards[0].blob)])
+        train_round(SMALL, TASK_ID, 1, r0.checkpoint.bundle, [(0, r0.shards[0].root, r0.shards[0].blob)])
 
 
 def test_no_shards_or_a_slot_twice(rounds):
@@ -92,11 +93,11 @@ def test_no_shards_or_a_slot_twice(rounds):
 def test_hyperparameters_come_from_the_spec(rounds):
     spec = dataclasses.replace(SMALL, ppo=dataclasses.replace(SMALL.ppo, learning_rate=1e-2))
     other = train_round(spec, TASK_ID, 0, None, inputs(rounds[0]))
-    assert other.policy_digest != rounds[0].ckpt.policy_digest and other.meta["spec"] == spec.digest().hex()
+    assert other.policy_digest != rounds[0].checkpoint.policy_digest and other.meta["spec"] == spec.digest().hex()
 
 
 def test_checkpoint_helpers_agree(rounds):
-    ckpt = rounds[0].ckpt
+    ckpt = rounds[0].checkpoint
     policy, state, prev_root = trainer.round_start(SMALL, ckpt.bundle)
     assert prev_root == ckpt.root and state.to_bytes() == ckpt.train_state_bytes
 

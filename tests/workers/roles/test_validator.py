@@ -28,9 +28,9 @@ def samplers_of(rnd, **replace):
 def verify(rnd, samplers=None, trainer_sub="honest", *ckpts):
     """verify_round of `rnd` with the honest trainer's stored trace (and that of `ckpts`) fetchable."""
     if trainer_sub == "honest":
-        trainer_sub = (rnd.ckpt.root, rnd.ckpt.bundle)
+        trainer_sub = (rnd.checkpoint.root, rnd.checkpoint.bundle)
     return verify_round(SMALL, TASK_ID, rnd.round, rnd.prev, samplers or samplers_of(rnd), trainer_sub, SEED,
-                        fetcher(rnd.ckpt, *ckpts))
+                        fetcher(rnd.checkpoint, *ckpts))
 
 
 def forged(rnd, slot, edit):
@@ -133,7 +133,7 @@ def test_blob_not_matching_its_root_is_rejected(rounds):
 
 def test_missing_data_is_rejected(rounds):
     rnd = rounds[0]
-    v = verify(rnd, samplers_of(rnd, slot1=(rnd.shards[1].root, None)), trainer_sub=(rnd.ckpt.root, None))
+    v = verify(rnd, samplers_of(rnd, slot1=(rnd.shards[1].root, None)), trainer_sub=(rnd.checkpoint.root, None))
     assert v.samplers[1] == Judgement(False, "missing data: the blob of sampler slot 1 could not be fetched")
     assert v.trainer.reason == "missing data: the trainer's checkpoint bundle could not be fetched"
     v = verify(rnd, samplers_of(rnd, slot1=(rnd.shards[1].root, None)))
@@ -143,9 +143,9 @@ def test_missing_data_is_rejected(rounds):
 
 def test_checkpoint_not_matching_its_root_is_rejected(rounds):
     rnd = rounds[1]
-    v = verify(rnd, trainer_sub=(rounds[0].ckpt.root, rnd.ckpt.bundle))
+    v = verify(rnd, trainer_sub=(rounds[0].checkpoint.root, rnd.checkpoint.bundle))
     assert not v.trainer.accepted and "checkpoint does not match its revealed root" in v.trainer.reason
-    v = verify(rnd, trainer_sub=(rounds[0].ckpt.root, rounds[0].ckpt.bundle))  # last round's, replayed
+    v = verify(rnd, trainer_sub=(rounds[0].checkpoint.root, rounds[0].checkpoint.bundle))  # last round's, replayed
     assert not v.trainer.accepted and "does not name this round" in v.trainer.reason
 
 
@@ -158,7 +158,8 @@ def perturbed(ckpt, scale):
 
 def test_checkpoint_that_is_not_its_traces_last_state_is_rejected(rounds):
     rnd = rounds[1]
-    fake = rebundle(rnd.ckpt, policy_bytes=perturbed(rnd.ckpt, 1e-6))  # the honest trace, a perturbed policy
+    # the honest trace, a perturbed policy
+    fake = rebundle(rnd.checkpoint, policy_bytes=perturbed(rnd.checkpoint, 1e-6))
     v = verify(rnd, trainer_sub=(fake.root, fake.bundle))
     assert v.trainer == Judgement(False, "the trace's last state (after step 12) is not the checkpoint's policy")
     assert all(j.accepted for j in v.samplers.values())
