@@ -264,16 +264,19 @@ class _Checker:
 
 
 def check_trace(spec, task_id: int, round_: int, claimed, policy0, start: TrainState, episodes, fetch,
-                challenge_seed: bytes) -> tuple[bool, str]:
-    """(accepted, reason) for a trainer's checkpoint `claimed` (already checked against its root and
-    inputs): its trace, sampled (module doc). `policy0`, `start`: the round's incoming policy and
-    TrainState; `episodes`: the inputs' episodes in training order; `fetch(cid)`: the bytes, or
-    None when they cannot be had."""
+                challenge_seed: bytes) -> tuple[bool, str, float | None]:
+    """(accepted, reason, tolerance used) for a trainer's checkpoint `claimed` (already checked
+    against its root and inputs): its trace, sampled (module doc). `policy0`, `start`: the round's
+    incoming policy and TrainState; `episodes`: the inputs' episodes in training order; `fetch(cid)`:
+    the bytes, or None when they cannot be had. The tolerance used: for a CUDA trace, the largest
+    re-execution error as a fraction of its tolerance (None for a CPU trace, re-executed bit for bit)."""
     checker = _Checker(spec, task_id, round_, claimed, policy0, start, episodes, fetch, challenge_seed)
     try:
-        return True, checker.run()
+        reason = checker.run()
+        accepted = True
     except Rejected as rejection:
-        return False, str(rejection)
+        reason, accepted = str(rejection), False
+    return accepted, reason, (checker.tolerance_used if checker.cuda else None)
 
 
 def _max_abs_diff(a: dict, b: dict) -> float:
@@ -289,8 +292,8 @@ def compare_within_gpu_tolerance(claimed_policy: bytes, claimed_state: TrainStat
         return "policy tensors differ in names or shapes from the re-run", math.inf
     update = _max_abs_diff(r_pol, p_pol)
     err = _max_abs_diff(c_pol, r_pol)
-    used = err / (GPU_ATOL + GPU_RTOL * update)
-    if not err <= GPU_ATOL + GPU_RTOL * update:
+    used = _used(err, update)
+    if not used <= 1:
         return (f"policy parameters differ from the re-run by up to {err:.3g}, more than the CUDA tolerance "
                 f"{GPU_ATOL:g} + {GPU_RTOL:g} x the transition's update {update:.3g}"), used
     counters = lambda s: (s.env_steps, s.rounds, s.updates, s.last_checkpoint,  # noqa: E731
@@ -307,7 +310,14 @@ def compare_within_gpu_tolerance(claimed_policy: bytes, claimed_state: TrainStat
                 return f"Adam {name} of parameter {i} has shape {tuple(got.shape)}, expected {tuple(want.shape)}", used
             scale = float(want.abs().max()) if want.numel() else 0.0
             err = float((got - want).abs().max()) if want.numel() else 0.0
-            used = max(used, err / (GPU_ATOL + GPU_RTOL * scale))
-            if not err <= GPU_ATOL + GPU_RTOL * scale:
+            fraction = _used(err, scale)
+            used = max(used, fraction)
+            if not fraction <= 1:
                 return f"Adam {name} of parameter {i} differs from the re-run by {err:.3g}", used
     return None, used
+
+
+def _used(err: float, scale: float) -> float:
+    """`err` as a fraction of the CUDA tolerance at `scale` (GPU_ATOL + GPU_RTOL x scale): within
+    the tolerance when <= 1 (NaN never is)."""
+    return err / (GPU_ATOL + GPU_RTOL * scale)

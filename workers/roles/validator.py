@@ -63,6 +63,9 @@ class Judgement:
     accepted: bool
     reason: str
     """Why it was rejected, or what was checked when accepted."""
+    tolerance_used: float | None = None
+    """A CUDA-trained checkpoint's largest re-execution error as a fraction of the CUDA tolerance
+    (SPECIFICATION 12); None for everything else (a CPU trace is re-executed bit for bit)."""
 
 
 @dataclass(frozen=True)
@@ -180,9 +183,9 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
         episodes.extend(shard.episodes)
     with single_thread():
         policy0, start, _ = round_start(spec, prev_bundle)
-        accepted, reason = check_trace(spec, task_id, round_, claimed, policy0, start, episodes, fetch,
-                                       challenge_seed)
-    return Judgement(accepted, reason)
+        accepted, reason, used = check_trace(spec, task_id, round_, claimed, policy0, start, episodes, fetch,
+                                             challenge_seed)
+    return Judgement(accepted, reason, used)
 
 
 # -- the round -------------------------------------------------------------------------------------

@@ -4,7 +4,6 @@ trace's ends, its root, its Merkle proofs, its CIDs and its data chunks are chec
 are compared within tolerance."""
 
 import dataclasses
-import re
 
 import numpy as np
 import pytest
@@ -149,14 +148,15 @@ def test_cuda_traces_are_compared_within_tolerance(rnd):
     close = retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update / 10)), device="cuda")
     j = judge(rnd, close, seed)
     assert j.accepted, j
-    used = float(re.search(r"CUDA trace: (\S+) of the tolerance used", j.reason).group(1))
-    assert 0.05 < used < 0.2, j  # the change is a tenth of the tolerance (relative to the trace's update)
+    assert 0.05 < j.tolerance_used < 0.2, j  # the change is a tenth of the tolerance (relative to the update)
+    assert f"CUDA trace: {j.tolerance_used:.3g} of the tolerance used" in j.reason
     far = retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update * 3)), device="cuda")
     j = judge(rnd, far, seed)
     assert not j.accepted and j.reason.startswith(f"step {STEP} (state {STEP} -> {STEP + 1}) does not re-execute "
                                                   f"within the CUDA tolerance: policy parameters differ")
-    assert not judge(rnd, retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update / 10))),
-                     seed).accepted  # the same small change is a rejection for a CPU trace
+    assert 2.5 < j.tolerance_used < 3.5, j
+    cpu = judge(rnd, retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update / 10))), seed)
+    assert not cpu.accepted and cpu.tolerance_used is None  # the same small change is a rejection for a CPU trace
 
 
 def test_challenges_depend_on_the_seed_and_domain():
