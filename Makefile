@@ -1,8 +1,8 @@
 # decentrl: set-up, tests, demo and gas report.
 #
 #   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks
-#   make test    setup + Chromium for the explorer's browser test (apt, when missing), then the subgraph
-#                build, brownie test (starts anvil itself), slither, forge test, forge coverage + thresholds
+#   make test    setup + Chromium for the explorer's browser test (apt, when missing), then side by side:
+#                brownie test (starts anvil itself); the subgraph build, slither, forge test, forge coverage + thresholds
 #   make subgraph  graph codegen + graph build of subgraph/ (NETWORK=<name>: for deployments/<name>.json)
 #   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole;
 #                watch it on the explorer page it serves (http://127.0.0.1:8850/)
@@ -58,7 +58,11 @@ endif
 help:
 	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
 
-setup: python node links solc brownie-networks
+# The Python and npm installs are independent (minutes each from scratch): they run side by side,
+# each one's output printed whole when it ends.
+setup:
+	@$(MAKE) -j2 --output-sync=target python node
+	@$(MAKE) links solc brownie-networks
 	@echo "setup: ready (for brownie/forge by hand: . tools/env.sh)"
 
 python: $(PY_STAMP)
@@ -119,10 +123,12 @@ browser:
 # Redis, subprocesses) while slither, forge and coverage are mostly solc compiling on one core.
 # --output-sync prints each side's output whole once it ends; either failing fails `make test`.
 test: setup browser
-	$(MAKE) subgraph
 	$(MAKE) -j2 --output-sync=recurse test-brownie contract-checks
 
+# The subgraph build goes here, while the other side compiles the contracts; tests/subgraph/
+# builds it too when it runs first (the same lock: one build, the other finds it current).
 contract-checks:
+	flock $(SUBGRAPH_LOCK) $(MAKE) subgraph
 	$(MAKE) slither
 	$(MAKE) test-forge
 	$(MAKE) coverage
@@ -142,6 +148,8 @@ test-brownie:
 GRAPH := $(ROOT)/node_modules/.bin/graph
 SUBGRAPH_RECORD := $(if $(NETWORK),$(or $(DECENTRL_DEPLOYMENTS_DIR),deployments)/$(NETWORK).json,subgraph/placeholder-deployment.json)
 SUBGRAPH_INPUTS := $(shell find subgraph/src -name '*.ts' 2>/dev/null) subgraph/schema.graphql $(wildcard subgraph/abis/*.json)
+
+SUBGRAPH_LOCK := $(STAMPS)/subgraph-test.lock
 
 subgraph: subgraph/build/.built
 

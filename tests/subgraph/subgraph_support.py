@@ -32,7 +32,8 @@ TX_SENDER = "0x" + "5e" * 20
 
 
 def ensure_built() -> None:
-    """`make subgraph` (a no-op when the build is current), one test process at a time."""
+    """`make subgraph` (a no-op when the build is current), one process at a time (`make test`'s
+    contract-checks takes the same lock)."""
     lock = ROOT / ".make" / "subgraph-test.lock"
     lock.parent.mkdir(exist_ok=True)
     with lock.open("w") as fh:
