@@ -52,7 +52,7 @@ def run_task(spec, rounds: int, device: str, out=print, task_id: int = 1) -> tup
         used = judgement.tolerance_used or 0.0  # None: trained on the CPU, re-executed bit for bit
         outcomes.append((accepted, used))
         out(f"  round {r}: {'ACCEPTED' if accepted else 'REJECTED'}, tolerance used {used:.3g} "
-            f"(sample and train on {device} {t1 - t0:.1f} s, verify on cpu {t2 - t1:.1f} s)"
+            f"(sample on cpu and train on {device} {t1 - t0:.1f} s, verify on cpu {t2 - t1:.1f} s)"
             + ("" if accepted else f": {judgement.reason}"))
         prev = ckpt.bundle
     return outcomes, prev

@@ -26,7 +26,7 @@ from safetensors.torch import save as st_save
 from torch import nn
 from torch.nn import functional as F
 
-from workers.rl.config import PolicyConfig  # noqa: F401  (re-exported: checkpoints carry it)
+from workers.rl.config import PolicyConfig
 from workers.rl.envs import DISCRETE, SpaceSpec
 
 FORMAT = "decentrl.policy"

@@ -70,6 +70,7 @@ class _Checker:
         self.policy0, self.start, self.episodes, self.fetch, self.seed = policy0, start, episodes, fetch, seed
         self.config = dataclasses.replace(spec.ppo, device="cpu")
         self.cuda = claimed.meta["device"] == "cuda"
+        self.steps_run, self.tolerance_used = 0, 0.0  # what run() re-executed, however far it got
 
     # -- structure ---------------------------------------------------------------------------------
 
@@ -255,7 +256,6 @@ class _Checker:
             transitions.append(len(self.b) - 2)  # an early stop is always re-executed
         epochs = max((self.schedule[s][0] for j in transitions for s in range(self.b[j], self.b[j + 1])), default=0)
         self.perms = list(islice(permutations(self.config, self.start.updates, self.n), epochs + 1))
-        self.steps_run, self.tolerance_used = 0, 0.0
         for j in transitions:
             self.check_transition(j)
         return (f"trace root, ends and data check; re-executed {self.steps_run} of {self.trace.steps} steps "

@@ -157,6 +157,9 @@ def test_cuda_traces_are_compared_within_tolerance(rnd):
     assert 2.5 < j.tolerance_used < 3.5, j
     cpu = judge(rnd, retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update / 10))), seed)
     assert not cpu.accepted and cpu.tolerance_used is None  # the same small change is a rejection for a CPU trace
+    # rejected before any step is re-executed (its trace cannot be had): nothing of the tolerance used
+    j = judge(rnd, close, seed, fetch=lambda cid: None)
+    assert not j.accepted and j.reason.startswith("missing data: the trainer's trace") and j.tolerance_used == 0.0
 
 
 def test_challenges_depend_on_the_seed_and_domain():
