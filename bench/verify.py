@@ -109,7 +109,7 @@ class Trial:
         started = time.perf_counter()
         r1 = self.honest_round(1, self.prev)
         self.work_s = time.perf_counter() - started
-        self.shards, self.ckpt = r1.shards, r1.checkpoint
+        self.round1, self.ckpt = r1, r1.checkpoint
         self.policy = round_start(spec, self.prev)[0]
 
     def honest_round(self, round_: int, prev) -> LocalRound:
@@ -133,10 +133,9 @@ class Trial:
                                                 seed)[0].accepted for seed in self.seeds), len(bad.episodes)
 
     def trainer_rejections(self, dishonest) -> int:
-        shards = [(s, r.root, r.blob) for s, r in self.shards.items()]
-        bad = dishonest(self.spec, TASK_ID, 1, self.prev, shards)
+        bad = dishonest(self.spec, TASK_ID, 1, self.prev, self.round1.revealed)
         fetch = {cids.compute(b): b for b in bad.stored}.get
-        revealed = {s: (r.root, r.blob) for s, r in self.shards.items()}
+        revealed = {slot: (root, blob) for slot, root, blob in self.round1.revealed}
         return sum(not validator.verify_trainer(self.spec, TASK_ID, 1, self.prev, self.prev_root, bad.root,
                                                 bad.bundle, revealed, set(SLOTS), fetch, seed).accepted
                    for seed in self.seeds)

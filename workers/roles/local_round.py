@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from workers.roles import sampler, trainer
 from workers.spec import TaskSpec
@@ -33,9 +34,10 @@ class LocalRound:
         and validators are given."""
         return [(slot, s.root, s.blob) for slot, s in sorted(self.shards.items())]
 
-    @property
+    @cached_property
     def fetch(self) -> Callable[[str], bytes | None]:
-        """The trainer's stored blobs (trace states and trace) by CID, as a store's `get`."""
+        """The trainer's stored blobs (trace states and trace) by CID, as a store's `get` (their CIDs
+        computed once: a bench asks for it once per validator)."""
         return {cids.compute(b): b for b in self.checkpoint.stored}.get
 
 
