@@ -1,5 +1,7 @@
 """Shared fixtures: actors, a fresh deployment per module and per-test isolation."""
 
+import gc
+
 import pytest
 from brownie import accounts, chain
 
@@ -14,9 +16,42 @@ SPEC_CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
 SPEC_DIGEST = bytes.fromhex("11" * 32)
 
 
+SHARED_RUN_FOLDER = "tests/workers/integration/"
+"""Its files share session-scoped network runs (its conftest.py): they go to one worker."""
+
+
+@pytest.hookimpl(tryfirst=True)  # before brownie's own, which always answers plain loadfile
+def pytest_xdist_make_scheduler(config, log):
+    """`--dist loadfile`, except that the files of SHARED_RUN_FOLDER are one unit: a session
+    fixture is built once per worker that uses it, so with the files split over two workers the
+    folder's 70 s CartPole task ran twice."""
+    if config.getvalue("dist") != "loadfile":
+        return None  # xdist's own scheduler for the mode asked for
+    from xdist.scheduler import LoadFileScheduling
+
+    class SharedRunScheduling(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            scope = super()._split_scope(nodeid)
+            return SHARED_RUN_FOLDER if scope.startswith(SHARED_RUN_FOLDER) else scope
+
+    return SharedRunScheduling(config, log)
+
+
 @pytest.fixture(autouse=True)
 def isolation(fn_isolation):
     pass
+
+
+@pytest.fixture(scope="module", autouse=True)
+def frozen_heap():
+    """Brownie runs a full garbage collection on every chain revert, so after every test; over a
+    heap holding brownie's project, web3 (and torch, in tests/workers) that took ~0.2 s a test, a
+    third of the whole suite's time. Each module starts from a fully collected heap and freezes it
+    (gc.freeze): a revert then only scans what the module itself created."""
+    gc.unfreeze()
+    gc.collect()
+    gc.freeze()
+    yield
 
 
 @pytest.fixture(scope="module")
