@@ -2,7 +2,9 @@
 #
 #   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks
 #   make test    setup + Chromium for the explorer's browser test (apt, when missing), then side by side:
-#                brownie test (starts anvil itself); the subgraph build, slither, forge test, forge coverage + thresholds
+#                brownie test (starts anvil itself); the subgraph build, slither, forge coverage (runs every
+#                forge test) + thresholds
+#   make test-forge  the forge tests on the optimized build (make test runs them once, under coverage)
 #   make subgraph  graph codegen + graph build of subgraph/ (NETWORK=<name>: for deployments/<name>.json)
 #   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole;
 #                watch it on the explorer page it serves (http://127.0.0.1:8850/)
@@ -56,7 +58,7 @@ endif
 .PHONY: help setup python node links solc brownie-networks browser test test-brownie contract-checks test-forge slither coverage subgraph demo demo-scripted gas clean distclean FORCE
 
 help:
-	@sed -n '3,12p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
 
 # The Python and npm installs are independent (minutes each from scratch): they run side by side,
 # each one's output printed whole when it ends.
@@ -119,18 +121,21 @@ browser:
 	  "(apt-get install -y chromium) for the explorer's browser test"; exit 1; fi
 	@test -x $(CHROMIUM)
 
-# The Python suite and the contract checks run side by side: the suite mostly waits (on anvil,
-# Redis, subprocesses) while slither, forge and coverage are mostly solc compiling on one core.
+# The Python suite and the contract checks run side by side, on every core the machine has (both
+# are CPU-bound: the suite runs anvil, Redis and node processes, the checks mostly solc-js).
 # --output-sync prints each side's output whole once it ends; either failing fails `make test`.
 test: setup browser
 	$(MAKE) -j2 --output-sync=recurse test-brownie contract-checks
 
 # The subgraph build goes here, while the other side compiles the contracts; tests/subgraph/
 # builds it too when it runs first (the same lock: one build, the other finds it current).
+# The forge suite runs once, under coverage: forge coverage runs every forge test on an unoptimized
+# build and fails when one fails. A separate `forge test` repeated all of them on the optimized
+# build for ~2 minutes of solc-js CPU; the optimized bytecode is what brownie compiles, and the
+# whole Python suite and the demo run on it.
 contract-checks:
 	flock $(SUBGRAPH_LOCK) $(MAKE) subgraph
 	$(MAKE) slither
-	$(MAKE) test-forge
 	$(MAKE) coverage
 
 # Two pytest-xdist workers (each with its own anvil; a test file stays on one worker, so its
