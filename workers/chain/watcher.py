@@ -51,6 +51,9 @@ class ChainEvent:
     log_index: int
     contract: str = ""
     address: str = field(default="", compare=False)
+    timestamp: int | None = field(default=None, compare=False)
+    """The block's timestamp when the node's logs carry it (`blockTimestamp`: anvil, geth), else
+    None: a reader who needs it then asks for the block."""
 
     @property
     def key(self) -> str:
@@ -116,8 +119,10 @@ class EventDecoder:
         for spec, value in zip(plain, values):
             args[spec["name"]] = typed_value(spec, value)
         ordered = {i["name"]: args[i["name"]] for i in item["inputs"]}
+        stamp = entry.get("blockTimestamp")
         return ChainEvent(item["name"], ordered, entry["blockNumber"], entry["transactionHash"].to_0x_hex(),
-                          entry["logIndex"], contract, entry["address"])
+                          entry["logIndex"], contract, entry["address"],
+                          int(stamp, 16) if isinstance(stamp, str) else stamp)
 
 
 class EventWatcher:

@@ -169,7 +169,8 @@ def watch(enqueue) -> None:
             return []
         with logs.event_context(event.name, event.args):
             queues = enqueue(event)
-            metrics.event_delivered(event.name, block_time(event.block))
+            stamp = event.timestamp if event.timestamp is not None else block_time(event.block)
+            metrics.event_delivered(event.name, stamp)
             log.info("%s at block %d (%s) queued for %s", event.name, event.block, event.key,
                      ", ".join(queues) or "no role (done before)")
             return queues
@@ -183,7 +184,8 @@ def watch(enqueue) -> None:
 
 def _block_timestamps(w3):
     """block number -> its timestamp (the last few cached), or None when it cannot be read: the
-    watcher's sync latency is measured from it and must never stop the watcher."""
+    watcher's sync latency is measured from it and must never stop the watcher. Only for a node
+    whose logs lack blockTimestamp (ChainEvent.timestamp)."""
     cache: dict[int, float] = {}
 
     def timestamp(number: int) -> float | None:

@@ -61,7 +61,7 @@ def logs_of(deployment, tx_hashes):
 
 
 @pytest.mark.parametrize("mode", ["ws", "poll"])
-def test_events_arrive_decoded_and_in_order(deployment, anvil, admin, tmp_path, mode):
+def test_events_arrive_decoded_and_in_order(deployment, anvil, admin, tmp_path, w3, mode):
     recorder = Recorder()
     watcher = watch(deployment, anvil, tmp_path, recorder, mode).start()
     try:
@@ -75,6 +75,7 @@ def test_events_arrive_decoded_and_in_order(deployment, anvil, admin, tmp_path, 
     assert [e.args for e in recorder.events] == [{"bps": 100 + i} for i in range(5)]
     assert [e.key for e in recorder.events] == logs_of(deployment, hashes)
     assert [(e.block, e.log_index) for e in recorder.events] == sorted((e.block, e.log_index) for e in recorder.events)
+    assert [e.timestamp for e in recorder.events] == [w3.eth.get_block(e.block)["timestamp"] for e in recorder.events]
 
 
 def test_enums_and_indexed_arguments_are_decoded(deployment, anvil, admin, tmp_path, w3):
