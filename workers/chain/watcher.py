@@ -119,10 +119,19 @@ class EventDecoder:
         for spec, value in zip(plain, values):
             args[spec["name"]] = typed_value(spec, value)
         ordered = {i["name"]: args[i["name"]] for i in item["inputs"]}
-        stamp = entry.get("blockTimestamp")
         return ChainEvent(item["name"], ordered, entry["blockNumber"], entry["transactionHash"].to_0x_hex(),
-                          entry["logIndex"], contract, entry["address"],
-                          int(stamp, 16) if isinstance(stamp, str) else stamp)
+                          entry["logIndex"], contract, entry["address"], _timestamp(entry.get("blockTimestamp")))
+
+
+def _timestamp(value) -> int | None:
+    """A log's blockTimestamp (web3.py leaves it a hex string), or None when absent or unreadable:
+    only a metric reads it, so it must never stop the watcher."""
+    if isinstance(value, int):
+        return value
+    try:
+        return int(value, 16)
+    except (TypeError, ValueError):
+        return None
 
 
 class EventWatcher:

@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from workers.chain.watcher import END, EventWatcher, SqliteCursor
+from workers.chain.watcher import END, EventDecoder, EventWatcher, SqliteCursor
 from workers.protocol import Role
 
 
@@ -93,6 +93,19 @@ def test_enums_and_indexed_arguments_are_decoded(deployment, anvil, admin, tmp_p
     assert first.args["role"] is Role.VALIDATOR
     assert (paused.name, paused.args) == ("NodePauseSet", {"node": node, "paused": True})
     assert (threshold.contract, threshold.name, threshold.args) == ("Reputation", "ThresholdSet", {"threshold": 60})
+
+
+@pytest.mark.parametrize("stamp", [None, "0xzz", ""])
+def test_a_log_without_a_readable_block_timestamp_still_decodes(deployment, admin, w3, stamp):
+    """blockTimestamp only feeds a metric: a node that omits it, or sends garbage, gives None."""
+    receipt = w3.eth.wait_for_transaction_receipt(set_slash_bps(deployment, admin, 321))
+    entry = dict(w3.eth.get_logs({"address": deployment.registry.address, "fromBlock": receipt.blockNumber,
+                                  "toBlock": receipt.blockNumber})[0])
+    assert int(entry.pop("blockTimestamp"), 16) == w3.eth.get_block(receipt.blockNumber)["timestamp"]
+    if stamp is not None:
+        entry["blockTimestamp"] = stamp
+    event = EventDecoder(deployment).decode(entry)
+    assert (event.name, event.args, event.timestamp) == ("SlashBpsSet", {"bps": 321}, None)
 
 
 def test_stop_mid_block_and_restart_delivers_every_event_once(deployment, anvil, admin, tmp_path, w3):
