@@ -1,6 +1,7 @@
 """A small typed read API over the protocol's contracts, for roles and the CLI.
 
-Every method is one or a few eth_calls on the deployment's contracts; results are frozen
+Every method is one or a few eth_calls on the deployment's contracts (through workers.chain.calls'
+ViewCall, not web3.py's contract call: these reads run in every handler); results are frozen
 dataclasses with the workers.protocol enums. `eligibility` mirrors TaskRegistry's own check
 (paused, then stake, then reputation) and says why an account cannot take a role."""
 
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from workers.chain.calls import ViewCall
 from workers.chain.errors import ChainError
 from workers.protocol import Role, Status, Phase, Verdict
 
@@ -117,14 +119,22 @@ class ChainView:
         self.deployment = deployment
         self.registry, self.stakes = deployment.registry, deployment.stakes
         self.reputation, self.vault = deployment.reputation, deployment.vault
+        self._calls: dict[tuple[str, str], ViewCall] = {}
+
+    def _read(self, contract, name: str, *args):
+        """contract.name(*args), through a ViewCall made once per function."""
+        key = (contract.address, name)
+        if key not in self._calls:
+            self._calls[key] = ViewCall(contract, name)
+        return self._calls[key](*args)
 
     # -- tasks ---------------------------------------------------------------------------------
 
     def task_count(self) -> int:
-        return self.registry.functions.taskCount().call()
+        return self._read(self.registry, "taskCount")
 
     def task(self, task_id: int) -> TaskInfo:
-        raw = self.registry.functions.taskOf(task_id).call()._asdict()
+        raw = self._read(self.registry, "taskOf", task_id)._asdict()
         if raw["status"] == Status.NONE:
             raise TaskNotFound(f"task {task_id} not found (tasks 1..{self.task_count()} exist)")
         fields = {_snake(k): v for k, v in raw.items()}
@@ -137,13 +147,13 @@ class ChainView:
         out = []
         for r in [role] if role is not None else list(Role):
             for i in range(task.slot_count(r)):
-                s = self.registry.functions.slotOf(task_id, r, i).call()
+                s = self._read(self.registry, "slotOf", task_id, r, i)
                 node = None if s.node == ZERO_ADDRESS else s.node
                 out.append(SlotInfo(Role(r), i, node, s.sinceRound, s.lockedStake))
         return out
 
     def membership(self, task_id: int, node: str) -> Membership:
-        m = self.registry.functions.membershipOf(task_id, node).call()
+        m = self._read(self.registry, "membershipOf", task_id, node)
         return Membership(True, Role(m.role), m.slot) if m.assigned else Membership(False, None, None)
 
     def submissions(self, task_id: int, round_: int | None = None) -> list[SubmissionInfo]:
@@ -153,7 +163,7 @@ class ChainView:
         out = []
         for role in (Role.SAMPLER, Role.TRAINER):
             for i in range(task.slot_count(role)):
-                s = self.registry.functions.submissionOf(task_id, round_, role, i).call()
+                s = self._read(self.registry, "submissionOf", task_id, round_, role, i)
                 node = None if s.node == ZERO_ADDRESS else s.node
                 out.append(SubmissionInfo(role, i, node, s.commitment, s.root, s.revealed, Verdict(s.verdict), s.cid))
         return out
@@ -161,23 +171,23 @@ class ChainView:
     # -- accounts ------------------------------------------------------------------------------
 
     def stake(self, account: str, role: Role) -> StakeInfo:
-        s = self.stakes.functions.stakeOf(account, role).call()
-        available = self.stakes.functions.availableStake(account, role).call()
+        s = self._read(self.stakes, "stakeOf", account, role)
+        available = self._read(self.stakes, "availableStake", account, role)
         return StakeInfo(s.staked, s.locked, s.unbonding, s.unbondingReadyAt, available)
 
     def score(self, account: str) -> int:
-        return self.reputation.functions.scoreOf(account).call()
+        return self._read(self.reputation, "scoreOf", account)
 
     def claimable(self, account: str) -> int:
-        return self.vault.functions.claimableOf(account).call()
+        return self._read(self.vault, "claimableOf", account)
 
     def eligibility(self, account: str, role: Role) -> Eligibility:
         role = Role(role)
-        paused = self.stakes.functions.isNodePaused(account).call()
-        available = self.stakes.functions.availableStake(account, role).call()
-        required = self.stakes.functions.minStake(role).call()
+        paused = self._read(self.stakes, "isNodePaused", account)
+        available = self._read(self.stakes, "availableStake", account, role)
+        required = self._read(self.stakes, "minStake", role)
         score = self.score(account)
-        threshold = self.reputation.functions.threshold().call()
+        threshold = self._read(self.reputation, "threshold")
         name = role.name.lower()
         if paused:
             reason = "node paused (StakeManager.setNodePaused)"

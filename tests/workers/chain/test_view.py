@@ -1,10 +1,13 @@
 """workers.chain.view on a real task driven by TxSenders of fresh local accounts: task, slots,
-membership, submissions and eligibility with its reasons."""
+membership, submissions and eligibility with its reasons; its reads (workers.chain.calls.ViewCall)
+against web3.py's own contract call: the same values, the same error for a revert."""
 
 import pytest
 from eth_account import Account
+from web3.exceptions import ContractLogicError
 
 from chain_services import TOKEN, fund
+from workers.chain.calls import ViewCall
 from workers.chain.errors import TxReverted, is_retryable
 from workers.chain.sender import TxSender
 from workers.chain.view import ChainView, TaskNotFound
@@ -148,3 +151,39 @@ def test_stake_and_claimable(view, actors):
     s = view.stake(actors["sampler0"].address, Role.SAMPLER)
     assert (s.staked, s.locked, s.available) == (100 * TOKEN, 100 * TOKEN, 0)
     assert view.claimable(actors["sampler0"].address) == 0
+
+
+def reads(deployment, task_id, account):
+    """(contract, function, args) of every read ChainView makes."""
+    d = deployment
+    return [(d.registry, "taskCount", ()), (d.registry, "taskOf", (task_id,)), (d.registry, "taskOf", (999,)),
+            *((d.registry, "slotOf", (task_id, role, i)) for role in Role for i in range(2 if role == Role.SAMPLER else 1)),
+            (d.registry, "membershipOf", (task_id, account)), (d.registry, "submissionOf", (task_id, 0, Role.SAMPLER, 0)),
+            (d.stakes, "stakeOf", (account, Role.SAMPLER)), (d.stakes, "availableStake", (account, Role.SAMPLER)),
+            (d.stakes, "isNodePaused", (account,)), (d.stakes, "minStake", (Role.TRAINER,)),
+            (d.reputation, "scoreOf", (account,)), (d.reputation, "threshold", ()),
+            (d.vault, "claimableOf", (account,))]
+
+
+def test_view_calls_give_what_web3_gives(deployment, task, actors):
+    for contract, name, args in reads(deployment, task["id"], actors["sampler0"].address):
+        ours, theirs = ViewCall(contract, name)(*args), getattr(contract.functions, name)(*args).call()
+        assert ours == theirs, (name, args)
+        if hasattr(theirs, "_asdict"):  # a struct: the same field names, typed like the watcher's events
+            assert ours._asdict() == theirs._asdict(), (name, args)
+    info = ViewCall(deployment.registry, "taskOf")(task["id"])
+    assert info.status is Status.ACTIVE and info.requester == actors["requester"].address
+
+
+def test_a_revert_raises_web3s_error(deployment, task):
+    """A role number the contract's enum lacks makes its ABI decoder revert."""
+    with pytest.raises(ContractLogicError) as theirs:
+        deployment.registry.functions.slotOf(task["id"], 7, 0).call()
+    with pytest.raises(ContractLogicError) as ours:
+        ViewCall(deployment.registry, "slotOf")(task["id"], 7, 0)
+    assert (str(ours.value), ours.value.data) == (str(theirs.value), theirs.value.data)
+
+
+def test_a_function_the_abi_lacks_is_refused(deployment):
+    with pytest.raises(ValueError, match="'noSuchRead': 0 functions"):
+        ViewCall(deployment.registry, "noSuchRead")

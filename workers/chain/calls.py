@@ -1,0 +1,59 @@
+"""Contract reads without web3.py's per-call costs, for the reads every handler makes.
+
+`contract.functions.f(*args).call()` matches the call against the contract's whole ABI (a keccak
+per entry) and then runs web3.py's normalizers over every decoded value: for TaskRegistry.taskOf's
+27-field struct that was ~40 ms of a claim's CPU on a loaded machine, more than any other step.
+A ViewCall keeps the function's selector, types and result shape from the start, encodes and
+decodes with eth_abi, and sends through `w3.eth.call`, so a revert raises web3.py's
+ContractLogicError with its data exactly as before. Values come back as workers.chain.abi's
+typed_value gives them (protocol enums, checksummed addresses); a struct as a named tuple."""
+from __future__ import annotations
+
+from collections import namedtuple
+
+from eth_abi import decode, encode
+from eth_utils import function_abi_to_4byte_selector
+
+from workers.chain.abi import canonical_type, typed_value
+
+
+class ViewCall:
+    """`ViewCall(contract, "taskOf")(task_id)`: one function of a web3 contract, read at "latest"."""
+
+    def __init__(self, contract, name: str):
+        items = [i for i in contract.abi if i.get("type") == "function" and i.get("name") == name]
+        if len(items) != 1:
+            raise ValueError(f"{name!r}: {len(items)} functions of that name in the contract's ABI, need exactly 1")
+        item = items[0]
+        self.w3, self.address, self.name = contract.w3, contract.address, name
+        self._selector = function_abi_to_4byte_selector(item)
+        self._inputs = [canonical_type(i) for i in item["inputs"]]
+        self._outputs = item["outputs"]
+        self._output_types = [canonical_type(o) for o in self._outputs]
+        self._shapes = {}
+
+    def __call__(self, *args):
+        data = self._selector + encode(self._inputs, args)
+        values = decode(self._output_types, bytes(self.w3.eth.call({"to": self.address, "data": data})))
+        typed = [self._typed(spec, value) for spec, value in zip(self._outputs, values)]
+        return typed[0] if len(typed) == 1 else tuple(typed)
+
+    def _typed(self, spec: dict, value):
+        kind = spec["type"]
+        if kind.endswith("]"):  # an array: each element has the spec without its last dimension
+            element = {**spec, "type": kind[:kind.rindex("[")]}
+            return [self._typed(element, v) for v in value]
+        if kind == "tuple":
+            components = spec["components"]
+            shape = self._shape(spec)
+            return shape(*(self._typed(c, v) for c, v in zip(components, value)))
+        return typed_value(spec, value)
+
+    def _shape(self, spec: dict):
+        """The named tuple of a struct, made once per struct type."""
+        key = spec.get("internalType") or canonical_type(spec)
+        if key not in self._shapes:
+            name = key.rsplit(".", 1)[-1].replace("struct ", "").strip() or "Struct"
+            self._shapes[key] = namedtuple(name if name.isidentifier() else "Struct",
+                                           [c["name"] for c in spec["components"]])
+        return self._shapes[key]
