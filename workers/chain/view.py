@@ -121,8 +121,9 @@ class ChainView:
         self.reputation, self.vault = deployment.reputation, deployment.vault
         self._calls: dict[tuple[str, str], ViewCall] = {}
 
-    def _read(self, contract, name: str, *args):
-        """contract.name(*args), through a ViewCall made once per function."""
+    def read(self, contract, name: str, *args):
+        """contract.name(*args) (any of the deployment's contracts), through a ViewCall made
+        once per function; what the typed methods below use."""
         key = (contract.address, name)
         if key not in self._calls:
             self._calls[key] = ViewCall(contract, name)
@@ -131,10 +132,10 @@ class ChainView:
     # -- tasks ---------------------------------------------------------------------------------
 
     def task_count(self) -> int:
-        return self._read(self.registry, "taskCount")
+        return self.read(self.registry, "taskCount")
 
     def task(self, task_id: int) -> TaskInfo:
-        raw = self._read(self.registry, "taskOf", task_id)._asdict()
+        raw = self.read(self.registry, "taskOf", task_id)._asdict()
         if raw["status"] == Status.NONE:
             raise TaskNotFound(f"task {task_id} not found (tasks 1..{self.task_count()} exist)")
         fields = {_snake(k): v for k, v in raw.items()}
@@ -147,13 +148,13 @@ class ChainView:
         out = []
         for r in [role] if role is not None else list(Role):
             for i in range(task.slot_count(r)):
-                s = self._read(self.registry, "slotOf", task_id, r, i)
+                s = self.read(self.registry, "slotOf", task_id, r, i)
                 node = None if s.node == ZERO_ADDRESS else s.node
                 out.append(SlotInfo(Role(r), i, node, s.sinceRound, s.lockedStake))
         return out
 
     def membership(self, task_id: int, node: str) -> Membership:
-        m = self._read(self.registry, "membershipOf", task_id, node)
+        m = self.read(self.registry, "membershipOf", task_id, node)
         return Membership(True, Role(m.role), m.slot) if m.assigned else Membership(False, None, None)
 
     def submissions(self, task_id: int, round_: int | None = None) -> list[SubmissionInfo]:
@@ -163,7 +164,7 @@ class ChainView:
         out = []
         for role in (Role.SAMPLER, Role.TRAINER):
             for i in range(task.slot_count(role)):
-                s = self._read(self.registry, "submissionOf", task_id, round_, role, i)
+                s = self.read(self.registry, "submissionOf", task_id, round_, role, i)
                 node = None if s.node == ZERO_ADDRESS else s.node
                 out.append(SubmissionInfo(role, i, node, s.commitment, s.root, s.revealed, Verdict(s.verdict), s.cid))
         return out
@@ -171,23 +172,23 @@ class ChainView:
     # -- accounts ------------------------------------------------------------------------------
 
     def stake(self, account: str, role: Role) -> StakeInfo:
-        s = self._read(self.stakes, "stakeOf", account, role)
-        available = self._read(self.stakes, "availableStake", account, role)
+        s = self.read(self.stakes, "stakeOf", account, role)
+        available = self.read(self.stakes, "availableStake", account, role)
         return StakeInfo(s.staked, s.locked, s.unbonding, s.unbondingReadyAt, available)
 
     def score(self, account: str) -> int:
-        return self._read(self.reputation, "scoreOf", account)
+        return self.read(self.reputation, "scoreOf", account)
 
     def claimable(self, account: str) -> int:
-        return self._read(self.vault, "claimableOf", account)
+        return self.read(self.vault, "claimableOf", account)
 
     def eligibility(self, account: str, role: Role) -> Eligibility:
         role = Role(role)
-        paused = self._read(self.stakes, "isNodePaused", account)
-        available = self._read(self.stakes, "availableStake", account, role)
-        required = self._read(self.stakes, "minStake", role)
+        paused = self.read(self.stakes, "isNodePaused", account)
+        available = self.read(self.stakes, "availableStake", account, role)
+        required = self.read(self.stakes, "minStake", role)
         score = self.score(account)
-        threshold = self._read(self.reputation, "threshold")
+        threshold = self.read(self.reputation, "threshold")
         name = role.name.lower()
         if paused:
             reason = "node paused (StakeManager.setNodePaused)"

@@ -102,7 +102,7 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
     except RelayUnavailable as exc:  # intentional: a relay that is down costs gas, not the vote
         log.warning("task %d round %d: attestation relay unavailable (%s); attesting alone", task_id, round_, exc)
         return _attest_alone(ctx, task_id, bitmap)
-    left = task.phase_deadline - ctx.deployment.registry.functions.protocolTime().call()
+    left = task.phase_deadline - ctx.view.read(ctx.deployment.registry, "protocolTime")
     plan = aggregation.plan(time.time(), left, float(ctx.extra.get("aggregate_wait_s", aggregation.AGGREGATE_WAIT_S)),
                             float(ctx.extra.get("attest_fallback_s", aggregation.ATTEST_FALLBACK_S)))
     args = {"taskId": task_id, "round": round_, "slot": slot, "bitmap": bitmap, "aggregateBy": plan.aggregate_by,

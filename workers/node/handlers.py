@@ -257,17 +257,17 @@ def my_slot(ctx: NodeContext, task_id: int, role: Role, round_: int):
     m = ctx.view.membership(task_id, ctx.address)
     if not m.assigned or m.role != role:
         return None
-    slot = ctx.deployment.registry.functions.slotOf(task_id, role, m.slot).call()
+    slot = ctx.view.read(ctx.deployment.registry, "slotOf", task_id, role, m.slot)
     return m.slot if slot.sinceRound <= round_ else None
 
 
 def _submission(ctx: NodeContext, task_id: int, round_: int, role: Role, slot: int):
-    return ctx.deployment.registry.functions.submissionOf(task_id, round_, role, slot).call()
+    return ctx.view.read(ctx.deployment.registry, "submissionOf", task_id, round_, role, slot)
 
 
 def _voted(ctx: NodeContext, task_id: int, round_: int, slot: int) -> bool:
     """Whether validator `slot` has voted in the round (alone or in an aggregate)."""
-    return ctx.deployment.registry.functions.attestationOf(task_id, round_, slot).call().voted
+    return ctx.view.read(ctx.deployment.registry, "attestationOf", task_id, round_, slot).voted
 
 
 def _current(ctx: NodeContext, task_id: int, round_: int, phase: Phase):
@@ -579,7 +579,7 @@ def _schedule_check(event_name: str, key: str, args: dict, countdown: float | No
 
     ctx = NodeContext.current()
     if countdown is None:
-        countdown = int(args["deadline"]) - ctx.deployment.registry.functions.protocolTime().call() + 1
+        countdown = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime") + 1
     countdown = max(0.0, min(float(countdown), ctx.config.visibility_timeout / 2))
     kwargs = {"event_key": key, "event_name": event_name, "block": 0, "role": role, "args": args}
     current_task.app.send_task(HANDLE_EVENT, kwargs=kwargs, countdown=countdown)
@@ -592,7 +592,7 @@ def deadline_reached(ev: HandledEvent) -> None:
     task_id, round_, phase = int(args["taskId"]), int(args["round"]), Phase(int(args["phase"]))
     if _current(ctx, task_id, round_, phase) is None:
         return  # the phase ended on its own
-    left = int(args["deadline"]) - ctx.deployment.registry.functions.protocolTime().call()
+    left = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime")
     if left >= 0:
         _schedule_deadline(args, args["origin"], countdown=left + 1, hop=int(args["hop"]) + 1)
         return
@@ -619,7 +619,7 @@ def claim_deadline_reached(ev: HandledEvent) -> None:
     task_id = int(args["taskId"])
     if ctx.view.task(task_id).status not in (Status.OPEN, Status.DRAWING):
         return  # filled (or ended) in time
-    left = int(args["deadline"]) - ctx.deployment.registry.functions.protocolTime().call()
+    left = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime")
     if left >= 0:
         hop = int(args["hop"]) + 1
         _schedule_check("ClaimDeadlineReached", f"claim-deadline:{task_id}:{hop}", {**args, "hop": hop},

@@ -154,13 +154,14 @@ def test_stake_and_claimable(view, actors):
 
 
 def reads(deployment, task_id, account):
-    """(contract, function, args) of every read ChainView makes."""
+    """(contract, function, args) of every read ChainView and the node's handlers make through it."""
     d = deployment
     return [(d.registry, "taskCount", ()), (d.registry, "taskOf", (task_id,)), (d.registry, "taskOf", (999,)),
             *((d.registry, "slotOf", (task_id, role, i)) for role in Role for i in range(2 if role == Role.SAMPLER else 1)),
             (d.registry, "membershipOf", (task_id, account)), (d.registry, "submissionOf", (task_id, 0, Role.SAMPLER, 0)),
             (d.stakes, "stakeOf", (account, Role.SAMPLER)), (d.stakes, "availableStake", (account, Role.SAMPLER)),
             (d.stakes, "isNodePaused", (account,)), (d.stakes, "minStake", (Role.TRAINER,)),
+            (d.registry, "attestationOf", (task_id, 0, 0)), (d.registry, "protocolTime", ()),
             (d.reputation, "scoreOf", (account,)), (d.reputation, "threshold", ()),
             (d.vault, "claimableOf", (account,))]
 
