@@ -109,7 +109,7 @@ class Trial:
         started = time.perf_counter()
         r1 = self.honest_round(1, self.prev)
         self.work_s = time.perf_counter() - started
-        self.round1, self.ckpt = r1, r1.checkpoint
+        self.round1 = r1
         self.policy = round_start(spec, self.prev)[0]
 
     def honest_round(self, round_: int, prev) -> LocalRound:
@@ -155,9 +155,9 @@ def run(spec: TaskSpec, trials: int, rng: random.Random) -> dict:
         for name, fault in ONE_SAMPLER.items():
             rejections, n = trial.sampler_rejections(fault(rng.randrange))
             tallies[name].add(rejections, odds(n, 1, spec.challenges_per_sampler))
-        transitions = len(trial.ckpt.trace.states) - 1
+        transitions = len(trial.round1.checkpoint.trace.states) - 1
         for name, fault in ONE_TRAINER.items():
-            rejections = trial.trainer_rejections(fault(rng.randrange(trial.ckpt.trace.steps)))
+            rejections = trial.trainer_rejections(fault(rng.randrange(trial.round1.checkpoint.trace.steps)))
             tallies[name].add(rejections, odds(transitions, 1, spec.challenges_per_trainer))
     return {"tallies": tallies, **totals}
 
