@@ -139,7 +139,7 @@ contract-checks:
 	$(MAKE) coverage
 
 # Two pytest-xdist workers (each with its own anvil; a test file stays on one worker, so its
-# module fixtures keep their order): the suite is mostly waiting on anvil, Redis and subprocesses.
+# module fixtures keep their order).
 TEST_WORKERS ?= 2
 
 test-brownie:

@@ -1,8 +1,9 @@
 """A local chain: an anvil process on a free port (its own process group, stopped by pid), an
 optional `evm_mine` ticker (automine only mines with transactions, and the validator draw needs a
 block after its seed block), and the protocol deployed with plain web3 from brownie's build
-artifacts (build/contracts, made by `brownie compile` in `make setup`; nothing is compiled here),
-RoundLogic and AggregateAttest linked into TaskRegistry and the roles wired as scripts/deploy.py does."""
+artifacts (build/contracts, made by `brownie compile`, which `make demo` and `make test` run; nothing
+is compiled here), RoundLogic and AggregateAttest linked into TaskRegistry and the roles wired as
+scripts/deploy.py does."""
 
 from __future__ import annotations
 
@@ -153,7 +154,8 @@ def fund(w3: Web3, address: str, wei: int = 1000 * TOKEN) -> None:
 def artifact(name: str) -> dict:
     path = BUILD / f"{name}.json"
     if not path.exists():
-        raise LocalNetError(f"{path} not found: run `make setup` (it runs `brownie compile`)")
+        raise LocalNetError(f"{path} not found: compile the contracts first "
+                            "(`. tools/env.sh && brownie compile`; `make demo` and `make test` do it)")
     return json.loads(path.read_text())
 
 
