@@ -40,12 +40,14 @@ def registration_args(key: BlsKey, node: str, chain_id: int, stake_manager: str)
     return list(key.pubkey_g2), list(key.pubkey_g1), key.sign(pop_message(chain_id, stake_manager, node, key))
 
 
-def aggregate_args(task_id: int, round_: int, accept_bitmap: int, votes: dict[int, tuple[list, list]]) -> tuple:
+def aggregate_args(task_id: int, round_: int, accept_bitmap: int, votes: dict[int, tuple[list, list]],
+                   registered_keys: bool = False) -> tuple:
     """Arguments of TaskRegistry.attestAggregate from {validator slot: (signature, G2 key)}, all of
-    them on the same (task, round, bitmap): (taskId, round, acceptBitmap, signerBitmap, sigma, apk2)."""
+    them on the same (task, round, bitmap): (taskId, round, acceptBitmap, signerBitmap, sigma, apk2).
+    registered_keys: the G2 keys were read from StakeManager (bls.aggregate_g2)."""
     if not votes:
         raise ValueError("no votes to aggregate")
     signer_bitmap = sum(1 << slot for slot in votes)
     sigma = aggregate_g1(sig for sig, _ in votes.values())
-    apk2 = aggregate_g2(pk for _, pk in votes.values())
+    apk2 = aggregate_g2((pk for _, pk in votes.values()), registered=registered_keys)
     return task_id, round_, accept_bitmap, signer_bitmap, sigma, apk2

@@ -35,3 +35,4 @@ def test_aggregate_args_bitmap_and_sums():
     assert (task, round_, bitmap, signers) == (1, 0, 7, 0b101)
     assert sigma == aggregate_g1(v[0] for v in votes.values())
     assert apk2 == list(BlsKey.from_secret(8).pubkey_g2) == aggregate_g2(v[1] for v in votes.values())
+    assert aggregate_args(1, 0, 7, votes, registered_keys=True) == (task, round_, bitmap, signers, sigma, apk2)

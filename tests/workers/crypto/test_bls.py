@@ -51,3 +51,13 @@ def test_secret_out_of_range_is_refused():
     for bad in (0, N):
         with pytest.raises(ValueError):
             BlsKey.from_secret(bad)
+
+
+def test_a_g2_key_off_the_twist_is_refused_even_when_registered():
+    # `registered` skips only the subgroup check, which the chain's pairing precompile made
+    keys = [BlsKey.from_seed(bytes([i]) * 32).pubkey_g2 for i in range(3)]
+    bad = (keys[0][0], keys[0][1], keys[0][2], (keys[0][3] + 1) % P)
+    for registered in (False, True):
+        with pytest.raises(ValueError, match="not a G2 point"):
+            aggregate_g2([keys[1], bad], registered=registered)
+    assert aggregate_g2(keys, registered=True) == aggregate_g2(keys)
