@@ -46,10 +46,17 @@ def _bls_key(ctx: NodeContext):
 
 
 def _signature(ctx: NodeContext, task_id: int, round_: int, bitmap: int) -> tuple[int, int]:
+    """This node's signature of the vote (deterministic; kept per process: the aggregator needs
+    its own again, and never takes it from the relay)."""
     from workers.crypto.attest_messages import attestation_message
 
     message = attestation_message(ctx.deployment.chain_id, ctx.deployment.registry.address, task_id, round_, bitmap)
-    return tuple(_bls_key(ctx).sign(message))
+    signatures = ctx._cache.setdefault("bls-signatures", {})
+    if message not in signatures:
+        while len(signatures) >= 64:
+            signatures.pop(next(iter(signatures)))
+        signatures[message] = tuple(_bls_key(ctx).sign(message))
+    return signatures[message]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,16 +69,16 @@ class _RoundVoters:
 def _round_voters(ctx: NodeContext, task_id: int, round_: int, num_validators: int) -> _RoundVoters:
     from workers.node.relay import registered_key
 
-    registry = ctx.deployment.registry.functions
+    registry = ctx.deployment.registry
     holders, keys, candidates = {}, {}, []
     for v in range(num_validators):
-        slot = registry.slotOf(task_id, Role.VALIDATOR, v).call()
+        slot = ctx.view.read(registry, "slotOf", task_id, Role.VALIDATOR, v)
         holders[v] = slot.node
         keys[v] = (0, 0, 0, 0)
         if int(slot.node, 16) == 0 or slot.sinceRound > round_:
             continue
         keys[v] = registered_key(ctx.deployment, slot.node)[0]
-        if any(keys[v]) and not registry.attestationOf(task_id, round_, v).call().voted:
+        if any(keys[v]) and not _voted(ctx, task_id, round_, v):
             candidates.append(v)
     return _RoundVoters(holders, keys, candidates)
 
@@ -112,7 +119,7 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
     log.info("task %d round %d: posted slot %d's vote %s to the relay; aggregator slot %s", task_id, round_, slot,
              bin(bitmap), aggregator)
     if aggregator == slot:
-        _aggregate_step(ctx, args)
+        _aggregate_step(ctx, args, read=(task, voters))
         return
     try:
         theirs = relay.entries(task_id, round_, task.num_validators).get(aggregator)
@@ -130,10 +137,11 @@ def _schedule_vote_check(name: str, args: dict, countdown: float) -> None:
     _schedule_check(name, key, args, countdown)
 
 
-def _aggregate_step(ctx: NodeContext, args: dict) -> None:
+def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> None:
     """The aggregator's turn: once every candidate posted (or at aggregateBy), aggregate the votes
     that agree with its own, simulate the call and drop what would make it revert
-    (aggregation.settle), and send; with fewer than two votes left, attest alone."""
+    (aggregation.settle), and send; with fewer than two votes left, attest alone. `read`: the
+    task and _RoundVoters its caller (vote) has just read from the chain, not read again."""
     from workers.crypto.attest_messages import aggregate_args
     from workers.crypto.bls import is_g1
     from workers.node.relay import RelayEntry
@@ -148,10 +156,15 @@ def _aggregate_step(ctx: NodeContext, args: dict) -> None:
             posted = None  # the full look below reports it
         if posted is not None and any(v not in posted for v in args["candidates"]):
             return _wait(args, aggregate_by)
-    task = _current(ctx, task_id, round_, Phase.ATTEST)
-    if task is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) != slot:
-        return
-    voters = _round_voters(ctx, task_id, round_, task.num_validators)
+    if read is None:
+        task = _current(ctx, task_id, round_, Phase.ATTEST)
+        if task is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) != slot:
+            return
+        voters = _round_voters(ctx, task_id, round_, task.num_validators)
+    else:
+        task, voters = read
+        if voters.holders[slot].lower() != ctx.address.lower():
+            return  # no longer ours (what my_slot checks; `candidates` has the round)
     if slot not in voters.candidates:
         return  # voted already
     try:
@@ -170,7 +183,8 @@ def _aggregate_step(ctx: NodeContext, args: dict) -> None:
 
     def call(slots):
         chosen = {v: (list(votes[v].signature), list(votes[v].pubkey_g2)) for v in slots}
-        return ctx.deployment.registry.functions.attestAggregate(*aggregate_args(task_id, round_, bitmap, chosen))
+        args_ = aggregate_args(task_id, round_, bitmap, chosen, registered_keys=True)  # Vote keys: the chain's
+        return ctx.deployment.registry.functions.attestAggregate(*args_)
 
     chosen = aggregation.settle(votes, lambda slots: _simulate(ctx, call(slots)),
                                 log=lambda msg: log.info("task %d round %d: %s", task_id, round_, msg))
