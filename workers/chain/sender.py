@@ -71,9 +71,11 @@ class TxSender:
     # -- building ---------------------------------------------------------------------------
 
     def build(self, call=None, *, to: str | None = None, value: int = 0, data: bytes = b"",
-              gas: int | None = None) -> dict:
+              gas: int | None = None, estimate_at: str | None = None) -> dict:
         """An unsigned EIP-1559 transaction without nonce: `call` is a web3 ContractFunction
-        (`registry.functions.commit(task, c)`), or give `to`/`data`/`value` directly."""
+        (`registry.functions.commit(task, c)`), or give `to`/`data`/`value` directly.
+        `estimate_at`: the block the gas estimate runs in (the node's default, "latest", when
+        None; "pending" for a call that must run after the head block)."""
         tx = {"from": self.address, "value": value, "chainId": self.chain_id}
         if call is not None:
             to = call.address
@@ -84,7 +86,7 @@ class TxSender:
         tx["data"] = data if isinstance(data, str) else "0x" + bytes(data).hex()
         if gas is None:
             try:
-                gas = int(self.w3.eth.estimate_gas(tx) * self.gas_multiplier)
+                gas = int(self.w3.eth.estimate_gas(tx, estimate_at) * self.gas_multiplier)
             except (ContractLogicError, Web3RPCError) as exc:
                 data_ = revert_data_of(exc)
                 if data_ is None:

@@ -3,8 +3,8 @@ of held pay for every role. Registered with the same DISPATCH as workers.node.ha
 lists this module among the node's handler modules); the watcher follows DisputeManager's
 events beside TaskRegistry's.
 
-- JurorDrawArmed, validator (keeper): drawJurors once a block after seedBlock exists (as the
-  registry's validator draw, handlers.draw); a dispute no longer Drawing is done.
+- JurorDrawArmed, validator (keeper): drawJurors as soon as seedBlock is mined (as the
+  registry's validator draw: handlers.send_draw); a dispute no longer Drawing is done.
 - VotingStarted, validator: if this node holds a seat, re-verify the disputed round with the
   validator's own verification (workers.roles.validator.verify_round, every artifact fetched by
   CID and checked) and vote: uphold when its judgement of the disputed submission differs from
@@ -23,11 +23,10 @@ Every handler reads the chain first and counts the contracts' "already done" rev
 from __future__ import annotations
 
 import logging
-import time
 
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent
-from workers.node.handlers import DRAW_WAIT_S, _fetch, _schedule_check, _send, spec_of
+from workers.node.handlers import _fetch, _schedule_check, _send, send_draw, spec_of
 from workers.protocol import Role, Verdict
 
 log = logging.getLogger(__name__)
@@ -78,10 +77,7 @@ def draw_jurors(ev: HandledEvent) -> None:
     dispute_id = int(ev.args["disputeId"])
     if _disputes(ctx).disputeOf(dispute_id).call().status != DRAWING:
         return  # drawn already (a draw re-arms while seats remain)
-    seed_block, waited_until = int(ev.args["seedBlock"]), time.monotonic() + DRAW_WAIT_S
-    while ctx.w3.eth.block_number <= seed_block and time.monotonic() < waited_until:
-        time.sleep(0.05)
-    _send(ctx, _disputes(ctx).drawJurors(dispute_id), done=("WrongDisputeStatus",))
+    send_draw(ctx, int(ev.args["seedBlock"]), _disputes(ctx).drawJurors(dispute_id), done=("WrongDisputeStatus",))
 
 
 def my_seat(ctx: NodeContext, dispute_id: int, jurors: int):

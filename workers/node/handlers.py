@@ -29,8 +29,9 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
 - SlotAssigned, every role: this node got a slot of an active task during its role's work phase
   (SampleCommit / TrainCommit / Attest): do that phase's work now (its PhaseStarted came first).
 - DrawArmed, validator (the keeper): drawValidators, at activation and to replace a validator,
-  once a block after seedBlock exists (waiting up to DRAW_WAIT_S for it, then DrawNotReady is
-  retried with Celery's backoff); on a dev chain with automine someone must mine blocks.
+  as soon as seedBlock is mined (the draw lands in a later block; send_draw waits up to
+  DRAW_WAIT_S for it, then DrawNotReady is retried with Celery's backoff); on a dev chain with
+  automine someone must mine blocks.
 - PhaseStarted:
   SampleCommit, sampler  roll out the shard with the task's current checkpoint, store, commit
   SampleReveal, sampler  reveal (root, cid, salt) from the secrets DB
@@ -212,12 +213,12 @@ RoundLogic delegatecall then runs out of gas and the transaction reverts without
 gas used is paid."""
 
 
-def _send(ctx: NodeContext, call, done: tuple[str, ...] = ()):
+def _send(ctx: NodeContext, call, done: tuple[str, ...] = (), estimate_at: str | None = None):
     """Send `call` with at least GAS_FLOOR gas; a revert named in `done` means someone (maybe we,
     earlier) already did it: returns None. A "not yet" revert becomes RetryableError; anything
-    else propagates."""
+    else propagates. `estimate_at`: TxSender.build's."""
     try:
-        tx = ctx.sender.build(call)  # estimates: a revert is raised here, before anything is sent
+        tx = ctx.sender.build(call, estimate_at=estimate_at)  # a revert is raised here, before anything is sent
         tx["gas"] = max(tx["gas"], GAS_FLOOR)
         return ctx.sender.wait(ctx.sender.send_built(tx, f"{call.fn_name}{tuple(call.args)}"))
     except TxReverted as exc:
@@ -376,13 +377,21 @@ def draw(ev: HandledEvent) -> None:
     task = ctx.view.task(task_id)
     if task.status not in (Status.DRAWING, Status.ACTIVE) or task.filled_validators == task.num_validators:
         return  # drawn already (a draw also re-arms during a task, to replace a validator)
-    # The draw's seed is the hash of a block after seedBlock: wait briefly for it here (Celery's
-    # backoff would wait 1, 2, 4.. s); a slow chain still gets DrawNotReady and the backoff.
-    seed_block, waited_until = int(ev.args["seedBlock"]), time.monotonic() + DRAW_WAIT_S
-    while ctx.w3.eth.block_number <= seed_block and time.monotonic() < waited_until:
+    send_draw(ctx, int(ev.args["seedBlock"]), ctx.deployment.registry.functions.drawValidators(task_id),
+              done=("WrongStatus", "NoVacancy", "DeadlinePassed"))
+
+
+def send_draw(ctx: NodeContext, seed_block: int, call, done: tuple[str, ...]):
+    """Sends a draw (drawValidators, drawJurors), whose seed is the hash of seedBlock, so it must
+    run in a later block. A transaction sent once seedBlock is the chain's head lands in a later
+    block, so the draw goes as soon as seedBlock exists (waiting up to DRAW_WAIT_S for it here:
+    Celery's backoff would wait 1, 2, 4.. s; a slow chain still gets DrawNotReady and the backoff),
+    with its estimate in the next block's context ("pending": at "latest", block.number would
+    still be seedBlock and the estimate would revert)."""
+    waited_until = time.monotonic() + DRAW_WAIT_S
+    while ctx.w3.eth.block_number < seed_block and time.monotonic() < waited_until:
         time.sleep(0.05)
-    _send(ctx, ctx.deployment.registry.functions.drawValidators(task_id),
-          done=("WrongStatus", "NoVacancy", "DeadlinePassed"))
+    return _send(ctx, call, done=done, estimate_at="pending")
 
 
 # -- rounds ------------------------------------------------------------------------------------
@@ -543,7 +552,8 @@ def _attest(ev: HandledEvent) -> None:
         "bitmap": bitmap, "work_s": round(time.time() - started, 3),
         "samplers": {str(k): [j.accepted, j.reason] for k, j in verdict.samplers.items()},
         "trainer": None if verdict.trainer is None else [verdict.trainer.accepted, verdict.trainer.reason]})
-    if _current(ctx, task_id, round_, Phase.ATTEST) is None:
+    task = _current(ctx, task_id, round_, Phase.ATTEST)
+    if task is None:
         return
     from workers.node.aggregate_handlers import vote  # it imports this module's helpers
 

@@ -25,9 +25,9 @@ NODE_SETTINGS = dict(retry_backoff=1, retry_backoff_max=4, retry_jitter=False, m
 
 
 class Network(LocalNetwork):
-    def __init__(self, workdir: Path, roles: list[tuple[str, str]], ipfs_api: str | None = None):
+    def __init__(self, workdir: Path, roles: list[tuple[str, str]], ipfs_api: str | None = None, tick_s: float = 1.0):
         super().__init__(workdir, password=PASSWORD, scrypt_n=2**10, anvil_ports=ANVIL_PORTS,
-                         redis_ports=REDIS_PORTS, ipfs_api=ipfs_api, node_settings=NODE_SETTINGS)
+                         redis_ports=REDIS_PORTS, ipfs_api=ipfs_api, node_settings=NODE_SETTINGS, tick_s=tick_s)
         try:
             for name, role in roles:
                 self.add_node(name, role)

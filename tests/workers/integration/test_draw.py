@@ -1,0 +1,58 @@
+"""The validator draw's keeper (handlers.draw), called in this process as a validator node runs it,
+on a chain that mines only when asked (no ticker): the draw is sent as soon as its seed block is
+mined and lands in the very next block; before the seed block exists it is not ready (a retry,
+nothing sent)."""
+import pytest
+
+from network import SPEC, TOKEN, Network, as_node, handled
+from workers.node import handlers
+from workers.node.dispatch import RetryableError
+from workers.protocol import Status, TaskParams
+from workers.storage.store import EmbeddedStore
+
+BOUNTY = 100 * TOKEN
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory):
+    network = Network(tmp_path_factory.mktemp("draw-network"),
+                      [("sampler0", "sampler"), ("trainer0", "trainer"), ("validator0", "validator")], tick_s=0)
+    yield network
+    network.stop()
+
+
+def filled_task(net) -> int:
+    """A task whose sampler and trainer slots are taken: its draw is armed on the next block."""
+    d = net.deployment
+    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), BOUNTY, num_samplers=1,
+                        num_validators=1, num_rounds=1, claim_window=600, commit_window=60, reveal_window=60,
+                        attest_window=60)
+    net.w3.eth.wait_for_transaction_receipt(
+        d.token.functions.approve(d.registry.address, BOUNTY).transact({"from": net.admin}))
+    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": net.admin}))
+    task_id = d.registry.functions.taskCount().call()
+    with as_node(net.node("sampler0")):
+        handlers.claim_sampler(handled("TaskCreated", "sampler", taskId=task_id))
+    with as_node(net.node("trainer0")):
+        handlers.claim_trainer(handled("TaskCreated", "trainer", taskId=task_id))
+    return task_id
+
+
+def test_the_draw_lands_in_the_block_after_its_seed_block(net, monkeypatch):
+    monkeypatch.setattr(handlers, "DRAW_WAIT_S", 0.2)
+    task_id = filled_task(net)
+    validator = net.node("validator0")
+    with as_node(validator) as ctx:
+        task = ctx.view.task(task_id)
+        assert task.status == Status.DRAWING and task.seed_block == net.w3.eth.block_number + 1
+        armed = handled("DrawArmed", "validator", taskId=task_id, seedBlock=task.seed_block)
+
+        sent = net.w3.eth.get_transaction_count(validator.address)
+        with pytest.raises(RetryableError, match="DrawNotReady"):  # the seed block is not mined yet
+            handlers.draw(armed)
+        assert net.w3.eth.get_transaction_count(validator.address) == sent
+
+        net.w3.provider.make_request("evm_mine", [])  # the seed block: the head now
+        handlers.draw(armed)
+        assert ctx.view.task(task_id).status == Status.ACTIVE
+        assert net.w3.eth.block_number == task.seed_block + 1  # no block waited for beyond the seed
