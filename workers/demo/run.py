@@ -65,10 +65,13 @@ class Curve:
 
 
 class Demo:
-    def __init__(self, out_dir: Path, keep: bool, spec=None, task: dict | None = None):
-        """`spec` and `task` replace the demo's task spec and TaskParams settings (tests)."""
+    def __init__(self, out_dir: Path, keep: bool, spec=None, task: dict | None = None, live_eval: bool = True):
+        """`spec` and `task` replace the demo's task spec and TaskParams settings (tests);
+        `live_eval` False: no evaluation of each round's checkpoint while the task runs (it takes a
+        CPU core from the nodes, bench/overhead.py measures the network without it)."""
         self.out_dir = Path(out_dir)
         self.keep = keep
+        self.live_eval = live_eval
         self.spec = spec
         self.task = {**TASK, **(task or {})}
         self.workdir = Path(tempfile.mkdtemp(prefix="decentrl-demo-"))
@@ -202,7 +205,7 @@ class Demo:
                     elif e.name == "Attested":
                         say(f"{t:6.1f}s  round {a['round'] + 1}: {names.get(a['validator'], a['validator'])} voted "
                             f"{bin(a['acceptBitmap'])} alone (attest)")
-                    elif e.name == "RoundFinalized":
+                    elif e.name == "RoundFinalized" and self.live_eval:
                         self._round_done(curve, int(a["round"]), bytes(a["checkpointRoot"]), a["checkpointCid"], t)
                     elif e.name == "TaskStatusChanged":
                         say(f"{t:6.1f}s  task {Status(a['status']).name.lower()}")

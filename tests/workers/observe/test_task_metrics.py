@@ -24,12 +24,12 @@ def finished(tmp_path_factory):
     patch.setattr(demo_run, "ANVIL_PORTS", DEMO_ANVIL_PORTS)
     patch.setattr(demo_run, "TIMEOUT_S", 240.0)
     d = demo_run.Demo(tmp_path_factory.mktemp("task-metrics"), keep=False, spec=SPEC,
-                      task=dict(num_rounds=1, commit_window=60, reveal_window=60, attest_window=60))
+                      task=dict(num_rounds=1, commit_window=60, reveal_window=60, attest_window=60), live_eval=False)
     try:
         d.start_network()
         d.start_nodes()
         d.submit()
-        d.follow(__import__("time").time())
+        d.curve = d.follow(__import__("time").time())
         yield d
     finally:
         d.stop()
@@ -92,3 +92,9 @@ def test_worker_logs_carry_the_task_round_and_role(finished):
         queued = [x for x in watcher if x["task_id"] == d.task_id and " queued for " in x["msg"]]
         assert any(x["event"] == "TaskCreated" for x in queued) and all(x["role"] is None for x in queued)
     assert [fn for _, fn in votes] == ["attestAggregate"], votes
+
+
+def test_without_live_eval_the_follower_evaluates_no_round(finished):
+    # what bench/overhead.py runs: the follower sees the round end and computes nothing for it
+    assert [name for _, name, _ in finished.timeline].count("RoundFinalized") == 1
+    assert finished.curve.rounds == [] and finished.curve.eval_return == []
