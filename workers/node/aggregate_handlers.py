@@ -3,9 +3,10 @@ goes to the attestation relay (workers.node.relay), the round's aggregator sends
 attestAggregate for every validator that agrees, and a validator that no aggregate covered by its
 fallback time, or that has no relay or no registered key, attests alone.
 
-Handlers (validator): AggregateCheck, the aggregator looking at the relay every
-aggregation.RELAY_LOOK_S (and at the chain, for who can still join, every CHAIN_LOOK_S) until
-every candidate posted or its wait ran out, then simulating and sending the aggregate
+Handlers (validator): AggregateCheck, the aggregator looking at the relay (soon after posting,
+then up to every aggregation.RELAY_LOOK_S: aggregation.next_look) and at the chain, for who can
+still join, every CHAIN_LOOK_S, until every candidate posted or its wait ran out, then simulating
+and sending the aggregate
 (workers.roles.aggregation.settle drops what would revert); AttestFallback, at the validator's
 fallback time: attest alone unless an aggregate covered it.
 `vote` is called by workers.node.handlers once the round is verified."""
@@ -202,11 +203,12 @@ def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> 
 
 
 def _wait(args: dict, aggregate_by: float) -> None:
-    """The aggregator's next look, aggregation.RELAY_LOOK_S from now (a re-scheduled Celery check,
-    not a blocked worker)."""
+    """The aggregator's next look, aggregation.next_look from now: soon at first, then up to every
+    RELAY_LOOK_S (a re-scheduled Celery check, not a blocked worker)."""
     from workers.roles.aggregation import next_look
 
-    _schedule_vote_check("AggregateCheck", {**args, "hop": int(args["hop"]) + 1}, next_look(time.time(), aggregate_by))
+    hop = int(args["hop"])
+    _schedule_vote_check("AggregateCheck", {**args, "hop": hop + 1}, next_look(time.time(), aggregate_by, hop))
 
 
 def _simulate(ctx: NodeContext, call):

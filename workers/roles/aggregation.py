@@ -56,17 +56,21 @@ def plan(now: float, seconds_left: float, wait_s: float, fallback_s: float) -> P
     return Plan(aggregate_by=now + min(wait_s, fallback / 2), fallback_at=now + fallback)
 
 
+FIRST_LOOK_S = 0.05
+"""A waiting aggregator's first look at the relay comes this soon, and each later one twice as
+late, up to RELAY_LOOK_S: validators of one task finish their checks at about the same time, so
+the signatures it waits for are mostly a moment away (one Redis read a look, nothing from the chain)."""
 RELAY_LOOK_S = 0.25
-"""How often a waiting aggregator looks at the relay (one Redis read, nothing from the chain)."""
+"""The longest a waiting aggregator goes between two looks at the relay."""
 CHAIN_LOOK_S = 2.0
 """How often a waiting aggregator also re-reads from the chain which validators can still join
 (a candidate may have voted alone or left): ~10 eth_calls, too many to repeat every look."""
 
 
-def next_look(now: float, aggregate_by: float) -> float:
-    """Seconds until the waiting aggregator's next look at the relay: RELAY_LOOK_S, never past
-    `aggregate_by`."""
-    return max(0.0, min(RELAY_LOOK_S, aggregate_by - now))
+def next_look(now: float, aggregate_by: float, looks: int = 0) -> float:
+    """Seconds until the waiting aggregator's next look at the relay after `looks` looks that found
+    someone missing: FIRST_LOOK_S doubled per look up to RELAY_LOOK_S, never past `aggregate_by`."""
+    return max(0.0, min(FIRST_LOOK_S * 2 ** min(looks, 16), RELAY_LOOK_S, aggregate_by - now))
 
 
 def relay_look_only(now: float, aggregate_by: float, chain_look_at: float | None) -> bool:

@@ -6,8 +6,8 @@ import pytest
 
 from workers.crypto.bls import BlsKey, aggregate_g1, is_g1
 from workers.node.relay import RelayEntry
-from workers.roles.aggregation import (CHAIN_LOOK_S, RELAY_LOOK_S, Rejection, Vote, agreeing, choose_aggregator,
-                                       find_invalid, next_look, plan, relay_look_only, settle)
+from workers.roles.aggregation import (CHAIN_LOOK_S, FIRST_LOOK_S, RELAY_LOOK_S, Rejection, Vote, agreeing,
+                                       choose_aggregator, find_invalid, next_look, plan, relay_look_only, settle)
 
 NODES = {v: "0x" + f"{v + 1:02x}" * 20 for v in range(4)}
 KEYS = {v: (v, v, v, v) for v in range(4)}
@@ -43,8 +43,11 @@ def entry(v, bitmap=0b111, signature=(1, 2), node=None):
 
 
 def test_the_waiting_aggregator_looks_at_the_relay_often_and_at_the_chain_seldom():
-    assert next_look(100.0, 110.0) == RELAY_LOOK_S == 0.25
-    assert next_look(109.9, 110.0) == pytest.approx(0.1)  # never past the time it sends by
+    waits = [next_look(100.0, 110.0, looks) for looks in range(6)]
+    assert waits == [FIRST_LOOK_S, 2 * FIRST_LOOK_S, 4 * FIRST_LOOK_S, RELAY_LOOK_S, RELAY_LOOK_S, RELAY_LOOK_S]
+    assert (FIRST_LOOK_S, RELAY_LOOK_S) == (0.05, 0.25)  # soon, then at most 4 looks a second
+    assert next_look(100.0, 110.0, 10**6) == RELAY_LOOK_S  # however long it waited
+    assert next_look(109.9, 110.0, 5) == pytest.approx(0.1)  # never past the time it sends by
     assert next_look(111.0, 110.0) == 0.0
     assert not relay_look_only(100.0, 110.0, None)  # the first look reads the candidates from the chain
     assert relay_look_only(100.0, 110.0, 100.0 + CHAIN_LOOK_S) and relay_look_only(101.9, 110.0, 102.0)
