@@ -6,9 +6,8 @@ fallback time, or that has no relay or no registered key, attests alone.
 Handlers (validator): AggregateCheck, the aggregator looking at the relay (soon after posting,
 then up to every aggregation.RELAY_LOOK_S: aggregation.next_look) and at the chain, for who can
 still join, every CHAIN_LOOK_S, until every candidate posted or its wait ran out, then simulating
-and sending the aggregate
-(workers.roles.aggregation.settle drops what would revert); AttestFallback, at the validator's
-fallback time: attest alone unless an aggregate covered it.
+and sending the aggregate (workers.roles.aggregation.settle drops what would revert);
+AttestFallback, at the validator's fallback time: attest alone unless an aggregate covered it.
 `vote` is called by workers.node.handlers once the round is verified."""
 from __future__ import annotations
 
