@@ -36,6 +36,25 @@ class Network(LocalNetwork):
             raise
 
 
+TASK = dict(num_samplers=1, num_validators=1, num_rounds=1, claim_window=600, commit_window=60, reveal_window=60,
+            attest_window=60)
+"""The suite's small task: 1 sampler, 1 validator, 1 round (create_task's defaults)."""
+
+
+def create_task(net: Network, requester: str | None = None, bounty: int = 100 * TOKEN, **settings) -> int:
+    """Creates a task of SPEC (stored in the network's store) from `requester` (an unlocked anvil
+    account; the admin by default), TASK's settings replaced by `settings`; returns its id."""
+    from workers.protocol import TaskParams
+    from workers.storage.store import EmbeddedStore
+
+    d, requester = net.deployment, requester or net.admin
+    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), bounty, **{**TASK, **settings})
+    net.w3.eth.wait_for_transaction_receipt(
+        d.token.functions.approve(d.registry.address, bounty).transact({"from": requester}))
+    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": requester}))
+    return d.registry.functions.taskCount().call()
+
+
 def registry_events(net: Network) -> list:
     """Every TaskRegistry event since the deployment, decoded (workers.chain.watcher.ChainEvent)."""
     from workers.chain.watcher import EventWatcher, SqliteCursor

@@ -4,10 +4,9 @@ past the deadline a task nobody filled is failed with advance() and its requeste
 second delivery sends nothing; a filled task is left alone."""
 import pytest
 
-from network import SPEC, TOKEN, Network, as_node, handled
+from network import TOKEN, Network, as_node, create_task, handled
 from workers.node import handlers
-from workers.protocol import Status, TaskParams
-from workers.storage.store import EmbeddedStore
+from workers.protocol import Status
 
 BOUNTY = 100 * TOKEN
 
@@ -29,14 +28,7 @@ def scheduled(monkeypatch):
 
 
 def open_task(net) -> int:
-    d = net.deployment
-    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), BOUNTY, num_samplers=1,
-                        num_validators=1, num_rounds=1, claim_window=60, commit_window=60, reveal_window=60,
-                        attest_window=60)
-    net.w3.eth.wait_for_transaction_receipt(
-        d.token.functions.approve(d.registry.address, BOUNTY).transact({"from": net.admin}))
-    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": net.admin}))
-    return d.registry.functions.taskCount().call()
+    return create_task(net, bounty=BOUNTY, claim_window=60)
 
 
 def test_an_unfilled_task_is_failed_at_its_claim_deadline(net, scheduled):

@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from network import SPEC, TOKEN, Network, as_node, handled
+from network import SPEC, TASK, TOKEN, Network, as_node, create_task, handled
 from workers.node import handlers
 from workers.protocol import Role, TaskParams
 from workers.storage.store import EmbeddedStore
@@ -25,16 +25,7 @@ def net(tmp_path_factory):
 
 
 def create(net, requester=None, num_samplers=1) -> int:
-    d = net.deployment
-    requester = requester or net.admin
-    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), 100 * TOKEN,
-                        num_samplers=num_samplers, num_validators=1, num_rounds=1, claim_window=600,
-                        commit_window=60, reveal_window=60, attest_window=60)
-    net.w3.eth.wait_for_transaction_receipt(
-        d.token.functions.approve(d.registry.address, params.bounty).transact({"from": requester}))
-    net.w3.eth.wait_for_transaction_receipt(
-        d.registry.functions.createTask(params.as_tuple()).transact({"from": requester}))
-    return d.registry.functions.taskCount().call()
+    return create_task(net, requester, num_samplers=num_samplers)
 
 
 def sent(node) -> int:
@@ -73,9 +64,7 @@ def test_the_requester_does_not_claim_its_own_task(net):
     net.w3.eth.wait_for_transaction_receipt(  # sampler1 funds a bounty from its own DRL
         d.token.functions.transfer(s1.address, 100 * TOKEN).transact({"from": net.admin}))
     s1.sender.send(d.token.functions.approve(d.registry.address, 100 * TOKEN))
-    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), 100 * TOKEN,
-                        num_samplers=1, num_validators=1, num_rounds=1, claim_window=600, commit_window=60,
-                        reveal_window=60, attest_window=60)
+    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), 100 * TOKEN, **TASK)
     s1.sender.send(d.registry.functions.createTask(params.as_tuple()))
     task_id = d.registry.functions.taskCount().call()
     before = sent(s1)

@@ -7,11 +7,10 @@ the same event does nothing. Then another sampler claims the vacated slot (SlotV
 holding it during round 1's SampleCommit, does the round's work (SlotAssigned)."""
 import pytest
 
-from network import SPEC, TOKEN, Network, as_node, registry_events
+from network import Network, as_node, create_task, registry_events
 from network import handled as event
 from workers.node import handlers
-from workers.protocol import Outcome, Phase, Role, Status, TaskParams
-from workers.storage.store import EmbeddedStore
+from workers.protocol import Outcome, Phase, Role, Status
 
 
 @pytest.fixture(scope="module")
@@ -26,15 +25,7 @@ def net(tmp_path_factory):
 def idle_task(net):
     """A 1-sampler, 1-validator, 2-round task, claimed, drawn, active, and left idle past its
     SampleCommit deadline."""
-    d = net.deployment
-    spec_cid = EmbeddedStore(net.store_dir).put(SPEC.to_bytes())
-    params = TaskParams(spec_cid, SPEC.digest(), 100 * TOKEN, num_samplers=1,
-                        num_validators=1, num_rounds=2, claim_window=60, commit_window=60,
-                        reveal_window=60, attest_window=60)
-    net.w3.eth.wait_for_transaction_receipt(
-        d.token.functions.approve(d.registry.address, params.bounty).transact({"from": net.admin}))
-    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": net.admin}))
-    task_id = d.registry.functions.taskCount().call()
+    task_id = create_task(net, num_rounds=2, claim_window=60)
     with as_node(net.node("sampler0")):
         handlers.claim_sampler(event("TaskCreated", "sampler", taskId=task_id))
     with as_node(net.node("trainer")):

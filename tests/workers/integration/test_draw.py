@@ -4,13 +4,10 @@ mined and lands in the very next block; before the seed block exists it is not r
 nothing sent)."""
 import pytest
 
-from network import SPEC, TOKEN, Network, as_node, handled
+from network import Network, as_node, create_task, handled
 from workers.node import handlers
 from workers.node.dispatch import RetryableError
-from workers.protocol import Status, TaskParams
-from workers.storage.store import EmbeddedStore
-
-BOUNTY = 100 * TOKEN
+from workers.protocol import Status
 
 
 @pytest.fixture(scope="module")
@@ -23,14 +20,7 @@ def net(tmp_path_factory):
 
 def filled_task(net) -> int:
     """A task whose sampler and trainer slots are taken: its draw is armed on the next block."""
-    d = net.deployment
-    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), BOUNTY, num_samplers=1,
-                        num_validators=1, num_rounds=1, claim_window=600, commit_window=60, reveal_window=60,
-                        attest_window=60)
-    net.w3.eth.wait_for_transaction_receipt(
-        d.token.functions.approve(d.registry.address, BOUNTY).transact({"from": net.admin}))
-    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": net.admin}))
-    task_id = d.registry.functions.taskCount().call()
+    task_id = create_task(net)
     with as_node(net.node("sampler0")):
         handlers.claim_sampler(handled("TaskCreated", "sampler", taskId=task_id))
     with as_node(net.node("trainer0")):
