@@ -121,16 +121,13 @@ def bls_key(account) -> BlsKey:
 
 
 def registered_key(deployment, address: str) -> tuple[tuple, tuple]:
-    """(G2 key, G1 key) the chain holds for `address` (zeros when none). Decoded here: the
-    deployment's contracts decode tuples by output name, and blsKeyOf's two outputs are unnamed
-    in the ABI (web3 keeps only the last of two equal names)."""
-    from eth_abi import decode
+    """(G2 key, G1 key) the chain holds for `address` (zeros when none). Read through ViewCall,
+    which decodes by type: blsKeyOf's two outputs are unnamed in the ABI, and web3.py's contract
+    call keeps only the last of two equal names."""
+    from workers.chain.calls import ViewCall
 
-    stakes = deployment.stakes
-    raw = stakes.w3.eth.call({"to": stakes.address,
-                              "data": stakes.functions.blsKeyOf(address)._encode_transaction_data()})
-    pk2, pk1 = decode(["uint256[4]", "uint256[2]"], bytes(raw))
-    return tuple(int(v) for v in pk2), tuple(int(v) for v in pk1)
+    pk2, pk1 = ViewCall(deployment.stakes, "blsKeyOf")(address)
+    return tuple(pk2), tuple(pk1)
 
 
 def has_key(deployment, address: str, key: BlsKey) -> bool:
