@@ -62,8 +62,19 @@ def test_compute_workers_yield_the_cpu_to_the_claim_lane(node):
     def niceness(name):
         return os.getpriority(os.PRIO_PROCESS, node.children[name].pid)
 
+    def session_niceness(name):
+        """Its autogroup's nice value (Linux's scheduler shares the CPU between sessions first,
+        and each worker is a session of its own), None on a kernel without autogroups."""
+        try:
+            with open(f"/proc/{node.children[name].pid}/autogroup") as autogroup:
+                return int(autogroup.read().split()[-1])
+        except FileNotFoundError:
+            return None
+
     for role in ("sampler", "trainer", "validator"):
         assert niceness(role) == niceness("claims") + COMPUTE_NICENESS, role
+        if session_niceness("claims") is not None:
+            assert session_niceness(role) == session_niceness("claims") + COMPUTE_NICENESS, role
 
 
 def test_the_claim_lane_and_the_watcher_load_no_torch():

@@ -1,0 +1,56 @@
+"""workers/node/priority.py: work done in the background runs in a session of its own at the lowest
+CPU priority and hands back exactly what it computed; a failure or an overrun is an error, and an
+overrunning process is killed."""
+import os
+import time
+
+import pytest
+
+from workers.node.priority import LOWEST, BackgroundFailed, in_background
+
+
+def where_am_i() -> bytes:
+    try:
+        with open("/proc/self/autogroup") as autogroup:
+            session_nice = autogroup.read().split()[-1]
+    except FileNotFoundError:  # a kernel without autogroups
+        session_nice = "none"
+    return f"{os.getpriority(os.PRIO_PROCESS, 0)} {os.getsid(0)} {session_nice}".encode()
+
+
+def test_the_computation_runs_in_a_session_of_its_own_at_the_lowest_priority():
+    nice, session, session_nice = in_background(where_am_i).decode().split()
+    assert int(nice) == LOWEST
+    assert int(session) != os.getsid(0)
+    assert session_nice in (str(LOWEST), "none")
+    assert os.getpriority(os.PRIO_PROCESS, 0) < LOWEST  # this process is untouched
+
+
+def test_what_it_computes_comes_back_whole():
+    blob = os.urandom(3 << 20)  # over a pipe's buffer: read while the child writes
+    assert in_background(lambda data: data[::-1], blob) == blob[::-1]
+    assert in_background(bytes) == b""
+
+
+def test_a_failure_is_an_error_here():
+    def fails():
+        raise ValueError("bad input")
+
+    with pytest.raises(BackgroundFailed, match="fails failed in the background"):
+        in_background(fails)
+
+
+def test_an_overrun_is_killed(tmp_path):
+    pid_file = tmp_path / "pid"
+
+    def hangs():
+        pid_file.write_text(str(os.getpid()))
+        time.sleep(60)
+        return b""
+
+    started = time.monotonic()
+    with pytest.raises(BackgroundFailed, match="ran over 0.5 s"):
+        in_background(hangs, timeout=0.5)
+    assert time.monotonic() - started < 5
+    with pytest.raises(ProcessLookupError):
+        os.kill(int(pid_file.read_text()), 0)  # killed and reaped
