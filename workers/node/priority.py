@@ -38,21 +38,37 @@ def yield_cpu(niceness: int) -> None:
     lower_priority_to(os.getpriority(os.PRIO_PROCESS, 0) + niceness)
 
 
+def _die_with(parent: int) -> None:
+    """Linux: this process gets SIGKILL when its parent dies, so a worker that is stopped or killed
+    leaves no computation behind (in its own session, it is out of the worker's process group)."""
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):  # not Linux
+        return
+    if os.getppid() != parent:  # it died before the line above
+        os._exit(1)
+
+
 def in_background(compute: Callable[..., bytes], *args, timeout: float = 300.0) -> bytes:
     """compute(*args) run in a forked child process in a session of its own at the LOWEST
     priority, so that it takes only CPU nothing else on the host wants; its bytes come back
     through a pipe. `compute` must use nothing but its arguments (no connection or file the
     parent holds). BackgroundFailed if it raises (its traceback goes to stderr) or runs longer
-    than `timeout` seconds (it is killed). Where there is no fork, it runs in this process."""
+    than `timeout` seconds (it is killed); it dies with this process. Where there is no fork, it
+    runs in this process."""
     if not hasattr(os, "fork"):
         return compute(*args)
     read_fd, write_fd = os.pipe()
+    parent = os.getpid()
     pid = os.fork()
     if pid == 0:  # the child: never returns
         status = 1
         try:
             os.close(read_fd)
             os.setsid()
+            _die_with(parent)
             lower_priority_to(LOWEST)
             data = compute(*args)
             with os.fdopen(write_fd, "wb") as out:

@@ -1,12 +1,16 @@
 """workers/node/priority.py: work done in the background runs in a session of its own at the lowest
 CPU priority and hands back exactly what it computed; a failure or an overrun is an error, and an
-overrunning process is killed."""
+overrunning process is killed, and it dies with the process that started it."""
 import os
+import subprocess
+import sys
 import time
 
 import pytest
 
+from tests.waiting import wait_for
 from workers.node.priority import LOWEST, BackgroundFailed, in_background
+from workers.node.supervisor import ROOT
 
 
 def where_am_i() -> bytes:
@@ -54,3 +58,31 @@ def test_an_overrun_is_killed(tmp_path):
     assert time.monotonic() - started < 5
     with pytest.raises(ProcessLookupError):
         os.kill(int(pid_file.read_text()), 0)  # killed and reaped
+
+
+def test_it_dies_with_the_process_that_started_it(tmp_path):
+    # a worker killed outright (SIGKILL, as a supervisor's stop may end) leaves no computation behind
+    pid_file = tmp_path / "pid"
+    script = f"""
+import os, pathlib, time
+from workers.node.priority import in_background
+def hangs():
+    pathlib.Path({str(pid_file)!r}).write_text(str(os.getpid()))
+    time.sleep(60)
+    return b""
+in_background(hangs)
+"""
+    parent = subprocess.Popen([sys.executable, "-c", script], cwd=ROOT)
+    wait_for(pid_file.exists, timeout=30)
+    child = int(pid_file.read_text())
+    parent.kill()
+    parent.wait()
+
+    def gone():
+        try:
+            with open(f"/proc/{child}/stat") as stat:
+                return stat.read().split(") ")[1][0] == "Z"  # killed, not yet reaped
+        except FileNotFoundError:
+            return True
+
+    wait_for(gone, timeout=10)
