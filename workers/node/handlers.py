@@ -33,11 +33,15 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
   DRAW_WAIT_S for it, then DrawNotReady is retried with Celery's backoff); on a dev chain with
   automine someone must mine blocks.
 - PhaseStarted:
-  SampleCommit, sampler  roll out the shard with the task's current checkpoint, store, commit
-  SampleReveal, sampler  reveal (root, cid, salt) from the secrets DB
+  SampleCommit, sampler  roll out the shard with the task's current checkpoint (or take the one
+                         sampled ahead: workers.node.ahead), store, commit; the phase's last
+                         commit reveals at once
+  SampleReveal, sampler  reveal (root, cid, salt) from the secrets DB, unless revealed already
   TrainCommit,  trainer  fetch the revealed shards, train_round, store (trace states, trace,
-                         bundle), commit
-  TrainReveal,  trainer  reveal
+                         bundle), commit, reveal
+  TrainReveal,  trainer  reveal, unless revealed already
+  TrainCommit,  validator  judge the revealed shards ahead (workers.node.ahead)
+  Attest,       sampler  roll out its next round's shard ahead (workers.node.ahead)
   Attest,       validator  fetch the shards and the bundle, verify_round with its own secret
                          challenge seed (it fetches the trainer's trace and only the challenged
                          states), then vote the bitmap: sign it and post it to the attestation
@@ -403,6 +407,10 @@ def sampler_phase(ev: HandledEvent) -> None:
         _commit_work(ev, Role.SAMPLER, Phase.SAMPLE_COMMIT)
     elif phase == Phase.SAMPLE_REVEAL:
         _reveal(ev, Role.SAMPLER, Phase.SAMPLE_REVEAL)
+    elif phase == Phase.ATTEST:
+        from workers.node.ahead import sample_ahead
+
+        sample_ahead(NodeContext.current(), int(ev.args["taskId"]), int(ev.args["round"]))
 
 
 @DISPATCH.on("PhaseStarted", "trainer")
@@ -426,20 +434,27 @@ def _commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
     sub = _submission(ctx, task_id, round_, role, slot)
     if sub.node == ctx.address and bytes(sub.commitment) != ZERO32:
         return  # committed before (this is a redelivery)
-    spec = spec_of(ctx, task)
-    prev = checkpoint_bundle(ctx, task)
-    started = time.time()
-    if role == Role.SAMPLER:
-        root, blob, note = _sample(spec, task_id, round_, slot, prev)
-        metrics.rolled_out("sampler", spec.env_id, note["steps"], time.time() - started, note.pop("returns"))
+    from workers.node.ahead import shard_ahead
+
+    ahead = shard_ahead(ctx, task, round_, slot) if role == Role.SAMPLER else None
+    if ahead is not None:
+        root, cid, note = ahead  # rolled out during the previous round's Attest phase (ahead.py)
     else:
-        root, blob, note = _train(ctx, spec, task_id, round_, prev)
-        if root is None:
-            return  # nothing revealed to train on
-        metrics.trained("trainer", int(note["stats"].get("samples", 0)), time.time() - started)
-        ctx.store.put_many(note.pop("stored"))  # the trace, before the commitment that binds it
-    cid = ctx.store.put(blob)
-    note.update(cid=cid, root="0x" + root.hex(), work_s=round(time.time() - started, 3))
+        spec = spec_of(ctx, task)
+        prev = checkpoint_bundle(ctx, task)
+        started = time.time()
+        if role == Role.SAMPLER:
+            root, blob, note = _sample(spec, task_id, round_, slot, prev)
+            metrics.rolled_out("sampler", spec.env_id, note["steps"], time.time() - started, note.pop("returns"))
+        else:
+            root, blob, note = _train(ctx, spec, task_id, round_, prev)
+            if root is None:
+                return  # nothing revealed to train on
+            metrics.trained("trainer", int(note["stats"].get("samples", 0)), time.time() - started)
+            ctx.store.put_many(note.pop("stored"))  # the trace, before the commitment that binds it
+        cid = ctx.store.put(blob)
+        note.update(work_s=round(time.time() - started, 3))
+    note.update(cid=cid, root="0x" + root.hex())
     ctx.secrets.note(task_id, round_, role, "work", note)
     secret = ctx.secrets.save_commitment(task_id, round_, role, root, cid)  # before the send
     if (secret.root, secret.cid) != (root, cid):
@@ -450,6 +465,13 @@ def _commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
     if _current(ctx, task_id, round_, phase) is None:
         return  # the phase ended while we worked
     _send(ctx, ctx.deployment.registry.functions.commit(task_id, commitment), done=("AlreadyCommitted",))
+    # The last commit of the phase starts the reveal phase in the same transaction: reveal now
+    # rather than one watcher-and-queue hop later (the PhaseStarted handler then finds it done).
+    try:
+        _reveal_round(ctx, task_id, round_, role, REVEAL_PHASE[phase])
+    except Exception as exc:  # noqa: BLE001 - the commit stands; the reveal phase's handler retries and reports
+        log.warning("task %d round %d: reveal right after the commit failed (%s: %s); the reveal "
+                    "phase's handler reveals", task_id, round_, type(exc).__name__, exc)
 
 
 def _sample(spec, task_id: int, round_: int, slot: int, prev: bytes | None):
@@ -494,9 +516,16 @@ def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None
                                         "stored": result.stored}
 
 
+REVEAL_PHASE = {Phase.SAMPLE_COMMIT: Phase.SAMPLE_REVEAL, Phase.TRAIN_COMMIT: Phase.TRAIN_REVEAL}
+
+
 def _reveal(ev: HandledEvent, role: Role, phase: Phase) -> None:
-    ctx = NodeContext.current()
-    task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
+    _reveal_round(NodeContext.current(), int(ev.args["taskId"]), int(ev.args["round"]), role, phase)
+
+
+def _reveal_round(ctx: NodeContext, task_id: int, round_: int, role: Role, phase: Phase) -> None:
+    """Reveals this node's commitment of the round if the task is in its reveal `phase` and it
+    has not been revealed yet."""
     if _current(ctx, task_id, round_, phase) is None:
         return
     m = ctx.view.membership(task_id, ctx.address)
@@ -544,12 +573,15 @@ def _attest(ev: HandledEvent) -> None:
     samplers = [(s.slot, bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs if s.role == Role.SAMPLER and s.revealed]
     trainer = next(((bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs
                     if s.role == Role.TRAINER and s.revealed), None)
+    from workers.node.ahead import verdicts_ahead
+
     started = time.time()
+    judged = verdicts_ahead(ctx, task, round_, samplers)
     verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
-                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: _fetch(ctx, cid, ev))
+                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: _fetch(ctx, cid, ev), judged)
     bitmap = verdict.bitmap(task.num_samplers)
     ctx.secrets.note(task_id, round_, Role.VALIDATOR, "verdict", {
-        "bitmap": bitmap, "work_s": round(time.time() - started, 3),
+        "bitmap": bitmap, "work_s": round(time.time() - started, 3), "judged_ahead": sorted(judged),
         "samplers": {str(k): [j.accepted, j.reason] for k, j in verdict.samplers.items()},
         "trainer": None if verdict.trainer is None else [verdict.trainer.accepted, verdict.trainer.reason]})
     task = _current(ctx, task_id, round_, Phase.ATTEST)
@@ -563,7 +595,12 @@ def _attest(ev: HandledEvent) -> None:
 @DISPATCH.on("PhaseStarted", "validator")
 def validator_phase(ev: HandledEvent) -> None:
     _schedule_deadline(ev.args, ev.key)
-    if Phase(int(ev.args["phase"])) == Phase.ATTEST:
+    phase = Phase(int(ev.args["phase"]))
+    if phase == Phase.TRAIN_COMMIT:
+        from workers.node.ahead import verify_samplers_ahead
+
+        verify_samplers_ahead(NodeContext.current(), int(ev.args["taskId"]), int(ev.args["round"]))
+    elif phase == Phase.ATTEST:
         _attest(ev)
 
 

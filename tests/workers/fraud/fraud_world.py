@@ -106,7 +106,8 @@ def as_node(node):
 @dataclasses.dataclass
 class Cheat:
     """One node's dishonesty: while that node's handler for `phase` runs, `target` (a dotted
-    attribute) is replaced by `replacement`; `withhold` phases are simply not acted in."""
+    attribute) is replaced by `replacement`; `withhold` phases are simply not acted in (a withheld
+    reveal is not sent at the commit either)."""
 
     node: str
     target: str = ""
@@ -132,7 +133,8 @@ def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=())
     from workers.node import handlers
 
     mine = [c for c in cheats if c.node == node.name and round_ in c.rounds]
-    if any(phase in c.withhold for c in mine):
+    withheld = {p for c in mine for p in c.withhold}
+    if phase in withheld:
         return
     handler = getattr(handlers, HANDLERS[node.role])
     ev = event("PhaseStarted", node.role, taskId=task_id, round=round_, phase=int(phase),
@@ -142,6 +144,9 @@ def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=())
     with contextlib.ExitStack() as stack:
         stack.enter_context(as_node(node))
         stack.enter_context(mock.patch("workers.node.handlers._schedule_deadline"))
+        if handlers.REVEAL_PHASE.get(phase) in withheld:
+            # an honest node's commit that ends the phase reveals at once: a withholding one does not
+            stack.enter_context(mock.patch("workers.node.handlers._reveal_round"))
         for cheat in mine:
             if phase in cheat.phases:
                 stack.enter_context(cheat.active())

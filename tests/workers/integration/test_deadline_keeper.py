@@ -90,4 +90,5 @@ def test_a_vacated_slot_is_claimed_and_worked_in_the_same_round(net, idle_task):
             task_id, 1, sampler1.address, secret.root, secret.cid, secret.salt).call()
         handlers.sampler_joined(joined)  # again: committed already, nothing is sent
         assert ctx.secrets.commitment(task_id, 1, Role.SAMPLER) == secret
-    assert ctx.sender.stats["sent"] == 2  # the claim and the commit
+        assert sub.revealed  # its commit was the phase's last: revealed at once
+    assert ctx.sender.stats["sent"] == 3  # the claim, the commit and the reveal
