@@ -13,7 +13,8 @@ the task needs, and the local run does none) are not counted; the per-round one 
 
 Local: the same rounds computed in this one process with the same code and no chain, Redis,
 Celery or store: for each round, each sampler's shard (workers.roles.sampler.sample_shard) one
-after the other, then the trainer's update (workers.roles.trainer.train_round) on them. The
+after the other, then the trainer's update (workers.roles.trainer.train_round) on them. Like a
+node's worker, the process first warms its compute stack (workers.roles.warmup), uncounted. The
 same task id and seeds, so it computes the very same checkpoints (checked: the final checkpoint
 root must equal the network's).
 
@@ -73,8 +74,12 @@ def phase_times(timeline: list) -> dict[str, float]:
 
 
 def local_run(spec, task_id: int, rounds: int, samplers: int) -> tuple[float, bytes]:
+    from workers.roles import warmup
     from workers.roles.local_round import run_rounds
 
+    # The nodes' workers pay torch's first-use costs (~1.5 s, in the first update) while they
+    # start, which the network's time does not count; this process pays them before its clock too.
+    warmup.exercise()
     started = time.time()
     for done in run_rounds(spec, task_id, rounds, slots=range(samplers)):
         root = done.checkpoint.root
