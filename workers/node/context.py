@@ -127,13 +127,6 @@ class Secrets:
             db.execute("INSERT OR REPLACE INTO notes VALUES (?, ?, ?, ?, ?, ?)",
                        (task_id, round_, int(role), kind, json.dumps(data, sort_keys=True), time.time()))
 
-    def noted(self, task_id: int, round_: int, role: int, kind: str) -> dict | None:
-        """The data of one note, None when there is none."""
-        with self._db() as db:
-            row = db.execute("SELECT data FROM notes WHERE task=? AND round=? AND role=? AND kind=?",
-                             (task_id, round_, int(role), kind)).fetchone()
-        return None if row is None else json.loads(row[0])
-
     def notes(self, task_id: int | None = None) -> list[dict]:
         """Every note (of `task_id`), oldest first: {task, round, role, kind, data, created}."""
         query = "SELECT task, round, role, kind, data, created FROM notes"

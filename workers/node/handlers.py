@@ -33,15 +33,12 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
   DRAW_WAIT_S for it, then DrawNotReady is retried with Celery's backoff); on a dev chain with
   automine someone must mine blocks.
 - PhaseStarted:
-  SampleCommit, sampler  roll out the shard with the task's current checkpoint (or take the one
-                         sampled ahead: workers.node.ahead), store, commit; the phase's last
-                         commit reveals at once
+  SampleCommit, sampler  roll out the shard with the task's current checkpoint, store, commit;
+                         the phase's last commit reveals at once
   SampleReveal, sampler  reveal (root, cid, salt) from the secrets DB, unless revealed already
   TrainCommit,  trainer  fetch the revealed shards, train_round, store (trace states, trace,
                          bundle), commit, reveal
   TrainReveal,  trainer  reveal, unless revealed already
-  TrainCommit,  validator  judge the revealed shards ahead (workers.node.ahead)
-  Attest,       sampler  roll out its next round's shard ahead (workers.node.ahead)
   Attest,       validator  fetch the shards and the bundle, verify_round with its own secret
                          challenge seed (it fetches the trainer's trace and only the challenged
                          states), then vote the bitmap: sign it and post it to the attestation
@@ -407,10 +404,6 @@ def sampler_phase(ev: HandledEvent) -> None:
         _commit_work(ev, Role.SAMPLER, Phase.SAMPLE_COMMIT)
     elif phase == Phase.SAMPLE_REVEAL:
         _reveal(ev, Role.SAMPLER, Phase.SAMPLE_REVEAL)
-    elif phase == Phase.ATTEST:
-        from workers.node.ahead import sample_ahead
-
-        sample_ahead(NodeContext.current(), int(ev.args["taskId"]), int(ev.args["round"]))
 
 
 @DISPATCH.on("PhaseStarted", "trainer")
@@ -434,27 +427,20 @@ def _commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
     sub = _submission(ctx, task_id, round_, role, slot)
     if sub.node == ctx.address and bytes(sub.commitment) != ZERO32:
         return  # committed before (this is a redelivery)
-    from workers.node.ahead import shard_ahead
-
-    ahead = shard_ahead(ctx, task, round_, slot) if role == Role.SAMPLER else None
-    if ahead is not None:
-        root, cid, note = ahead  # rolled out during the previous round's Attest phase (ahead.py)
+    spec = spec_of(ctx, task)
+    prev = checkpoint_bundle(ctx, task)
+    started = time.time()
+    if role == Role.SAMPLER:
+        root, blob, note = _sample(spec, task_id, round_, slot, prev)
+        metrics.rolled_out("sampler", spec.env_id, note["steps"], time.time() - started, note.pop("returns"))
     else:
-        spec = spec_of(ctx, task)
-        prev = checkpoint_bundle(ctx, task)
-        started = time.time()
-        if role == Role.SAMPLER:
-            root, blob, note = _sample(spec, task_id, round_, slot, prev)
-            metrics.rolled_out("sampler", spec.env_id, note["steps"], time.time() - started, note.pop("returns"))
-        else:
-            root, blob, note = _train(ctx, spec, task_id, round_, prev)
-            if root is None:
-                return  # nothing revealed to train on
-            metrics.trained("trainer", int(note["stats"].get("samples", 0)), time.time() - started)
-            ctx.store.put_many(note.pop("stored"))  # the trace, before the commitment that binds it
-        cid = ctx.store.put(blob)
-        note.update(work_s=round(time.time() - started, 3))
-    note.update(cid=cid, root="0x" + root.hex())
+        root, blob, note = _train(ctx, spec, task_id, round_, prev)
+        if root is None:
+            return  # nothing revealed to train on
+        metrics.trained("trainer", int(note["stats"].get("samples", 0)), time.time() - started)
+        ctx.store.put_many(note.pop("stored"))  # the trace, before the commitment that binds it
+    cid = ctx.store.put(blob)
+    note.update(cid=cid, root="0x" + root.hex(), work_s=round(time.time() - started, 3))
     ctx.secrets.note(task_id, round_, role, "work", note)
     secret = ctx.secrets.save_commitment(task_id, round_, role, root, cid)  # before the send
     if (secret.root, secret.cid) != (root, cid):
@@ -573,15 +559,12 @@ def _attest(ev: HandledEvent) -> None:
     samplers = [(s.slot, bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs if s.role == Role.SAMPLER and s.revealed]
     trainer = next(((bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs
                     if s.role == Role.TRAINER and s.revealed), None)
-    from workers.node.ahead import verdicts_ahead
-
     started = time.time()
-    judged = verdicts_ahead(ctx, task, round_, samplers)
     verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
-                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: _fetch(ctx, cid, ev), judged)
+                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: _fetch(ctx, cid, ev))
     bitmap = verdict.bitmap(task.num_samplers)
     ctx.secrets.note(task_id, round_, Role.VALIDATOR, "verdict", {
-        "bitmap": bitmap, "work_s": round(time.time() - started, 3), "judged_ahead": sorted(judged),
+        "bitmap": bitmap, "work_s": round(time.time() - started, 3),
         "samplers": {str(k): [j.accepted, j.reason] for k, j in verdict.samplers.items()},
         "trainer": None if verdict.trainer is None else [verdict.trainer.accepted, verdict.trainer.reason]})
     task = _current(ctx, task_id, round_, Phase.ATTEST)
@@ -595,12 +578,7 @@ def _attest(ev: HandledEvent) -> None:
 @DISPATCH.on("PhaseStarted", "validator")
 def validator_phase(ev: HandledEvent) -> None:
     _schedule_deadline(ev.args, ev.key)
-    phase = Phase(int(ev.args["phase"]))
-    if phase == Phase.TRAIN_COMMIT:
-        from workers.node.ahead import verify_samplers_ahead
-
-        verify_samplers_ahead(NodeContext.current(), int(ev.args["taskId"]), int(ev.args["round"]))
-    elif phase == Phase.ATTEST:
+    if Phase(int(ev.args["phase"])) == Phase.ATTEST:
         _attest(ev)
 
 

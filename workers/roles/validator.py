@@ -97,7 +97,8 @@ def _reject(reason: str) -> Judgement:
 # -- samplers --------------------------------------------------------------------------------------
 
 def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: bytes, blob: bytes | None,
-                   policy, challenge_seed: bytes, policy_digest: bytes | None = None) -> tuple[Judgement, ShardResult | None]:
+                   policy, challenge_seed: bytes,
+                   policy_digest: bytes | None = None) -> tuple[Judgement, ShardResult | None]:
     """One sampler's verdict (module doc) and, when its blob matches the root, its shard.
     `policy_digest`: digest(policy), when the caller has it (a round's samplers share it)."""
     if blob is None:
@@ -197,56 +198,34 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
 
 # -- the round -------------------------------------------------------------------------------------
 
-def _judge_samplers(spec: TaskSpec, task_id: int, round_: int, policy,
-                    samplers: list[tuple[int, bytes, bytes | None]], challenge_seed: bytes,
-                    judged: dict[int, Judgement]) -> tuple[dict[int, Judgement], dict[int, ShardResult]]:
-    """(verdicts, shards read from blobs matching their roots) by slot; slots in `judged` keep
-    their verdict and are not read."""
-    slots = [slot for slot, _, _ in samplers]
-    if len(set(slots)) != len(slots):
-        raise ValueError(f"each sampler slot may be given once, got slots {slots}")
-    policy_digest = digest(policy)
-    judgements, parsed = {}, {}
-    for slot, root, blob in sorted(samplers, key=lambda s: s[0]):
-        if slot in judged:
-            judgements[slot] = judged[slot]
-            continue
-        judgements[slot], shard = verify_sampler(spec, task_id, round_, slot, bytes(root), blob, policy,
-                                                 challenge_seed, policy_digest)
-        if shard is not None:
-            parsed[slot] = shard
-    return judgements, parsed
-
-
-def verify_samplers(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
-                    samplers: list[tuple[int, bytes, bytes | None]], challenge_seed: bytes) -> dict[int, Judgement]:
-    """The samplers' verdicts of verify_round alone (same arguments), by slot: a validator may
-    reach them before the trainer reveals and give them to verify_round as `judged`."""
-    with single_thread():
-        policy, _, _ = round_start(spec, prev_bundle)
-        return _judge_samplers(spec, task_id, round_, policy, samplers, challenge_seed, {})[0]
-
-
 def verify_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
                  samplers: list[tuple[int, bytes, bytes | None]],
                  trainer: tuple[bytes, bytes | None] | None, challenge_seed: bytes,
-                 fetch: Fetch, judged: dict[int, Judgement] | None = None) -> RoundVerdict:
+                 fetch: Fetch) -> RoundVerdict:
     """Verdicts for the round's revealed submissions.
 
     `prev_bundle`: the task's current checkpoint bundle (checked by the caller against the chain's
     checkpointRoot), None before any was accepted. `samplers`: (slot, revealed root, blob or None
     when the fetch failed). `trainer`: (revealed root, bundle or None), or None if no trainer
     revealed. `challenge_seed`: this validator's secret randomness for the challenges. `fetch`:
-    content by CID (None when missing) for the trainer's trace and its challenged states.
-    `judged`: verdicts of some of these samplers reached earlier by this validator with the same
-    inputs (verify_samplers, before the trainer revealed); they are not re-executed."""
+    content by CID (None when missing) for the trainer's trace and its challenged states."""
+    slots = [slot for slot, _, _ in samplers]
+    if len(set(slots)) != len(slots):
+        raise ValueError(f"each sampler slot may be given once, got slots {slots}")
     with single_thread():
         start = round_start(spec, prev_bundle)
-        judgements, parsed = _judge_samplers(spec, task_id, round_, start[0], samplers, challenge_seed, judged or {})
+        policy, _, prev_root = start
+        policy_digest = digest(policy)  # one for the round's samplers
+        judgements, parsed = {}, {}  # parsed: the shards read from blobs matching their roots
+        for slot, root, blob in sorted(samplers, key=lambda s: s[0]):
+            judgements[slot], shard = verify_sampler(spec, task_id, round_, slot, bytes(root), blob, policy,
+                                                     challenge_seed, policy_digest)
+            if shard is not None:
+                parsed[slot] = shard
     trainer_judgement = None
     if trainer is not None:
         revealed = {slot: (bytes(root), blob) for slot, root, blob in samplers}
         accepted = {slot for slot, j in judgements.items() if j.accepted}
-        trainer_judgement = verify_trainer(spec, task_id, round_, prev_bundle, start[2], bytes(trainer[0]),
+        trainer_judgement = verify_trainer(spec, task_id, round_, prev_bundle, prev_root, bytes(trainer[0]),
                                            trainer[1], revealed, accepted, fetch, challenge_seed, parsed, start)
     return RoundVerdict(judgements, trainer_judgement)

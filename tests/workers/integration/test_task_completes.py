@@ -63,19 +63,6 @@ def test_nodes_noted_their_work(run):
     assert verdicts == [0b111, 0b111]
 
 
-def test_nodes_worked_ahead_of_their_phases(run):
-    """workers.node.ahead in the nodes' worker processes: each validator judged both shards before
-    the trainer revealed, and each sampler committed in round 1 the shard it rolled out during
-    round 0's Attest phase (sampler1 too, whose watcher was down for 3 s in round 0)."""
-    for name in ("validator0", "validator1", "validator2"):
-        notes = Secrets(run.net.node(name).node_dir / "secrets.sqlite").notes(run.task_id)
-        assert [n["data"]["judged_ahead"] for n in notes if n["kind"] == "verdict"] == [[0, 1], [0, 1]], name
-    for name in ("sampler0", "sampler1"):
-        notes = Secrets(run.net.node(name).node_dir / "secrets.sqlite").notes(run.task_id)
-        work = {n["round"]: n["data"] for n in notes if n["kind"] == "work"}
-        assert "ahead" not in work[0] and work[1]["ahead"] is True, name
-
-
 def test_the_validators_vote_in_one_aggregate_per_round(run):
     """SPECIFICATION.md 5.5.2: the three validators' votes of each round land as ONE
     AggregateAttested (all three slots, the same accept-all bitmap), with no individual attest."""

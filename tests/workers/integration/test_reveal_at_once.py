@@ -1,0 +1,58 @@
+"""A commit that completes its phase starts the reveal phase in the same transaction, and the node
+that sent it reveals at once: through the handlers called in this process as the nodes of a
+network whose processes are not started (1 sampler, 1 trainer, 1 validator), SampleReveal and
+TrainReveal end with no PhaseStarted handler of theirs run; the reveal phase's handler, when its
+event then comes, finds nothing to do and sends nothing."""
+import pytest
+
+from network import Network, as_node, create_task
+from network import handled as event
+from workers.node import handlers
+from workers.protocol import Phase, Role
+
+
+@pytest.fixture(scope="module")
+def net(tmp_path_factory):
+    roles = [("sampler0", "sampler"), ("trainer", "trainer"), ("validator0", "validator")]
+    network = Network(tmp_path_factory.mktemp("reveal-network"), roles)
+    yield network
+    network.stop()
+
+
+@pytest.fixture(scope="module")
+def task_id(net):
+    """An active task in round 0's SampleCommit."""
+    task_id = create_task(net)
+    with as_node(net.node("sampler0")):
+        handlers.claim_sampler(event("TaskCreated", "sampler", taskId=task_id))
+    with as_node(net.node("trainer")):
+        handlers.claim_trainer(event("TaskCreated", "trainer", taskId=task_id))
+    with as_node(net.node("validator0")) as ctx:
+        handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=ctx.view.task(task_id).seed_block))
+        assert (ctx.view.task(task_id).round, ctx.view.task(task_id).phase) == (0, Phase.SAMPLE_COMMIT)
+    return task_id
+
+
+def phase_started(role: str, task_id: int, which: Phase):
+    return event("PhaseStarted", role, taskId=task_id, round=0, phase=int(which))
+
+
+@pytest.mark.parametrize("role, commit, reveal, next_phase", [
+    ("sampler", Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.TRAIN_COMMIT),
+    ("trainer", Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL, Phase.ATTEST),
+])
+def test_the_commit_that_ends_its_phase_is_revealed_at_once(net, task_id, role, commit, reveal, next_phase):
+    if role == "trainer":  # the round's sampling first (done already when the sampler case ran)
+        with as_node(net.node("sampler0")):
+            handlers.sampler_phase(phase_started("sampler", task_id, Phase.SAMPLE_COMMIT))
+    node = net.node({"sampler": "sampler0", "trainer": "trainer"}[role])
+    handler = {"sampler": handlers.sampler_phase, "trainer": handlers.trainer_phase}[role]
+    with as_node(node) as ctx:
+        handler(phase_started(role, task_id, commit))
+        task = ctx.view.task(task_id)
+        assert (task.round, task.phase) == (0, next_phase)
+        submission = next(s for s in ctx.view.submissions(task_id, 0) if s.role == Role[role.upper()])
+        assert submission.revealed
+        sent = ctx.sender.stats["sent"]
+        handler(phase_started(role, task_id, reveal))  # the reveal phase's own event, late
+        assert ctx.sender.stats["sent"] == sent
