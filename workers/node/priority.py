@@ -11,8 +11,8 @@ import os
 
 
 def yield_cpu(niceness: int) -> None:
-    """Lower this process's priority, and its session's, by `niceness` (its pool processes
-    inherit both)."""
+    """Lower this process's priority by `niceness` and give its session the same nice value (its
+    pool processes inherit both)."""
     lowered = os.nice(niceness)
     try:
         with open("/proc/self/autogroup", "w") as autogroup:
