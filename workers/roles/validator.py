@@ -145,11 +145,11 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
                    prev_root: bytes | None, root: bytes, bundle: bytes | None,
                    revealed: dict[int, tuple[bytes, bytes | None]], accepted_slots: set[int],
                    fetch: Fetch, challenge_seed: bytes, parsed: dict[int, ShardResult] | None = None,
-                   start=None) -> Judgement:
+                   start: tuple | None = None) -> Judgement:
     """The trainer's verdict (module doc). `revealed`: slot -> (root, blob or None); `fetch`
     gets the trace and its challenged states by CID. `parsed`: shards already read from their
     blobs (verify_sampler's), by slot, so they are not parsed again; `start`: round_start's
-    result for `prev_bundle`, when the caller has it."""
+    (policy, train state, previous root) for `prev_bundle`, when the caller has it."""
     if bundle is None:
         return _reject("missing data: the trainer's checkpoint bundle could not be fetched")
     try:
