@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import sqlite3
 import threading
 from dataclasses import dataclass, field
@@ -35,6 +36,7 @@ from eth_abi import decode
 from eth_utils import event_abi_to_log_topic
 
 from workers.chain.abi import canonical_type, load_abi, typed_value
+from workers.chain.rpc import raw_request
 
 log = logging.getLogger(__name__)
 
@@ -67,13 +69,19 @@ class SqliteCursor:
     def __init__(self, path: str | Path, name: str = "registry"):
         self.path, self.name = Path(path), name
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
         with self._connect() as db:
             db.execute("CREATE TABLE IF NOT EXISTS cursor (name TEXT PRIMARY KEY, block INTEGER, log_index INTEGER)")
 
     def _connect(self):
-        db = sqlite3.connect(self.path, timeout=30)
-        db.execute("PRAGMA journal_mode=WAL")
-        db.execute("PRAGMA synchronous=NORMAL")
+        """This thread's connection, opened once: the cursor moves after every event, and opening
+        the file each time cost more than the write (`with` on it commits; it stays open)."""
+        db = getattr(self._local, "db", None)
+        if db is None or self._local.pid != os.getpid():  # a forked child opens its own
+            db = sqlite3.connect(self.path, timeout=30)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=NORMAL")
+            self._local.db, self._local.pid = db, os.getpid()
         return db
 
     def get(self) -> tuple[int, int] | None:
@@ -94,20 +102,25 @@ class SqliteCursor:
 
 
 class EventDecoder:
-    """Decodes raw logs of the deployment's `contracts` into ChainEvents (enums and checksummed
-    addresses as workers.chain.abi.typed_value gives them; indexed dynamic values stay topics)."""
+    """Decodes logs of the deployment's `contracts` into ChainEvents (enums and checksummed
+    addresses as workers.chain.abi.typed_value gives them; indexed dynamic values stay topics).
+    A log may be as web3.py formats it or as the node sent it (hex strings: the watcher's raw
+    reads, workers.chain.rpc.raw_request)."""
 
     def __init__(self, deployment, contracts=("TaskRegistry",)):
         self._events = {}
+        self._checksummed = {}
         for name in contracts:
             address = deployment.contracts[name].address
+            self._checksummed[address.lower()] = address
             for item in load_abi(name):
                 if item["type"] == "event" and not item.get("anonymous"):
-                    self._events[(address, event_abi_to_log_topic(item))] = (name, item)
+                    self._events[(address.lower(), event_abi_to_log_topic(item))] = (name, item)
 
     def decode(self, entry) -> ChainEvent:
-        topics = [bytes(t) for t in entry["topics"]]
-        contract, item = self._events[(entry["address"], topics[0])]
+        topics = [_bytes(t) for t in entry["topics"]]
+        address = entry["address"].lower()
+        contract, item = self._events[(address, topics[0])]
         indexed = [i for i in item["inputs"] if i["indexed"]]
         plain = [i for i in item["inputs"] if not i["indexed"]]
         args = {}
@@ -115,12 +128,30 @@ class EventDecoder:
             typ = canonical_type(spec)
             dynamic = typ in _DYNAMIC or typ.endswith("]") or typ.startswith("(")
             args[spec["name"]] = topic if dynamic else typed_value(spec, decode([typ], topic)[0])
-        values = decode([canonical_type(i) for i in plain], bytes(entry["data"]))
+        values = decode([canonical_type(i) for i in plain], _bytes(entry["data"]))
         for spec, value in zip(plain, values):
             args[spec["name"]] = typed_value(spec, value)
         ordered = {i["name"]: args[i["name"]] for i in item["inputs"]}
-        return ChainEvent(item["name"], ordered, entry["blockNumber"], entry["transactionHash"].to_0x_hex(),
-                          entry["logIndex"], contract, entry["address"], _timestamp(entry.get("blockTimestamp")))
+        return ChainEvent(item["name"], ordered, _int(entry["blockNumber"]), _hex(entry["transactionHash"]),
+                          _int(entry["logIndex"]), contract, self._checksummed[address],
+                          _timestamp(entry.get("blockTimestamp")))
+
+
+def log_position(entry) -> tuple[int, int]:
+    """(block, logIndex) of a log, formatted or raw."""
+    return _int(entry["blockNumber"]), _int(entry["logIndex"])
+
+
+def _int(value) -> int:
+    return value if isinstance(value, int) else int(value, 16)
+
+
+def _bytes(value) -> bytes:
+    return bytes.fromhex(value[2:]) if isinstance(value, str) else bytes(value)
+
+
+def _hex(value) -> str:
+    return value.lower() if isinstance(value, str) else "0x" + bytes(value).hex()
 
 
 def _timestamp(value) -> int | None:
@@ -227,13 +258,16 @@ class EventWatcher:
         """Delivers every event up to the confirmed head; returns how many it delivered."""
         delivered = 0
         block, index = self.position()
-        safe = self.w3.eth.block_number - self.confirmations
+        # raw reads: this runs on every block in every node, and web3.py's formatting of the
+        # answers cost more CPU than the requests themselves (EventDecoder takes raw logs)
+        safe = int(raw_request(self.w3, "eth_blockNumber", []), 16) - self.confirmations
         first = block if index != END else block + 1
         while first <= safe and not self._stop.is_set():
             last = min(safe, first + self.max_range - 1)
-            logs = self.w3.eth.get_logs({"address": self.addresses, "fromBlock": first, "toBlock": last})
-            for entry in sorted(logs, key=lambda e: (e["blockNumber"], e["logIndex"])):
-                if (entry["blockNumber"], entry["logIndex"]) <= (block, index):
+            logs = raw_request(self.w3, "eth_getLogs",
+                               [{"address": self.addresses, "fromBlock": hex(first), "toBlock": hex(last)}])
+            for entry in sorted(logs, key=log_position):
+                if log_position(entry) <= (block, index):
                     continue  # delivered before a stop in the middle of this block
                 event = self.decode(entry)
                 self.callback(event)

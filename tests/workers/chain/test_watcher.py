@@ -8,7 +8,8 @@ import time
 
 import pytest
 
-from workers.chain.watcher import END, EventDecoder, EventWatcher, SqliteCursor
+from workers.chain.rpc import raw_request
+from workers.chain.watcher import END, EventDecoder, EventWatcher, SqliteCursor, log_position
 from workers.protocol import Role
 
 
@@ -106,6 +107,23 @@ def test_a_log_without_a_readable_block_timestamp_still_decodes(deployment, admi
         entry["blockTimestamp"] = stamp
     event = EventDecoder(deployment).decode(entry)
     assert (event.name, event.args, event.timestamp) == ("SlashBpsSet", {"bps": 321}, None)
+
+
+def test_a_raw_log_decodes_as_its_web3_formatted_self(deployment, admin, w3):
+    """The watcher reads logs raw (hex strings, lower-case addresses) past web3.py's formatters;
+    the decoder gives the same event from either form."""
+    receipt = w3.eth.wait_for_transaction_receipt(set_slash_bps(deployment, admin, 654))
+    where = {"address": deployment.registry.address, "fromBlock": receipt.blockNumber, "toBlock": receipt.blockNumber}
+    formatted = w3.eth.get_logs(where)[0]
+    raw = raw_request(w3, "eth_getLogs", [{**where, "fromBlock": hex(receipt.blockNumber),
+                                          "toBlock": hex(receipt.blockNumber)}])[0]
+    assert isinstance(raw["data"], str) and isinstance(raw["blockNumber"], str)
+    decoder = EventDecoder(deployment)
+    event = decoder.decode(raw)
+    assert event == decoder.decode(formatted)
+    assert (event.address, event.timestamp) == (deployment.registry.address, w3.eth.get_block(receipt.blockNumber)["timestamp"])
+    assert event.key == f"{receipt.transactionHash.to_0x_hex()}:{formatted['logIndex']}"
+    assert log_position(raw) == log_position(formatted) == (receipt.blockNumber, formatted["logIndex"])
 
 
 def test_stop_mid_block_and_restart_delivers_every_event_once(deployment, anvil, admin, tmp_path, w3):
@@ -264,3 +282,28 @@ def test_killed_watcher_process_resumes_with_nothing_lost(deployment, deployment
     assert 8 <= seen_before < len(expected)
     assert list(dict.fromkeys(keys)) == expected  # in order, nothing lost
     assert len(keys) - len(expected) <= 1  # at most the event in flight at the kill repeats
+
+
+def test_the_cursor_keeps_its_position_across_threads_processes_and_instances(tmp_path):
+    """The cursor keeps one open connection per thread (and per process after a fork); every
+    reader, whichever connection it holds, sees the last position written."""
+    import os
+
+    cursor = SqliteCursor(tmp_path / "c.sqlite", "shared")
+    cursor.set(10, 3)
+    seen = []
+    thread = threading.Thread(target=lambda: (seen.append(cursor.get()), cursor.set(11, END)))
+    thread.start()
+    thread.join()
+    assert seen == [(10, 3)] and cursor.get() == (11, END)
+    pid = os.fork()
+    if pid == 0:  # the child writes through the inherited object
+        try:
+            ok = cursor.get() == (11, END)
+            cursor.set(12, 0)
+        finally:
+            os._exit(0 if ok else 1)
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) == 0
+    assert cursor.get() == (12, 0) == SqliteCursor(tmp_path / "c.sqlite", "shared").get()
+    assert cursor.last_processed_block() == 11
