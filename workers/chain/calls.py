@@ -5,7 +5,9 @@ per entry) and then runs web3.py's normalizers over every decoded value: TaskReg
 27-field struct took 7.2 ms of CPU on an idle machine (3.3 ms here), and in a profile of a claim
 under load reading the task was its largest step.
 A ViewCall keeps the function's selector, types and result shape from the start, encodes and
-decodes with eth_abi, and sends through `w3.eth.call`, so a revert raises web3.py's
+decodes with eth_abi, and sends the eth_call raw (workers.chain.rpc.raw_request: web3.py's
+middleware and formatters took most of a read's CPU, ~4x the request itself, in a validator
+under load); an error answer is asked again through `w3.eth.call`, so a revert raises web3.py's
 ContractLogicError with its data exactly as before. Values come back as workers.chain.abi's
 typed_value gives them (protocol enums, checksummed addresses); a struct as a named tuple."""
 from __future__ import annotations
@@ -14,8 +16,10 @@ from collections import namedtuple
 
 from eth_abi import decode, encode
 from eth_utils import function_abi_to_4byte_selector
+from web3.exceptions import Web3RPCError
 
 from workers.chain.abi import canonical_type, typed_value
+from workers.chain.rpc import raw_request
 
 
 class ViewCall:
@@ -34,8 +38,14 @@ class ViewCall:
         self._shapes = {}
 
     def __call__(self, *args):
-        data = self._selector + encode(self._inputs, args)
-        values = decode(self._output_types, bytes(self.w3.eth.call({"to": self.address, "data": data})))
+        call = {"to": self.address, "data": "0x" + (self._selector + encode(self._inputs, args)).hex()}
+        try:
+            result = bytes.fromhex(raw_request(self.w3, "eth_call", [call, "latest"])[2:])
+        except Web3RPCError:
+            # a revert (or another error answer): ask again through web3.py, which raises it as
+            # before (ContractLogicError with the revert data); rare, so its cost does not matter
+            result = bytes(self.w3.eth.call(call))
+        values = decode(self._output_types, result)
         typed = [self._typed(spec, value) for spec, value in zip(self._outputs, values)]
         return typed[0] if len(typed) == 1 else tuple(typed)
 
