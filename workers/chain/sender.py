@@ -20,6 +20,7 @@ from eth_utils import keccak
 from web3.exceptions import ContractLogicError, TimeExhausted, Web3RPCError
 
 from workers.chain.errors import DecodedError, DroppedTransaction, TxReverted, decode_revert, revert_data_of
+from workers.chain.rpc import raw_request
 from workers.node import metrics
 
 log = logging.getLogger(__name__)
@@ -86,7 +87,7 @@ class TxSender:
         tx["data"] = data if isinstance(data, str) else "0x" + bytes(data).hex()
         if gas is None:
             try:
-                gas = int(self.w3.eth.estimate_gas(tx, estimate_at) * self.gas_multiplier)
+                gas = int(self._estimate(tx, estimate_at) * self.gas_multiplier)
             except (ContractLogicError, Web3RPCError) as exc:
                 data_ = revert_data_of(exc)
                 if data_ is None:
@@ -96,12 +97,24 @@ class TxSender:
                 metrics.tx_failed(metrics.fn_name(_describe(call, to)), error.name, "estimate")
                 raise TxReverted(error, call=_describe(call, to)) from None
         tx["gas"] = gas
-        tip = self.w3.eth.max_priority_fee
-        base = self.w3.eth.get_block("latest")["baseFeePerGas"]
+        # raw reads (workers.chain.rpc.raw_request): web3.py formats the whole head block to give
+        # one field; every transaction of the node pays this
+        tip = int(raw_request(self.w3, "eth_maxPriorityFeePerGas", []), 16)
+        base = int(raw_request(self.w3, "eth_getBlockByNumber", ["latest", False])["baseFeePerGas"], 16)
         tx["maxPriorityFeePerGas"] = tip
         tx["maxFeePerGas"] = 2 * base + tip
         tx["type"] = 2
         return tx
+
+    def _estimate(self, tx: dict, block: str | None) -> int:
+        """eth_estimateGas, raw; an error answer (a revert) is asked again through web3.py, which
+        raises it as callers expect (ContractLogicError with the revert data)."""
+        request = {k: (hex(v) if isinstance(v, int) else v) for k, v in tx.items() if k != "chainId"}
+        try:
+            params = [request] if block is None else [request, block]  # None: the node's default block
+            return int(raw_request(self.w3, "eth_estimateGas", params), 16)
+        except Web3RPCError:
+            return self.w3.eth.estimate_gas(tx, block)
 
     # -- sending ----------------------------------------------------------------------------
 
