@@ -16,9 +16,12 @@ import threading
 from collections import Counter
 from dataclasses import dataclass
 
-from eth_utils import keccak
+from eth_abi import encode
+from eth_abi.exceptions import EncodingError
+from eth_utils import function_abi_to_4byte_selector, keccak
 from web3.exceptions import ContractLogicError, TimeExhausted, Web3RPCError
 
+from workers.chain.abi import canonical_type
 from workers.chain.errors import DecodedError, DroppedTransaction, TxReverted, decode_revert, revert_data_of
 from workers.chain.rpc import raw_request
 from workers.node import metrics
@@ -80,9 +83,7 @@ class TxSender:
         tx = {"from": self.address, "value": value, "chainId": self.chain_id}
         if call is not None:
             to = call.address
-            data = call.build_transaction(
-                {**tx, "gas": 1, "maxFeePerGas": 1, "maxPriorityFeePerGas": 1, "nonce": 0}
-            )["data"]
+            data = call_data(call, tx)
         tx["to"] = to
         tx["data"] = data if isinstance(data, str) else "0x" + bytes(data).hex()
         if gas is None:
@@ -211,6 +212,20 @@ class TxSender:
         if receipt["gasUsed"] >= tx["gas"]:
             return DecodedError("OutOfGas", (tx["gas"],), ("gasLimit",))
         return DecodedError("Unknown")
+
+
+def call_data(call, tx: dict) -> bytes | str:
+    """A ContractFunction's calldata, encoded with eth_abi from the function's ABI: web3.py's
+    build_transaction spent ~1.7 ms of CPU normalizing a transaction whose other fields we set
+    ourselves. Arguments that eth_abi does not take as they are (a hex string for bytes, keyword
+    arguments) go through web3.py as before."""
+    if not call.kwargs:
+        try:
+            return (function_abi_to_4byte_selector(call.abi)
+                    + encode([canonical_type(i) for i in call.abi["inputs"]], call.args))
+        except EncodingError:
+            pass
+    return call.build_transaction({**tx, "gas": 1, "maxFeePerGas": 1, "maxPriorityFeePerGas": 1, "nonce": 0})["data"]
 
 
 def _describe(call, to) -> str:

@@ -10,7 +10,7 @@ import pytest
 
 from chain_services import send_from_threads
 from workers.chain.errors import DroppedTransaction, TxReverted
-from workers.chain.sender import TxSender
+from workers.chain.sender import TxSender, call_data
 from workers.protocol import Role
 
 SINK = "0x000000000000000000000000000000000000dEaD"
@@ -99,3 +99,19 @@ def test_transactions_are_signed_with_libsecp256k1():
     from eth_keys.backends import CoinCurveECCBackend, get_backend
 
     assert isinstance(get_backend(), CoinCurveECCBackend)
+
+
+@pytest.mark.parametrize("name, args", [
+    ("claimSlot", (7, Role.TRAINER)),
+    ("commit", (3, b"\x11" * 32)),
+    ("reveal", (3, b"\x22" * 32, "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", b"\x33" * 32)),
+    ("attestAggregate", (1, 2, 3, 4, [5, 6], [7, 8, 9, 10])),
+    ("createTask", (("cid", b"\x01" * 32, 10**18, 2, 3, 5, 60, 60, 60, 60),)),
+    ("commit", (3, "0x" + "44" * 32)),  # a hex string for bytes32: eth_abi refuses it, web3.py encodes it
+])
+def test_calldata_is_what_web3_encodes(w3, deployment, name, args):
+    call = getattr(deployment.registry.functions, name)(*args)
+    tx = {"from": w3.eth.accounts[0], "value": 0, "chainId": w3.eth.chain_id}
+    web3s = call.build_transaction({**tx, "gas": 1, "maxFeePerGas": 1, "maxPriorityFeePerGas": 1, "nonce": 0})["data"]
+    data = call_data(call, tx)
+    assert (data if isinstance(data, str) else "0x" + data.hex()) == web3s
