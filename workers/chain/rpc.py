@@ -35,8 +35,9 @@ def environment_session(url: str) -> requests.Session:
 
 def raw_request(w3: Web3, method: str, params: list):
     """`method`'s JSON result as the node sent it (hex strings, plain dicts), through w3's provider
-    but past web3.py's middleware and result formatters: for the watcher's reads, which run on every
-    block in every node process and whose formatted results nothing needs. An error answer raises
+    but past web3.py's middleware and result formatters, which cost more CPU than the request:
+    for the node's hot calls (the watcher's reads on every block, contract reads, the sender's
+    estimate and fees), whose formatted results nothing needs. An error answer raises
     Web3RPCError, as web3.py does."""
     response = w3.provider.make_request(method, params)
     error = response.get("error")
