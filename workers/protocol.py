@@ -49,6 +49,16 @@ class Verdict(IntEnum):
     INCONCLUSIVE = 3
 
 
+class DisputeStatus(IntEnum):
+    """IDisputeManager.Status: a dispute's state, and its outcome once settled."""
+    NONE = 0
+    DRAWING = 1
+    VOTING = 2
+    UPHELD = 3
+    DISMISSED = 4
+    VOID = 5
+
+
 @dataclass(frozen=True)
 class TaskParams:
     """ITaskRegistry.TaskParams; field order is the ABI tuple order."""

@@ -26,7 +26,16 @@ def load_abi(name: str) -> list:
     return abi_document(name)["abi"]
 
 
-_ENUMS = {e.__name__: e for e in (protocol.Role, protocol.Outcome, protocol.Status, protocol.Phase, protocol.Verdict)}
+ENUMS = {
+    "Role": protocol.Role,
+    "Outcome": protocol.Outcome,
+    "ITaskRegistry.Status": protocol.Status,
+    "ITaskRegistry.Phase": protocol.Phase,
+    "ITaskRegistry.Verdict": protocol.Verdict,
+    "IDisputeManager.Status": protocol.DisputeStatus,
+}
+"""The protocol enum of each Solidity enum, by its qualified name in internalType: a dispute's
+Status is not a task's (the last name alone mixed them up)."""
 
 
 def typed_value(spec: dict, value):
@@ -34,7 +43,7 @@ def typed_value(spec: dict, value):
     (by internalType), a checksummed address, anything else unchanged."""
     internal = spec.get("internalType") or ""
     if internal.startswith("enum "):
-        enum = _ENUMS.get(internal.rsplit(".", 1)[-1].split()[-1])
+        enum = ENUMS.get(internal[len("enum "):])
         if enum is not None and value in enum._value2member_map_:
             return enum(value)
     if spec["type"] == "address" and isinstance(value, str):

@@ -27,14 +27,15 @@ import logging
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent
 from workers.node.handlers import _fetch, _schedule_check, _send, send_draw, spec_of
-from workers.protocol import Role, Verdict
+from workers.protocol import DisputeStatus, Role, Verdict
 
 log = logging.getLogger(__name__)
 
 ZERO_ADDRESS = "0x" + "00" * 20
 
 # IDisputeManager.Status
-DRAWING, VOTING, UPHELD, DISMISSED, VOID = 1, 2, 3, 4, 5
+DRAWING, VOTING, UPHELD, DISMISSED, VOID = (DisputeStatus.DRAWING, DisputeStatus.VOTING, DisputeStatus.UPHELD,
+                                              DisputeStatus.DISMISSED, DisputeStatus.VOID)
 
 PENDING_RECHECK_S = 30.0
 """How long a pay release waits before it looks again when a dispute of its round is open (a
