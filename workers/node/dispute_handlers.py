@@ -72,11 +72,16 @@ def _disputes(ctx: NodeContext):
     return ctx.deployment.disputes.functions
 
 
+def _read(ctx: NodeContext, name: str, *args):
+    """DisputeManager.name(*args), read through the node's ChainView (workers.chain.calls)."""
+    return ctx.view.read(ctx.deployment.disputes, name, *args)
+
+
 @DISPATCH.on("JurorDrawArmed", "validator")
 def draw_jurors(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     dispute_id = int(ev.args["disputeId"])
-    if _disputes(ctx).disputeOf(dispute_id).call().status != DRAWING:
+    if _read(ctx, "disputeOf", dispute_id).status != DRAWING:
         return  # drawn already (a draw re-arms while seats remain)
     send_draw(ctx, int(ev.args["seedBlock"]), _disputes(ctx).drawJurors(dispute_id), done=("WrongDisputeStatus",))
 
@@ -84,7 +89,7 @@ def draw_jurors(ev: HandledEvent) -> None:
 def my_seat(ctx: NodeContext, dispute_id: int, jurors: int):
     """(seat, Juror) of this node in the dispute, or None."""
     for seat in range(jurors):
-        juror = _disputes(ctx).jurorOf(dispute_id, seat).call()
+        juror = _read(ctx, "jurorOf", dispute_id, seat)
         if juror.node == ctx.address:
             return seat, juror
     return None
@@ -138,7 +143,7 @@ def voting_started(ev: HandledEvent) -> None:
     dispute_id, deadline = int(ev.args["disputeId"]), int(ev.args["deadline"])
     _schedule_check("SettleDue", f"settle:{dispute_id}:0",
                     {"disputeId": dispute_id, "deadline": deadline, "hop": 0, "origin": ev.key})
-    dispute = _disputes(ctx).disputeOf(dispute_id).call()
+    dispute = _read(ctx, "disputeOf", dispute_id)
     if dispute.status != VOTING:
         return
     seated = my_seat(ctx, dispute_id, int(dispute.jurorCount))
@@ -162,7 +167,7 @@ def _settle(ctx: NodeContext, dispute_id: int) -> None:
 @DISPATCH.on("JurorVoted", "validator")
 def juror_voted(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
-    dispute = _disputes(ctx).disputeOf(int(ev.args["disputeId"])).call()
+    dispute = _read(ctx, "disputeOf", int(ev.args["disputeId"]))
     if dispute.status == VOTING and dispute.upholdVotes + dispute.dismissVotes == dispute.jurorCount:
         _settle(ctx, int(ev.args["disputeId"]))
 
@@ -172,9 +177,9 @@ def settle_due(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     args = ev.args
     dispute_id = int(args["disputeId"])
-    if _disputes(ctx).disputeOf(dispute_id).call().status != VOTING:
+    if _read(ctx, "disputeOf", dispute_id).status != VOTING:
         return  # settled already
-    left = int(args["deadline"]) - ctx.deployment.registry.functions.protocolTime().call()
+    left = int(args["deadline"]) - ctx.view.read(ctx.view.registry, "protocolTime")
     if left >= 0:
         hop = int(args["hop"]) + 1
         _schedule_check("SettleDue", f"settle:{dispute_id}:{hop}", {**args, "hop": hop}, countdown=left + 1)
@@ -185,17 +190,17 @@ def settle_due(ev: HandledEvent) -> None:
 # -- held pay ----------------------------------------------------------------------------------
 
 def _disputes_active(ctx: NodeContext) -> bool:
-    return ctx.deployment.registry.functions.disputeManager().call() != ZERO_ADDRESS
+    return ctx.view.read(ctx.view.registry, "disputeManager") != ZERO_ADDRESS
 
 
 def _release(ctx: NodeContext, task_id: int, round_: int, role: str, hop: int, origin: str) -> None:
     """Release this node's held pay of (task, round) now if it can be, else check again later."""
-    held = ctx.deployment.vault.functions.heldOf(task_id, round_, ctx.address).call()
+    held = ctx.view.read(ctx.view.vault, "heldOf", task_id, round_, ctx.address)
     if held == 0:
         return  # released (by anyone) or reclaimed
-    window_end = _disputes(ctx).windowEndOf(task_id, round_).call()
-    now = ctx.deployment.registry.functions.protocolTime().call()
-    wait = release_due_in(window_end, now, _disputes(ctx).openDisputesOf(task_id, round_).call(), held)
+    window_end = _read(ctx, "windowEndOf", task_id, round_)
+    now = ctx.view.read(ctx.view.registry, "protocolTime")
+    wait = release_due_in(window_end, now, _read(ctx, "openDisputesOf", task_id, round_), held)
     if wait:
         _schedule_check("PayReleaseDue", f"release:{task_id}:{round_}:{hop + 1}",
                         {"taskId": task_id, "round": round_, "hop": hop + 1, "origin": origin}, countdown=wait,
@@ -218,13 +223,13 @@ def _release_due(ev: HandledEvent) -> None:
 
 def _dispute_settled(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
-    dispute = _disputes(ctx).disputeOf(int(ev.args["disputeId"])).call()
+    dispute = _read(ctx, "disputeOf", int(ev.args["disputeId"]))
     task_id, round_ = int(dispute.taskId), int(dispute.round)
-    if ctx.deployment.vault.functions.heldOf(task_id, round_, ctx.address).call() == 0:
+    if ctx.view.read(ctx.view.vault, "heldOf", task_id, round_, ctx.address) == 0:
         return
-    if _disputes(ctx).openDisputesOf(task_id, round_).call():
+    if _read(ctx, "openDisputesOf", task_id, round_):
         return  # another dispute of the round is open: its settlement comes back here
-    if ctx.deployment.registry.functions.protocolTime().call() <= _disputes(ctx).windowEndOf(task_id, round_).call():
+    if ctx.view.read(ctx.view.registry, "protocolTime") <= _read(ctx, "windowEndOf", task_id, round_):
         return  # the PayReleaseDue scheduled at RewardEarned releases it at the window's end
     _send(ctx, _disputes(ctx).releasePay(task_id, round_, ctx.address), done=("NothingHeld",))
 
