@@ -1,6 +1,7 @@
 """workers.chain.watcher against a real anvil: events via websocket and via polling, in order;
 a stop mid-stream and a restart deliver every event exactly once; a failing callback gets its
-event again; confirmation depth; websocket vs polling latency (printed)."""
+event again; confirmation depth; the websocket wakes the watcher between resyncs (its latency
+printed)."""
 
 import statistics
 import threading
@@ -205,30 +206,29 @@ def test_websocket_unavailable_falls_back_to_polling(deployment, anvil, admin, t
         watcher.stop()
 
 
-def latencies(deployment, anvil, admin, tmp_path, mode, count=30):
+def test_the_websocket_brings_each_event_without_waiting_for_a_resync(deployment, anvil, admin, tmp_path):
+    """In ws mode the subscription wakes the watcher: with its resync timer at 60 s, every event
+    still arrives within seconds (a broken wake-up would leave them to the next resync). The
+    latency (tx mined -> callback) is printed, not asserted: it depends on the machine's load."""
     recorder = Recorder()
-    watcher = watch(deployment, anvil, tmp_path, recorder, mode, name=f"latency-{mode}", poll_interval=0.05).start()
+    watcher = watch(deployment, anvil, tmp_path, recorder, "ws", name="wake", resync_interval=60.0).start()
     sent = {}
     try:
-        time.sleep(0.3)
-        for i in range(count):
+        deadline = time.monotonic() + 10
+        while watcher.transport != "ws" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert watcher.transport == "ws"
+        time.sleep(0.2)  # past the sync that follows subscribing
+        for i in range(10):
             tx = set_slash_bps(deployment, admin, 800 + i)  # mined when this returns (automine)
             sent[f"{tx.to_0x_hex()}:0"] = time.perf_counter()
-            recorder.wait_for(i + 1)
-            time.sleep(0.013)  # spread sends over the polling phase
+            recorder.wait_for(i + 1, timeout=10)
     finally:
         watcher.stop()
-    return [(recorder.arrived[k] - t) * 1000 for k, t in sent.items()]
-
-
-def test_websocket_latency_beats_polling(deployment, anvil, admin, tmp_path):
-    ws = latencies(deployment, anvil, admin, tmp_path, "ws")
-    poll = latencies(deployment, anvil, admin, tmp_path, "poll")
-    line = lambda xs: f"p50 {statistics.median(xs):.1f} ms, mean {statistics.mean(xs):.1f} ms, max {max(xs):.1f} ms"
-    print(f"\nevent latency (tx mined -> callback), 30 events each\n  websocket: {line(ws)}\n"
-          f"  polling every 50 ms: {line(poll)}")
-    assert statistics.median(ws) < statistics.median(poll)
-    assert statistics.median(ws) < 50
+    assert list(recorder.arrived) == list(sent)
+    ms = [(recorder.arrived[k] - t) * 1000 for k, t in sent.items()]
+    print(f"\nevent latency over the websocket (tx mined -> callback), 10 events: "
+          f"p50 {statistics.median(ms):.1f} ms, max {max(ms):.1f} ms")
 
 
 def test_killed_watcher_process_resumes_with_nothing_lost(deployment, deployment_file, anvil, admin, tmp_path, w3):
