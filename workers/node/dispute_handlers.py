@@ -179,7 +179,7 @@ def settle_due(ev: HandledEvent) -> None:
     dispute_id = int(args["disputeId"])
     if _read(ctx, "disputeOf", dispute_id).status != VOTING:
         return  # settled already
-    left = int(args["deadline"]) - ctx.view.read(ctx.view.registry, "protocolTime")
+    left = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime")
     if left >= 0:
         hop = int(args["hop"]) + 1
         _schedule_check("SettleDue", f"settle:{dispute_id}:{hop}", {**args, "hop": hop}, countdown=left + 1)
@@ -190,16 +190,16 @@ def settle_due(ev: HandledEvent) -> None:
 # -- held pay ----------------------------------------------------------------------------------
 
 def _disputes_active(ctx: NodeContext) -> bool:
-    return ctx.view.read(ctx.view.registry, "disputeManager") != ZERO_ADDRESS
+    return ctx.view.read(ctx.deployment.registry, "disputeManager") != ZERO_ADDRESS
 
 
 def _release(ctx: NodeContext, task_id: int, round_: int, role: str, hop: int, origin: str) -> None:
     """Release this node's held pay of (task, round) now if it can be, else check again later."""
-    held = ctx.view.read(ctx.view.vault, "heldOf", task_id, round_, ctx.address)
+    held = ctx.view.read(ctx.deployment.vault, "heldOf", task_id, round_, ctx.address)
     if held == 0:
         return  # released (by anyone) or reclaimed
     window_end = _read(ctx, "windowEndOf", task_id, round_)
-    now = ctx.view.read(ctx.view.registry, "protocolTime")
+    now = ctx.view.read(ctx.deployment.registry, "protocolTime")
     wait = release_due_in(window_end, now, _read(ctx, "openDisputesOf", task_id, round_), held)
     if wait:
         _schedule_check("PayReleaseDue", f"release:{task_id}:{round_}:{hop + 1}",
@@ -225,11 +225,11 @@ def _dispute_settled(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     dispute = _read(ctx, "disputeOf", int(ev.args["disputeId"]))
     task_id, round_ = int(dispute.taskId), int(dispute.round)
-    if ctx.view.read(ctx.view.vault, "heldOf", task_id, round_, ctx.address) == 0:
+    if ctx.view.read(ctx.deployment.vault, "heldOf", task_id, round_, ctx.address) == 0:
         return
     if _read(ctx, "openDisputesOf", task_id, round_):
         return  # another dispute of the round is open: its settlement comes back here
-    if ctx.view.read(ctx.view.registry, "protocolTime") <= _read(ctx, "windowEndOf", task_id, round_):
+    if ctx.view.read(ctx.deployment.registry, "protocolTime") <= _read(ctx, "windowEndOf", task_id, round_):
         return  # the PayReleaseDue scheduled at RewardEarned releases it at the window's end
     _send(ctx, _disputes(ctx).releasePay(task_id, round_, ctx.address), done=("NothingHeld",))
 
