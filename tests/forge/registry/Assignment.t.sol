@@ -145,6 +145,16 @@ contract AssignmentTest is RegistryFixture {
         _claim(taskId, trainers[1], Role.Trainer);
     }
 
+    function test_claimSlot_aLostRaceStopsBeforeTheEligibilityChecks() public {
+        // A lost race is mined as a revert: it must not pay for the stake and reputation calls
+        // first, so even a paused node learns only that the slot is gone.
+        _claim(taskId, trainers[0], Role.Trainer);
+        vm.prank(trainers[1]);
+        stakes.setNodePaused(true);
+        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.NoVacantSlot.selector, taskId, Role.Trainer));
+        _claim(taskId, trainers[1], Role.Trainer);
+    }
+
     function test_claimSlot_revertsWhenSamplerSlotsFullOnActiveTask() public {
         _fillSlots(taskId);
         _draw(taskId);
