@@ -18,8 +18,9 @@ node's worker, the process first warms its compute stack (workers.roles.warmup),
 same task id and seeds, so it computes the very same checkpoints (checked: the final checkpoint
 root must equal the network's).
 
-Prints both wall times, where the network's time went (per phase, summed over rounds) and ends
-with `RESULT overhead_ratio=<network / local>`. Goal (issue 3): <= 1.25.
+Prints both wall times, where the network's time went (per phase, summed over rounds, with the
+share of the machine's CPU time that stayed idle in it: /proc/stat, Linux only) and ends with
+`RESULT overhead_ratio=<network / local>`. Goal (issue 3): <= 1.25.
 
 Note: the validators (3 of them, sharing this machine's cores with everything else) replay the
 challenged episodes of each shard and re-execute only the challenged transitions of the
@@ -32,6 +33,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+import threading
 import time
 from collections import defaultdict
 from pathlib import Path
@@ -42,7 +44,48 @@ from workers.demo import run as demo_run  # noqa: E402
 from workers.protocol import Status  # noqa: E402
 
 
-def network_run(rounds: int) -> tuple[float, object, bytes]:
+class CpuIdle:
+    """The machine's idle CPU time over time: /proc/stat's idle and iowait jiffies against all,
+    sampled every `every_s` seconds in a thread while it runs (nothing where there is no
+    /proc/stat)."""
+
+    def __init__(self, every_s: float = 0.05):
+        self.every_s = every_s
+        self.samples: list[tuple[float, int, int]] = []  # (time.time(), idle jiffies, all jiffies)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True, name="cpu idle sampler")
+
+    def __enter__(self):
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc):
+        self._stop.set()
+        self._thread.join()
+
+    def _run(self):
+        while True:
+            try:
+                with open("/proc/stat") as stat:
+                    jiffies = [int(v) for v in stat.readline().split()[1:]]
+            except (OSError, ValueError):
+                return
+            self.samples.append((time.time(), jiffies[3] + jiffies[4], sum(jiffies)))
+            if self._stop.wait(self.every_s):
+                return
+
+    def between(self, start: float, end: float) -> float | None:
+        """The idle share of CPU time from `start` to `end` (time.time()), None with fewer than
+        two samples in between."""
+        inside = [s for s in self.samples if start <= s[0] <= end]
+        if len(inside) < 2 or inside[-1][2] == inside[0][2]:
+            return None
+        return (inside[-1][1] - inside[0][1]) / (inside[-1][2] - inside[0][2])
+
+
+def network_run(rounds: int, cpu: CpuIdle | None = None) -> tuple[float, float, object, bytes]:
+    """(wall seconds, time.time() at the submission, the Demo, the final checkpoint root);
+    `cpu` samples the machine's idle time while the task runs."""
     demo = demo_run.Demo(Path(tempfile.mkdtemp(prefix="decentrl-overhead-")), keep=False,
                          task={"num_rounds": rounds}, live_eval=False)
     try:
@@ -50,27 +93,50 @@ def network_run(rounds: int) -> tuple[float, object, bytes]:
         demo.start_nodes()
         started = time.time()
         demo.submit()
-        demo.follow(started)
+        if cpu is None:
+            demo.follow(started)
+        else:
+            with cpu:
+                demo.follow(started)
         wall = demo.timeline[-1][0]  # the last event of the task: it ended there
         task = demo.dep.registry.functions.taskOf(demo.task_id).call()
         if Status(task.status) != Status.COMPLETED:
             raise SystemExit(f"the network's task ended {Status(task.status).name.lower()}, not completed")
-        return wall, demo, bytes(task.checkpointRoot)
+        return wall, started, demo, bytes(task.checkpointRoot)
     finally:
         demo.stop()
 
 
-def phase_times(timeline: list) -> dict[str, float]:
-    """Seconds spent from each phase's start to the next state change, summed over rounds."""
+def phase_spans(timeline: list) -> list[tuple[str, float, float]]:
+    """(phase, start, end) in the timeline's seconds: the claims and draw until the first phase,
+    then each phase from its start to the next state change."""
     marks = [(t, demo_run.PHASE_NAMES[int(a["phase"])]) for t, name, a in timeline if name == "PhaseStarted"]
     ends = [t for t, name, _ in timeline if name in ("PhaseStarted", "TaskStatusChanged")]
-    out = defaultdict(float)
-    first_phase = marks[0][0] if marks else timeline[-1][0]
-    out["claims + draw"] = first_phase
+    spans = [("claims + draw", 0.0, marks[0][0] if marks else timeline[-1][0])]
     for t, phase in marks:
         later = [u for u in ends if u > t]
-        out[phase] += (later[0] if later else timeline[-1][0]) - t
+        spans.append((phase, t, later[0] if later else timeline[-1][0]))
+    return spans
+
+
+def phase_times(timeline: list) -> dict[str, float]:
+    """Seconds spent from each phase's start to the next state change, summed over rounds."""
+    out = defaultdict(float)
+    for phase, start, end in phase_spans(timeline):
+        out[phase] += end - start
     return dict(out)
+
+
+def phase_idle(timeline: list, started: float, cpu: CpuIdle) -> dict[str, float]:
+    """Each phase's idle share of CPU time over its rounds, weighted by their lengths (phases too
+    short for two samples left out)."""
+    idle, length = defaultdict(float), defaultdict(float)
+    for phase, start, end in phase_spans(timeline):
+        share = cpu.between(started + start, started + end)
+        if share is not None:
+            idle[phase] += share * (end - start)
+            length[phase] += end - start
+    return {phase: idle[phase] / length[phase] for phase in idle if length[phase] > 0}
 
 
 def local_run(spec, task_id: int, rounds: int, samplers: int) -> tuple[float, bytes]:
@@ -91,14 +157,17 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=demo_run.TASK["num_rounds"])
     args = parser.parse_args()
 
-    net_wall, demo, net_root = network_run(args.rounds)
+    cpu = CpuIdle()
+    net_wall, started, demo, net_root = network_run(args.rounds, cpu)
+    idle = phase_idle(demo.timeline, started, cpu)
     samplers = demo.task["num_samplers"]
     local_wall, local_root = local_run(demo.spec, demo.task_id, args.rounds, samplers)
     same = local_root == net_root
     print(f"\nnetwork   {net_wall:7.1f} s  ({args.rounds} rounds, {samplers} samplers, 1 trainer, "
           f"{demo.task['num_validators']} validators; submission to settlement)")
     for phase, seconds in phase_times(demo.timeline).items():
-        print(f"  {phase:<14}{seconds:7.1f} s")
+        share = f"   CPU idle {idle[phase]:4.0%}" if phase in idle else ""
+        print(f"  {phase:<14}{seconds:7.1f} s{share}")
     print(f"local     {local_wall:7.1f} s  (the same rounds in one process)")
     print(f"checkpoint roots {'equal' if same else 'DIFFER'}: network 0x{net_root.hex()[:16]}.., local 0x{local_root.hex()[:16]}..")
     if not same:

@@ -64,6 +64,27 @@ def test_phase_times_sum_each_phase_over_rounds():
     assert abs(sum(times.values()) - 13.0) < 1e-9
 
 
+def test_phase_idle_weights_each_phase_by_its_rounds():
+    timeline = [(1.0, "TaskStatusChanged", {"status": 1}), (3.0, "PhaseStarted", {"phase": 0}),
+                (4.0, "PhaseStarted", {"phase": 2}), (7.0, "PhaseStarted", {"phase": 4}),
+                (8.0, "PhaseStarted", {"phase": 0}), (9.0, "PhaseStarted", {"phase": 2}),
+                (10.0, "PhaseStarted", {"phase": 4}), (12.0, "TaskStatusChanged", {"status": 3})]
+    started, cpu = 100.0, overhead.CpuIdle()
+
+    def share(t):  # the idle share at t: attest 0.5 in round 0 (1 s) and 0.8 in round 1 (2 s)
+        phase = next((p for p, a, b in overhead.phase_spans(timeline) if a <= t < b), None)  # None: the end
+        return {"train-commit": 1.0, "attest": 0.5 if t < 8 else 0.8}.get(phase, 0.25)
+
+    idle = 0
+    for k in range(121):  # a sample every 0.1 s, 10 jiffies apart
+        cpu.samples.append((started + k / 10, idle, 10 * k))
+        idle += 10 * share(k / 10)
+    got = overhead.phase_idle(timeline, started, cpu)
+    want = {"claims + draw": 0.25, "sample-commit": 0.25, "train-commit": 1.0, "attest": (0.5 + 2 * 0.8) / 3}
+    assert got.keys() == want.keys() and all(abs(got[p] - want[p]) < 1e-9 for p in want), got
+    assert cpu.between(started + 50, started + 60) is None  # no samples there
+
+
 def test_latency_bench_runs_on_a_small_network():
     run = subprocess.run([sys.executable, str(ROOT / "bench" / "latency.py"), "--tasks", "2", "--requesters", "1",
                           "--samplers", "1", "--trainers", "1", "--validators", "3", "--timeout", "240"],
