@@ -36,6 +36,7 @@ import tempfile
 import threading
 import time
 from collections import defaultdict
+from contextlib import nullcontext
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -93,11 +94,8 @@ def network_run(rounds: int, cpu: CpuIdle | None = None) -> tuple[float, float, 
         demo.start_nodes()
         started = time.time()
         demo.submit()
-        if cpu is None:
+        with cpu or nullcontext():
             demo.follow(started)
-        else:
-            with cpu:
-                demo.follow(started)
         wall = demo.timeline[-1][0]  # the last event of the task: it ended there
         task = demo.dep.registry.functions.taskOf(demo.task_id).call()
         if Status(task.status) != Status.COMPLETED:
