@@ -33,10 +33,6 @@ log = logging.getLogger(__name__)
 
 ZERO_ADDRESS = "0x" + "00" * 20
 
-# IDisputeManager.Status
-DRAWING, VOTING, UPHELD, DISMISSED, VOID = (DisputeStatus.DRAWING, DisputeStatus.VOTING, DisputeStatus.UPHELD,
-                                              DisputeStatus.DISMISSED, DisputeStatus.VOID)
-
 PENDING_RECHECK_S = 30.0
 """How long a pay release waits before it looks again when a dispute of its round is open (a
 DisputeSettled also triggers a release at once)."""
@@ -81,7 +77,7 @@ def _read(ctx: NodeContext, name: str, *args):
 def draw_jurors(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     dispute_id = int(ev.args["disputeId"])
-    if _read(ctx, "disputeOf", dispute_id).status != DRAWING:
+    if _read(ctx, "disputeOf", dispute_id).status != DisputeStatus.DRAWING:
         return  # drawn already (a draw re-arms while seats remain)
     send_draw(ctx, int(ev.args["seedBlock"]), _disputes(ctx).drawJurors(dispute_id), done=("WrongDisputeStatus",))
 
@@ -144,7 +140,7 @@ def voting_started(ev: HandledEvent) -> None:
     _schedule_check("SettleDue", f"settle:{dispute_id}:0",
                     {"disputeId": dispute_id, "deadline": deadline, "hop": 0, "origin": ev.key})
     dispute = _read(ctx, "disputeOf", dispute_id)
-    if dispute.status != VOTING:
+    if dispute.status != DisputeStatus.VOTING:
         return
     seated = my_seat(ctx, dispute_id, int(dispute.jurorCount))
     if seated is None or seated[1].voted:
@@ -168,7 +164,7 @@ def _settle(ctx: NodeContext, dispute_id: int) -> None:
 def juror_voted(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     dispute = _read(ctx, "disputeOf", int(ev.args["disputeId"]))
-    if dispute.status == VOTING and dispute.upholdVotes + dispute.dismissVotes == dispute.jurorCount:
+    if dispute.status == DisputeStatus.VOTING and dispute.upholdVotes + dispute.dismissVotes == dispute.jurorCount:
         _settle(ctx, int(ev.args["disputeId"]))
 
 
@@ -177,7 +173,7 @@ def settle_due(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     args = ev.args
     dispute_id = int(args["disputeId"])
-    if _read(ctx, "disputeOf", dispute_id).status != VOTING:
+    if _read(ctx, "disputeOf", dispute_id).status != DisputeStatus.VOTING:
         return  # settled already
     left = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime")
     if left >= 0:

@@ -19,8 +19,7 @@ from network import NODE_SETTINGS
 from workers.chain.keystore import PASSWORD_ENV
 from workers.cli import cli
 from workers.localnet.chain import TOKEN, Ticker
-from workers.node.dispute_handlers import DISMISSED, UPHELD
-from workers.protocol import Phase, Role, Status, Verdict
+from workers.protocol import DisputeStatus, Phase, Role, Status, Verdict
 
 WINDOW_S, VOTE_WINDOW_S = 3600, 600  # the contract's least windows
 BOND = 100 * TOKEN
@@ -77,11 +76,11 @@ def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(tmp_path):
             disputer.sender.send(disputes.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
             ids[node.name] = disputes.disputeCount().call()
 
-        settled = lambda: all(disputes.disputeOf(i).call().status in (UPHELD, DISMISSED)  # noqa: E731
-                              for i in ids.values())
+        decided = (DisputeStatus.UPHELD, DisputeStatus.DISMISSED)
+        settled = lambda: all(disputes.disputeOf(i).call().status in decided for i in ids.values())  # noqa: E731
         wait_for("both disputes settled by the jurors' votes", settled)
-        assert disputes.disputeOf(ids["sampler0"]).call().status == DISMISSED
-        assert disputes.disputeOf(ids["sampler1"]).call().status == UPHELD
+        assert disputes.disputeOf(ids["sampler0"]).call().status == DisputeStatus.DISMISSED
+        assert disputes.disputeOf(ids["sampler1"]).call().status == DisputeStatus.UPHELD
         votes = {(e.args.disputeId, e.args.juror): e.args.uphold
                  for e in d.disputes.events.JurorVoted().get_logs(from_block=block)}
         assert votes == {**{(ids["sampler0"], j.address): False for j in jurors},
