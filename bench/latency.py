@@ -23,7 +23,8 @@ the nodes use (websocket wake-up, then HTTP reads) and stamps each event when it
   mined);
 - sync latency: the trainer's ResultRevealed arrives -> the vote that reaches quorum
   (ceil(2n/3) of the n validators) arrives: an Attested, or an AggregateAttested carrying
-  several validators' votes (the validators aggregate through their relay, SPECIFICATION 5.5.2). It includes the validators' re-execution of the
+  several validators' votes (a task's 3 validators each attest alone: fewer than an aggregate pays
+  for, SPECIFICATION 5.5.2). It includes the validators' re-execution of the
   round, on this machine's CPU shared by every node.
 Both observations see a block the same way, so their difference is the network's own time.
 Prints p50 / p95 / mean of each and ends with

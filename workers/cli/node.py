@@ -11,7 +11,7 @@ import click
 from workers.cli.common import ROLE_NAMES, fmt_drl, parse_drl, Context, send, role_of
 from workers.cli.group import cli
 from workers.rl.config import DEVICES
-from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S
+from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS
 
 
 @cli.group()
@@ -162,13 +162,16 @@ def node_status(obj: Context, address):
 @click.option("--attest-fallback", type=click.FloatRange(min=0), default=ATTEST_FALLBACK_S, show_default=True,
               help="Seconds after posting its signature before a validator no aggregate covered attests alone "
                    "(capped at half the time left in the Attest phase).")
+@click.option("--aggregate-min-signers", type=click.IntRange(min=2), default=MIN_AGGREGATE_SIGNERS, show_default=True,
+              help="Aggregate a round's votes only when at least this many validators can join; with fewer, "
+                   "each attests alone (an aggregate costs about as much gas as three single votes).")
 @click.option("--trainer-device", type=click.Choice(DEVICES), default="auto", show_default=True,
               help="Where the trainer's PPO update runs (auto: CUDA when torch sees a GPU). A CPU update is "
                    "re-executed by validators bit for bit, a CUDA one within a tolerance; small policies train "
                    "faster on the CPU.")
 @click.pass_obj
 def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_days, metrics_port, health_interval,
-               log_format, attest_relay, aggregate_wait, attest_fallback, trainer_device):
+               log_format, attest_relay, aggregate_wait, attest_fallback, aggregate_min_signers, trainer_device):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
@@ -207,7 +210,7 @@ def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_day
                            store_dir=obj.store_dir, ipfs_api=ipfs_api, address=account.address,
                            retention_s=retention_days * 24 * 3600, attest_relay=attest_relay or None,
                            aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback,
-                           trainer_device=trainer_device)
+                           aggregate_min_signers=aggregate_min_signers, trainer_device=trainer_device)
         config = node_config(service.url, f"node-{account.address[2:10].lower()}", extra)
         sup = supervisor(config, names, concurrency=concurrency, env={PASSWORD_ENV: password}, log_format=log_format)
         checker = HealthChecker(sup, obj.rpc, str(obj.deployment_file()), account.address, str(obj.store_dir),

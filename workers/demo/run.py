@@ -10,7 +10,8 @@
    Celery worker for its role plus the chain watcher, under a Supervisor);
 5. the requester signs the CreateTask request (EIP-712) and a permit for the bounty, and submits
    the demo task (workers.spec.DEMO_CARTPOLE) with workers.cli.create_task;
-6. shows the task's phases, votes (the validators' aggregate attestations: workers.node.relay),
+6. shows the task's phases, votes (each validator's attest: three are too few for a BLS aggregate
+   to pay, workers.roles.aggregation.MIN_AGGREGATE_SIGNERS),
    verdicts and rounds as the events arrive, with each accepted
    checkpoint's mean return (a quick 10-episode evaluation) and the samplers' training return;
 7. at the end: the final checkpoint verified against the on-chain checkpointRoot and evaluated

@@ -3,8 +3,9 @@ ticker, one embedded Redis with a database per account, one content store (a sha
 store folder, or a real IPFS node's API), and one node per (name, role): its own account in an
 encrypted keystore, ETH, DRL and a stake at its role's minimum, and its processes (a Celery worker
 for its role plus the chain watcher, from workers.node.handlers) under a Supervisor. Validators
-register their BLS keys and share one attestation relay (database 0 of the Redis), so they vote
-in aggregates (workers.node.relay).
+register their BLS keys and share one attestation relay (database 0 of the Redis), so a task's
+validators vote in aggregates where enough of them can join one (workers.node.relay,
+workers.roles.aggregation.worth_aggregating).
 
 Requesters are plain funded accounts (`account`). The caller starts the nodes, drives tasks and
 stops everything; `supervise` restarts dead node processes in the background."""
@@ -144,7 +145,7 @@ class LocalNetwork:
         """A staked node (`stake` wei, default its role's minimum) with its Supervisor, not started.
         A validator registers its BLS key. attest_relay: "shared" (the network's relay_url), None
         (the node's own Redis database: a relay no other node sees), "off", or a URL; `extra`:
-        other node_extra settings (aggregate_wait_s, attest_fallback_s)."""
+        other node_extra settings (aggregate_wait_s, attest_fallback_s, aggregate_min_signers)."""
         from workers.node.relay import ensure_bls_key
 
         base = self.account(name, drl)

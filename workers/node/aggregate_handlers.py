@@ -1,7 +1,8 @@
 """A validator's vote once it has verified a round (SPECIFICATION.md 5.5.2): its BLS signature
 goes to the attestation relay (workers.node.relay), the round's aggregator sends one
 attestAggregate for every validator that agrees, and a validator that no aggregate covered by its
-fallback time, or that has no relay or no registered key, attests alone.
+fallback time, or that has no relay or no registered key, attests alone; so does every validator
+of a round too small for an aggregate to pay (workers.roles.aggregation.worth_aggregating).
 
 Handlers (validator): AggregateCheck, the aggregator looking at the relay (soon after posting,
 then up to every aggregation.RELAY_LOOK_S: aggregation.next_look) and at the chain, for who can
@@ -90,8 +91,10 @@ def _attest_alone(ctx: NodeContext, task_id: int, bitmap: int) -> None:
 def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
     """Votes `bitmap` for this node's validator slot: its BLS signature goes to the relay, and the
     round's aggregator (workers.roles.aggregation.choose_aggregator) sends one attestAggregate for
-    every validator that agrees; a node without a relay or a registered key, one that disagrees
-    with the aggregator's bitmap, and one no aggregate covered by its fallback time attest alone."""
+    every validator that agrees; a node without a relay or a registered key, a round with fewer
+    validators that can join than the node's aggregate_min_signers (aggregation.worth_aggregating:
+    an aggregate would cost more gas), one that disagrees with the aggregator's bitmap, and one no
+    aggregate covered by its fallback time attest alone."""
     from workers.node.relay import RelayEntry, has_key
     from workers.roles import aggregation
 
@@ -102,6 +105,12 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
     if not has_key(ctx.deployment, ctx.address, _bls_key(ctx)):
         log.warning("task %d round %d: this node's BLS key is not registered (decentrl node start registers it); "
                     "attesting alone", task_id, round_)
+        return _attest_alone(ctx, task_id, bitmap)
+    voters = _round_voters(ctx, task_id, round_, task.num_validators)
+    min_signers = int(ctx.extra.get("aggregate_min_signers", aggregation.MIN_AGGREGATE_SIGNERS))
+    if not aggregation.worth_aggregating(len(voters.candidates), min_signers):
+        log.info("task %d round %d: %d validators can join an aggregate (fewer than %d): attesting alone, which "
+                 "costs less gas", task_id, round_, len(voters.candidates), min_signers)
         return _attest_alone(ctx, task_id, bitmap)
     signature = _signature(ctx, task_id, round_, bitmap)
     try:
@@ -114,7 +123,6 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
                             float(ctx.extra.get("attest_fallback_s", aggregation.ATTEST_FALLBACK_S)))
     args = {"taskId": task_id, "round": round_, "slot": slot, "bitmap": bitmap, "aggregateBy": plan.aggregate_by,
             "fallbackAt": plan.fallback_at, "hop": 0}
-    voters = _round_voters(ctx, task_id, round_, task.num_validators)
     aggregator = aggregation.choose_aggregator(task_id, round_, voters.candidates)
     log.info("task %d round %d: posted slot %d's vote %s to the relay; aggregator slot %s", task_id, round_, slot,
              bin(bitmap), aggregator)

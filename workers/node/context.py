@@ -11,6 +11,7 @@ NodeConfig.extra carries the node's chain and storage settings (see `node_extra`
     ipfs_api     multiaddr of an IPFS node's RPC API (optional)
     attest_relay the attestation relay's Redis URL (workers.node.relay; default: redis_url; "off")
     aggregate_wait_s, attest_fallback_s   aggregation timing (workers.roles.aggregation.plan)
+    aggregate_min_signers   the fewest validators that can join for which a round is aggregated
     trainer_device  where the trainer's update runs: "auto" (CUDA when available), "cpu", "cuda"
     address      which keystore of node_dir to use (optional when there is only one)
     confirmations, poll_interval   watcher settings (default 0 and 0.05 s)
@@ -41,7 +42,7 @@ from workers.chain.sender import TxSender
 from workers.chain.view import ChainView
 from workers.node.config import NodeConfig
 from workers.rl.config import DEVICES
-from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S
+from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS
 from workers.storage.store import ContentStore, open_store
 
 
@@ -50,24 +51,30 @@ def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, st
                confirmations: int = 0, poll_interval: float = 0.05, retention_s: float = 7 * 24 * 3600.0,
                gc_interval_s: float = 3600.0, attest_relay: str | None = None,
                aggregate_wait_s: float = AGGREGATE_WAIT_S, attest_fallback_s: float = ATTEST_FALLBACK_S,
-               trainer_device: str = "auto") -> dict:
+               aggregate_min_signers: int = MIN_AGGREGATE_SIGNERS, trainer_device: str = "auto") -> dict:
     """The NodeConfig.extra dict the handlers read (module doc). retention_s: how long the node's
     store keeps unpinned intermediate results (rollouts, checkpoints); the watcher drops older
     ones every gc_interval_s. attest_relay: the Redis where the task's validators exchange BLS
     signatures (None: the node's own Redis; "off": always vote alone); an aggregator waits up to
     aggregate_wait_s for the others' signatures, and a validator no aggregate covered within
-    attest_fallback_s votes alone (both capped inside the Attest deadline: SPECIFICATION 5.5.2).
+    attest_fallback_s votes alone (both capped inside the Attest deadline: SPECIFICATION 5.5.2);
+    a round with fewer than aggregate_min_signers validators that can join is voted alone (an
+    aggregate would cost more gas: workers.roles.aggregation.MIN_AGGREGATE_SIGNERS).
     trainer_device: a CPU trace is re-executed bit for bit, a CUDA one within a tolerance
     (SPECIFICATION 12); for small policies the CPU is also the faster (docs/benchmarks.md)."""
     if aggregate_wait_s < 0 or attest_fallback_s < 0:
         raise ValueError("aggregate_wait_s and attest_fallback_s must be >= 0")
+    if aggregate_min_signers < 2:
+        raise ValueError(f"aggregate_min_signers must be >= 2 (an aggregate carries two votes or more), "
+                         f"got {aggregate_min_signers}")
     if trainer_device not in DEVICES:
         raise ValueError(f"trainer_device must be one of {', '.join(DEVICES)}, got {trainer_device!r}")
     return {"rpc_url": rpc_url, "ws_url": ws_url, "deployment": str(deployment), "node_dir": str(node_dir),
             "store_dir": str(store_dir), "ipfs_api": ipfs_api, "address": address,
             "confirmations": confirmations, "poll_interval": poll_interval, "retention_s": retention_s,
             "gc_interval_s": gc_interval_s, "attest_relay": attest_relay, "aggregate_wait_s": aggregate_wait_s,
-            "attest_fallback_s": attest_fallback_s, "trainer_device": trainer_device}
+            "attest_fallback_s": attest_fallback_s, "aggregate_min_signers": aggregate_min_signers,
+            "trainer_device": trainer_device}
 
 
 @dataclass(frozen=True)

@@ -34,10 +34,11 @@ SPEC = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=256, challenges_per_sa
                            ppo=dataclasses.replace(DEMO_CARTPOLE.ppo, batch_size=64, update_epochs=4))
 NODE_SETTINGS = dict(retry_backoff=1, retry_backoff_max=4, retry_jitter=False, max_retries=8,
                      soft_time_limit=8, time_limit=10, lease_s=3, visibility_timeout=15, restore_interval=1)
-TIMING = dict(aggregate_wait_s=6.0, attest_fallback_s=10.0)
+TIMING = dict(aggregate_wait_s=6.0, attest_fallback_s=10.0, aggregate_min_signers=2)
 """Shared-relay validators: the aggregator waits up to 6 s for the other's signature; a validator
-no aggregate covered attests alone 10 s after posting."""
-LONER_TIMING = dict(aggregate_wait_s=6.0, attest_fallback_s=20.0)
+no aggregate covered attests alone 10 s after posting. Three validators are fewer than an
+aggregate pays for (aggregation.MIN_AGGREGATE_SIGNERS), so these nodes aggregate from two up."""
+LONER_TIMING = dict(aggregate_wait_s=6.0, attest_fallback_s=20.0, aggregate_min_signers=2)
 """The loner falls back later than the aggregate takes, so that its slot is still a candidate (and
 its garbage entry in the aggregate's way) when the aggregator aggregates."""
 PARAMS = dict(bounty=900 * TOKEN, num_samplers=1, num_validators=3, num_rounds=3, claim_window=600,

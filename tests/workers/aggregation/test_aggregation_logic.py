@@ -1,4 +1,5 @@
-"""workers/roles/aggregation.py, the plain logic of SPECIFICATION.md 5.5.2: who aggregates, when a
+"""workers/roles/aggregation.py, the plain logic of SPECIFICATION.md 5.5.2: whether a round is
+aggregated, who aggregates, when a
 validator gives up on the aggregate, which relay entries join it, and how votes that would make
 the chain refuse it are found and dropped (the chain's answer is a stand-in `check` here; the
 tests in test_aggregate_round.py ask the real contracts)."""
@@ -6,11 +7,21 @@ import pytest
 
 from workers.crypto.bls import BlsKey, aggregate_g1, is_g1
 from workers.node.relay import RelayEntry
-from workers.roles.aggregation import (CHAIN_LOOK_S, FIRST_LOOK_S, RELAY_LOOK_S, Rejection, Vote, agreeing,
-                                       choose_aggregator, find_invalid, next_look, plan, relay_look_only, settle)
+from workers.roles.aggregation import (CHAIN_LOOK_S, FIRST_LOOK_S, MIN_AGGREGATE_SIGNERS, RELAY_LOOK_S, Rejection,
+                                       Vote, agreeing, choose_aggregator, find_invalid, next_look, plan,
+                                       relay_look_only, settle, worth_aggregating)
 
 NODES = {v: "0x" + f"{v + 1:02x}" * 20 for v in range(4)}
 KEYS = {v: (v, v, v, v) for v in range(4)}
+
+
+def test_a_round_is_aggregated_only_from_the_gas_break_even_up():
+    # bench/attest_gas.py: an aggregate costs about three single votes, so three candidates vote alone
+    assert MIN_AGGREGATE_SIGNERS == 4
+    assert [worth_aggregating(n) for n in range(6)] == [False, False, False, False, True, True]
+    assert [worth_aggregating(n, min_signers=2) for n in range(4)] == [False, False, True, True]
+    with pytest.raises(ValueError, match="min_signers must be >= 2"):
+        worth_aggregating(5, min_signers=1)
 
 
 def test_the_aggregator_rotates_with_the_round_among_the_candidates():

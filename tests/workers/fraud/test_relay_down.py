@@ -9,18 +9,23 @@ from workers.protocol import Role, Verdict
 DEAD_PORT = 9299
 
 
-def test_validators_attest_alone_when_the_relay_is_down(tmp_path):
+def test_validators_attest_alone_when_the_relay_is_down(tmp_path, caplog):
     with socket.socket() as probe:
         assert probe.connect_ex(("127.0.0.1", DEAD_PORT)) != 0, f"port {DEAD_PORT} must be free for this test"
     net = FraudNet(tmp_path)
     try:
         dead = f"redis://127.0.0.1:{DEAD_PORT}/0"
+        # two validators aggregate only when asked to from two up (by default they would vote alone)
         nodes = {"sampler": [net.add_node("sampler0", "sampler")], "trainer": [net.add_node("trainer", "trainer")],
-                 "validator": [net.add_node(f"validator{i}", "validator", attest_relay=dead) for i in range(2)]}
+                 "validator": [net.add_node(f"validator{i}", "validator", attest_relay=dead, aggregate_min_signers=2)
+                               for i in range(2)]}
         task_id = net.create_task(num_samplers=1, num_validators=2)
         start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
         block = net.w3.eth.block_number + 1
-        play_round(net, task_id, nodes)
+        with caplog.at_level("WARNING", logger="workers.node.aggregate_handlers"):
+            play_round(net, task_id, nodes)
+        assert [r.getMessage().split(":")[0] for r in caplog.records if "relay unavailable" in r.getMessage()] == [
+            f"task {task_id} round 0"]  # the first tried the relay; then the other had nobody to aggregate with
         seen = outcome(net, task_id, block)
         registry = net.deployment.registry
         votes = [e.args for e in registry.events.Attested().get_logs(from_block=block) if e.args.taskId == task_id]

@@ -124,6 +124,17 @@ def test_claiming_roles_count_only_the_nodes_own_handler_modules():
     assert not table.claims_for("sampler", [__name__])
 
 
+def test_the_aggregate_minimum_is_a_node_setting_of_two_or_more():
+    from workers.node.context import node_extra
+    from workers.roles.aggregation import MIN_AGGREGATE_SIGNERS
+
+    settings = dict(rpc_url="http://127.0.0.1:1", deployment="d.json", node_dir="n", store_dir="s")
+    assert node_extra(**settings)["aggregate_min_signers"] == MIN_AGGREGATE_SIGNERS
+    assert node_extra(**settings, aggregate_min_signers=2)["aggregate_min_signers"] == 2
+    with pytest.raises(ValueError, match="aggregate_min_signers must be >= 2"):
+        node_extra(**settings, aggregate_min_signers=1)
+
+
 def test_the_trainer_device_is_the_nodes_choice(monkeypatch):
     from types import SimpleNamespace
 
