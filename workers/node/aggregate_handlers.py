@@ -99,6 +99,17 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
     from workers.roles import aggregation
 
     task_id, round_ = task.task_id, task.round
+    min_signers = int(ctx.extra.get("aggregate_min_signers", aggregation.MIN_AGGREGATE_SIGNERS))
+
+    def too_few(candidates: int) -> bool:
+        if aggregation.worth_aggregating(candidates, min_signers):
+            return False
+        log.info("task %d round %d: %d validators can join an aggregate (fewer than %d): attesting alone, which "
+                 "costs less gas", task_id, round_, candidates, min_signers)
+        return True
+
+    if too_few(task.num_validators):  # no round of this task can pay: decided without a chain read
+        return _attest_alone(ctx, task_id, bitmap)
     relay = _relay(ctx)
     if relay is None:
         return _attest_alone(ctx, task_id, bitmap)
@@ -107,10 +118,7 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
                     "attesting alone", task_id, round_)
         return _attest_alone(ctx, task_id, bitmap)
     voters = _round_voters(ctx, task_id, round_, task.num_validators)
-    min_signers = int(ctx.extra.get("aggregate_min_signers", aggregation.MIN_AGGREGATE_SIGNERS))
-    if not aggregation.worth_aggregating(len(voters.candidates), min_signers):
-        log.info("task %d round %d: %d validators can join an aggregate (fewer than %d): attesting alone, which "
-                 "costs less gas", task_id, round_, len(voters.candidates), min_signers)
+    if too_few(len(voters.candidates)):
         return _attest_alone(ctx, task_id, bitmap)
     signature = _signature(ctx, task_id, round_, bitmap)
     try:
