@@ -290,9 +290,15 @@ class Demo:
         aggregates = [a for _, name, a in self.timeline if name == "AggregateAttested"]
         alone = [a for _, name, a in self.timeline if name == "Attested"]
         self.attest_counts = {"aggregate": len(aggregates), "attest": len(alone)}
-        say(f"votes     {len(aggregates)} attestAggregate transactions carrying "
-            f"{sum(bin(int(a['signerBitmap'])).count('1') for a in aggregates)} validator votes, "
-            f"{len(alone)} individual attest transactions")
+        if aggregates:
+            say(f"votes     {len(aggregates)} attestAggregate transactions carrying "
+                f"{sum(bin(int(a['signerBitmap'])).count('1') for a in aggregates)} validator votes, "
+                f"{len(alone)} individual attest transactions")
+        else:
+            from workers.roles.aggregation import MIN_AGGREGATE_SIGNERS
+
+            say(f"votes     {len(alone)} individual attest transactions (an aggregate pays from "
+                f"{MIN_AGGREGATE_SIGNERS} validators up)")
         self.final_return = mean
         self.plot(curve, mean)
         return mean
