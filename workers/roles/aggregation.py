@@ -1,7 +1,8 @@
 """Aggregate attestations, the plain logic (SPECIFICATION.md 5.5.2): whether a round's votes are
-aggregated at all, who aggregates it, when each validator gives up on the aggregate and votes alone, which relay entries go into an aggregate,
-and how entries that would make it revert are found and dropped. No chain, no Redis, no Celery:
-workers.node.relay and the validator handlers feed it what they read and send what it decides.
+aggregated at all, who aggregates it, when each validator gives up on the aggregate and votes
+alone, which relay entries go into an aggregate, and how entries that would make it revert are
+found and dropped. No chain, no Redis, no Celery: workers.node.relay and the validator handlers
+feed it what they read and send what it decides.
 
 The relay that carries the signatures is untrusted (it can withhold entries or inject garbage), so
 nothing read from it is believed: an entry counts only with the chain's holder of its slot, the
