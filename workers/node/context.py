@@ -42,7 +42,7 @@ from workers.chain.sender import TxSender
 from workers.chain.view import ChainView
 from workers.node.config import NodeConfig
 from workers.rl.config import DEVICES
-from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS
+from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS, check_min_signers
 from workers.storage.store import ContentStore, open_store
 
 
@@ -64,9 +64,7 @@ def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, st
     (SPECIFICATION 12); for small policies the CPU is also the faster (docs/benchmarks.md)."""
     if aggregate_wait_s < 0 or attest_fallback_s < 0:
         raise ValueError("aggregate_wait_s and attest_fallback_s must be >= 0")
-    if aggregate_min_signers < 2:
-        raise ValueError(f"aggregate_min_signers must be >= 2 (an aggregate carries two votes or more), "
-                         f"got {aggregate_min_signers}")
+    check_min_signers(aggregate_min_signers)
     if trainer_device not in DEVICES:
         raise ValueError(f"trainer_device must be one of {', '.join(DEVICES)}, got {trainer_device!r}")
     return {"rpc_url": rpc_url, "ws_url": ws_url, "deployment": str(deployment), "node_dir": str(node_dir),

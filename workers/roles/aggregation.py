@@ -45,13 +45,19 @@ def choose_aggregator(task_id: int, round_: int, candidates: Sequence[int]) -> i
     return ordered[(task_id + round_) % len(ordered)]
 
 
+def check_min_signers(min_signers: int) -> int:
+    """`min_signers` if it is a valid aggregate_min_signers setting, else ValueError."""
+    if min_signers < 2:
+        raise ValueError(f"aggregate_min_signers must be >= 2 (an aggregate carries two votes or more), "
+                         f"got {min_signers}")
+    return min_signers
+
+
 def worth_aggregating(candidates: int, min_signers: int = MIN_AGGREGATE_SIGNERS) -> bool:
     """Whether a round with `candidates` validators that can join an aggregate is aggregated (at
     least `min_signers` of them, MIN_AGGREGATE_SIGNERS by default) or voted alone. Every validator
     of the round reads the same candidates from the chain, so they all decide the same way."""
-    if min_signers < 2:
-        raise ValueError(f"min_signers must be >= 2 (an aggregate carries two votes or more), got {min_signers}")
-    return candidates >= min_signers
+    return candidates >= check_min_signers(min_signers)
 
 
 @dataclass(frozen=True)
