@@ -73,7 +73,7 @@ class Node(Wallet):
 
         child = self.child(name)
         os.killpg(child.pid, signal.SIGKILL)
-        child.process.wait()
+        child.wait()
         return child.pid
 
 
@@ -240,9 +240,10 @@ class LocalNetwork:
         if self._supervising is not None and self._supervising.is_alive():
             self._supervising.join()
         from workers.node.state import clear_node_state
+        from workers.node.supervisor import stop_all
 
+        stop_all([node.sup for node in self.nodes])
         for node in self.nodes:
-            node.sup.stop()
             clear_node_state(node.node_dir)
         if self.ticker is not None:
             self.ticker.stop()

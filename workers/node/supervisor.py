@@ -2,9 +2,10 @@
 one of its roles claims new work (validators are drawn, not claiming), the claim lane: one worker
 serving those roles' claim queues (config.CLAIM_LANE).
 
-Each child is a real process in its own session (so its pool children stop with it), with its
-output in <node_dir>/logs/<name>.log (JSON lines: workers.node.logs). check() restarts children
-that died; stop() sends SIGTERM to each child's process group and SIGKILL after a timeout.
+Each child is a real process in its own session (so its pool children stop with it), forked from
+a fork server that loaded the node's libraries once (workers.node.spawn), with its output in
+<node_dir>/logs/<name>.log (JSON lines: workers.node.logs). check() restarts children that died;
+stop() sends SIGTERM to each child's process group and SIGKILL after a timeout.
 
 Metrics: every child records its Prometheus metrics in <node_dir>/metrics (PROMETHEUS_MULTIPROC_DIR,
 emptied at the first start; workers.node.metrics serves their sum); check() also drops the live
@@ -19,13 +20,13 @@ from __future__ import annotations
 import importlib
 import os
 import signal
-import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from multiprocessing.process import BaseProcess
 from pathlib import Path
 
-from workers.node import logs, metrics
+from workers.node import logs, metrics, spawn
 from workers.node.dispatch import DISPATCH
 from workers.node.config import CLAIM_LANE, ENV_VAR, ROLE_QUEUES, NodeConfig, claim_queue
 
@@ -37,7 +38,7 @@ class Child:
     name: str
     argv: list[str]
     log_path: Path
-    process: subprocess.Popen | None = None
+    process: BaseProcess | None = None  # a multiprocessing process: workers.node.spawn.start
     restarts: int = 0
     started_at: float = 0.0
 
@@ -45,8 +46,19 @@ class Child:
     def pid(self) -> int | None:
         return self.process.pid if self.process else None
 
+    @property
+    def returncode(self) -> int | None:
+        """Its exit status once it ended (-N: killed by signal N), else None."""
+        return self.process.exitcode if self.process else None
+
     def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
+        return self.process is not None and self.process.is_alive()
+
+    def wait(self, timeout: float | None = None) -> int | None:
+        """Waits up to `timeout` s (None: for ever) for it to end; its returncode."""
+        if self.process is not None:
+            self.process.join(timeout)
+        return self.returncode
 
 
 @dataclass
@@ -116,10 +128,8 @@ class Supervisor:
 
     def _spawn(self, child: Child) -> None:
         child.log_path.parent.mkdir(parents=True, exist_ok=True)
-        with open(child.log_path, "ab") as log:
-            child.process = subprocess.Popen(child.argv, cwd=ROOT, env=self._child_env(child),
-                                             stdin=subprocess.DEVNULL, stdout=log,
-                                             stderr=subprocess.STDOUT, start_new_session=True)
+        child.process = spawn.start(f"{self.config.node_name}:{child.name}", child.argv, self._child_env(child),
+                                    child.log_path, ROOT)
         child.started_at = time.time()
 
     def start(self) -> None:
@@ -134,7 +144,7 @@ class Supervisor:
         restarted = []
         for child in self.children.values():
             if child.process is not None and not child.alive():
-                _kill_group(child.process, signal.SIGKILL)  # its pool children, if any survived
+                _kill_group(child.pid, signal.SIGKILL)  # its pool children, if any survived
                 child.restarts += 1
                 self._spawn(child)
                 restarted.append(child.name)
@@ -146,8 +156,8 @@ class Supervisor:
         again (the health check's answer to a worker that is alive but does not answer)."""
         child = self.children[name]
         if child.process is not None:
-            _kill_group(child.process, signal.SIGKILL)
-            child.process.wait()
+            _kill_group(child.pid, signal.SIGKILL)
+            child.wait()
         child.restarts += 1
         self._spawn(child)
 
@@ -176,19 +186,7 @@ class Supervisor:
     def stop(self, timeout: float = 10.0) -> None:
         """SIGTERM each child's process group (Celery's warm shutdown returns unacknowledged
         messages), then SIGKILL what is left after `timeout` seconds."""
-        live = [c.process for c in self.children.values() if c.alive()]
-        for p in live:
-            _kill_group(p, signal.SIGTERM)
-        deadline = time.monotonic() + timeout
-        for p in live:
-            try:
-                p.wait(max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
-        for c in self.children.values():
-            if c.process is not None:
-                _kill_group(c.process, signal.SIGKILL)
-                c.process.wait()
+        stop_all([self], timeout)
 
     def __enter__(self) -> "Supervisor":
         self.start()
@@ -198,9 +196,25 @@ class Supervisor:
         self.stop()
 
 
-def _kill_group(process: subprocess.Popen, sig: int) -> None:
-    """Signal the child's process group (its session, which it leads: pgid == pid)."""
+def stop_all(supervisors, timeout: float = 10.0) -> None:
+    """Supervisor.stop for several supervisors at once: every child is sent SIGTERM first, so a
+    warm shutdown (a second or two for a Celery worker) overlaps with all the others."""
+    children = [c for sup in supervisors for c in sup.children.values()]
+    live = [c for c in children if c.alive()]
+    for c in live:
+        _kill_group(c.pid, signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    for c in live:
+        c.wait(max(0.0, deadline - time.monotonic()))
+    for c in children:
+        if c.process is not None:
+            _kill_group(c.pid, signal.SIGKILL)  # what is left, and any pool process it left behind
+            c.wait()
+
+
+def _kill_group(pid: int, sig: int) -> None:
+    """Signal a child's process group (its session, which it leads: pgid == pid)."""
     try:
-        os.killpg(process.pid, sig)
+        os.killpg(pid, sig)
     except ProcessLookupError:
         pass

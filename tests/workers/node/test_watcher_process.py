@@ -21,4 +21,4 @@ def test_watcher_entry_point_enqueues_into_the_node(node, config, rclient, tmp_p
         assert [n["role"] for n in ran] == ["validator"]
         watcher = sup.children["watcher"]
         assert sup.health()["watcher"]["alive"]
-    assert not watcher.alive() and watcher.process.returncode is not None
+    assert not watcher.alive() and watcher.returncode is not None
