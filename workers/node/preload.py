@@ -13,6 +13,7 @@ import py_ecc.optimized_bn128  # noqa: F401
 import redis  # noqa: F401
 import web3  # noqa: F401
 
+from workers.node import spawn  # noqa: F401 - the children's entry point, as the supervisor has it
 from workers.roles import warmup
 
 # Trainers and validators update a policy; the rest share the warmed modules for free.

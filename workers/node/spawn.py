@@ -45,7 +45,7 @@ def start(name: str, argv: list[str], env: dict, log_path: Path, cwd: Path):
     subprocess's start_new_session."""
     if len(argv) < 3 or argv[1] != "-m":
         raise ValueError(f"expected [python, '-m', module, ...], got {argv!r}")
-    process = context().Process(target=_child, args=(argv[2], argv[3:], env, str(log_path), str(cwd)),
+    process = context().Process(target=_child, args=(name, argv[2], argv[3:], env, str(log_path), str(cwd)),
                                 name=name)
     with _without_main():
         process.start()
@@ -77,11 +77,15 @@ def _without_main():
             sys.modules["__main__"] = main
 
 
-def _child(module: str, args: list[str], env: dict, log_path: str, cwd: str) -> None:
+def _child(name: str, module: str, args: list[str], env: dict, log_path: str, cwd: str) -> None:
     """In the forked child: a session of its own (its pool stops with it, and the scheduler's
     autogroup sees it apart: workers.node.priority), stdin from /dev/null, stdout and stderr to
-    `log_path`, then `python -m module args` as the supervisor asked."""
+    `log_path`, then `python -m module args` as the supervisor asked. Its title in ps names it
+    (the command line would be the fork server's)."""
+    from setproctitle import setproctitle
+
     os.setsid()
+    setproctitle(f"decentrl {name}: python -m {' '.join([module, *args])}")
     null = os.open(os.devnull, os.O_RDONLY)
     log = os.open(log_path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     os.dup2(null, 0)

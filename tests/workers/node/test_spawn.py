@@ -16,10 +16,11 @@ ROOT = Path(__file__).resolve().parents[3]
 
 CHILD = textwrap.dedent("""
     import json, os, sys
+    from setproctitle import getproctitle
     print("to stdout", flush=True)
     print("to stderr", file=sys.stderr, flush=True)
     json.dump({"argv": sys.argv[1:], "cwd": os.getcwd(), "env": dict(os.environ), "sid": os.getsid(0),
-               "pid": os.getpid(), "prometheus": "prometheus_client" in sys.modules}, open(sys.argv[1], "w"))
+               "pid": os.getpid(), "title": getproctitle(), "prometheus": "prometheus_client" in sys.modules}, open(sys.argv[1], "w"))
     sys.exit(int(sys.argv[2]))
 """)
 
@@ -37,6 +38,7 @@ def test_a_child_runs_its_module_in_its_own_session_env_cwd_and_log(tmp_path):
     assert seen["argv"] == [str(out), "3"] and seen["cwd"] == str(tmp_path / "cwd")
     assert seen["env"] == env  # nothing of the parent's environment leaks in
     assert seen["sid"] == seen["pid"] == child.pid  # a session of its own: killpg(pid) reaches its pool
+    assert seen["title"] == f"decentrl test:child: python -m spawned_child {out} 3"  # what ps shows
     assert not seen["prometheus"]  # read its multiprocess directory from this env when imported
     assert log.read_text().splitlines() == ["to stdout", "to stderr"]
 
@@ -82,4 +84,4 @@ def test_the_preload_reads_no_node_setting_and_starts_no_thread():
     done = subprocess.run([sys.executable, "-c", "import json; " + probe], cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == [["workers.node.preload"], 1]
+    assert json.loads(done.stdout) == [["workers.node.preload", "workers.node.spawn"], 1]
