@@ -20,7 +20,8 @@ CHILD = textwrap.dedent("""
     print("to stdout", flush=True)
     print("to stderr", file=sys.stderr, flush=True)
     json.dump({"argv": sys.argv[1:], "cwd": os.getcwd(), "env": dict(os.environ), "sid": os.getsid(0),
-               "pid": os.getpid(), "title": getproctitle(), "prometheus": "prometheus_client" in sys.modules}, open(sys.argv[1], "w"))
+               "pid": os.getpid(), "title": getproctitle(), "prometheus": "prometheus_client" in sys.modules},
+              open(sys.argv[1], "w"))
     sys.exit(int(sys.argv[2]))
 """)
 
@@ -31,7 +32,8 @@ def test_a_child_runs_its_module_in_its_own_session_env_cwd_and_log(tmp_path):
     (tmp_path / "cwd").mkdir()
     out, log = tmp_path / "out.json", tmp_path / "child.log"
     env = {"PYTHONPATH": str(tmp_path / "mods"), "ONLY_THIS": "1"}
-    child = spawn.start("test:child", [sys.executable, "-m", "spawned_child", str(out), "3"], env, log, tmp_path / "cwd")
+    argv = [sys.executable, "-m", "spawned_child", str(out), "3"]
+    child = spawn.start("test:child", argv, env, log, tmp_path / "cwd")
     child.join(60)
     assert child.exitcode == 3
     seen = json.loads(out.read_text())
