@@ -12,6 +12,7 @@ stops everything; `supervise` restarts dead node processes in the background."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -233,6 +234,21 @@ class LocalNetwork:
                 raise TimeoutError(f"workers not ready within {timeout:g} s: {sorted(pending)} "
                                    f"(logs in {self.workdir / 'nodes'})")
 
+    def wait_caught_up(self, timeout: float = 30.0) -> None:
+        """Until every started node's watcher has processed the chain's head (as of this call) and
+        no job of a chain event (txHash:logIndex) it queued is still queued or running: what the
+        nodes owe the last events, before they are stopped (checks scheduled for later, such as a
+        deadline keeper's, are not waited for)."""
+        head = self.w3.eth.block_number
+        deadline = time.monotonic() + timeout
+        for node in (n for n in self.nodes if n.name not in self.held):
+            client = node.redis()
+            while not _caught_up(node, client, head):
+                if time.monotonic() > deadline:
+                    raise TimeoutError(f"node {node.name} has not handled the events up to block {head} within "
+                                       f"{timeout:g} s (logs in {node.node_dir / 'logs'})")
+                time.sleep(0.05)
+
     def stop_nodes(self) -> None:
         """Stops the supervise thread, every node's processes and the ticker; the chain and Redis
         stay up to be read."""
@@ -254,3 +270,18 @@ class LocalNetwork:
             self.redis.stop()
         if self.anvil is not None:
             self.anvil.stop()
+
+
+EVENT_JOB = re.compile(rb":0x[0-9a-f]{64}:\d+$")
+"""The end of a job record's key for a chain event (txHash:logIndex), not a scheduled check."""
+
+
+def _caught_up(node: Node, client: redis_py.Redis, block: int) -> bool:
+    from workers.node.health import watcher_block
+    from workers.node.jobs import DONE, FAILED
+
+    processed = watcher_block(node.node_dir)
+    if processed is None or processed < block:
+        return False
+    return all(client.hget(key, "status") in (DONE.encode(), FAILED.encode())
+               for key in client.scan_iter(match=node.config.key("job", "*"), count=1000) if EVENT_JOB.search(key))

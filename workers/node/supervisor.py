@@ -21,8 +21,10 @@ import importlib
 import os
 import signal
 import sys
+import threading
 import time
 from dataclasses import dataclass, field
+from multiprocessing.connection import wait as wait_for_sentinels
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
@@ -41,6 +43,9 @@ class Child:
     process: BaseProcess | None = None  # a multiprocessing process: workers.node.spawn.start
     restarts: int = 0
     started_at: float = 0.0
+    _status: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
+    """Reading a process's exit status consumes it (multiprocessing's sentinel pipe), so threads
+    that look at once (LocalNetwork's supervise thread and its caller) take turns."""
 
     @property
     def pid(self) -> int | None:
@@ -49,15 +54,21 @@ class Child:
     @property
     def returncode(self) -> int | None:
         """Its exit status once it ended (-N: killed by signal N), else None."""
-        return self.process.exitcode if self.process else None
+        if self.process is None:
+            return None
+        with self._status:
+            return self.process.exitcode
 
     def alive(self) -> bool:
-        return self.process is not None and self.process.is_alive()
+        if self.process is None:
+            return False
+        with self._status:
+            return self.process.is_alive()
 
     def wait(self, timeout: float | None = None) -> int | None:
         """Waits up to `timeout` s (None: for ever) for it to end; its returncode."""
         if self.process is not None:
-            self.process.join(timeout)
+            wait_for_sentinels([self.process.sentinel], timeout)  # without taking the turn meanwhile
         return self.returncode
 
 

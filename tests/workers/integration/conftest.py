@@ -8,8 +8,8 @@ processes under their Supervisors), each running one CartPole task for the whole
   TrainCommit, and lets its Supervisor restart it.
 `ipfs_run` runs a 1-round task with every node's store on one real (offline) js-ipfs node.
 
-Once the task is done the nodes' processes are stopped (the chain and Redis stay up) and the
-tests read what happened from the chain, the job records and the nodes' secrets DBs."""
+Once the task is done and every node has handled its last events, the nodes' processes are
+stopped (the chain and Redis stay up) and the tests read what happened from the chain, the job records and the nodes' secrets DBs."""
 import importlib.util
 import socket
 import sys
@@ -62,6 +62,7 @@ def drive(net: Network, store, params: TaskParams, on_tick=lambda task, out: Non
         time.sleep(0.01)
     out.wall_s = time.time() - started
     out.health = {node.name: node.sup.health() for node in net.nodes}
+    net.wait_caught_up()  # the task's last events (its final payouts) handled before the nodes stop
     net.stop_nodes()
     return out
 
