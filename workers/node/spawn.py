@@ -2,7 +2,7 @@
 
 A child used to be a fresh interpreter (`python -m celery ...`), and each paid the same imports
 and first-use costs again: torch, gymnasium, web3, Celery, and the optimizer's first step (~1.5 s
-alone: workers.roles.warmup). A demo node set of 15 processes spent ~50 s of CPU starting. Here a
+alone: workers.roles.warmup): the demo's 15 node processes spent ~50 s of CPU starting. Here a
 child is forked from multiprocessing's fork server, which pays them once (workers.node.preload),
 per supervising process; the child then runs the same argv (`python -m <module> ...`) in that
 interpreter, with its own session, environment, working directory and log file.
