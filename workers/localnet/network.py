@@ -12,7 +12,6 @@ stops everything; `supervise` restarts dead node processes in the background."""
 
 from __future__ import annotations
 
-import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -242,8 +241,8 @@ class LocalNetwork:
         head = self.w3.eth.block_number
         deadline = time.monotonic() + timeout
         for node in (n for n in self.nodes if n.name not in self.held):
-            client = node.redis()
-            while not _caught_up(node, client, head):
+            jobs = node.jobs()
+            while not _caught_up(node, jobs, head):
                 if time.monotonic() > deadline:
                     raise TimeoutError(f"node {node.name} has not handled the events up to block {head} within "
                                        f"{timeout:g} s (logs in {node.node_dir / 'logs'})")
@@ -272,16 +271,8 @@ class LocalNetwork:
             self.anvil.stop()
 
 
-EVENT_JOB = re.compile(rb":0x[0-9a-f]{64}:\d+$")
-"""The end of a job record's key for a chain event (txHash:logIndex), not a scheduled check."""
-
-
-def _caught_up(node: Node, client: redis_py.Redis, block: int) -> bool:
+def _caught_up(node: Node, jobs: JobStore, block: int) -> bool:
     from workers.node.health import watcher_block
-    from workers.node.jobs import DONE, FAILED
 
     processed = watcher_block(node.node_dir)
-    if processed is None or processed < block:
-        return False
-    return all(client.hget(key, "status") in (DONE.encode(), FAILED.encode())
-               for key in client.scan_iter(match=node.config.key("job", "*"), count=1000) if EVENT_JOB.search(key))
+    return processed is not None and processed >= block and not jobs.unfinished_events()

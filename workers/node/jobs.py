@@ -7,6 +7,7 @@ handler runs, so it lapses soon after a worker dies and a redelivered task can r
 """
 from __future__ import annotations
 
+import re
 import threading
 import time
 import uuid
@@ -15,6 +16,8 @@ from dataclasses import dataclass
 import redis
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+EVENT_KEY = re.compile(r"0x[0-9a-f]{64}:\d+")
+"""A chain event's key (txHash:logIndex); a scheduled check (workers.node.handlers) has its own."""
 
 _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
@@ -75,6 +78,15 @@ class JobStore:
         if error is not None:
             mapping["last_error"] = error[:2000]
         self.client.hset(self.job_key(role, event_key), mapping=mapping)
+
+    def unfinished_events(self) -> list[tuple[str, str]]:
+        """(role, event key) of every chain event's job still queued or running."""
+        found = []
+        for key in self.client.scan_iter(match=self.job_key("*", "*"), count=1000):
+            role, _, event_key = key.decode()[len(self.prefix) + len(":job:"):].partition(":")
+            if EVENT_KEY.fullmatch(event_key) and self.get(role, event_key).status in (QUEUED, RUNNING):
+                found.append((role, event_key))
+        return found
 
     def lease(self, role: str, event_key: str, ttl_s: float) -> "Lease":
         return Lease(self, self.lease_key(role, event_key), ttl_s)

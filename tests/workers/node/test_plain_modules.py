@@ -67,6 +67,20 @@ def test_enqueue_sends_one_task_per_handling_role_of_the_node(rclient):
     assert dispatch.enqueue(ev, lambda role, kw: sent.append(kw), store, table) == ["validate"]
 
 
+def test_unfinished_events_are_the_queued_and_running_event_jobs(rclient):
+    store = jobs.JobStore(rclient, "decentrl:unit-" + uuid.uuid4().hex)
+    event = ["0x" + f"{i:064x}" + ":3" for i in range(4)]
+    for key in event:
+        store.mark_queued("sampler", key, "PhaseStarted")
+    store.start_attempt("sampler", event[1], "PhaseStarted")
+    store.set_status("sampler", event[2], jobs.DONE)
+    store.set_status("sampler", event[3], jobs.FAILED, "gave up")
+    store.mark_queued("validator", event[3], "PhaseStarted")
+    store.mark_queued("validator", "deadline:7:0:2", "DeadlineCheck")  # a scheduled check, due later
+    assert sorted(store.unfinished_events()) == [("sampler", event[0]), ("sampler", event[1]),
+                                                 ("validator", event[3])]
+
+
 def test_token_bucket_allows_burst_then_reserves_starts_at_the_rate(rclient):
     bucket = TokenBucket(rclient, "decentrl:unit-bucket-" + uuid.uuid4().hex, rate=20, burst=4)
     assert [bucket.reserve() for _ in range(4)] == [0.0] * 4
