@@ -9,7 +9,8 @@ processes under their Supervisors), each running one CartPole task for the whole
 `ipfs_run` runs a 1-round task with every node's store on one real (offline) js-ipfs node.
 
 Once the task is done and every node has handled its last events, the nodes' processes are
-stopped (the chain and Redis stay up) and the tests read what happened from the chain, the job records and the nodes' secrets DBs."""
+stopped (the chain and Redis stay up) and the tests read what happened from the chain, the job
+records and the nodes' secrets DBs."""
 import importlib.util
 import socket
 import sys
