@@ -1,9 +1,17 @@
 """workers.chain.rpc: the node's HTTP client reads the environment's connection settings once,
-and raw_request gives the node's own answer or its error."""
+keeps one connection per thread (reopened when the chain closed it), and raw_request gives the
+node's own answer or its error."""
+
+import json
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
+import requests
 from web3.exceptions import Web3RPCError
 
+from workers.chain.errors import is_retryable
 from workers.chain.rpc import environment_session, http_w3, raw_request
 
 
@@ -44,3 +52,87 @@ def test_raw_request_raises_the_nodes_error(w3):
         raw_request(w3, "eth_noSuchMethod", [])
     with pytest.raises(Web3RPCError, match="eth_getLogs"):
         raw_request(w3, "eth_getLogs", [{"fromBlock": "not a block"}])
+
+
+class FakeChain(BaseHTTPRequestHandler):
+    """A JSON-RPC endpoint that answers every request with result "0x1" (or `status`), counts
+    the connections it accepted, and closes each after one answer when `close_after_answer`,
+    without saying so (as a chain's idle keep-alive timeout does)."""
+
+    protocol_version = "HTTP/1.1"
+    connections = 0
+    close_after_answer = False
+    status = 200
+
+    def setup(self):
+        super().setup()
+        type(self).connections += 1
+
+    def do_POST(self):
+        request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        body = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": "0x1"}).encode()
+        self.send_response(self.status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+        self.close_connection = self.close_after_answer
+
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture
+def fake_chain():
+    handler = type("Chain", (FakeChain,), {})
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield handler, f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def test_one_kept_alive_connection_per_thread(fake_chain):
+    handler, url = fake_chain
+    w3 = http_w3(url)
+    for _ in range(5):
+        assert raw_request(w3, "eth_blockNumber", []) == "0x1"
+    assert handler.connections == 1
+    other = threading.Thread(target=lambda: [raw_request(w3, "eth_blockNumber", []) for _ in range(3)])
+    other.start()
+    other.join()
+    assert handler.connections == 2
+
+
+def test_a_connection_the_chain_closed_is_reopened(fake_chain):
+    handler, url = fake_chain
+    handler.close_after_answer = True
+    w3 = http_w3(url)
+    assert [raw_request(w3, "eth_blockNumber", []) for _ in range(3)] == ["0x1"] * 3
+    assert handler.connections == 3
+
+
+def test_an_answer_that_is_not_200_raises_http_error(fake_chain):
+    handler, url = fake_chain
+    handler.status = 503
+    with pytest.raises(requests.HTTPError, match="503"):
+        raw_request(http_w3(url), "eth_blockNumber", [])
+
+
+def test_an_unreachable_chain_raises_a_retryable_connection_error():
+    with socket.socket() as s:  # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(ConnectionError) as raised:
+        raw_request(http_w3(f"http://127.0.0.1:{port}"), "eth_blockNumber", [])
+    assert is_retryable(raised.value)
+
+
+def test_a_proxy_set_at_creation_is_used(fake_chain, monkeypatch):
+    # the keep-alive transport would reach the chain directly; the proxy must be honoured
+    _, url = fake_chain
+    monkeypatch.setenv("HTTP_PROXY", "http://127.0.0.1:9")  # nothing listens there
+    monkeypatch.delenv("NO_PROXY", raising=False)
+    monkeypatch.delenv("no_proxy", raising=False)
+    with pytest.raises(requests.exceptions.ProxyError):
+        raw_request(http_w3(url), "eth_blockNumber", [])
