@@ -1,8 +1,10 @@
 """EventWatcher: follows the protocol's events and hands them, in (block, logIndex) order, to a
 callback, with a persisted cursor.
 
-Transport: a websocket subscription (web3 7 AsyncWeb3 + WebSocketProvider, `logs` for the watched
-addresses and `newHeads`) runs in a helper thread and only wakes the watcher; the watcher then
+Transport: a websocket subscription (`eth_subscribe` of `logs` for the watched addresses, and
+`newHeads` when confirmations are asked) runs in a helper thread and only wakes the watcher: its
+notifications are not even parsed (the `websockets` client alone: web3.py's AsyncWeb3 formatted
+every notification, a cost every node paid per log). The watcher then
 reads the new range with eth_getLogs over HTTP. So the websocket gives the latency and HTTP gives
 completeness: a missed or late notification costs nothing, because the watcher also re-checks
 every `resync_interval`; when the websocket cannot connect or breaks, the watcher polls every
@@ -23,7 +25,7 @@ on the next start."""
 
 from __future__ import annotations
 
-import asyncio
+import json
 import logging
 import os
 import sqlite3
@@ -63,19 +65,17 @@ class ChainEvent:
         return f"{self.tx_hash}:{self.log_index}"
 
 
-class SqliteCursor:
-    """The watcher's persisted position, one row per watcher name in a SQLite file."""
+class SqliteFile:
+    """A SQLite file (WAL) opened once per thread and process: the watcher writes to it after
+    every event, and opening the file each time cost more than the write. `with connect()`
+    commits; the connection stays open."""
 
-    def __init__(self, path: str | Path, name: str = "registry"):
-        self.path, self.name = Path(path), name
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._local = threading.local()
-        with self._connect() as db:
-            db.execute("CREATE TABLE IF NOT EXISTS cursor (name TEXT PRIMARY KEY, block INTEGER, log_index INTEGER)")
 
-    def _connect(self):
-        """This thread's connection, opened once: the cursor moves after every event, and opening
-        the file each time cost more than the write (`with` on it commits; it stays open)."""
+    def connect(self) -> sqlite3.Connection:
         db = getattr(self._local, "db", None)
         if db is None or self._local.pid != os.getpid():  # a forked child opens its own
             db = sqlite3.connect(self.path, timeout=30)
@@ -83,6 +83,17 @@ class SqliteCursor:
             db.execute("PRAGMA synchronous=NORMAL")
             self._local.db, self._local.pid = db, os.getpid()
         return db
+
+
+class SqliteCursor:
+    """The watcher's persisted position, one row per watcher name in a SQLite file."""
+
+    def __init__(self, path: str | Path, name: str = "registry"):
+        self.file, self.name = SqliteFile(path), name
+        self.path = self.file.path
+        self._connect = self.file.connect
+        with self._connect() as db:
+            db.execute("CREATE TABLE IF NOT EXISTS cursor (name TEXT PRIMARY KEY, block INTEGER, log_index INTEGER)")
 
     def get(self) -> tuple[int, int] | None:
         with self._connect() as db:
@@ -200,8 +211,8 @@ class EventWatcher:
         self._ws_up = threading.Event()
         self._thread: threading.Thread | None = None
         self._ws_thread: threading.Thread | None = None
-        self._ws_loop: asyncio.AbstractEventLoop | None = None
-        self._ws_task = None
+        self._ws = None  # the open websocket (websockets.sync ClientConnection) while subscribed
+        self._ws_closing = threading.Event()
         self.error: BaseException | None = None
 
     # -- running ---------------------------------------------------------------------------
@@ -286,7 +297,7 @@ class EventWatcher:
 
     def _start_ws(self) -> None:
         self._ws_up.clear()
-        self._ws_loop = asyncio.new_event_loop()
+        self._ws_closing.clear()
         self._ws_thread = threading.Thread(target=self._ws_thread_main, name="event-watcher-ws", daemon=True)
         self._ws_thread.start()
         self._ws_up.wait(5.0)
@@ -294,44 +305,50 @@ class EventWatcher:
             log.warning("websocket %s unavailable; polling every %g s", self.ws_url, self.poll_interval)
 
     def _ws_thread_main(self) -> None:
-        asyncio.set_event_loop(self._ws_loop)
-        self._ws_task = self._ws_loop.create_task(self._ws_main())
+        from websockets.sync.client import connect
+
         try:
-            self._ws_loop.run_until_complete(self._ws_task)
-        except asyncio.CancelledError:
-            pass
+            with connect(self.ws_url, open_timeout=5, close_timeout=2, max_size=None, compression=None) as ws:
+                self._ws = ws
+                if self._ws_closing.is_set():  # stopped while connecting
+                    return
+                _subscribe(ws, 1, ["logs", {"address": self.addresses}])
+                if self.confirmations:
+                    _subscribe(ws, 2, ["newHeads"])
+                self.transport = "ws"
+                self._ws_up.set()
+                self._wake.set()  # catch up on anything mined while subscribing
+                for _ in ws:  # until closed; what arrived is read over HTTP
+                    self._wake.set()
         except Exception as exc:  # fault tolerance: fall back to HTTP polling, which stays complete
-            log.warning("websocket %s failed (%s: %s); polling every %g s", self.ws_url, type(exc).__name__,
-                        exc, self.poll_interval)
+            if not self._ws_closing.is_set():
+                log.warning("websocket %s failed (%s: %s); polling every %g s", self.ws_url, type(exc).__name__,
+                            exc, self.poll_interval)
         finally:
+            self._ws = None
             self.transport = "poll"
             self._ws_up.set()
             self._wake.set()
-            self._ws_loop.close()
-
-    async def _ws_main(self) -> None:
-        from web3 import AsyncWeb3, WebSocketProvider
-
-        provider = WebSocketProvider(self.ws_url, max_connection_retries=1, request_timeout=30)
-        async with AsyncWeb3(provider) as w3:
-            await w3.eth.subscribe("logs", {"address": self.addresses})
-            if self.confirmations:
-                await w3.eth.subscribe("newHeads")
-            self.transport = "ws"
-            self._ws_up.set()
-            self._wake.set()  # catch up on anything mined while subscribing
-            async for _ in w3.socket.process_subscriptions():
-                self._wake.set()
 
     def _stop_ws(self) -> None:
         if self._ws_thread is None:
             return
-        loop, task = self._ws_loop, self._ws_task
-        if task is not None and not loop.is_closed():
-            try:
-                loop.call_soon_threadsafe(task.cancel)
-            except RuntimeError:  # loop closed in between: the thread is already ending
-                pass
+        self._ws_closing.set()
+        ws = self._ws
+        if ws is not None:
+            ws.close()  # ends the thread's iteration
         self._ws_thread.join(10)
         self._ws_thread = None
         self.transport = "poll"
+
+
+def _subscribe(ws, request_id: int, params: list, timeout: float = 5.0) -> str:
+    """eth_subscribe over `ws`; the subscription id, or RuntimeError with the node's error."""
+    ws.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "eth_subscribe", "params": params}))
+    while True:
+        answer = json.loads(ws.recv(timeout))
+        if answer.get("id") != request_id:
+            continue  # a notification of an earlier subscription
+        if "error" in answer:
+            raise RuntimeError(f"eth_subscribe {params[0]}: {answer['error']}")
+        return answer["result"]

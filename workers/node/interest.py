@@ -17,23 +17,20 @@ event seen twice is applied twice, to the same effect).
 """
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 from eth_utils import to_checksum_address
 
+from workers.chain.watcher import SqliteFile
+
 
 class Interest:
     def __init__(self, path: str | Path, address: str):
-        self.path, self.address = Path(path), to_checksum_address(address)
-        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.file, self.address = SqliteFile(path), to_checksum_address(address)
+        self.path = self.file.path
+        self._connect = self.file.connect  # once per thread: it is asked on every event
         with self._connect() as db:
             db.execute("CREATE TABLE IF NOT EXISTS held (task_id INTEGER PRIMARY KEY)")
-
-    def _connect(self):
-        db = sqlite3.connect(self.path, timeout=30)
-        db.execute("PRAGMA journal_mode=WAL")
-        return db
 
     def held(self) -> set[int]:
         with self._connect() as db:

@@ -3,6 +3,7 @@ a stop mid-stream and a restart deliver every event exactly once; a failing call
 event again; confirmation depth; the websocket wakes the watcher between resyncs (its latency
 printed)."""
 
+import json
 import statistics
 import threading
 import time
@@ -204,6 +205,35 @@ def test_websocket_unavailable_falls_back_to_polling(deployment, anvil, admin, t
         assert watcher.transport == "poll"
     finally:
         watcher.stop()
+
+
+def test_a_refused_subscription_falls_back_to_polling(deployment, admin, tmp_path):
+    """A websocket that answers eth_subscribe with an error (a node without subscriptions) is
+    closed, and the watcher polls: the event still arrives."""
+    from websockets.sync.server import serve
+
+    def refuse(ws):
+        for message in ws:
+            request = json.loads(message)
+            ws.send(json.dumps({"jsonrpc": "2.0", "id": request["id"],
+                                "error": {"code": -32601, "message": "subscriptions not supported"}}))
+
+    with serve(refuse, "127.0.0.1", 0) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        recorder = Recorder()
+        cursor = SqliteCursor(tmp_path / "c.sqlite", "refused")
+        cursor.set(deployment.w3.eth.block_number, END)
+        watcher = EventWatcher(deployment, recorder, cursor, ws_url=f"ws://127.0.0.1:{server.socket.getsockname()[1]}",
+                               mode="ws")
+        recorder.watcher = watcher
+        watcher.start()
+        try:
+            set_slash_bps(deployment, admin, 750)
+            recorder.wait_for(1, timeout=10)
+            assert watcher.transport == "poll"
+        finally:
+            watcher.stop()
+        server.shutdown()
 
 
 def test_the_websocket_brings_each_event_without_waiting_for_a_resync(deployment, anvil, admin, tmp_path):
