@@ -47,8 +47,15 @@ def typed_value(spec: dict, value):
         if enum is not None and value in enum._value2member_map_:
             return enum(value)
     if spec["type"] == "address" and isinstance(value, str):
-        return to_checksum_address(value)
+        return checksummed(value)
     return value
+
+
+@lru_cache(maxsize=4096)
+def checksummed(address: str) -> str:
+    """to_checksum_address, remembered: a node decodes the same few accounts in every event and
+    read, and each checksum is a keccak (a tenth of a watcher's CPU went there)."""
+    return to_checksum_address(address)
 
 
 def canonical_type(item: dict) -> str:
