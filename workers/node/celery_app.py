@@ -76,3 +76,16 @@ def create_app(config: NodeConfig) -> Celery:
 
     tasks.register(app)
     return app
+
+
+def warm_sending(app: Celery) -> None:
+    """What a process's first send_task would load, loaded now: the result backend (Celery finds
+    its class through every installed package's entry points: tens of ms), a broker connection
+    from the producer pool (redis-py reads its own version from the package metadata for every
+    new connection) and the node's queues declared on it. The watcher and each worker call it
+    before their first event, which otherwise pays it in every node at once, for a new task."""
+    app.backend  # noqa: B018 - the property loads it (per thread: call it in the sending thread)
+    with app.producer_pool.acquire(block=True) as producer:
+        producer.connection.ensure_connection(max_retries=1)
+        for queue in app.amqp.queues.values():
+            producer.maybe_declare(queue)

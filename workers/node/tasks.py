@@ -11,7 +11,7 @@ import redis
 from celery import Celery
 
 from workers.node import dispatch, jobs, logs, metrics
-from workers.node.celery_app import HANDLE_EVENT, PING
+from workers.node.celery_app import HANDLE_EVENT, PING, warm_sending
 from workers.node.config import NodeConfig
 from workers.node.ratelimit import TokenBucket
 
@@ -84,6 +84,11 @@ def make_enqueue(app: Celery, roles=None,
     """enqueue(event) -> queues, for the watcher: one handle_event per role handling the event."""
     config: NodeConfig = app.node_config
     load_handlers(config)
+    try:
+        warm_sending(app)
+        node_state(config)[0].client.ping()  # the job records' connection, before the first event
+    except Exception as exc:  # noqa: BLE001 - the first enqueue then pays it, or reports the broker down
+        log.warning("could not prepare sending to the node's Redis: %s: %s", type(exc).__name__, exc)
 
     def send(role: str, kwargs: dict) -> None:
         app.send_task(HANDLE_EVENT, kwargs={**kwargs, "sent_at": time.time()})

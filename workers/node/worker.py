@@ -6,7 +6,7 @@ import os
 from celery.signals import after_setup_logger, after_setup_task_logger, worker_init, worker_process_shutdown
 
 from workers.node import logs
-from workers.node.celery_app import create_app
+from workers.node.celery_app import create_app, warm_sending
 from workers.node.config import CLAIM_LANE, COMPUTE_NICENESS, COMPUTE_ROLES, NodeConfig
 from workers.node.priority import yield_cpu
 
@@ -35,6 +35,10 @@ def warm(**_) -> None:
     handles is not seconds late; the claim lane, which computes nothing, calls `warm_claims()`
     instead (the node's context only). A failure here is only logged: the handler reports it."""
     hook = "warm_claims" if os.environ.get(logs.PROCESS_ENV) == CLAIM_LANE else "warm"
+    try:
+        warm_sending(app)  # handlers schedule checks and follow-ups with send_task
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        logging.getLogger(__name__).warning("preparing send_task failed: %s: %s", type(exc).__name__, exc)
     for name in config.handler_modules:
         module = importlib.import_module(name)
         try:
