@@ -32,7 +32,7 @@ import sqlite3
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Collection
 
 from eth_abi import decode
 from eth_utils import event_abi_to_log_topic
@@ -128,6 +128,10 @@ class EventDecoder:
                 if item["type"] == "event" and not item.get("anonymous"):
                     self._events[(address.lower(), event_abi_to_log_topic(item))] = (name, item)
 
+    def name_of(self, entry) -> str:
+        """The event's name, from its address and first topic alone."""
+        return self._events[(entry["address"].lower(), _bytes(entry["topics"][0]))][1]["name"]
+
     def decode(self, entry) -> ChainEvent:
         topics = [_bytes(t) for t in entry["topics"]]
         address = entry["address"].lower()
@@ -182,12 +186,13 @@ class EventWatcher:
     deployment: a workers.chain.deployment.Deployment (its w3 must be an HTTP Web3).
     contracts: which of the deployment's contracts to follow.
     ws_url: the node's websocket endpoint (mode "ws"); None or mode "poll" means polling only.
-    start_block: where to begin when the cursor is empty (default: the deployment's block)."""
+    start_block: where to begin when the cursor is empty (default: the deployment's block).
+    names: the only events to deliver (the rest are passed over undecoded); None: every event."""
 
     def __init__(self, deployment, callback: Callable[[ChainEvent], None], cursor: SqliteCursor, *,
                  contracts=("TaskRegistry",), ws_url: str | None = None, mode: str = "ws",
                  confirmations: int = 0, poll_interval: float = 0.05, resync_interval: float = 1.0,
-                 start_block: int | None = None, max_range: int = 2000):
+                 start_block: int | None = None, max_range: int = 2000, names: Collection[str] | None = None):
         if mode not in ("ws", "poll"):
             raise ValueError(f"mode must be 'ws' or 'poll', not {mode!r}")
         if mode == "ws" and not ws_url:
@@ -203,7 +208,9 @@ class EventWatcher:
         self.max_range = max_range
         self.start_block = deployment.block if start_block is None else start_block
         self.addresses = [deployment.contracts[name].address for name in contracts]
-        self.decode = EventDecoder(deployment, contracts).decode
+        decoder = EventDecoder(deployment, contracts)
+        self.decode, self.name_of = decoder.decode, decoder.name_of
+        self.names = None if names is None else frozenset(names)
         self.transport = "poll"  # "ws" while the subscription is up
         self.delivered = 0
         self._wake = threading.Event()
@@ -280,6 +287,8 @@ class EventWatcher:
             for entry in sorted(logs, key=log_position):
                 if log_position(entry) <= (block, index):
                     continue  # delivered before a stop in the middle of this block
+                if self.names is not None and self.name_of(entry) not in self.names:
+                    continue  # not decoded at all: the block's end moves the cursor past it
                 event = self.decode(entry)
                 self.callback(event)
                 block, index = event.block, event.log_index

@@ -146,6 +146,11 @@ class DispatchTable:
             raise UnknownHandler(f"no handler for event {event_name!r} and role {role!r}: is its "
                                  "module in NodeConfig.handler_modules?") from None
 
+    def events_for(self, roles: Iterable[str] | None = None) -> frozenset[str]:
+        """The events some handler of `roles` (every role when None) takes."""
+        wanted = None if roles is None else set(roles)
+        return frozenset(e for (e, r) in self._handlers if wanted is None or r in wanted)
+
     def roles_for(self, event_name: str) -> list[str]:
         return sorted(r for (e, r) in self._handlers if e == event_name)
 

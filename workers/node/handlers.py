@@ -177,7 +177,11 @@ def watch(enqueue) -> None:
                      ", ".join(queues) or "no role (done before)")
             return queues
 
+    # the rest of the events (most of a round's: commits, reveals, votes, verdicts) no handler of
+    # this node takes: the watcher passes them over undecoded
+    events = getattr(enqueue, "events", None)
     watcher = EventWatcher(deployment, deliver, cursor, contracts=("TaskRegistry", "DisputeManager"),
+                           names=None if events is None else events | Interest.FOLLOWS,
                            ws_url=ws, mode="ws" if ws else "poll",
                            confirmations=int(extra.get("confirmations") or 0),
                            poll_interval=float(extra.get("poll_interval") or 0.05))

@@ -25,6 +25,9 @@ from workers.chain.watcher import SqliteFile
 
 
 class Interest:
+    FOLLOWS = frozenset({"SlotAssigned", "SlotVacated", "TaskSettled"})
+    """The events whose arguments keep the held set (the watcher must deliver them)."""
+
     def __init__(self, path: str | Path, address: str):
         self.file, self.address = SqliteFile(path), to_checksum_address(address)
         self.path = self.file.path

@@ -97,4 +97,5 @@ def make_enqueue(app: Celery, roles=None,
         store, _ = node_state(config)
         return dispatch.enqueue(event, send, store, table, roles)
 
+    enqueue.events = table.events_for(roles)  # what it can queue at all: the watcher skips the rest
     return enqueue

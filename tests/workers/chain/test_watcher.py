@@ -81,6 +81,22 @@ def test_events_arrive_decoded_and_in_order(deployment, anvil, admin, tmp_path, 
     assert [e.timestamp for e in recorder.events] == [w3.eth.get_block(e.block)["timestamp"] for e in recorder.events]
 
 
+def test_only_the_named_events_are_delivered_and_the_cursor_passes_the_rest(deployment, anvil, admin, tmp_path, w3):
+    recorder = Recorder()
+    watcher = watch(deployment, anvil, tmp_path, recorder, "poll", contracts=("StakeManager", "Reputation"),
+                    names={"NodePauseSet"})
+    node = w3.eth.accounts[8]
+    deployment.stakes.functions.setMinStake(Role.VALIDATOR, 300 * 10**18).transact({"from": admin})
+    deployment.stakes.functions.setNodePaused(True).transact({"from": node})
+    deployment.reputation.functions.setThreshold(61).transact({"from": admin})
+    deployment.stakes.functions.setNodePaused(False).transact({"from": node})
+    deployment.stakes.functions.setMinStake(Role.VALIDATOR, 200 * 10**18).transact({"from": admin})
+    assert watcher.sync() == 2
+    assert [(e.name, e.args["paused"]) for e in recorder.events] == [("NodePauseSet", True), ("NodePauseSet", False)]
+    assert watcher.position() == (w3.eth.block_number, END)  # past the events it passed over
+    assert watcher.sync() == 0
+
+
 def test_enums_and_indexed_arguments_are_decoded(deployment, anvil, admin, tmp_path, w3):
     recorder = Recorder()
     watcher = watch(deployment, anvil, tmp_path, recorder, "poll", contracts=("StakeManager", "Reputation"))

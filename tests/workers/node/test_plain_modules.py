@@ -9,6 +9,7 @@ from workers.node import dispatch, jobs
 from workers.node.celery_app import HANDLE_EVENT, PING, create_app, route_task
 from workers.node.config import NodeConfig
 from workers.node.ratelimit import TokenBucket
+from workers.node.tasks import make_enqueue
 
 
 def test_config_round_trips_and_refuses_unsafe_timeouts(config):
@@ -48,6 +49,17 @@ def test_dispatch_table_refuses_a_second_handler_and_unknown_roles():
         table.register("E", "miner", print)
     with pytest.raises(dispatch.UnknownHandler, match="handler_modules"):
         table.handler("E", "trainer")
+
+
+def test_the_events_a_nodes_roles_take(rclient, config):
+    table = dispatch.DispatchTable()
+    table.register("E", "sampler", print)
+    table.register("F", "validator", print)
+    table.register("G", "chain", print)
+    assert table.events_for(["sampler", "trainer"]) == {"E"}
+    assert table.events_for(None) == {"E", "F", "G"}
+    # the watcher's sink says what it can queue, so that the watcher skips the rest
+    assert make_enqueue(create_app(config), roles=["validator"], table=table).events == {"F"}
 
 
 def test_enqueue_sends_one_task_per_handling_role_of_the_node(rclient):
