@@ -18,15 +18,17 @@ an idle node may take a burst of that many tasks and then 10 a second. With --bu
 node's default) the same run shows what the limit alone costs.
 
 MEASURED, all on one clock: this process follows the TaskRegistry's events with the same watcher
-the nodes use (websocket wake-up, then HTTP reads) and stamps each event when it arrives here.
-- dispatch latency: TaskCreated arrives -> the task's first SlotAssigned arrives (first claim
-  mined);
-- sync latency: the trainer's ResultRevealed arrives -> the vote that reaches quorum
-  (ceil(2n/3) of the n validators) arrives: an Attested, or an AggregateAttested carrying
-  several validators' votes (a task's 3 validators each attest alone: fewer than an aggregate pays
-  for, SPECIFICATION 5.5.2). It includes the validators' re-execution of the
+the nodes use, and times each event by its block's announcement on a `newHeads` websocket
+subscription (BlockClock: a thread that does nothing else; before session 15 the bench stamped
+an event when its watcher delivered it, which read a creation and its claim in one batch, at
+0 ms apart, whenever the observer was slower than the nodes).
+- dispatch latency: the block holding TaskCreated -> the block holding the task's first
+  SlotAssigned (first claim mined);
+- sync latency: the block holding the trainer's ResultRevealed -> the block holding the vote
+  that reaches quorum (ceil(2n/3) of the n validators): an Attested, or an AggregateAttested
+  carrying several validators' votes (a task's 3 validators each attest alone: fewer than an
+  aggregate pays for, SPECIFICATION 5.5.2). It includes the validators' re-execution of the
   round, on this machine's CPU shared by every node.
-Both observations see a block the same way, so their difference is the network's own time.
 Prints p50 / p95 / mean of each and ends with
 
     RESULT dispatch_p50_ms=<> dispatch_mean_ms=<> sync_p50_ms=<> sync_mean_ms=<>
@@ -38,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import dataclasses
+import json
 import math
 import shutil
 import statistics
@@ -66,12 +69,60 @@ BOUNTY = 10 * TOKEN
 PASSWORD = "latency-bench"
 
 
+class BlockClock:
+    """When each block was announced (time.time()): a `newHeads` websocket subscription, read
+    in a thread that does nothing else. An event's time is its block's announcement, not when
+    the observer got to read the block's logs: a busy observer reads several blocks at once, and
+    stamping at delivery then put a task's creation and its first claim at the same instant."""
+
+    def __init__(self, ws_url: str):
+        from websockets.sync.client import connect
+
+        self.announced: dict[int, float] = {}
+        self._changed = threading.Condition()
+        self._ws = connect(ws_url, max_size=None, compression=None)
+        self._ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_subscribe", "params": ["newHeads"]}))
+        answer = json.loads(self._ws.recv(10))
+        if "result" not in answer:
+            raise RuntimeError(f"newHeads subscription refused: {answer}")
+        self._thread = threading.Thread(target=self._run, daemon=True, name="block clock")
+        self._thread.start()
+
+    def _run(self) -> None:
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            for message in self._ws:
+                now = time.time()
+                head = json.loads(message).get("params", {}).get("result", {})
+                if "number" in head:
+                    with self._changed:
+                        self.announced.setdefault(int(head["number"], 16), now)
+                        self._changed.notify_all()
+        except ConnectionClosed:
+            pass
+
+    def when(self, block: int, timeout: float = 2.0) -> float | None:
+        """The block's announcement; the observer's watcher may have read the block first (its
+        own subscription woke it), so the announcement in flight is waited for."""
+        with self._changed:
+            self._changed.wait_for(lambda: block in self.announced, timeout)
+            return self.announced.get(block)
+
+    def close(self) -> None:
+        self._ws.close()
+        self._thread.join(5)
+
+
 class Observer:
-    """Arrival times (time.time()) of the registry's events, per task."""
+    """Times of the registry's events, per task: their blocks' announcements (BlockClock), or
+    their arrival here for a block the clock did not see (counted in `unclocked`)."""
 
     def __init__(self, net: LocalNetwork, workdir: Path):
         self.events: dict[int, list] = defaultdict(list)
+        self.unclocked = 0
         self._lock = threading.Lock()
+        self.clock = BlockClock(net.anvil.ws_url)
         self.watcher = EventWatcher(net.deployment, self._on_event, SqliteCursor(workdir / "observer.sqlite"),
                                     ws_url=net.anvil.ws_url, mode="ws", poll_interval=0.01)
 
@@ -79,8 +130,10 @@ class Observer:
         now = time.time()
         task = event.args.get("taskId")
         if task is not None:
+            stamp = self.clock.when(event.block)
             with self._lock:
-                self.events[int(task)].append((now, event))
+                self.unclocked += stamp is None
+                self.events[int(task)].append((now if stamp is None else stamp, event))
 
     def of(self, task_id: int) -> list:
         with self._lock:
@@ -187,6 +240,7 @@ def main() -> int:
             time.sleep(1.0)
         time.sleep(1.0)  # the last events reach the observer
         observer.watcher.stop()
+        observer.clock.close()
         counts = {s.name.lower(): statuses.count(s) for s in Status if statuses.count(s)}
         print(f"finished  after {time.time() - t0:.1f} s: {counts}")
 
@@ -199,7 +253,8 @@ def main() -> int:
         d_sum = summary("dispatch", dispatch)
         s_sum = summary("sync", sync)
         restarts = sum(len(n.restarts) for n in net.nodes)
-        print(f"nodes     process restarts: {restarts}")
+        print(f"nodes     process restarts: {restarts}; events timed on arrival (block not announced): "
+              f"{observer.unclocked}")
         result = (f"RESULT dispatch_p50_ms={d_sum['p50']:.1f} dispatch_mean_ms={d_sum['mean']:.1f} "
                   f"sync_p50_ms={s_sum['p50']:.1f} sync_mean_ms={s_sum['mean']:.1f}")
         code = 0 if counts.get("completed") == len(task_ids) else 1
