@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import http.client
 import os
+import select
 import threading
 from urllib.parse import urlsplit
 
@@ -23,15 +24,19 @@ def http_w3(url: str, timeout: float = 30.0) -> Web3:
 
 
 class ChainHTTPProvider(Web3.HTTPProvider):
-    """web3.py's HTTPProvider posting through one keep-alive http.client connection per thread
-    (and process) for a plain http:// chain that the session sends nothing special (no proxy,
-    auth or client certificate). A request through requests
-    and urllib3 took ~1.0 ms of CPU against ~0.25 ms here, and every node process makes one or
-    more per block. Otherwise (https: requests' certificate bundle decides) and for batches,
-    web3.py's own path (requests) as before.
-    Errors are the socket's: ConnectionError (refused, reset) and TimeoutError, both retryable
-    for the node's handlers; a non-200 answer raises requests.HTTPError, as web3.py's path does.
-    web3.py's own retry of a timed-out read is not repeated here: a node's handlers retry."""
+    """web3.py's HTTPProvider, posting through one keep-alive http.client connection per thread
+    (and process) when the chain is plain http:// and the session adds nothing (no proxy, auth or
+    client certificate): a request through requests and urllib3 took ~1.0 ms of CPU against
+    ~0.3 ms here, and every node process makes some on every block. Otherwise (https: requests'
+    certificate bundle decides) and for batches, web3.py's own path, as before.
+
+    A connection the chain closed while idle is noticed before reuse and reopened (urllib3's
+    check); a read that still fails on a reused connection is asked once more on a new one, a
+    transaction is never sent twice. Errors are the socket's, ConnectionError and TimeoutError
+    (retryable for the node's handlers); an answer other than 200 raises requests.HTTPError, as
+    web3.py's path does. web3.py's retries of timed-out reads are not repeated: handlers retry."""
+
+    SENDS = frozenset({"eth_sendRawTransaction", "eth_sendTransaction"})
 
     def __init__(self, endpoint_uri: str, session: requests.Session, **kwargs):
         super().__init__(endpoint_uri, session=session, **kwargs)
@@ -47,18 +52,17 @@ class ChainHTTPProvider(Web3.HTTPProvider):
         if not self._lean:
             return super()._make_request(method, request_data)
         conn = self._connection()
-        reused = conn.sock is not None
-        try:
-            return self._post(conn, request_data)
-        except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
-            conn.close()
-            if not reused:
+        for attempt in (1, 2):
+            reused = conn.sock is not None
+            try:
+                return self._post(conn, request_data)
+            except (http.client.RemoteDisconnected, ConnectionResetError, BrokenPipeError):
+                conn.close()
+                if attempt == 2 or not reused or method in self.SENDS:
+                    raise
+            except BaseException:
+                conn.close()  # a half-read answer must not be read as the next request's
                 raise
-            # a kept-alive connection the chain had closed meanwhile: once more on a new one
-            return self._post(conn, request_data)
-        except BaseException:
-            conn.close()  # a half-read answer must not be read as the next request's
-            raise
 
     def _post(self, conn: http.client.HTTPConnection, request_data: bytes) -> bytes:
         conn.request("POST", self._path, body=request_data, headers=self._headers)
@@ -74,6 +78,8 @@ class ChainHTTPProvider(Web3.HTTPProvider):
             timeout = self._request_kwargs.get("timeout", 30.0)
             conn = http.client.HTTPConnection(self._url.hostname, self._url.port, timeout=timeout)
             self._local.conn, self._local.pid = conn, os.getpid()
+        elif conn.sock is not None and select.select([conn.sock], [], [], 0)[0]:
+            conn.close()  # an idle connection with something to read was closed by the chain
         return conn
 
 

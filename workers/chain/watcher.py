@@ -329,6 +329,8 @@ class EventWatcher:
                 self._wake.set()  # catch up on anything mined while subscribing
                 for _ in ws:  # until closed; what arrived is read over HTTP
                     self._wake.set()
+                if not self._ws_closing.is_set():
+                    raise ConnectionError("the node closed the subscription")
         except Exception as exc:  # fault tolerance: fall back to HTTP polling, which stays complete
             if not self._ws_closing.is_set():
                 log.warning("websocket %s failed (%s: %s); polling every %g s", self.ws_url, type(exc).__name__,

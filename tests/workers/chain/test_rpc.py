@@ -5,6 +5,7 @@ node's own answer or its error."""
 import json
 import socket
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -56,20 +57,28 @@ def test_raw_request_raises_the_nodes_error(w3):
 
 class FakeChain(BaseHTTPRequestHandler):
     """A JSON-RPC endpoint that answers every request with result "0x1" (or `status`), counts
-    the connections it accepted, and closes each after one answer when `close_after_answer`,
-    without saying so (as a chain's idle keep-alive timeout does)."""
+    the connections it accepted and the requests it read; it closes a connection after one
+    answer when `close_after_answer`, without saying so (as a chain's idle keep-alive timeout
+    does), and reads a connection's second request and closes without answering it when
+    `drop_second` (a chain that failed mid-request)."""
 
     protocol_version = "HTTP/1.1"
-    connections = 0
-    close_after_answer = False
+    connections = requests_read = 0
+    close_after_answer = drop_second = False
     status = 200
 
     def setup(self):
         super().setup()
         type(self).connections += 1
+        self.read_here = 0
 
     def do_POST(self):
         request = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests_read += 1
+        self.read_here += 1
+        if self.drop_second and self.read_here == 2:
+            self.close_connection = True
+            return
         body = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": "0x1"}).encode()
         self.send_response(self.status)
         self.send_header("Content-Type", "application/json")
@@ -104,12 +113,34 @@ def test_one_kept_alive_connection_per_thread(fake_chain):
     assert handler.connections == 2
 
 
-def test_a_connection_the_chain_closed_is_reopened(fake_chain):
+def test_a_connection_the_chain_closed_while_idle_is_reopened(fake_chain):
     handler, url = fake_chain
     handler.close_after_answer = True
     w3 = http_w3(url)
-    assert [raw_request(w3, "eth_blockNumber", []) for _ in range(3)] == ["0x1"] * 3
-    assert handler.connections == 3
+    answers = []
+    for method in ("eth_blockNumber", "eth_sendRawTransaction", "eth_sendRawTransaction"):
+        answers.append(raw_request(w3, method, []))  # a send is not retried: noticed before it goes
+        time.sleep(0.1)  # the chain's close arrives while the connection is idle
+    assert answers == ["0x1"] * 3
+    assert (handler.connections, handler.requests_read) == (3, 3)
+
+
+def test_a_read_that_fails_on_a_reused_connection_is_asked_again_on_a_new_one(fake_chain):
+    handler, url = fake_chain
+    handler.drop_second = True
+    w3 = http_w3(url)
+    assert [raw_request(w3, "eth_blockNumber", []) for _ in range(2)] == ["0x1"] * 2
+    assert (handler.connections, handler.requests_read) == (2, 3)
+
+
+def test_a_transaction_is_never_sent_twice(fake_chain):
+    handler, url = fake_chain
+    handler.drop_second = True
+    w3 = http_w3(url)
+    raw_request(w3, "eth_blockNumber", [])
+    with pytest.raises(ConnectionError):
+        raw_request(w3, "eth_sendRawTransaction", ["0x02"])
+    assert handler.requests_read == 2  # read once, failed, not sent again
 
 
 def test_an_answer_that_is_not_200_raises_http_error(fake_chain):
