@@ -208,24 +208,28 @@ def test_confirmation_depth_delays_delivery(deployment, anvil, admin, tmp_path, 
     assert recorder.events[0].block == mined_in and recorder.events[0].args == {"bps": 600}
 
 
-def test_websocket_unavailable_falls_back_to_polling(deployment, anvil, admin, tmp_path):
+def falls_back_to_polling(deployment, admin, tmp_path, ws_url, bps):
+    """A watcher in ws mode whose websocket fails still gets the event, by polling."""
     recorder = Recorder()
     cursor = SqliteCursor(tmp_path / "c.sqlite", "fallback")
     cursor.set(deployment.w3.eth.block_number, END)
-    watcher = EventWatcher(deployment, recorder, cursor, ws_url="ws://127.0.0.1:9", mode="ws")
+    watcher = EventWatcher(deployment, recorder, cursor, ws_url=ws_url, mode="ws")
     recorder.watcher = watcher
     watcher.start()
     try:
-        set_slash_bps(deployment, admin, 700)
+        set_slash_bps(deployment, admin, bps)
         recorder.wait_for(1, timeout=10)
         assert watcher.transport == "poll"
     finally:
         watcher.stop()
 
 
+def test_websocket_unavailable_falls_back_to_polling(deployment, anvil, admin, tmp_path):
+    falls_back_to_polling(deployment, admin, tmp_path, "ws://127.0.0.1:9", 700)
+
+
 def test_a_refused_subscription_falls_back_to_polling(deployment, admin, tmp_path):
-    """A websocket that answers eth_subscribe with an error (a node without subscriptions) is
-    closed, and the watcher polls: the event still arrives."""
+    """A websocket that answers eth_subscribe with an error (a node without subscriptions)."""
     from websockets.sync.server import serve
 
     def refuse(ws):
@@ -236,19 +240,7 @@ def test_a_refused_subscription_falls_back_to_polling(deployment, admin, tmp_pat
 
     with serve(refuse, "127.0.0.1", 0) as server:
         threading.Thread(target=server.serve_forever, daemon=True).start()
-        recorder = Recorder()
-        cursor = SqliteCursor(tmp_path / "c.sqlite", "refused")
-        cursor.set(deployment.w3.eth.block_number, END)
-        watcher = EventWatcher(deployment, recorder, cursor, ws_url=f"ws://127.0.0.1:{server.socket.getsockname()[1]}",
-                               mode="ws")
-        recorder.watcher = watcher
-        watcher.start()
-        try:
-            set_slash_bps(deployment, admin, 750)
-            recorder.wait_for(1, timeout=10)
-            assert watcher.transport == "poll"
-        finally:
-            watcher.stop()
+        falls_back_to_polling(deployment, admin, tmp_path, f"ws://127.0.0.1:{server.socket.getsockname()[1]}", 750)
         server.shutdown()
 
 
