@@ -89,9 +89,8 @@ class SqliteCursor:
     """The watcher's persisted position, one row per watcher name in a SQLite file."""
 
     def __init__(self, path: str | Path, name: str = "registry"):
-        self.file, self.name = SqliteFile(path), name
-        self.path = self.file.path
-        self._connect = self.file.connect
+        file, self.name = SqliteFile(path), name
+        self.path, self._connect = file.path, file.connect
         with self._connect() as db:
             db.execute("CREATE TABLE IF NOT EXISTS cursor (name TEXT PRIMARY KEY, block INTEGER, log_index INTEGER)")
 

@@ -29,9 +29,8 @@ class Interest:
     """The events whose arguments keep the held set (the watcher must deliver them)."""
 
     def __init__(self, path: str | Path, address: str):
-        self.file, self.address = SqliteFile(path), to_checksum_address(address)
-        self.path = self.file.path
-        self._connect = self.file.connect  # once per thread: it is asked on every event
+        file, self.address = SqliteFile(path), to_checksum_address(address)
+        self.path, self._connect = file.path, file.connect  # once per thread: asked on every event
         with self._connect() as db:
             db.execute("CREATE TABLE IF NOT EXISTS held (task_id INTEGER PRIMARY KEY)")
 

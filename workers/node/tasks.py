@@ -81,7 +81,8 @@ def load_handlers(config: NodeConfig) -> None:
 
 def make_enqueue(app: Celery, roles=None,
                  table: dispatch.DispatchTable = dispatch.DISPATCH) -> Callable:
-    """enqueue(event) -> queues, for the watcher: one handle_event per role handling the event."""
+    """enqueue(event) -> queues, for the watcher: one handle_event per role handling the event.
+    Its `events` attribute names the events it can queue at all (the watcher skips the rest)."""
     config: NodeConfig = app.node_config
     load_handlers(config)
     try:
@@ -97,5 +98,5 @@ def make_enqueue(app: Celery, roles=None,
         store, _ = node_state(config)
         return dispatch.enqueue(event, send, store, table, roles)
 
-    enqueue.events = table.events_for(roles)  # what it can queue at all: the watcher skips the rest
+    enqueue.events = table.events_for(roles)
     return enqueue

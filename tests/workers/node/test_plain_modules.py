@@ -51,7 +51,7 @@ def test_dispatch_table_refuses_a_second_handler_and_unknown_roles():
         table.handler("E", "trainer")
 
 
-def test_the_events_a_nodes_roles_take(rclient, config):
+def test_the_events_a_nodes_roles_take(config):
     table = dispatch.DispatchTable()
     table.register("E", "sampler", print)
     table.register("F", "validator", print)
