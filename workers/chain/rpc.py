@@ -64,6 +64,15 @@ class ChainHTTPProvider(Web3.HTTPProvider):
                 conn.close()  # a half-read answer must not be read as the next request's
                 raise
 
+    def make_batch_request(self, batch_requests):
+        """web3.py's batch, through the keep-alive connection when the chain is plain http://."""
+        if not self._lean:
+            return super().make_batch_request(batch_requests)
+        response = self.decode_rpc_response(self._make_request("batch", self.encode_batch_rpc_request(batch_requests)))
+        if not isinstance(response, list):
+            return response  # the node refused the batch as a whole: one error object
+        return sorted(response, key=lambda answer: answer.get("id", 0))
+
     def _post(self, conn: http.client.HTTPConnection, request_data: bytes) -> bytes:
         conn.request("POST", self._path, body=request_data, headers=self._headers)
         response = conn.getresponse()
@@ -99,17 +108,32 @@ def environment_session(url: str) -> requests.Session:
     return session
 
 
+def raw_batch(w3: Web3, calls: list[tuple[str, list]]) -> list[dict]:
+    """The node's answers to `calls` [(method, params)] sent as one JSON-RPC batch (one round trip
+    instead of one each), in order, each {"result": ...} or {"error": ...} as the node sent it. A
+    node that refuses batches raises Web3RPCError."""
+    answers = w3.provider.make_batch_request(calls)
+    if not isinstance(answers, list) or len(answers) != len(calls):
+        error = answers.get("error") if isinstance(answers, dict) else answers
+        raise Web3RPCError(f"batch of {[m for m, _ in calls]}: {error}", rpc_response=answers)
+    return answers
+
+
+def result_of(method: str, answer: dict):
+    """One answer's result (raw_request's rules): Web3RPCError for an error answer."""
+    error = answer.get("error")
+    if error is not None:
+        message = error.get("message", str(error)) if isinstance(error, dict) else str(error)
+        raise Web3RPCError(f"{method}: {message}", rpc_response=answer)
+    if "result" not in answer:
+        raise Web3RPCError(f"{method}: the node's answer has neither a result nor an error", rpc_response=answer)
+    return answer["result"]
+
+
 def raw_request(w3: Web3, method: str, params: list):
     """`method`'s JSON result as the node sent it (hex strings, plain dicts), through w3's provider
     but past web3.py's middleware and result formatters, which cost more CPU than the request:
     for the node's hot calls (the watcher's reads on every block, contract reads, the sender's
     estimate and fees), whose formatted results nothing needs. An error answer raises
     Web3RPCError, as web3.py does."""
-    response = w3.provider.make_request(method, params)
-    error = response.get("error")
-    if error is not None:
-        message = error.get("message", str(error)) if isinstance(error, dict) else str(error)
-        raise Web3RPCError(f"{method}: {message}", rpc_response=response)
-    if "result" not in response:
-        raise Web3RPCError(f"{method}: the node's answer has neither a result nor an error", rpc_response=response)
-    return response["result"]
+    return result_of(method, w3.provider.make_request(method, params))

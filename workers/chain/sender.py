@@ -23,7 +23,7 @@ from web3.exceptions import ContractLogicError, TimeExhausted, Web3RPCError
 
 from workers.chain.abi import canonical_type
 from workers.chain.errors import DecodedError, DroppedTransaction, TxReverted, decode_revert, revert_data_of
-from workers.chain.rpc import raw_request
+from workers.chain.rpc import raw_batch, result_of
 from workers.node import metrics
 
 log = logging.getLogger(__name__)
@@ -86,9 +86,14 @@ class TxSender:
             data = call_data(call, tx)
         tx["to"] = to
         tx["data"] = data if isinstance(data, str) else "0x" + bytes(data).hex()
+        # one round trip for the estimate and the fee reads (raw: web3.py formats the whole head
+        # block to give one field; every transaction of the node pays this)
+        estimate = [] if gas is not None else [self._estimate_request(tx, estimate_at)]
+        answers = raw_batch(self.w3, estimate + [("eth_maxPriorityFeePerGas", []),
+                                                 ("eth_getBlockByNumber", ["latest", False])])
         if gas is None:
             try:
-                gas = int(self._estimate(tx, estimate_at) * self.gas_multiplier)
+                gas = int(self._estimated(tx, estimate_at, answers[0]) * self.gas_multiplier)
             except (ContractLogicError, Web3RPCError) as exc:
                 data_ = revert_data_of(exc)
                 if data_ is None:
@@ -98,22 +103,23 @@ class TxSender:
                 metrics.tx_failed(metrics.fn_name(_describe(call, to)), error.name, "estimate")
                 raise TxReverted(error, call=_describe(call, to)) from None
         tx["gas"] = gas
-        # raw reads (workers.chain.rpc.raw_request): web3.py formats the whole head block to give
-        # one field; every transaction of the node pays this
-        tip = int(raw_request(self.w3, "eth_maxPriorityFeePerGas", []), 16)
-        base = int(raw_request(self.w3, "eth_getBlockByNumber", ["latest", False])["baseFeePerGas"], 16)
+        tip = int(result_of("eth_maxPriorityFeePerGas", answers[-2]), 16)
+        base = int(result_of("eth_getBlockByNumber", answers[-1])["baseFeePerGas"], 16)
         tx["maxPriorityFeePerGas"] = tip
         tx["maxFeePerGas"] = 2 * base + tip
         tx["type"] = 2
         return tx
 
-    def _estimate(self, tx: dict, block: str | None) -> int:
-        """eth_estimateGas, raw; an error answer (a revert) is asked again through web3.py, which
-        raises it as callers expect (ContractLogicError with the revert data)."""
+    @staticmethod
+    def _estimate_request(tx: dict, block: str | None) -> tuple[str, list]:
         request = {k: (hex(v) if isinstance(v, int) else v) for k, v in tx.items() if k != "chainId"}
+        return "eth_estimateGas", [request] if block is None else [request, block]  # None: the node's default
+
+    def _estimated(self, tx: dict, block: str | None, answer: dict) -> int:
+        """The raw eth_estimateGas answer's gas; an error answer (a revert) is asked again through
+        web3.py, which raises it as callers expect (ContractLogicError with the revert data)."""
         try:
-            params = [request] if block is None else [request, block]  # None: the node's default block
-            return int(raw_request(self.w3, "eth_estimateGas", params), 16)
+            return int(result_of("eth_estimateGas", answer), 16)
         except Web3RPCError:
             return self.w3.eth.estimate_gas(tx, block)
 

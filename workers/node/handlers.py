@@ -237,11 +237,16 @@ def _send(ctx: NodeContext, call, done: tuple[str, ...] = (), estimate_at: str |
 
 def spec_of(ctx: NodeContext, task):
     """The task's TaskSpec, fetched by CID and checked against specDigest (cached per process)."""
+    return spec_by(ctx, task.spec_cid, bytes(task.spec_digest))
+
+
+def spec_by(ctx: NodeContext, cid: str, digest: bytes):
+    """The TaskSpec stored at `cid`, checked against `digest` (cached per process)."""
     from workers.spec import parse
 
-    key = (task.spec_cid, bytes(task.spec_digest))
+    key = (cid, digest)
     if key not in ctx._specs:
-        ctx._specs[key] = parse(ctx.store.get(task.spec_cid), digest=task.spec_digest)
+        ctx._specs[key] = parse(ctx.store.get(cid), digest=digest)
     return ctx._specs[key]
 
 
@@ -290,20 +295,26 @@ INELIGIBLE = ("NodePaused", "InsufficientStake", "ReputationTooLow")
 
 
 def _claim(ev: HandledEvent, role: Role) -> None:
-    """Claims a slot of `role`. Claims race, so the fast path reads only the task (its spec must
-    be fetchable and match its digest before the node commits stake to it) and lets claimSlot's
-    own checks decide the rest: a lost race, a slot already ours, the requester's own task and an
-    ineligible node (stake, reputation, paused; logged with the reason) all revert at the gas
-    estimate, before anything is sent."""
+    """Claims a slot of `role`. Claims race, so the fast path checks only the task's spec (it
+    must be fetchable and match its digest before the node commits stake to it) and lets
+    claimSlot's own checks decide the rest: a lost race, a slot already ours, the requester's
+    own task, a task no longer open and an ineligible node (stake, reputation, paused; logged
+    with the reason) all revert at the gas estimate, before anything is sent. A TaskCreated
+    carries the spec and the requester, so a new task is claimed without reading it first."""
     ctx = NodeContext.current()
     task_id = int(ev.args["taskId"])
-    task = ctx.view.task(task_id)
-    if task.status not in (Status.OPEN, Status.ACTIVE) or task.requester == ctx.address:
-        return
-    filled = task.filled_samplers if role == Role.SAMPLER else int(task.trainer_filled)
-    if filled == task.slot_count(role):
-        return  # lost the race already: no estimate needed to learn NoVacantSlot
-    spec_of(ctx, task)  # a task whose spec cannot be fetched or is corrupt is not taken
+    if ev.name == "TaskCreated":
+        if ev.args["requester"] == ctx.address:
+            return
+        spec_by(ctx, ev.args["specCid"], bytes.fromhex(ev.args["specDigest"][2:]))
+    else:
+        task = ctx.view.task(task_id)
+        if task.status not in (Status.OPEN, Status.ACTIVE) or task.requester == ctx.address:
+            return
+        filled = task.filled_samplers if role == Role.SAMPLER else int(task.trainer_filled)
+        if filled == task.slot_count(role):
+            return  # lost the race already: no estimate needed to learn NoVacantSlot
+        spec_of(ctx, task)  # a task whose spec cannot be fetched or is corrupt is not taken
     try:
         _send(ctx, ctx.deployment.registry.functions.claimSlot(task_id, role),
               done=("NoVacantSlot", "AlreadyAssigned", "WrongStatus", "DeadlinePassed", "RequesterCannotWork"))

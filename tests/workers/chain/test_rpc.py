@@ -1,6 +1,6 @@
 """workers.chain.rpc: the node's HTTP client reads the environment's connection settings once,
-keeps one connection per thread (reopened when the chain closed it), and raw_request gives the
-node's own answer or its error."""
+keeps one connection per thread (reopened when the chain closed it), raw_request gives the
+node's own answer or its error, and raw_batch several answers for one round trip."""
 
 import json
 import socket
@@ -13,7 +13,7 @@ import requests
 from web3.exceptions import Web3RPCError
 
 from workers.chain.errors import is_retryable
-from workers.chain.rpc import environment_session, http_w3, raw_request
+from workers.chain.rpc import environment_session, http_w3, raw_batch, raw_request, result_of
 
 
 def test_the_session_takes_the_environments_proxy_once_and_then_ignores_the_environment(monkeypatch):
@@ -55,16 +55,25 @@ def test_raw_request_raises_the_nodes_error(w3):
         raw_request(w3, "eth_getLogs", [{"fromBlock": "not a block"}])
 
 
+def test_raw_batch_answers_each_call_in_order_with_its_own_error(w3):
+    head, missing, chain = raw_batch(w3, [("eth_blockNumber", []), ("eth_noSuchMethod", []), ("eth_chainId", [])])
+    assert int(result_of("eth_blockNumber", head), 16) == w3.eth.block_number
+    assert int(result_of("eth_chainId", chain), 16) == 31337
+    with pytest.raises(Web3RPCError, match="eth_noSuchMethod"):
+        result_of("eth_noSuchMethod", missing)
+
+
 class FakeChain(BaseHTTPRequestHandler):
     """A JSON-RPC endpoint that answers every request with result "0x1" (or `status`), counts
     the connections it accepted and the requests it read; it closes a connection after one
     answer when `close_after_answer`, without saying so (as a chain's idle keep-alive timeout
     does), and reads a connection's second request and closes without answering it when
-    `drop_second` (a chain that failed mid-request)."""
+    `drop_second` (a chain that failed mid-request). A batch gets one answer per request, or one
+    error object when `refuse_batches`."""
 
     protocol_version = "HTTP/1.1"
     connections = requests_read = 0
-    close_after_answer = drop_second = False
+    close_after_answer = drop_second = refuse_batches = False
     status = 200
 
     def setup(self):
@@ -79,7 +88,13 @@ class FakeChain(BaseHTTPRequestHandler):
         if self.drop_second and self.read_here == 2:
             self.close_connection = True
             return
-        body = json.dumps({"jsonrpc": "2.0", "id": request["id"], "result": "0x1"}).encode()
+        if isinstance(request, list) and self.refuse_batches:
+            answer = {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "batches not allowed"}}
+        elif isinstance(request, list):
+            answer = [{"jsonrpc": "2.0", "id": r["id"], "result": "0x1"} for r in reversed(request)]
+        else:
+            answer = {"jsonrpc": "2.0", "id": request["id"], "result": "0x1"}
+        body = json.dumps(answer).encode()
         self.send_response(self.status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
@@ -111,6 +126,22 @@ def test_one_kept_alive_connection_per_thread(fake_chain):
     other.start()
     other.join()
     assert handler.connections == 2
+
+
+def test_a_batch_goes_over_the_kept_alive_connection_and_its_answers_are_put_in_order(fake_chain):
+    handler, url = fake_chain
+    w3 = http_w3(url)
+    raw_request(w3, "eth_blockNumber", [])
+    answers = raw_batch(w3, [("eth_blockNumber", []), ("eth_gasPrice", [])])  # answered in reverse order
+    assert [a["id"] for a in answers] == sorted(a["id"] for a in answers)
+    assert (handler.connections, handler.requests_read) == (1, 2)
+
+
+def test_a_chain_that_refuses_batches_raises_its_error(fake_chain):
+    handler, url = fake_chain
+    handler.refuse_batches = True
+    with pytest.raises(Web3RPCError, match="batches not allowed"):
+        raw_batch(http_w3(url), [("eth_blockNumber", []), ("eth_gasPrice", [])])
 
 
 def test_a_connection_the_chain_closed_while_idle_is_reopened(fake_chain):

@@ -56,6 +56,22 @@ def test_revert_at_estimation_sends_nothing(w3, deployment, redis_client, new_ac
     assert w3.eth.get_transaction_count(account.address, "pending") == 0
 
 
+def test_the_estimate_and_the_fee_reads_take_one_round_trip(w3, deployment, redis_client, new_account, monkeypatch):
+    account = new_account()
+    sender = TxSender(w3, account, redis_client)
+    provider = w3.provider
+    posted = []
+    for name in ("make_request", "make_batch_request"):
+        original = getattr(provider, name)
+        monkeypatch.setattr(provider, name, lambda *a, _o=original, _n=name: posted.append(_n) or _o(*a))
+    tx = sender.build(deployment.token.functions.approve(SINK, 5))
+    assert posted == ["make_batch_request"]
+    assert tx["gas"] > 21_000 and tx["maxFeePerGas"] > tx["maxPriorityFeePerGas"] > 0
+    posted.clear()
+    assert sender.build(to=SINK, value=1, gas=21_000)["gas"] == 21_000  # no estimate asked
+    assert posted == ["make_batch_request"]
+
+
 def test_nonce_used_elsewhere_is_resynced_from_the_chain(w3, redis_client, new_account):
     account = new_account()
     sender = TxSender(w3, account, redis_client)

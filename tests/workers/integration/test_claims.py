@@ -1,14 +1,15 @@
 """The claim handler against a real chain, called in this process as the nodes would run it: a
-claim takes a slot; a second delivery, a full task, the requester's own task and an ineligible
-node send nothing (the chain's checks decide, at the gas estimate), and an ineligible node says
-why in its log."""
+claim takes a slot; a second delivery, a full task, the requester's own task, a task whose spec
+does not match its digest and an ineligible node send nothing (the chain's checks decide, at the
+gas estimate), and an ineligible node says why in its log."""
 import logging
 
 import pytest
 
-from network import SPEC, TASK, TOKEN, Network, as_node, create_task, handled
+from network import SPEC, TASK, TOKEN, Network, as_node, create_task, task_created
 from workers.node import handlers
 from workers.protocol import Role, TaskParams
+from workers.spec import SpecError
 from workers.storage.store import EmbeddedStore
 
 ROLES = [("sampler0", "sampler"), ("sampler1", "sampler"), ("sampler2", "sampler")]
@@ -32,28 +33,29 @@ def sent(node) -> int:
     return node.sender.w3.eth.get_transaction_count(node.address)
 
 
-def claim(node, task_id):
+def claim(net, node, task_id):
+    created = task_created(net, task_id, "sampler")
     with as_node(node):
-        handlers.claim_sampler(handled("TaskCreated", "sampler", taskId=task_id))
+        handlers.claim_sampler(created)
 
 
 def test_claim_takes_a_slot_once(net):
     task_id = create(net)
     s0 = net.node("sampler0")
-    claim(s0, task_id)
+    claim(net, s0, task_id)
     m = net.deployment.registry.functions.membershipOf(task_id, s0.address).call()
     assert m.assigned and Role(m.role) == Role.SAMPLER
     before = sent(s0)
-    claim(s0, task_id)  # a second delivery: AlreadyAssigned at the estimate
+    claim(net, s0, task_id)  # a second delivery: AlreadyAssigned at the estimate
     assert sent(s0) == before
 
 
 def test_a_full_task_is_not_claimed(net):
     task_id = create(net)
-    claim(net.node("sampler0"), task_id)
+    claim(net, net.node("sampler0"), task_id)
     s1 = net.node("sampler1")
     before = sent(s1)
-    claim(s1, task_id)  # NoVacantSlot: a lost race, not an error
+    claim(net, s1, task_id)  # NoVacantSlot: a lost race, not an error
     assert sent(s1) == before
     assert not net.deployment.registry.functions.membershipOf(task_id, s1.address).call().assigned
 
@@ -68,8 +70,22 @@ def test_the_requester_does_not_claim_its_own_task(net):
     s1.sender.send(d.registry.functions.createTask(params.as_tuple()))
     task_id = d.registry.functions.taskCount().call()
     before = sent(s1)
-    claim(s1, task_id)
+    claim(net, s1, task_id)
     assert sent(s1) == before
+
+
+def test_a_task_whose_spec_does_not_match_its_digest_is_not_claimed(net):
+    d, s0 = net.deployment, net.node("sampler0")
+    wrong = bytes(31) + b"\x01"
+    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), wrong, 100 * TOKEN, **TASK)
+    net.w3.eth.wait_for_transaction_receipt(
+        d.token.functions.approve(d.registry.address, params.bounty).transact({"from": net.admin}))
+    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": net.admin}))
+    task_id = d.registry.functions.taskCount().call()
+    before = sent(s0)
+    with pytest.raises(SpecError, match="specDigest"):
+        claim(net, s0, task_id)
+    assert sent(s0) == before
 
 
 def test_an_ineligible_node_says_why_and_sends_nothing(net, caplog):
@@ -80,7 +96,7 @@ def test_an_ineligible_node_says_why_and_sends_nothing(net, caplog):
     task_id = create(net)
     before = sent(s2)
     with caplog.at_level(logging.WARNING, logger="workers.node.handlers"):
-        claim(s2, task_id)
+        claim(net, s2, task_id)
     assert sent(s2) == before
     assert not d.registry.functions.membershipOf(task_id, s2.address).call().assigned
     assert f"task {task_id}: not claiming the sampler slot: stake too low" in caplog.text

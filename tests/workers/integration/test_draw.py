@@ -4,7 +4,7 @@ mined and lands in the very next block; before the seed block exists it is not r
 nothing sent)."""
 import pytest
 
-from network import Network, as_node, create_task, handled
+from network import Network, as_node, create_task, handled, task_created
 from workers.node import handlers
 from workers.node.dispatch import RetryableError
 from workers.protocol import Status
@@ -22,9 +22,9 @@ def filled_task(net) -> int:
     """A task whose sampler and trainer slots are taken: its draw is armed on the next block."""
     task_id = create_task(net)
     with as_node(net.node("sampler0")):
-        handlers.claim_sampler(handled("TaskCreated", "sampler", taskId=task_id))
+        handlers.claim_sampler(task_created(net, task_id, "sampler"))
     with as_node(net.node("trainer0")):
-        handlers.claim_trainer(handled("TaskCreated", "trainer", taskId=task_id))
+        handlers.claim_trainer(task_created(net, task_id, "trainer"))
     return task_id
 
 
