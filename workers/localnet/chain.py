@@ -1,6 +1,6 @@
 """A local chain: an anvil process on a free port (its own process group, stopped by pid), an
 optional `evm_mine` ticker (automine only mines with transactions, and the validator draw needs a
-block after its seed block), and the protocol deployed with plain web3 from brownie's build
+block after its seed block: the ticker mines that block at once), and the protocol deployed with plain web3 from brownie's build
 artifacts (build/contracts, made by `brownie compile`, which `make demo` and `make test` run; nothing
 is compiled here), RoundLogic and AggregateAttest linked into TaskRegistry and the roles wired as
 scripts/deploy.py does."""
@@ -17,6 +17,7 @@ import threading
 import time
 from pathlib import Path
 
+from eth_utils import keccak
 from web3 import Web3
 
 from workers.chain.rpc import http_w3  # noqa: F401  (re-exported: the local network's client)
@@ -124,12 +125,35 @@ class Anvil:
             self._log.close()
 
 
-class Ticker:
-    """Mines a block every `interval` s on one anvil (block.number moves while nobody sends)."""
+DRAW_ARMED_TOPICS = ["0x" + keccak(text=signature).hex()
+                     for signature in ("DrawArmed(uint256,uint256)", "JurorDrawArmed(uint256,uint256)")]
 
-    def __init__(self, w3: Web3, interval: float = 1.0):
+
+class Ticker:
+    """Mines a block every `interval` s on one anvil (block.number moves while nobody sends).
+    Given the chain's websocket (`ws_url`), it also mines one at once after a block that arms a
+    draw (DrawArmed, JurorDrawArmed): a draw's seed is the hash of the block after the arming one,
+    which automine makes only for a transaction, so the draw would otherwise wait for the next
+    tick (half an interval on average) for nothing a busy chain would make it wait for."""
+
+    def __init__(self, w3: Web3, interval: float = 1.0, ws_url: str | None = None):
         self.w3, self.interval = w3, interval
         self._stop = threading.Event()
+        self._mine_lock = threading.Lock()
+        self._mined_after = -1  # the last arming block a block was mined after
+        self._ws = None
+        if ws_url is not None:
+            from websockets.sync.client import connect
+
+            self._ws = connect(ws_url, max_size=None, compression=None)
+            self._ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_subscribe",
+                                      "params": ["logs", {"topics": [DRAW_ARMED_TOPICS]}]}))
+            answer = json.loads(self._ws.recv(10))
+            if "result" not in answer:
+                self._ws.close()
+                raise LocalNetError(f"the chain refused a logs subscription: {answer}")
+            self._follower = threading.Thread(target=self._follow, daemon=True, name="draw-armed blocks")
+            self._follower.start()
         self._thread = threading.Thread(target=self._run, daemon=True, name="evm_mine ticker")
         self._thread.start()
 
@@ -140,8 +164,27 @@ class Ticker:
             except Exception:  # anvil going away at the end
                 return
 
+    def _follow(self):
+        from websockets.exceptions import ConnectionClosed
+
+        try:
+            for message in self._ws:
+                log = json.loads(message).get("params", {}).get("result", {})
+                if "blockNumber" not in log:
+                    continue
+                arming = int(log["blockNumber"], 16)
+                with self._mine_lock:  # several draws armed in one block need one block after it
+                    if arming > self._mined_after and int(self.w3.eth.block_number) == arming:
+                        self.w3.provider.make_request("evm_mine", [])
+                    self._mined_after = max(self._mined_after, arming)
+        except (ConnectionClosed, OSError):
+            return  # stopped, or anvil going away at the end
+
     def stop(self):
         self._stop.set()
+        if self._ws is not None:
+            self._ws.close()
+            self._follower.join()
         if self._thread.is_alive():
             self._thread.join()
 

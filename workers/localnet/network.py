@@ -102,7 +102,7 @@ class LocalNetwork:
         try:
             self.anvil = Anvil(anvil_ports, log_path=self.workdir / "anvil.log" if anvil_log else None)
             self.w3 = http_w3(self.anvil.http_url)
-            self.ticker = Ticker(self.w3, tick_s) if tick_s else None
+            self.ticker = Ticker(self.w3, tick_s, ws_url=self.anvil.ws_url) if tick_s else None
             self.redis = redis_service.start_embedded(self.workdir / "redis", ports=tuple(redis_ports) or None,
                                                       databases=redis_databases)
             self.admin, self.treasury = self.w3.eth.accounts[0], self.w3.eth.accounts[9]

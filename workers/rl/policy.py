@@ -37,13 +37,26 @@ _ACTIVATION_FNS = {nn.Tanh: torch.tanh, nn.ReLU: torch.relu}
 LOG_2PI = math.log(2 * math.pi)
 
 
-def _mlp(sizes: list[int], activation: str, out_gain: float, generator: torch.Generator) -> nn.Sequential:
+class _UninitialisedLinear(nn.Linear):
+    """nn.Linear without its default init (which draws from the global RNG), for a checkpoint's
+    tensors to replace: cheaper than torch.nn.utils.skip_init, which builds on the meta device."""
+
+    def reset_parameters(self) -> None:
+        pass
+
+
+def _mlp(sizes: list[int], activation: str, out_gain: float, generator: torch.Generator | None) -> nn.Sequential:
+    """The MLP, initialised from `generator`; with None its parameters are left uninitialised (a
+    checkpoint's tensors replace them: the orthogonal init's QR decompositions would be wasted)."""
     layers: list[nn.Module] = []
     for i in range(len(sizes) - 1):
-        linear = nn.Linear(sizes[i], sizes[i + 1])
         last = i == len(sizes) - 2
-        nn.init.orthogonal_(linear.weight, gain=out_gain if last else math.sqrt(2), generator=generator)
-        nn.init.zeros_(linear.bias)
+        if generator is None:
+            linear = _UninitialisedLinear(sizes[i], sizes[i + 1])
+        else:
+            linear = nn.Linear(sizes[i], sizes[i + 1])
+            nn.init.orthogonal_(linear.weight, gain=out_gain if last else math.sqrt(2), generator=generator)
+            nn.init.zeros_(linear.bias)
         layers.append(linear)
         if not last:
             layers.append(_ACTIVATION_MODULES[activation]())
@@ -53,17 +66,22 @@ def _mlp(sizes: list[int], activation: str, out_gain: float, generator: torch.Ge
 class ActorCritic(nn.Module):
     """Actor (logits or Gaussian mean) and critic (state value) for one `SpaceSpec`."""
 
-    def __init__(self, spec: SpaceSpec, config: PolicyConfig = PolicyConfig()):
+    def __init__(self, spec: SpaceSpec, config: PolicyConfig = PolicyConfig(), *, initialize: bool = True):
+        """`initialize=False`: the parameters are left uninitialised, for a checkpoint to load."""
         super().__init__()
         spec.validate()
         self.spec = spec
         self.config = config
-        g = torch.Generator().manual_seed(config.seed)
         hidden = list(config.hidden_sizes)
-        # nn.Linear draws its default init from the global RNG before we overwrite it: restore it.
-        with torch.random.fork_rng(devices=[]):
-            self.critic = _mlp([spec.obs_dim, *hidden, 1], config.activation, 1.0, g)
-            self.actor = _mlp([spec.obs_dim, *hidden, spec.action_dim], config.activation, 0.01, g)
+        if initialize:
+            g = torch.Generator().manual_seed(config.seed)
+            # nn.Linear draws its default init from the global RNG before we overwrite it: restore it.
+            with torch.random.fork_rng(devices=[]):
+                self.critic = _mlp([spec.obs_dim, *hidden, 1], config.activation, 1.0, g)
+                self.actor = _mlp([spec.obs_dim, *hidden, spec.action_dim], config.activation, 0.01, g)
+        else:
+            self.critic = _mlp([spec.obs_dim, *hidden, 1], config.activation, 1.0, None)
+            self.actor = _mlp([spec.obs_dim, *hidden, spec.action_dim], config.activation, 0.01, None)
         # The parameters themselves (optimizers, load_state_dict and .to() update them in place).
         self._actor_layers, self._critic_layers = _layers(self.actor), _layers(self.critic)
         self.discrete = spec.action_kind == DISCRETE
@@ -209,7 +227,7 @@ def from_bytes(data: bytes) -> ActorCritic:
     cfg = meta["config"]
     policy = ActorCritic(SpaceSpec.from_dict(meta["spec"]), PolicyConfig(
         hidden_sizes=tuple(cfg["hidden_sizes"]), activation=cfg["activation"],
-        init_log_std=float(cfg["init_log_std"]), seed=int(cfg["seed"])))
+        init_log_std=float(cfg["init_log_std"]), seed=int(cfg["seed"])), initialize=False)
     tensors = st_load(bytes(data))
     expected = policy.state_dict()
     if set(tensors) != set(expected):

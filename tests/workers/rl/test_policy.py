@@ -28,6 +28,15 @@ def test_init_does_not_touch_global_rng(policy_for):
     assert torch.equal(torch.rand(3), before)
 
 
+def test_loading_a_checkpoint_does_not_touch_global_rng_either(policy_for):
+    data = to_bytes(policy_for("Pendulum-v1", seed=9))
+    torch.manual_seed(123)
+    before = torch.rand(3)
+    torch.manual_seed(123)
+    assert to_bytes(from_bytes(data)) == data  # every parameter comes from the checkpoint
+    assert torch.equal(torch.rand(3), before)
+
+
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
 def test_save_load_round_trip(tmp_path, env_id, policy_for):
     policy = policy_for(env_id, seed=5)
