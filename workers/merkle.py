@@ -20,14 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from sha3 import keccak_256
-
-
-def keccak(data: bytes) -> bytes:
-    """keccak256 through safe-pysha3's C extension (brownie's own dependency): eth_utils.keccak
-    goes through pycryptodome, whose setup costs ~7 us a call against ~1 us here, and a tree
-    hashes two small strings per item."""
-    return keccak_256(data).digest()
+from workers.hashing import keccak256 as keccak
 
 
 def leaf_hash(item: bytes) -> bytes:

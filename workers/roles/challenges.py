@@ -14,7 +14,7 @@ this source's limits and those of public alternatives.
 
 from __future__ import annotations
 
-from eth_utils import keccak
+from workers.hashing import keccak256 as keccak
 
 SAMPLER_DOMAIN = b"decentrl.challenge.v1"
 TRAINER_STEPS_DOMAIN = b"decentrl.challenge.trainer.steps.v1"
