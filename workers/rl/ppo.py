@@ -27,11 +27,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 from safetensors.torch import load as st_load
-from safetensors.torch import save as st_save
 from torch import nn
 
 from workers.rl.config import PPOConfig
-from workers.rl.policy import ActorCritic
+from workers.rl.policy import ActorCritic, safetensors_bytes
 from workers.rl.rollout import Episode
 
 
@@ -53,13 +52,13 @@ class TrainState:
         """safetensors bytes: Adam moments as tensors, counters as JSON metadata."""
         tensors, steps = {}, {}
         for i, s in sorted(self.adam.items()):
-            tensors[f"adam.{i}.exp_avg"] = s["exp_avg"].contiguous()
-            tensors[f"adam.{i}.exp_avg_sq"] = s["exp_avg_sq"].contiguous()
+            tensors[f"adam.{i}.exp_avg"] = s["exp_avg"]
+            tensors[f"adam.{i}.exp_avg_sq"] = s["exp_avg_sq"]
             steps[str(i)] = float(s["step"])
         meta = {"format": "decentrl.train_state", "version": 1, "env_steps": self.env_steps,
                 "rounds": self.rounds, "updates": self.updates,
                 "last_checkpoint": self.last_checkpoint, "adam_steps": steps}
-        return st_save(tensors, metadata={"decentrl": json.dumps(meta, sort_keys=True, separators=(",", ":"))})
+        return safetensors_bytes(tensors, meta)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "TrainState":

@@ -28,6 +28,14 @@ def test_init_does_not_touch_global_rng(policy_for):
     assert torch.equal(torch.rand(3), before)
 
 
+def test_a_checkpoint_is_safetensors_own_encoding(policy_for):
+    from safetensors.torch import save as st_save
+
+    policy = policy_for("Pendulum-v1", seed=2)
+    meta = {"decentrl": json.dumps(read_metadata(to_bytes(policy)), sort_keys=True, separators=(",", ":"))}
+    assert to_bytes(policy) == st_save(dict(policy.state_dict()), metadata=meta)  # the torch writer's bytes
+
+
 def test_loading_a_checkpoint_does_not_touch_global_rng_either(policy_for):
     data = to_bytes(policy_for("Pendulum-v1", seed=9))
     torch.manual_seed(123)

@@ -65,6 +65,20 @@ def test_resuming_from_serialized_state_matches(policy_for):
     assert replica_state.updates == state.updates and replica_state.env_steps == 512
 
 
+def test_a_train_state_is_safetensors_own_encoding(policy_for):
+    import json
+
+    from safetensors.torch import save as st_save
+
+    policy, state = policy_for("CartPole-v1", seed=1), TrainState()
+    train_round(policy, episodes(policy, 0), FAST, state)
+    data = state.to_bytes()
+    header_length = int.from_bytes(data[:8], "little")
+    meta = json.loads(data[8:8 + header_length])["__metadata__"]
+    tensors = {f"adam.{i}.{k}": s[k] for i, s in state.adam.items() for k in ("exp_avg", "exp_avg_sq")}
+    assert data == st_save(tensors, metadata=meta)  # what the torch writer gives, byte for byte
+
+
 def test_stats_and_checkpoint_due(policy_for):
     policy, state = policy_for("CartPole-v1"), TrainState()
     config = dataclasses.replace(FAST, checkpoint_every=400)
