@@ -28,6 +28,7 @@ re-execute only the challenged transitions and recompute only the challenged dat
 from __future__ import annotations
 
 import dataclasses
+import functools
 import math
 from itertools import islice
 
@@ -109,10 +110,14 @@ class _Checker:
 
     # -- states ------------------------------------------------------------------------------------
 
+    @functools.cached_property
+    def first_state(self) -> bytes:
+        """State 0: the previous checkpoint, which the validator holds (the trainer does not store it)."""
+        return state_bytes(to_bytes(self.policy0), self.start.to_bytes())
+
     def load_state(self, j: int) -> tuple[bytes, TrainState]:
-        if j == 0:  # the previous checkpoint, which the validator holds (the trainer does not store it)
-            data = state_bytes(to_bytes(self.policy0), self.start.to_bytes())
-            return self.open_state(0, data, self.tree.proof(0))
+        if j == 0:
+            return self.open_state(0, self.first_state, self.tree.proof(0))
         entry = self.trace.states[j]
         data = self.fetch(entry["cid"])
         if data is None:
@@ -139,8 +144,7 @@ class _Checker:
         return policy_bytes, state
 
     def check_ends(self) -> None:
-        first = state_bytes(to_bytes(self.policy0), self.start.to_bytes())
-        if keccak(first) != bytes.fromhex(self.trace.states[0]["digest"]):
+        if keccak(self.first_state) != bytes.fromhex(self.trace.states[0]["digest"]):
             raise Rejected("the trace's first state is not the previous checkpoint's policy and train state")
         m = len(self.b) - 1
         policy_bytes, last = self.load_state(m)

@@ -98,6 +98,16 @@ def event(name: str, handler_role: str, **args) -> HandledEvent:
     return HandledEvent(f"fraud:{name}:{sorted(args.items())}", name, args, 0, handler_role, 1)
 
 
+def task_created(net, task_id: int, handler_role: str) -> HandledEvent:
+    """The task's TaskCreated as the dispatcher gives it to `handler_role`'s handler: its logged
+    args, as JSON."""
+    from workers.node.dispatch import jsonable
+
+    registry = net.deployment.registry
+    log = registry.events.TaskCreated().get_logs(from_block=0, argument_filters={"taskId": task_id})[0]
+    return event("TaskCreated", handler_role, **jsonable(dict(log["args"])))
+
+
 def as_node(node):
     """NodeContext.current() is this node's context while the block runs, as in its workers."""
     return inprocess.as_node(node, PASSWORD)
@@ -159,9 +169,9 @@ def start_task(net: FraudNet, task_id: int, samplers, trainer, validators) -> No
 
     for node in samplers:
         with as_node(node):
-            handlers.claim_sampler(event("TaskCreated", "sampler", taskId=task_id))
+            handlers.claim_sampler(task_created(net, task_id, "sampler"))
     with as_node(trainer):
-        handlers.claim_trainer(event("TaskCreated", "trainer", taskId=task_id))
+        handlers.claim_trainer(task_created(net, task_id, "trainer"))
     net.mine(2)
     with as_node(validators[0]):
         handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock))

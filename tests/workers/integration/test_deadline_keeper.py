@@ -7,7 +7,7 @@ the same event does nothing. Then another sampler claims the vacated slot (SlotV
 holding it during round 1's SampleCommit, does the round's work (SlotAssigned)."""
 import pytest
 
-from network import Network, as_node, create_task, registry_events
+from network import Network, as_node, create_task, registry_events, task_created
 from network import handled as event
 from workers.node import handlers
 from workers.protocol import Outcome, Phase, Role, Status
@@ -27,9 +27,9 @@ def idle_task(net):
     SampleCommit deadline."""
     task_id = create_task(net, num_rounds=2, claim_window=60)
     with as_node(net.node("sampler0")):
-        handlers.claim_sampler(event("TaskCreated", "sampler", taskId=task_id))
+        handlers.claim_sampler(task_created(net, task_id, "sampler"))
     with as_node(net.node("trainer")):
-        handlers.claim_trainer(event("TaskCreated", "trainer", taskId=task_id))
+        handlers.claim_trainer(task_created(net, task_id, "trainer"))
     for _ in range(2):
         net.w3.provider.make_request("evm_mine", [])
     with as_node(net.node("validator0")) as ctx:

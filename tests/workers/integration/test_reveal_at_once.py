@@ -5,7 +5,7 @@ TrainReveal end with no PhaseStarted handler of theirs run; the reveal phase's h
 event then comes, finds nothing to do and sends nothing."""
 import pytest
 
-from network import Network, as_node, create_task
+from network import Network, as_node, create_task, task_created
 from network import handled as event
 from workers.node import handlers
 from workers.protocol import Phase, Role
@@ -24,9 +24,9 @@ def task_id(net):
     """An active task in round 0's SampleCommit."""
     task_id = create_task(net)
     with as_node(net.node("sampler0")):
-        handlers.claim_sampler(event("TaskCreated", "sampler", taskId=task_id))
+        handlers.claim_sampler(task_created(net, task_id, "sampler"))
     with as_node(net.node("trainer")):
-        handlers.claim_trainer(event("TaskCreated", "trainer", taskId=task_id))
+        handlers.claim_trainer(task_created(net, task_id, "trainer"))
     with as_node(net.node("validator0")) as ctx:
         handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=ctx.view.task(task_id).seed_block))
         assert (ctx.view.task(task_id).round, ctx.view.task(task_id).phase) == (0, Phase.SAMPLE_COMMIT)
