@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import math
+import queue
 import shutil
 import tempfile
 import time
@@ -166,58 +167,64 @@ class Demo:
     # -- following the task ----------------------------------------------------------------------
 
     def follow(self, started: float) -> Curve:
+        """Shows the task's events as they are mined (a websocket-woken watcher: each event is
+        stamped when its block is read, not at the next poll) until the task ends."""
         from workers.chain.watcher import EventWatcher, SqliteCursor
         from workers.protocol import Role, Status, Verdict
 
-        decoder = EventWatcher(self.dep, lambda e: None, SqliteCursor(self.workdir / "demo-events.sqlite"),
-                               mode="poll")
-        registry = self.dep.registry.address
+        events: queue.Queue = queue.Queue()
+        watcher = EventWatcher(self.dep, events.put, SqliteCursor(self.workdir / "demo-events.sqlite"),
+                               ws_url=self.net.anvil.ws_url, start_block=self.started_block).start()
         names = {n.account.address: n.name for n in self.nodes}
+        final = (Status.COMPLETED, Status.FAILED, Status.CANCELLED)
         curve = Curve()
-        next_block = self.started_block
         deadline = time.monotonic() + TIMEOUT_S
-        while True:
-            head = self.w3.eth.block_number
-            if head >= next_block:
-                logs = self.w3.eth.get_logs({"address": registry, "fromBlock": next_block, "toBlock": head})
-                next_block = head + 1
-                for entry in sorted(logs, key=lambda e: (e["blockNumber"], e["logIndex"])):
-                    e = decoder.decode(entry)
-                    if e.args.get("taskId") != self.task_id:
-                        continue
-                    t = time.time() - started
-                    a = e.args
-                    self.timeline.append((t, e.name, dict(a)))
-                    if e.name == "SlotAssigned" and Role(a["role"]) == Role.VALIDATOR:
-                        self.validator_slots[int(a["slot"])] = names.get(a["node"], a["node"])
-                    if e.name == "SlotAssigned":
-                        say(f"{t:6.1f}s  {names.get(a['node'], a['node'])} took the {Role(a['role']).name.lower()} "
-                            f"slot {a['slot']}")
-                    elif e.name == "PhaseStarted":
-                        say(f"{t:6.1f}s  round {a['round'] + 1}: {PHASE_NAMES[int(a['phase'])]}")
-                    elif e.name == "VerdictReached":
-                        say(f"{t:6.1f}s  round {a['round'] + 1}: {names.get(a['node'], a['node'])} "
-                            f"{Verdict(a['verdict']).name.lower()} ({a['accepts']} accept, {a['rejects']} reject)")
-                    elif e.name == "AggregateAttested":
-                        signers = [self.validator_slots.get(v, f"slot {v}") for v in range(64)
-                                   if (int(a["signerBitmap"]) >> v) & 1]
-                        say(f"{t:6.1f}s  round {a['round'] + 1}: {', '.join(signers)} voted {bin(a['acceptBitmap'])} "
-                            f"in ONE aggregate attestation ({len(signers)} BLS signatures, one transaction)")
-                    elif e.name == "Attested":
-                        say(f"{t:6.1f}s  round {a['round'] + 1}: {names.get(a['validator'], a['validator'])} voted "
-                            f"{bin(a['acceptBitmap'])} alone (attest)")
-                    elif e.name == "RoundFinalized" and self.live_eval:
-                        self._round_done(curve, int(a["round"]), bytes(a["checkpointRoot"]), a["checkpointCid"], t)
-                    elif e.name == "TaskStatusChanged":
-                        say(f"{t:6.1f}s  task {Status(a['status']).name.lower()}")
-            status = Status(self.dep.registry.functions.taskOf(self.task_id).call().status)
-            if status in (Status.COMPLETED, Status.FAILED, Status.CANCELLED) and self.w3.eth.block_number < next_block:
-                self.status = status
-                return curve
-            if time.monotonic() > deadline:
-                raise click.ClickException(f"task {self.task_id} not finished within {TIMEOUT_S:g} s "
-                                           f"(status {status.name.lower()}; logs in {self.workdir / 'nodes'})")
-            time.sleep(0.2)
+        ended_in = None  # the block whose TaskStatusChanged ended the task
+        try:
+            while True:
+                try:
+                    e = events.get(timeout=0.2 if ended_in is not None else 1.0)
+                except queue.Empty:
+                    if ended_in is not None:
+                        return curve  # the ending block's events are all shown
+                    if time.monotonic() > deadline:
+                        status = Status(self.dep.registry.functions.taskOf(self.task_id).call().status)
+                        raise click.ClickException(f"task {self.task_id} not finished within {TIMEOUT_S:g} s "
+                                                   f"(status {status.name.lower()}; logs in {self.workdir / 'nodes'})")
+                    continue
+                if ended_in is not None and e.block > ended_in:
+                    return curve
+                if e.args.get("taskId") != self.task_id:
+                    continue
+                t = time.time() - started
+                a = e.args
+                self.timeline.append((t, e.name, dict(a)))
+                if e.name == "SlotAssigned" and Role(a["role"]) == Role.VALIDATOR:
+                    self.validator_slots[int(a["slot"])] = names.get(a["node"], a["node"])
+                if e.name == "SlotAssigned":
+                    say(f"{t:6.1f}s  {names.get(a['node'], a['node'])} took the {Role(a['role']).name.lower()} "
+                        f"slot {a['slot']}")
+                elif e.name == "PhaseStarted":
+                    say(f"{t:6.1f}s  round {a['round'] + 1}: {PHASE_NAMES[int(a['phase'])]}")
+                elif e.name == "VerdictReached":
+                    say(f"{t:6.1f}s  round {a['round'] + 1}: {names.get(a['node'], a['node'])} "
+                        f"{Verdict(a['verdict']).name.lower()} ({a['accepts']} accept, {a['rejects']} reject)")
+                elif e.name == "AggregateAttested":
+                    signers = [self.validator_slots.get(v, f"slot {v}") for v in range(64)
+                               if (int(a["signerBitmap"]) >> v) & 1]
+                    say(f"{t:6.1f}s  round {a['round'] + 1}: {', '.join(signers)} voted {bin(a['acceptBitmap'])} "
+                        f"in ONE aggregate attestation ({len(signers)} BLS signatures, one transaction)")
+                elif e.name == "Attested":
+                    say(f"{t:6.1f}s  round {a['round'] + 1}: {names.get(a['validator'], a['validator'])} voted "
+                        f"{bin(a['acceptBitmap'])} alone (attest)")
+                elif e.name == "RoundFinalized" and self.live_eval:
+                    self._round_done(curve, int(a["round"]), bytes(a["checkpointRoot"]), a["checkpointCid"], t)
+                elif e.name == "TaskStatusChanged":
+                    say(f"{t:6.1f}s  task {Status(a['status']).name.lower()}")
+                    if Status(a["status"]) in final:
+                        self.status, ended_in = Status(a["status"]), e.block
+        finally:
+            watcher.stop()
 
     def _round_done(self, curve: Curve, round_: int, root: bytes, cid: str, t: float):
         from workers.node.context import Secrets
