@@ -1,9 +1,9 @@
 """A local chain: an anvil process on a free port (its own process group, stopped by pid), an
 optional `evm_mine` ticker (automine only mines with transactions, and the validator draw needs a
-block after its seed block: the ticker mines that block at once), and the protocol deployed with plain web3 from brownie's build
-artifacts (build/contracts, made by `brownie compile`, which `make demo` and `make test` run; nothing
-is compiled here), RoundLogic and AggregateAttest linked into TaskRegistry and the roles wired as
-scripts/deploy.py does."""
+block after its seed block: the ticker mines that one at once), and the protocol deployed with
+plain web3 from brownie's build artifacts (build/contracts, made by `brownie compile`, which
+`make demo` and `make test` run; nothing is compiled here), RoundLogic and AggregateAttest linked
+into TaskRegistry and the roles wired as scripts/deploy.py does."""
 
 from __future__ import annotations
 
@@ -165,8 +165,6 @@ class Ticker:
                 return
 
     def _follow(self):
-        from websockets.exceptions import ConnectionClosed
-
         try:
             for message in self._ws:
                 log = json.loads(message).get("params", {}).get("result", {})
@@ -177,8 +175,8 @@ class Ticker:
                     if arming > self._mined_after and int(self.w3.eth.block_number) == arming:
                         self.w3.provider.make_request("evm_mine", [])
                     self._mined_after = max(self._mined_after, arming)
-        except (ConnectionClosed, OSError):
-            return  # stopped, or anvil going away at the end
+        except Exception:  # noqa: BLE001 - the socket closed by stop(), or anvil going away at the end
+            return
 
     def stop(self):
         self._stop.set()
