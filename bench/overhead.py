@@ -31,6 +31,7 @@ the trainer records and stores its trace (80 states a round), which the local ru
 from __future__ import annotations
 
 import argparse
+import shutil
 import sys
 import tempfile
 import threading
@@ -87,8 +88,8 @@ class CpuIdle:
 def network_run(rounds: int, cpu: CpuIdle | None = None) -> tuple[float, float, object, bytes]:
     """(wall seconds, time.time() at the submission, the Demo, the final checkpoint root);
     `cpu` samples the machine's idle time while the task runs."""
-    demo = demo_run.Demo(Path(tempfile.mkdtemp(prefix="decentrl-overhead-")), keep=False,
-                         task={"num_rounds": rounds}, live_eval=False)
+    reports = Path(tempfile.mkdtemp(prefix="decentrl-overhead-"))  # the demo's report folder: unused here
+    demo = demo_run.Demo(reports, keep=False, task={"num_rounds": rounds}, live_eval=False)
     try:
         demo.start_network()
         demo.start_nodes()
@@ -103,6 +104,7 @@ def network_run(rounds: int, cpu: CpuIdle | None = None) -> tuple[float, float, 
         return wall, started, demo, bytes(task.checkpointRoot)
     finally:
         demo.stop()
+        shutil.rmtree(reports, ignore_errors=True)
 
 
 def phase_spans(timeline: list) -> list[tuple[str, float, float]]:
