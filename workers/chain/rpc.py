@@ -27,8 +27,8 @@ class ChainHTTPProvider(Web3.HTTPProvider):
     """web3.py's HTTPProvider, posting through one keep-alive http.client connection per thread
     (and process) when the chain is plain http:// and the session adds nothing (no proxy, auth or
     client certificate): a request through requests and urllib3 took ~1.0 ms of CPU against
-    ~0.3 ms here, and every node process makes some on every block. Otherwise (https: requests'
-    certificate bundle decides) and for batches, web3.py's own path, as before.
+    ~0.3 ms here, and every node process makes some on every block; batches (raw_batch) go the
+    same way. Otherwise (https: requests' certificate bundle decides) web3.py's own path.
 
     A connection the chain closed while idle is noticed before reuse and reopened (urllib3's
     check); a read that still fails on a reused connection is asked once more on a new one, a

@@ -320,9 +320,9 @@ class EventWatcher:
                 self._ws = ws
                 if self._ws_closing.is_set():  # stopped while connecting
                     return
-                _subscribe(ws, 1, ["logs", {"address": self.addresses}])
+                subscribe(ws, 1, ["logs", {"address": self.addresses}])
                 if self.confirmations:
-                    _subscribe(ws, 2, ["newHeads"])
+                    subscribe(ws, 2, ["newHeads"])
                 self.transport = "ws"
                 self._ws_up.set()
                 self._wake.set()  # catch up on anything mined while subscribing
@@ -352,7 +352,7 @@ class EventWatcher:
         self.transport = "poll"
 
 
-def _subscribe(ws, request_id: int, params: list, timeout: float = 5.0) -> str:
+def subscribe(ws, request_id: int, params: list, timeout: float = 5.0) -> str:
     """eth_subscribe over `ws`; the subscription id, or RuntimeError with the node's error."""
     ws.send(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "eth_subscribe", "params": params}))
     while True:

@@ -145,13 +145,14 @@ class Ticker:
         if ws_url is not None:
             from websockets.sync.client import connect
 
+            from workers.chain.watcher import subscribe
+
             self._ws = connect(ws_url, max_size=None, compression=None)
-            self._ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_subscribe",
-                                      "params": ["logs", {"topics": [DRAW_ARMED_TOPICS]}]}))
-            answer = json.loads(self._ws.recv(10))
-            if "result" not in answer:
+            try:
+                subscribe(self._ws, 1, ["logs", {"topics": [DRAW_ARMED_TOPICS]}])
+            except RuntimeError as exc:
                 self._ws.close()
-                raise LocalNetError(f"the chain refused a logs subscription: {answer}")
+                raise LocalNetError(f"the chain refused the ticker's subscription: {exc}") from None
             self._follower = threading.Thread(target=self._follow, daemon=True, name="draw-armed blocks")
             self._follower.start()
         self._thread = threading.Thread(target=self._run, daemon=True, name="evm_mine ticker")

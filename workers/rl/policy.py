@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import math
 import struct
@@ -73,15 +74,11 @@ class ActorCritic(nn.Module):
         self.spec = spec
         self.config = config
         hidden = list(config.hidden_sizes)
-        if initialize:
-            g = torch.Generator().manual_seed(config.seed)
-            # nn.Linear draws its default init from the global RNG before we overwrite it: restore it.
-            with torch.random.fork_rng(devices=[]):
-                self.critic = _mlp([spec.obs_dim, *hidden, 1], config.activation, 1.0, g)
-                self.actor = _mlp([spec.obs_dim, *hidden, spec.action_dim], config.activation, 0.01, g)
-        else:
-            self.critic = _mlp([spec.obs_dim, *hidden, 1], config.activation, 1.0, None)
-            self.actor = _mlp([spec.obs_dim, *hidden, spec.action_dim], config.activation, 0.01, None)
+        g = torch.Generator().manual_seed(config.seed) if initialize else None
+        # nn.Linear draws its default init from the global RNG before we overwrite it: restore it.
+        with torch.random.fork_rng(devices=[]) if initialize else contextlib.nullcontext():
+            self.critic = _mlp([spec.obs_dim, *hidden, 1], config.activation, 1.0, g)
+            self.actor = _mlp([spec.obs_dim, *hidden, spec.action_dim], config.activation, 0.01, g)
         # The parameters themselves (optimizers, load_state_dict and .to() update them in place).
         self._actor_layers, self._critic_layers = _layers(self.actor), _layers(self.critic)
         self.discrete = spec.action_kind == DISCRETE
