@@ -8,6 +8,9 @@ takes_new_task) and to its role's queue otherwise, `decentrl.<queue>.*` tasks to
 anything else to chain. JSON only (a node never unpickles what arrives over the network). Tasks are acknowledged
 after they finish (acks_late) and requeued when their process dies (reject_on_worker_lost), so
 every task must be idempotent (see dispatch.py); each worker reserves one message at a time.
+handle_event keeps no Celery result: what became of an event is its job record (jobs.py), and a
+result would cost every event a subscription by its sender and a read and a write by its worker
+on the node's Redis (`send_event`). Only ping's result is read.
 
 Rate limit: Celery's `rate_limit` is per worker process, which would let a node with N workers
 start N times the design's 10 new tasks/s; a claim (a new-task handler, dispatch.py) reserves its
@@ -40,6 +43,11 @@ def route_task(name, args, kwargs, options, task=None, **kw):
     if len(parts) > 2 and parts[0] == "decentrl" and parts[1] in QUEUES:
         return {"queue": parts[1]}
     return {"queue": "chain"}
+
+
+def send_event(app: Celery, kwargs: dict, **options):
+    """Queue a handle_event with `kwargs`; no result is kept, so none is subscribed to."""
+    return app.send_task(HANDLE_EVENT, kwargs=kwargs, ignore_result=True, **options)
 
 
 def create_app(config: NodeConfig) -> Celery:

@@ -615,14 +615,14 @@ def _schedule_check(event_name: str, key: str, args: dict, countdown: float | No
     redelivery window."""
     from celery import current_task
 
-    from workers.node.celery_app import HANDLE_EVENT
+    from workers.node.celery_app import send_event
 
     ctx = NodeContext.current()
     if countdown is None:
         countdown = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime") + 1
     countdown = max(0.0, min(float(countdown), ctx.config.visibility_timeout / 2))
     kwargs = {"event_key": key, "event_name": event_name, "block": 0, "role": role, "args": args}
-    current_task.app.send_task(HANDLE_EVENT, kwargs=kwargs, countdown=countdown)
+    send_event(current_task.app, kwargs, countdown=countdown)
 
 
 @DISPATCH.on("DeadlineReached", "validator")

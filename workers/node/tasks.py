@@ -11,7 +11,7 @@ import redis
 from celery import Celery
 
 from workers.node import dispatch, jobs, logs, metrics
-from workers.node.celery_app import HANDLE_EVENT, PING, warm_sending
+from workers.node.celery_app import HANDLE_EVENT, PING, send_event, warm_sending
 from workers.node.config import NodeConfig
 from workers.node.ratelimit import TokenBucket
 
@@ -34,8 +34,10 @@ def register(app: Celery) -> None:
     config: NodeConfig = app.node_config
 
     # shared=False: Celery otherwise hands a task made for one app (one NodeConfig) to every app
-    # created later in the process, with the first app's retry settings.
-    @app.task(name=HANDLE_EVENT, bind=True, shared=False, autoretry_for=(dispatch.RetryableError,),
+    # created later in the process, with the first app's retry settings. ignore_result: the job
+    # record says what became of the event (celery_app.send_event).
+    @app.task(name=HANDLE_EVENT, bind=True, shared=False, ignore_result=True,
+              autoretry_for=(dispatch.RetryableError,),
               retry_backoff=config.retry_backoff, retry_backoff_max=config.retry_backoff_max,
               retry_jitter=config.retry_jitter, max_retries=config.max_retries)
     def handle_event(self, event_key: str, event_name: str, args: dict, block: int, role: str,
@@ -92,7 +94,7 @@ def make_enqueue(app: Celery, roles=None,
         log.warning("could not prepare sending to the node's Redis: %s: %s", type(exc).__name__, exc)
 
     def send(role: str, kwargs: dict) -> None:
-        app.send_task(HANDLE_EVENT, kwargs={**kwargs, "sent_at": time.time()})
+        send_event(app, {**kwargs, "sent_at": time.time()})
 
     def enqueue(event) -> list[str]:
         store, _ = node_state(config)

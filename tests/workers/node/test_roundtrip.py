@@ -42,3 +42,19 @@ def test_event_round_trip_and_routing(enqueue, rclient, config):
     p50 = statistics.median(latencies) * 1000
     print(f"\nevent round trip (enqueue -> handler running): p50 {p50:.1f} ms")
     assert p50 < 200
+
+
+def test_an_event_keeps_no_celery_result(enqueue, rclient, config):
+    # What became of an event is its job record; a Celery result would cost the sender a
+    # SUBSCRIBE and the worker a read and a write on Redis for every event.
+    time.sleep(config.burst / config.rate_per_s)
+    subscribes = rclient.info("commandstats").get("cmdstat_subscribe", {}).get("calls", 0)
+    results_before = set(rclient.scan_iter("celery-task-meta-*"))
+    ev = Event("Ping", {"n": 2})
+    assert sorted(enqueue(ev)) == ["sample", "validate"]
+    wait_for(lambda: len(notes(rclient, "ran", ev.key)) == 2, timeout=10, interval=0.001)
+    for role in ("sampler", "validator"):
+        wait_for(lambda: rclient.hget(f"decentrl:testnode:job:{role}:{ev.key}", "status") == jobs.DONE.encode(),
+                 timeout=5)
+    assert rclient.info("commandstats").get("cmdstat_subscribe", {}).get("calls", 0) == subscribes
+    assert set(rclient.scan_iter("celery-task-meta-*")) == results_before
