@@ -109,9 +109,13 @@ class DispatchTable:
     def __init__(self):
         self._handlers: dict[tuple[str, str], Handler] = {}
         self._new_task: set[tuple[str, str]] = set()
+        self._when: dict[tuple[str, str], Callable[[dict], bool]] = {}
 
-    def register(self, event_name: str, role: str, handler: Handler, new_task: bool = False) -> None:
-        """new_task: the handler takes on new work (a claim), so it is rate limited."""
+    def register(self, event_name: str, role: str, handler: Handler, new_task: bool = False,
+                 when: Callable[[dict], bool] | None = None) -> None:
+        """new_task: the handler takes on new work (a claim), so it is rate limited. when: a
+        predicate on the event's args; an event it refuses is not queued for this role at all
+        (the handler would have nothing to do: e.g. a sampler and another role's phase)."""
         if role not in ROLE_QUEUES:
             raise ValueError(f"unknown role {role!r}; roles: {sorted(ROLE_QUEUES)}")
         old = self._handlers.get((event_name, role))
@@ -121,10 +125,13 @@ class DispatchTable:
         self._handlers[(event_name, role)] = handler
         if new_task:
             self._new_task.add((event_name, role))
+        if when is not None:
+            self._when[(event_name, role)] = when
 
-    def on(self, event_name: str, role: str, new_task: bool = False) -> Callable[[Handler], Handler]:
+    def on(self, event_name: str, role: str, new_task: bool = False,
+           when: Callable[[dict], bool] | None = None) -> Callable[[Handler], Handler]:
         def decorate(fn: Handler) -> Handler:
-            self.register(event_name, role, fn, new_task)
+            self.register(event_name, role, fn, new_task, when)
             return fn
         return decorate
 
@@ -151,8 +158,15 @@ class DispatchTable:
         wanted = None if roles is None else set(roles)
         return frozenset(e for (e, r) in self._handlers if wanted is None or r in wanted)
 
-    def roles_for(self, event_name: str) -> list[str]:
-        return sorted(r for (e, r) in self._handlers if e == event_name)
+    def roles_for(self, event_name: str, args: dict | None = None) -> list[str]:
+        """The roles with a handler for the event; given its args, only those whose `when`
+        (if any) takes them."""
+        return sorted(r for (e, r) in self._handlers if e == event_name
+                      and (args is None or self._when.get((e, r), _always)(args)))
+
+
+def _always(args: dict) -> bool:
+    return True
 
 
 DISPATCH = DispatchTable()
@@ -179,7 +193,7 @@ def enqueue(event: ChainEventLike, send: Callable[[str, dict], None], store: job
     wanted = set(roles) if roles is not None else None
     queues = []
     args = jsonable(dict(event.args))
-    for role in table.roles_for(event.name):
+    for role in table.roles_for(event.name, event.args):
         if wanted is not None and role not in wanted:
             continue
         store.mark_queued(role, event.key, event.name)

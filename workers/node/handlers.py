@@ -46,7 +46,8 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
                          schedule an AttestFallback (SPECIFICATION.md 5.5.2); without a relay or
                          a registered BLS key, attest(bitmap)
   every phase,  validator  (keeper) schedule a DeadlineReached check at the phase's deadline
-  (PhaseStarted reaches only the nodes that hold a slot in the task: workers.node.interest)
+  (PhaseStarted reaches only the nodes that hold a slot in the task: workers.node.interest,
+  and a sampler's or trainer's worker only for the phases above: the other phases are not queued)
 - DeadlineReached, validator: a synthetic event this module schedules (a delayed Celery task,
   countdown = deadline - protocolTime + 1 s, capped at half the visibility timeout and
   rescheduled when early): if the task is still in that round and phase, advance().
@@ -412,7 +413,12 @@ def send_draw(ctx: NodeContext, seed_block: int, call, done: tuple[str, ...]):
 
 # -- rounds ------------------------------------------------------------------------------------
 
-@DISPATCH.on("PhaseStarted", "sampler")
+def _in_phases(*phases: Phase):
+    """A `when` for PhaseStarted: only these phases are the role's (the others wake no worker)."""
+    return lambda args: int(args["phase"]) in phases
+
+
+@DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL))
 def sampler_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.SAMPLE_COMMIT:
@@ -421,7 +427,7 @@ def sampler_phase(ev: HandledEvent) -> None:
         _reveal(ev, Role.SAMPLER, Phase.SAMPLE_REVEAL)
 
 
-@DISPATCH.on("PhaseStarted", "trainer")
+@DISPATCH.on("PhaseStarted", "trainer", when=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL))
 def trainer_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.TRAIN_COMMIT:

@@ -181,3 +181,28 @@ def test_the_trainer_device_is_the_nodes_choice(monkeypatch):
                               extra=node_extra(**settings, trainer_device=device))
         assert handlers._train_on_revealed(ctx, None, 1, 0, None) == ("ckpt", [])
     assert used == ["cpu", "cuda"]
+
+
+def test_enqueue_skips_a_role_whose_when_refuses_the_args(rclient):
+    table = dispatch.DispatchTable()
+    table.register("Phase", "sampler", print, when=lambda args: args["phase"] in (0, 1))
+    table.register("Phase", "validator", print)
+    store = jobs.JobStore(rclient, "decentrl:unit-" + uuid.uuid4().hex)
+    sent = []
+    other, own = Event("Phase", {"phase": 4}), Event("Phase", {"phase": 1})
+    assert dispatch.enqueue(other, lambda role, kw: sent.append(kw["role"]), store, table) == ["validate"]
+    assert dispatch.enqueue(own, lambda role, kw: sent.append(kw["role"]), store, table) == ["sample", "validate"]
+    assert sent == ["validator", "sampler", "validator"]
+    assert store.get("sampler", other.key).status is None  # no job record either
+    assert table.roles_for("Phase") == ["sampler", "validator"]  # without args: every handler
+
+
+def test_samplers_and_trainers_are_queued_only_their_own_phases():
+    from workers.node import handlers  # noqa: F401 - registers the node's handlers
+    from workers.protocol import Phase
+
+    queued = {phase: dispatch.DISPATCH.roles_for("PhaseStarted", {"phase": int(phase)}) for phase in Phase}
+    assert queued == {
+        Phase.SAMPLE_COMMIT: ["sampler", "validator"], Phase.SAMPLE_REVEAL: ["sampler", "validator"],
+        Phase.TRAIN_COMMIT: ["trainer", "validator"], Phase.TRAIN_REVEAL: ["trainer", "validator"],
+        Phase.ATTEST: ["validator"]}
