@@ -54,7 +54,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workers.chain.watcher import EventWatcher, SqliteCursor  # noqa: E402
+from workers.chain.watcher import EventWatcher, SqliteCursor, subscribe  # noqa: E402
 from workers.localnet.chain import TOKEN  # noqa: E402
 from workers.localnet.network import ROLE_OF, LocalNetwork  # noqa: E402
 from workers.protocol import Role, Status  # noqa: E402
@@ -81,10 +81,7 @@ class BlockClock:
         self.announced: dict[int, float] = {}
         self._changed = threading.Condition()
         self._ws = connect(ws_url, max_size=None, compression=None)
-        self._ws.send(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "eth_subscribe", "params": ["newHeads"]}))
-        answer = json.loads(self._ws.recv(10))
-        if "result" not in answer:
-            raise RuntimeError(f"newHeads subscription refused: {answer}")
+        subscribe(self._ws, 1, ["newHeads"], timeout=10)
         self._thread = threading.Thread(target=self._run, daemon=True, name="block clock")
         self._thread.start()
 
