@@ -16,7 +16,9 @@ Celery or store: for each round, each sampler's shard (workers.roles.sampler.sam
 after the other, then the trainer's update (workers.roles.trainer.train_round) on them. Like a
 node's worker, the process first warms its compute stack (workers.roles.warmup), uncounted. The
 same task id and seeds, so it computes the very same checkpoints (checked: the final checkpoint
-root must equal the network's).
+root must equal the network's). It runs twice, before the network starts and after it stopped,
+and the reference is the mean of the two: a shared VM's speed drifts by a quarter over minutes,
+and a reference taken on one side of the network's run only would carry that drift into the ratio.
 
 Prints both wall times, where the network's time went (per phase, summed over rounds, with the
 share of the machine's CPU time that stayed idle in it: /proc/stat, Linux only) and ends with
@@ -152,24 +154,37 @@ def local_run(spec, task_id: int, rounds: int, samplers: int) -> tuple[float, by
     return time.time() - started, root
 
 
+FIRST_TASK_ID = 1
+"""The id of a fresh deployment's first task, the network run's: the local run before it uses it."""
+
+
 def main() -> int:
+    from workers.spec import DEMO_CARTPOLE
+
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=demo_run.TASK["num_rounds"])
     args = parser.parse_args()
 
+    samplers = demo_run.TASK["num_samplers"]
+    before_wall, before_root = local_run(DEMO_CARTPOLE, FIRST_TASK_ID, args.rounds, samplers)
     cpu = CpuIdle()
     net_wall, started, demo, net_root = network_run(args.rounds, cpu)
     idle = phase_idle(demo.timeline, started, cpu)
-    samplers = demo.task["num_samplers"]
-    local_wall, local_root = local_run(demo.spec, demo.task_id, args.rounds, samplers)
-    same = local_root == net_root
+    if (demo.spec, demo.task_id, demo.task["num_samplers"]) != (DEMO_CARTPOLE, FIRST_TASK_ID, samplers):
+        raise SystemExit(f"the network ran task {demo.task_id} with {demo.task['num_samplers']} samplers, not "
+                         f"the first task of the demo's spec with {samplers} that the local run before it computed")
+    after_wall, local_root = local_run(demo.spec, demo.task_id, args.rounds, samplers)
+    local_wall = (before_wall + after_wall) / 2
+    same = local_root == net_root == before_root
     print(f"\nnetwork   {net_wall:7.1f} s  ({args.rounds} rounds, {samplers} samplers, 1 trainer, "
           f"{demo.task['num_validators']} validators; submission to settlement)")
     for phase, seconds in phase_times(demo.timeline).items():
         share = f"   CPU idle {idle[phase]:4.0%}" if phase in idle else ""
         print(f"  {phase:<14}{seconds:7.1f} s{share}")
-    print(f"local     {local_wall:7.1f} s  (the same rounds in one process)")
-    print(f"checkpoint roots {'equal' if same else 'DIFFER'}: network 0x{net_root.hex()[:16]}.., local 0x{local_root.hex()[:16]}..")
+    print(f"local     {local_wall:7.1f} s  (the same rounds in one process: {before_wall:.1f} s before the "
+          f"network, {after_wall:.1f} s after it)")
+    print(f"checkpoint roots {'equal' if same else 'DIFFER'}: network 0x{net_root.hex()[:16]}.., "
+          f"local 0x{before_root.hex()[:16]}.. and 0x{local_root.hex()[:16]}..")
     if not same:
         print("the local run did not reproduce the network's checkpoints: the comparison is void")
         return 1
