@@ -107,6 +107,8 @@ def warm() -> None:
     modules (torch, gymnasium) and their first-use costs (workers.roles.warmup), inherited by the
     pool processes forked after, and, in a single-process worker, the node's context (keystore,
     deployment check). A prefork pool's children build their own context after the fork."""
+    import workers.node.encrypted_inputs  # noqa: F401 - every role's first round reads its checkpoint through it
+    import workers.node.relay  # noqa: F401 - a validator's vote
     import workers.roles.sampler  # noqa: F401
     import workers.roles.trainer  # noqa: F401
     import workers.roles.validator  # noqa: F401

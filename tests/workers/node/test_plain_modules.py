@@ -1,6 +1,9 @@
 """The Celery-free parts: config checks, routing by task name, dispatch table, token bucket."""
+import subprocess
+import sys
 import time
 import uuid
+from pathlib import Path
 
 import pytest
 
@@ -206,3 +209,17 @@ def test_samplers_and_trainers_are_queued_only_their_own_phases():
         Phase.SAMPLE_COMMIT: ["sampler", "validator"], Phase.SAMPLE_REVEAL: ["sampler", "validator"],
         Phase.TRAIN_COMMIT: ["trainer", "validator"], Phase.TRAIN_REVEAL: ["trainer", "validator"],
         Phase.ATTEST: ["validator"]}
+
+
+def test_warm_loads_what_a_first_round_imports_lazily():
+    # checkpoint_bundle and a validator's vote import these inside the handler (the claim lane
+    # never needs them); unwarmed, every worker paid the import in its first round
+    lazy = ("workers.node.encrypted_inputs", "workers.node.relay")
+    code = ("import sys; from workers.node import handlers; "
+            f"print(sum(m in sys.modules for m in {lazy!r})); "
+            "handlers.NodeContext.current = staticmethod(lambda: None); handlers.warm(); "
+            f"print(sum(m in sys.modules for m in {lazy!r}))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
+                         cwd=Path(__file__).resolve().parents[3])
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.split() == ["0", str(len(lazy))]
