@@ -53,8 +53,10 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
   rescheduled when early): if the task is still in that round and phase, advance().
 - AggregateCheck, AttestFallback, validator: synthetic, the relay's aggregation and its fallback
   (workers.node.aggregate_handlers).
-- TaskCreated, validator (keeper): schedule ClaimDeadlineReached at the task's claim deadline;
-  if the task is still Open or Drawing then, advance() fails it (the requester is refunded).
+- TaskCreated, validator (keeper): schedule ClaimDeadlineReached FIRST_CLAIM_CHECK_S ahead (no
+  chain read while the claims are made), which reschedules itself to the task's claim deadline
+  while the task is unfilled; if it is still Open or Drawing then, advance() fails it (the
+  requester is refunded).
 
 Every handler is idempotent: it reads the chain first (slot held? already committed/revealed/
 attested?), stores content-addressed artifacts, persists its salt before sending, and counts the
@@ -648,16 +650,20 @@ def deadline_reached(ev: HandledEvent) -> None:
           done=("WrongPhase", "WrongStatus", "DeadlineNotReached"))
 
 
+FIRST_CLAIM_CHECK_S = 10.0
+"""When a validator first looks at a new task's claims. Most tasks are filled by then; at the
+creation itself every claiming node's lane works on the task, and a look then took CPU from them."""
+
+
 @DISPATCH.on("TaskCreated", "validator")
 def keep_claim_window(ev: HandledEvent) -> None:
     """A task nobody fills within its claim window can only fail (refunding its requester), and
-    someone must call advance() for that: schedule the check at the claim deadline."""
-    ctx = NodeContext.current()
+    someone must call advance() for that: schedule a look at the task FIRST_CLAIM_CHECK_S after
+    its creation, which reschedules itself to the claim deadline while the task is unfilled.
+    Nothing is read from the chain now."""
     task_id = int(ev.args["taskId"])
-    task = ctx.view.task(task_id)
-    if task.status in (Status.OPEN, Status.DRAWING):
-        _schedule_check("ClaimDeadlineReached", f"claim-deadline:{task_id}:0",
-                        {"taskId": task_id, "deadline": task.claim_deadline, "hop": 0, "origin": ev.key})
+    _schedule_check("ClaimDeadlineReached", f"claim-deadline:{task_id}:0",
+                    {"taskId": task_id, "hop": 0, "origin": ev.key}, countdown=FIRST_CLAIM_CHECK_S)
 
 
 @DISPATCH.on("ClaimDeadlineReached", "validator")
@@ -665,9 +671,10 @@ def claim_deadline_reached(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     args = ev.args
     task_id = int(args["taskId"])
-    if ctx.view.task(task_id).status not in (Status.OPEN, Status.DRAWING):
+    task = ctx.view.task(task_id)
+    if task.status not in (Status.OPEN, Status.DRAWING):
         return  # filled (or ended) in time
-    left = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime")
+    left = task.claim_deadline - ctx.view.read(ctx.deployment.registry, "protocolTime")
     if left >= 0:
         hop = int(args["hop"]) + 1
         _schedule_check("ClaimDeadlineReached", f"claim-deadline:{task_id}:{hop}", {**args, "hop": hop},

@@ -1,7 +1,8 @@
 """The claim-window keeper, called in this process as a validator node runs it: TaskCreated
-schedules a ClaimDeadlineReached check at the claim deadline; an early check reschedules itself;
-past the deadline a task nobody filled is failed with advance() and its requester refunded; a
-second delivery sends nothing; a filled task is left alone."""
+schedules a ClaimDeadlineReached check FIRST_CLAIM_CHECK_S ahead without reading the chain; a
+check before the claim deadline reschedules itself to it; past the deadline a task nobody filled
+is failed with advance() and its requester refunded; a second delivery sends nothing; a task no
+longer open is left alone."""
 import pytest
 
 from network import TOKEN, Network, as_node, create_task, handled
@@ -37,15 +38,17 @@ def test_an_unfilled_task_is_failed_at_its_claim_deadline(net, scheduled):
     validator = net.node("validator0")
     with as_node(validator) as ctx:
         handlers.keep_claim_window(handled("TaskCreated", "validator", taskId=task_id))
-        [(name, key, args, _)] = scheduled
-        assert (name, key) == ("ClaimDeadlineReached", f"claim-deadline:{task_id}:0")
+        [(name, key, args, countdown)] = scheduled
+        assert (name, key, countdown) == ("ClaimDeadlineReached", f"claim-deadline:{task_id}:0",
+                                          handlers.FIRST_CLAIM_CHECK_S)
+        assert args == {"taskId": task_id, "hop": 0, "origin": args["origin"]}
         deadline = ctx.view.task(task_id).claim_deadline
-        assert args == {"taskId": task_id, "deadline": deadline, "hop": 0, "origin": args["origin"]}
 
         handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))  # early
         assert ctx.view.task(task_id).status == Status.OPEN
         name, key, again, countdown = scheduled[-1]
-        assert (key, again["hop"]) == (f"claim-deadline:{task_id}:1", 1) and 0 < countdown <= 62
+        assert (key, again["hop"]) == (f"claim-deadline:{task_id}:1", 1)
+        assert countdown == deadline - d.registry.functions.protocolTime().call() + 1 and 0 < countdown <= 62
 
         refund_before = d.vault.functions.claimableOf(net.admin).call()
         net.w3.provider.make_request("evm_increaseTime", [deadline - d.registry.functions.protocolTime().call() + 1])
@@ -58,12 +61,15 @@ def test_an_unfilled_task_is_failed_at_its_claim_deadline(net, scheduled):
         assert ctx.sender.stats["sent"] == sent and len(scheduled) == 2
 
 
-def test_a_task_no_longer_open_needs_no_check(net, scheduled):
+def test_the_creation_reads_nothing_and_a_task_no_longer_open_is_left_alone(net, scheduled, monkeypatch):
     task_id = open_task(net)
     d = net.deployment
     net.w3.eth.wait_for_transaction_receipt(d.registry.functions.cancelTask(task_id).transact({"from": net.admin}))
     with as_node(net.node("validator0")) as ctx:
-        handlers.keep_claim_window(handled("TaskCreated", "validator", taskId=task_id))
-        handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", taskId=task_id, deadline=0,
-                                                hop=0, origin="test"))
-        assert scheduled == [] and ctx.sender.stats["sent"] == 0
+        with monkeypatch.context() as no_chain:
+            no_chain.setattr(ctx.view, "task", lambda *a: pytest.fail("read the task at its creation"))
+            no_chain.setattr(ctx.view, "read", lambda *a: pytest.fail("read the chain at a task's creation"))
+            handlers.keep_claim_window(handled("TaskCreated", "validator", taskId=task_id))
+        [(_, _, args, _)] = scheduled
+        handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))
+        assert len(scheduled) == 1 and ctx.sender.stats["sent"] == 0
