@@ -100,12 +100,18 @@ def initial_policy(spec: TaskSpec) -> ActorCritic:
 
 def round_policy(spec: TaskSpec, policy_bytes: bytes | None) -> ActorCritic:
     """The policy a round rolls out: `policy_bytes` (a checkpoint's safetensors), or the initial
-    policy when None. ValueError if the checkpoint's architecture is not the spec's."""
-    initial = initial_policy(spec)
+    policy when None. ValueError if the checkpoint's architecture is not the spec's (checked
+    against the env's spaces, without building the initial policy: its init costs more than
+    loading the checkpoint)."""
     if policy_bytes is None:
-        return initial
+        return initial_policy(spec)
     policy = from_bytes(policy_bytes)
-    want = (initial.spec, spec.hidden_sizes, spec.activation)
+    env = make_env(spec.env_id)
+    try:
+        spaces = space_spec(env)
+    finally:
+        env.close()
+    want = (spaces, spec.hidden_sizes, spec.activation)
     got = (policy.spec, policy.config.hidden_sizes, policy.config.activation)
     if got != want:
         raise ValueError(f"checkpoint policy {got} does not have the spec's architecture {want}")
