@@ -1,6 +1,6 @@
-"""keccak256 for the node's hot loops (Merkle trees, challenge draws), through safe-pysha3's C
-extension (an eth-brownie dependency): eth_utils.keccak goes through pycryptodome, whose setup
-costs ~7 us a call against ~1 us here, and those loops hash thousands of small strings."""
+"""keccak256 for the node's hot loops (Merkle trees, challenge draws, episode seeds), through
+safe-pysha3's C extension (an eth-brownie dependency): eth_utils.keccak goes through pycryptodome,
+whose setup costs ~7 us a call against ~1 us here, and those loops hash thousands of small strings."""
 
 from sha3 import keccak_256
 

@@ -41,7 +41,7 @@ from eth_utils import keccak
 
 from workers.crypto import inputs as encrypted
 from workers.rl.config import ACTIVATIONS, PPOConfig, PolicyConfig
-from workers.rl.envs import EnvError, make_env, space_spec
+from workers.rl.envs import EnvError, env_space_spec
 from workers.rl.presets import CARTPOLE
 
 SPEC_VERSION = 1
@@ -219,9 +219,7 @@ def _validate(d: dict) -> dict:
                                    f"upgrade the node or write a version-{SPEC_VERSION} spec")
     env_id = _str("env_id", d["env_id"])
     try:
-        env = make_env(env_id)
-        space_spec(env)
-        env.close()
+        env_space_spec(env_id)
     except EnvError as error:
         raise SpecError("env_id", str(error)) from None
     seed = _int("seed", d["seed"], 0, MAX_INT)

@@ -114,6 +114,15 @@ def space_spec(env: gym.Env) -> SpaceSpec:
         f"(categorical policy) or a flat Box (Gaussian policy)")
 
 
+def env_space_spec(env_id: str) -> SpaceSpec:
+    """The `SpaceSpec` of the environment `env_id` (made, read and closed), or EnvError."""
+    env = make_env(env_id)
+    try:
+        return space_spec(env)
+    finally:
+        env.close()
+
+
 def make_env(env_id: str, **kwargs) -> gym.Env:
     """`gymnasium.make(env_id, **kwargs)` after checking the id, then checking the spaces.
 

@@ -72,7 +72,7 @@ def _word(x: int, name: str) -> bytes:
 def derive_seeds(task_seed: int, round_: int, shard: int, index: int) -> tuple[int, int]:
     """(env_seed, sample_seed) of episode `index` of (task_seed, round, shard)."""
     h = keccak256(SEED_DOMAIN + _word(task_seed, "task_seed") + _word(round_, "round")
-               + _word(shard, "shard") + _word(index, "index"))
+                  + _word(shard, "shard") + _word(index, "index"))
     return int.from_bytes(h[0:4], "big"), int.from_bytes(h[4:12], "big") >> 1
 
 

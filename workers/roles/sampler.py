@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from workers import protocol
 from workers.framing import canonical, frame, unframe
 from workers.merkle import merkle_root
-from workers.rl.envs import make_env, space_spec
+from workers.rl.envs import env_space_spec
 from workers.rl.policy import ActorCritic, from_bytes, make_policy
 from workers.rl.rollout import Episode, decode_episode, encode_episode, rollout
 from workers.roles.determinism import single_thread
@@ -90,12 +90,8 @@ class ShardResult:
 def initial_policy(spec: TaskSpec) -> ActorCritic:
     """The task's policy before any accepted checkpoint: the spec's architecture, seeded by its seed.
     Made with one torch thread: the orthogonal initialisation's QR gives other bits with more."""
-    env = make_env(spec.env_id)
-    try:
-        with single_thread():
-            return make_policy(space_spec(env), spec.policy_config())
-    finally:
-        env.close()
+    with single_thread():
+        return make_policy(env_space_spec(spec.env_id), spec.policy_config())
 
 
 def round_policy(spec: TaskSpec, policy_bytes: bytes | None) -> ActorCritic:
@@ -106,12 +102,7 @@ def round_policy(spec: TaskSpec, policy_bytes: bytes | None) -> ActorCritic:
     if policy_bytes is None:
         return initial_policy(spec)
     policy = from_bytes(policy_bytes)
-    env = make_env(spec.env_id)
-    try:
-        spaces = space_spec(env)
-    finally:
-        env.close()
-    want = (spaces, spec.hidden_sizes, spec.activation)
+    want = (env_space_spec(spec.env_id), spec.hidden_sizes, spec.activation)
     got = (policy.spec, policy.config.hidden_sizes, policy.config.activation)
     if got != want:
         raise ValueError(f"checkpoint policy {got} does not have the spec's architecture {want}")

@@ -2,7 +2,7 @@
 
 import pytest
 
-from workers.rl.envs import BOX, CLASSIC_CONTROL, DISCRETE, EnvError, SpaceSpec, make_env, space_spec
+from workers.rl.envs import BOX, CLASSIC_CONTROL, DISCRETE, EnvError, SpaceSpec, env_space_spec, make_env, space_spec
 
 EXPECTED = {
     "CartPole-v1": (4, DISCRETE, 2),
@@ -22,6 +22,7 @@ def test_classic_control_envs_have_supported_spaces(env_id):
     if spec.action_kind == BOX:
         assert len(spec.action_low) == len(spec.action_high) == spec.action_dim
     assert SpaceSpec.from_dict(spec.to_dict()) == spec
+    assert env_space_spec(env_id) == spec  # by id: made, read and closed
 
 
 def test_unknown_id_suggests_close_match():
