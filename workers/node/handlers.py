@@ -39,9 +39,11 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
   TrainCommit,  trainer  fetch the revealed shards, train_round, store (trace states, trace,
                          bundle), commit, reveal
   TrainReveal,  trainer  reveal, unless revealed already
-  Attest,       validator  fetch the shards and the bundle, verify_round with its own secret
-                         challenge seed (it fetches the trainer's trace and only the challenged
-                         states), then vote the bitmap: sign it and post it to the attestation
+  TrainCommit,  validator  fetch the revealed shards and judge them (verify_samplers) while the
+                         trainer trains, kept in the process for Attest
+  Attest,       validator  fetch the shards not judged yet and the bundle, verify_round with its
+                         own secret challenge seed (it fetches the trainer's trace and only the
+                         challenged states), then vote the bitmap: sign it and post it to the attestation
                          relay (workers.node.relay); the round's aggregator aggregates, the others
                          schedule an AttestFallback (SPECIFICATION.md 5.5.2); without a relay or
                          a registered BLS key, attest(bitmap)
@@ -68,6 +70,7 @@ import dataclasses
 import logging
 import os
 import time
+from collections import OrderedDict
 
 
 from workers.chain.errors import DroppedTransaction, TxReverted
@@ -565,6 +568,43 @@ def _fetch(ctx: NodeContext, cid: str, ev: HandledEvent) -> bytes | None:
         return None
 
 
+SAMPLER_CHECKS_KEPT = 32
+"""Rounds whose early sampler verdicts a validator process holds until their Attest phase."""
+_SAMPLER_CHECKS: "OrderedDict[tuple, object]" = OrderedDict()
+"""Early sampler verdicts (workers.roles.validator.SamplerChecks), by _checks_key."""
+
+
+def _checks_key(ctx: NodeContext, task_id: int, round_: int) -> tuple:
+    """Whose verdicts (they use its secret challenge seed), on which chain, of which round."""
+    return ctx.deployment.registry.address, ctx.address, task_id, round_
+
+
+def _check_samplers_early(ev: HandledEvent) -> None:
+    """TrainCommit: the samplers have revealed and the trainer trains. Judge the samplers now, on
+    CPU the trainer's one thread leaves, so that the Attest phase waits only for the trainer's
+    check. Best effort: a shard not fetched now, or a round whose Attest this process does not
+    see (another pool process, a restart), is judged at Attest as before."""
+    from workers.roles.validator import verify_samplers
+
+    ctx = NodeContext.current()
+    task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
+    task = _current(ctx, task_id, round_, Phase.TRAIN_COMMIT)
+    if task is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) is None:
+        return
+    samplers = []
+    for s in ctx.view.submissions(task_id, round_):
+        if s.role == Role.SAMPLER and s.revealed:
+            try:
+                samplers.append((s.slot, bytes(s.root), ctx.store.get(s.cid)))
+            except STORE_RETRYABLE:
+                pass  # Attest fetches it again, with retries, and judges it
+    _SAMPLER_CHECKS[_checks_key(ctx, task_id, round_)] = verify_samplers(
+        spec_of(ctx, task), task_id, round_, checkpoint_bundle(ctx, task), samplers,
+        ctx.secrets.challenge_seed(task_id, round_))
+    while len(_SAMPLER_CHECKS) > SAMPLER_CHECKS_KEPT:
+        _SAMPLER_CHECKS.popitem(last=False)
+
+
 def _attest(ev: HandledEvent) -> None:
     from workers.roles.validator import verify_round
 
@@ -581,15 +621,19 @@ def _attest(ev: HandledEvent) -> None:
     spec = spec_of(ctx, task)
     prev = checkpoint_bundle(ctx, task)
     subs = ctx.view.submissions(task_id, round_)
-    samplers = [(s.slot, bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs if s.role == Role.SAMPLER and s.revealed]
+    early = _SAMPLER_CHECKS.get(_checks_key(ctx, task_id, round_))
+    samplers = [(s.slot, bytes(s.root), (early and early.blob(s.slot, s.root)) or _fetch(ctx, s.cid, ev))
+                for s in subs if s.role == Role.SAMPLER and s.revealed]
     trainer = next(((bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs
                     if s.role == Role.TRAINER and s.revealed), None)
     started = time.time()
     verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
-                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: _fetch(ctx, cid, ev))
+                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: _fetch(ctx, cid, ev), early=early)
+    _SAMPLER_CHECKS.pop(_checks_key(ctx, task_id, round_), None)  # kept until then: a fetch above may retry the job
     bitmap = verdict.bitmap(task.num_samplers)
     ctx.secrets.note(task_id, round_, Role.VALIDATOR, "verdict", {
         "bitmap": bitmap, "work_s": round(time.time() - started, 3),
+        "samplers_judged_early": [] if early is None else sorted(early.judged),
         "samplers": {str(k): [j.accepted, j.reason] for k, j in verdict.samplers.items()},
         "trainer": None if verdict.trainer is None else [verdict.trainer.accepted, verdict.trainer.reason]})
     task = _current(ctx, task_id, round_, Phase.ATTEST)
@@ -603,7 +647,10 @@ def _attest(ev: HandledEvent) -> None:
 @DISPATCH.on("PhaseStarted", "validator")
 def validator_phase(ev: HandledEvent) -> None:
     _schedule_deadline(ev.args, ev.key)
-    if Phase(int(ev.args["phase"])) == Phase.ATTEST:
+    phase = Phase(int(ev.args["phase"]))
+    if phase == Phase.TRAIN_COMMIT:
+        _check_samplers_early(ev)
+    elif phase == Phase.ATTEST:
         _attest(ev)
 
 

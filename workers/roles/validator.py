@@ -34,6 +34,11 @@ steps_per_leaf of the round's gradient steps.
 
 A trainer is not blamed for a sampler's bad episodes (it checks roots, not replays): it may train
 on a shard this validator rejects, as long as that shard was revealed and matches its root.
+
+**Early.** The samplers reveal before the trainer commits, so a validator can judge them while
+the trainer trains (`verify_samplers`, on CPU the trainer's one thread leaves); `verify_round`
+then takes each of those verdicts whose slot, root and round policy are the ones it is given,
+and the Attest phase only waits for the trainer's check.
 """
 
 from __future__ import annotations
@@ -198,30 +203,73 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
 
 # -- the round -------------------------------------------------------------------------------------
 
+@dataclass(frozen=True)
+class SamplerChecks:
+    """Sampler verdicts made before the round's Attest phase (`verify_samplers`)."""
+
+    prev_root: bytes | None
+    """The previous checkpoint's root (None: the spec's initial policy): the round policy judged under."""
+    judged: dict[int, tuple[bytes, Judgement, ShardResult | None]] = field(default_factory=dict)
+    """By sampler slot: (the revealed root judged, its verdict, the shard read from its blob)."""
+
+    def blob(self, slot: int, root: bytes) -> bytes | None:
+        """The blob judged for `slot` if it matched `root` (so it need not be fetched again), else None."""
+        _, _, shard = self.judged.get(slot, (None, None, None))
+        return shard.blob if shard is not None and shard.root == bytes(root) else None
+
+
+def _judge_samplers(spec: TaskSpec, task_id: int, round_: int, policy,
+                    samplers: list[tuple[int, bytes, bytes | None]], challenge_seed: bytes,
+                    known: dict[int, tuple[bytes, Judgement, ShardResult | None]]):
+    """({slot: verdict}, {slot: shard read from a blob matching its root}) of the samplers, taking
+    a `known` verdict where its root is the one revealed."""
+    slots = [slot for slot, _, _ in samplers]
+    if len(set(slots)) != len(slots):
+        raise ValueError(f"each sampler slot may be given once, got slots {slots}")
+    judgements, parsed, policy_digest = {}, {}, None
+    for slot, root, blob in sorted(samplers, key=lambda s: s[0]):
+        root = bytes(root)
+        if slot in known and known[slot][0] == root:
+            judgements[slot], shard = known[slot][1], known[slot][2]
+        else:
+            policy_digest = digest(policy) if policy_digest is None else policy_digest  # one per round
+            judgements[slot], shard = verify_sampler(spec, task_id, round_, slot, root, blob, policy,
+                                                     challenge_seed, policy_digest)
+        if shard is not None:
+            parsed[slot] = shard
+    return judgements, parsed
+
+
+def verify_samplers(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
+                    samplers: list[tuple[int, bytes, bytes | None]], challenge_seed: bytes) -> SamplerChecks:
+    """The samplers' verdicts ahead of the round's Attest phase (module doc, "Early"); arguments as
+    verify_round's. A shard without its blob (None) is left out: missing data is judged at Attest,
+    after that phase's fetch. Pass the result to verify_round as `early`."""
+    fetched = [(slot, bytes(root), blob) for slot, root, blob in samplers if blob is not None]
+    with single_thread():
+        policy, _, prev_root = round_start(spec, prev_bundle)
+        judgements, parsed = _judge_samplers(spec, task_id, round_, policy, fetched, challenge_seed, {})
+    return SamplerChecks(prev_root, {slot: (root, judgements[slot], parsed.get(slot)) for slot, root, _ in fetched})
+
+
 def verify_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
                  samplers: list[tuple[int, bytes, bytes | None]],
                  trainer: tuple[bytes, bytes | None] | None, challenge_seed: bytes,
-                 fetch: Fetch) -> RoundVerdict:
+                 fetch: Fetch, early: SamplerChecks | None = None) -> RoundVerdict:
     """Verdicts for the round's revealed submissions.
 
     `prev_bundle`: the task's current checkpoint bundle (checked by the caller against the chain's
     checkpointRoot), None before any was accepted. `samplers`: (slot, revealed root, blob or None
     when the fetch failed). `trainer`: (revealed root, bundle or None), or None if no trainer
     revealed. `challenge_seed`: this validator's secret randomness for the challenges. `fetch`:
-    content by CID (None when missing) for the trainer's trace and its challenged states."""
-    slots = [slot for slot, _, _ in samplers]
-    if len(set(slots)) != len(slots):
-        raise ValueError(f"each sampler slot may be given once, got slots {slots}")
+    content by CID (None when missing) for the trainer's trace and its challenged states.
+    `early`: verify_samplers' verdicts for this round, by this validator (same seed); one is
+    taken for a slot whose revealed root it judged, under the same previous checkpoint."""
     with single_thread():
         start = round_start(spec, prev_bundle)
         policy, _, prev_root = start
-        policy_digest = digest(policy)  # one for the round's samplers
-        judgements, parsed = {}, {}  # parsed: the shards read from blobs matching their roots
-        for slot, root, blob in sorted(samplers, key=lambda s: s[0]):
-            judgements[slot], shard = verify_sampler(spec, task_id, round_, slot, bytes(root), blob, policy,
-                                                     challenge_seed, policy_digest)
-            if shard is not None:
-                parsed[slot] = shard
+        known = early.judged if early is not None and early.prev_root == prev_root else {}
+        judgements, parsed = _judge_samplers(spec, task_id, round_, policy, samplers, challenge_seed, known)
     trainer_judgement = None
     if trainer is not None:
         revealed = {slot: (bytes(root), blob) for slot, root, blob in samplers}

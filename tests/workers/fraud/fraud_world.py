@@ -133,8 +133,10 @@ class Cheat:
 
 
 HANDLERS = {"sampler": "sampler_phase", "trainer": "trainer_phase", "validator": "validator_phase"}
-WORKERS = {Phase.SAMPLE_COMMIT: "sampler", Phase.SAMPLE_REVEAL: "sampler", Phase.TRAIN_COMMIT: "trainer",
-           Phase.TRAIN_REVEAL: "trainer", Phase.ATTEST: "validator"}
+WORKERS = {Phase.SAMPLE_COMMIT: ("sampler",), Phase.SAMPLE_REVEAL: ("sampler",),
+           # the validators judge the revealed shards while the trainer trains: before its commit ends the phase
+           Phase.TRAIN_COMMIT: ("validator", "trainer"),
+           Phase.TRAIN_REVEAL: ("trainer",), Phase.ATTEST: ("validator",)}
 
 
 def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=()) -> None:
@@ -193,7 +195,7 @@ def play_round(net: FraudNet, task_id: int, nodes: dict, *cheats: Cheat) -> None
             return
         if task.phase != phase:
             continue
-        for node in nodes[WORKERS[phase]]:
+        for node in [node for role in WORKERS[phase] for node in nodes[role]]:
             act(net, node, task_id, round_, phase, cheats)
         task = net.task(task_id)
         if task.status == Status.ACTIVE and task.round == round_ and task.phase == phase:

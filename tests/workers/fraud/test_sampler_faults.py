@@ -6,7 +6,7 @@ below the threshold after one rejection)."""
 import pytest
 
 import fraud_faults as faults
-from fraud_world import Cheat, network, outcome, play_round, slot_share, start_task
+from fraud_world import Cheat, as_node, network, outcome, play_round, slot_share, start_task
 from workers.protocol import Outcome, Phase, Role, Verdict
 
 SAMPLER_FAULTS = {
@@ -62,8 +62,12 @@ def assert_caught_and_honest_paid(net, cheater, nodes, score, locked, seen, roun
 
 @pytest.mark.parametrize("fault", SAMPLER_FAULTS, ids=list(SAMPLER_FAULTS))
 def test_sampler_fault_is_caught_and_the_honest_are_paid(net, fault):
-    cheater, nodes, _, score, locked, seen = run_case(net, SAMPLER_FAULTS[fault], f"cheat-{len(net.nodes)}")
+    cheater, nodes, task_id, score, locked, seen = run_case(net, SAMPLER_FAULTS[fault], f"cheat-{len(net.nodes)}")
     assert_caught_and_honest_paid(net, cheater, nodes, score, locked, seen)
+    for validator in nodes["validator"]:  # the shards were judged while the trainer trained
+        with as_node(validator) as ctx:
+            [note] = [n["data"] for n in ctx.secrets.notes(task_id) if n["kind"] == "verdict"]
+        assert note["samplers_judged_early"] == [0, 1] and note["samplers"]["1"][0] is False, (validator.name, note)
 
 
 def test_rollouts_from_a_stale_policy_are_caught(net):

@@ -58,9 +58,11 @@ def test_nodes_noted_their_work(run):
     trainer = Secrets(run.net.node("trainer").node_dir / "secrets.sqlite")
     work = [n for n in trainer.notes(run.task_id) if n["kind"] == "work"]
     assert [n["round"] for n in work] == [0, 1]
-    validator = Secrets(run.net.node("validator0").node_dir / "secrets.sqlite")
-    verdicts = [n["data"]["bitmap"] for n in validator.notes(run.task_id) if n["kind"] == "verdict"]
-    assert verdicts == [0b111, 0b111]
+    for node in (n for n in run.net.nodes if n.role == "validator"):
+        notes = [n["data"] for n in Secrets(node.node_dir / "secrets.sqlite").notes(run.task_id) if n["kind"] == "verdict"]
+        assert [n["bitmap"] for n in notes] == [0b111, 0b111], node.name
+        # each round's shards were judged at TrainCommit, while the trainer trained
+        assert [n["samplers_judged_early"] for n in notes] == [[0, 1], [0, 1]], node.name
 
 
 def test_three_validators_vote_alone_where_an_aggregate_would_cost_more(run):

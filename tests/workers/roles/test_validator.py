@@ -13,7 +13,8 @@ from tests.workers.roles.trace_fakes import rebundle
 from workers.rl.policy import from_bytes, to_bytes
 from workers.rl.rollout import decode_episode, rollout
 from workers.roles import sampler, trainer
-from workers.roles.validator import Judgement, RoundVerdict, challenged_indices, verify_round, verify_trainer
+from workers.roles.validator import Judgement, RoundVerdict, SamplerChecks, challenged_indices, verify_round, \
+    verify_samplers, verify_trainer
 
 SEED = b"\x07" * 32
 
@@ -195,3 +196,41 @@ def test_the_trainer_check_reads_a_shard_again_when_the_parsed_one_is_not_its_in
     revealed[0] = (rnd.shards[0].root, rnd.shards[1].blob)
     judgement = verify_trainer(*args, parsed={0: rnd.shards[1]})  # `revealed` is in args
     assert not judgement.accepted and "whose blob does not match its root" in judgement.reason
+
+
+def test_samplers_judged_early_give_the_verdict_of_judging_them_at_attest(rounds):
+    def edit(ep):
+        ep.rewards[0] = 2.0
+    rnd = rounds[1]
+    subs = samplers_of(rnd, slot1=forged(rnd, 1, edit))
+    early = verify_samplers(SMALL, TASK_ID, rnd.round, rnd.prev, subs, SEED)
+    at_attest = verify(rnd, subs)
+    assert {slot: judged[1] for slot, judged in early.judged.items()} == at_attest.samplers
+    assert at_attest.samplers[0].accepted and not at_attest.samplers[1].accepted
+    trainer_sub = (rnd.checkpoint.root, rnd.checkpoint.bundle)
+    with_early = verify_round(SMALL, TASK_ID, rnd.round, rnd.prev, subs, trainer_sub, SEED, fetcher(rnd.checkpoint),
+                              early=early)
+    assert with_early == at_attest
+    assert early.prev_root == trainer.unbundle_checkpoint(rnd.prev).root
+
+
+def test_an_early_verdict_is_taken_only_for_the_root_and_checkpoint_it_judged(rounds):
+    rnd = rounds[1]
+    subs = samplers_of(rnd)
+    prev_root = trainer.unbundle_checkpoint(rnd.prev).root
+    marked = Judgement(False, "judged early")  # not what judging gives: shows where a verdict came from
+    roots = {slot: bytes(s.root) for slot, s in rnd.shards.items()}
+    judge = lambda early: verify_round(SMALL, TASK_ID, rnd.round, rnd.prev, subs, None, SEED, fetcher(),  # noqa: E731
+                                       early=early).samplers
+    taken = judge(SamplerChecks(prev_root, {0: (roots[0], marked, None)}))
+    assert taken[0] is marked and taken[1] == judge(None)[1] and taken[1].accepted
+    assert judge(SamplerChecks(prev_root, {0: (roots[1], marked, None)}))[0].accepted  # another root revealed
+    assert judge(SamplerChecks(None, {0: (roots[0], marked, None)}))[0].accepted  # under another checkpoint
+
+
+def test_a_shard_not_fetched_early_is_left_to_attest(rounds):
+    rnd = rounds[0]
+    (slot0, root0, blob0), (slot1, root1, _) = samplers_of(rnd)
+    early = verify_samplers(SMALL, TASK_ID, 0, None, [(slot0, root0, blob0), (slot1, root1, None)], SEED)
+    assert sorted(early.judged) == [0] and early.judged[0][1].accepted
+    assert early.blob(0, root0) == blob0 and early.blob(0, root1) is None and early.blob(1, root1) is None
