@@ -43,10 +43,10 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
                          trainer trains, kept in the process for Attest
   Attest,       validator  fetch the shards not judged yet and the bundle, verify_round with its
                          own secret challenge seed (it fetches the trainer's trace and only the
-                         challenged states), then vote the bitmap: sign it and post it to the attestation
-                         relay (workers.node.relay); the round's aggregator aggregates, the others
-                         schedule an AttestFallback (SPECIFICATION.md 5.5.2); without a relay or
-                         a registered BLS key, attest(bitmap)
+                         challenged states), then vote the bitmap: sign it and post it to the
+                         attestation relay (workers.node.relay); the round's aggregator
+                         aggregates, the others schedule an AttestFallback (SPECIFICATION.md
+                         5.5.2); without a relay or a registered BLS key, attest(bitmap)
   every phase,  validator  (keeper) schedule a DeadlineReached check at the phase's deadline
   (PhaseStarted reaches only the nodes that hold a slot in the task: workers.node.interest,
   and a sampler's or trainer's worker only for the phases above: the other phases are not queued)

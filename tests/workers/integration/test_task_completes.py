@@ -59,7 +59,8 @@ def test_nodes_noted_their_work(run):
     work = [n for n in trainer.notes(run.task_id) if n["kind"] == "work"]
     assert [n["round"] for n in work] == [0, 1]
     for node in (n for n in run.net.nodes if n.role == "validator"):
-        notes = [n["data"] for n in Secrets(node.node_dir / "secrets.sqlite").notes(run.task_id) if n["kind"] == "verdict"]
+        secrets = Secrets(node.node_dir / "secrets.sqlite")
+        notes = [n["data"] for n in secrets.notes(run.task_id) if n["kind"] == "verdict"]
         assert [n["bitmap"] for n in notes] == [0b111, 0b111], node.name
         # each round's shards were judged at TrainCommit, while the trainer trained
         assert [n["samplers_judged_early"] for n in notes] == [[0, 1], [0, 1]], node.name
