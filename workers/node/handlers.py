@@ -570,8 +570,22 @@ def _fetch(ctx: NodeContext, cid: str, ev: HandledEvent) -> bytes | None:
 
 SAMPLER_CHECKS_KEPT = 32
 """Rounds whose early sampler verdicts a validator process holds until their Attest phase."""
+SAMPLER_CHECKS_MAX_BYTES = 256 * 2**20
+"""The judged shards' blob bytes those rounds may hold (their parsed episodes take about as much
+again): a shard can be millions of steps, and a validator of many tasks holds a round of each."""
 _SAMPLER_CHECKS: "OrderedDict[tuple, object]" = OrderedDict()
 """Early sampler verdicts (workers.roles.validator.SamplerChecks), by _checks_key."""
+
+
+def _hold_sampler_checks(key: tuple, checks) -> None:
+    """Keep `checks` for Attest, dropping the oldest rounds past SAMPLER_CHECKS_KEPT rounds or
+    SAMPLER_CHECKS_MAX_BYTES (a dropped round is judged at Attest; one larger than the budget is
+    not kept at all)."""
+    _SAMPLER_CHECKS[key] = checks
+    held = lambda c: sum(len(shard.blob) for _, _, shard in c.judged.values() if shard is not None)  # noqa: E731
+    while _SAMPLER_CHECKS and (len(_SAMPLER_CHECKS) > SAMPLER_CHECKS_KEPT
+                               or sum(held(c) for c in _SAMPLER_CHECKS.values()) > SAMPLER_CHECKS_MAX_BYTES):
+        _SAMPLER_CHECKS.popitem(last=False)
 
 
 def _checks_key(ctx: NodeContext, task_id: int, round_: int) -> tuple:
@@ -598,11 +612,9 @@ def _check_samplers_early(ev: HandledEvent) -> None:
                 samplers.append((s.slot, bytes(s.root), ctx.store.get(s.cid)))
             except STORE_RETRYABLE:
                 pass  # Attest fetches it again, with retries, and judges it
-    _SAMPLER_CHECKS[_checks_key(ctx, task_id, round_)] = verify_samplers(
+    _hold_sampler_checks(_checks_key(ctx, task_id, round_), verify_samplers(
         spec_of(ctx, task), task_id, round_, checkpoint_bundle(ctx, task), samplers,
-        ctx.secrets.challenge_seed(task_id, round_))
-    while len(_SAMPLER_CHECKS) > SAMPLER_CHECKS_KEPT:
-        _SAMPLER_CHECKS.popitem(last=False)
+        ctx.secrets.challenge_seed(task_id, round_)))
 
 
 def _attest(ev: HandledEvent) -> None:

@@ -223,3 +223,24 @@ def test_warm_loads_what_a_first_round_imports_lazily():
                          cwd=Path(__file__).resolve().parents[3])
     assert out.returncode == 0, out.stderr
     assert out.stdout.split() == ["0", str(len(lazy))]
+
+
+def test_early_sampler_checks_are_held_within_a_count_and_a_byte_budget(monkeypatch):
+    from types import SimpleNamespace
+
+    from workers.node import handlers
+
+    def checks(*blob_sizes):
+        shards = [None if size is None else SimpleNamespace(blob=bytes(size)) for size in blob_sizes]
+        return SimpleNamespace(judged={slot: (b"root", None, shard) for slot, shard in enumerate(shards)})
+
+    monkeypatch.setattr(handlers, "_SAMPLER_CHECKS", type(handlers._SAMPLER_CHECKS)())
+    monkeypatch.setattr(handlers, "SAMPLER_CHECKS_KEPT", 3)
+    monkeypatch.setattr(handlers, "SAMPLER_CHECKS_MAX_BYTES", 100)
+    for key in "abcd":
+        handlers._hold_sampler_checks(key, checks(10, None))  # a shard not parsed holds nothing
+    assert list(handlers._SAMPLER_CHECKS) == ["b", "c", "d"]  # the oldest past the count went
+    handlers._hold_sampler_checks("e", checks(50, 35))
+    assert list(handlers._SAMPLER_CHECKS) == ["d", "e"]  # b went (the count), then c (10 + 10 + 85 > 100)
+    handlers._hold_sampler_checks("f", checks(101))
+    assert list(handlers._SAMPLER_CHECKS) == []  # larger than the budget alone: nothing is kept
