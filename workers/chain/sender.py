@@ -116,11 +116,15 @@ class TxSender:
         return "eth_estimateGas", [request] if block is None else [request, block]  # None: the node's default
 
     def _estimated(self, tx: dict, block: str | None, answer: dict) -> int:
-        """The raw eth_estimateGas answer's gas; an error answer (a revert) is asked again through
-        web3.py, which raises it as callers expect (ContractLogicError with the revert data)."""
+        """The raw eth_estimateGas answer's gas. A revert answer carrying its data raises as is
+        (Web3RPCError: `revert_data_of` reads the data from it; a lost claim race is one, so it
+        is not simulated twice); any other error answer is asked again through web3.py, which
+        raises it as its callers expect."""
         try:
             return int(result_of("eth_estimateGas", answer), 16)
-        except Web3RPCError:
+        except Web3RPCError as error:
+            if revert_data_of(error) is not None:
+                raise
             return self.w3.eth.estimate_gas(tx, block)
 
     # -- sending ----------------------------------------------------------------------------

@@ -72,6 +72,29 @@ def test_the_estimate_and_the_fee_reads_take_one_round_trip(w3, deployment, redi
     assert posted == ["make_batch_request"]
 
 
+def test_a_revert_at_estimation_is_decoded_from_that_one_round_trip(w3, deployment, redis_client, new_account,
+                                                                    monkeypatch):
+    sender = TxSender(w3, new_account(), redis_client)
+    provider = w3.provider
+    posted, busy = [], {"error": {"code": -32000, "message": "the node is busy"}}  # an error that is no revert
+    batch, estimate = provider.make_batch_request, w3.eth.estimate_gas
+
+    def make_batch_request(requests):
+        posted.append("make_batch_request")
+        answers = batch(requests)
+        return [{"id": answers[0].get("id"), **busy} if posted.count("make_batch_request") == 2 else answers[0],
+                *answers[1:]]
+
+    monkeypatch.setattr(provider, "make_batch_request", make_batch_request)
+    monkeypatch.setattr(w3.eth, "estimate_gas", lambda *a: posted.append("estimate_gas") or estimate(*a))
+    with pytest.raises(TxReverted) as info:
+        sender.build(deployment.registry.functions.claimSlot(42, Role.TRAINER))
+    assert (info.value.error.name, info.value.error.args) == ("TaskNotFound", (42,))
+    assert posted == ["make_batch_request"]  # not simulated a second time through web3.py
+    tx = sender.build(deployment.token.functions.approve(SINK, 5))  # its estimate answered with `busy`
+    assert posted == ["make_batch_request", "make_batch_request", "estimate_gas"] and tx["gas"] > 21_000
+
+
 def test_nonce_used_elsewhere_is_resynced_from_the_chain(w3, redis_client, new_account):
     account = new_account()
     sender = TxSender(w3, account, redis_client)
