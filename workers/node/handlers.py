@@ -28,17 +28,22 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
 - SlotVacated, sampler/trainer: another node's slot of its role was vacated: claim it likewise.
 - SlotAssigned, every role: this node got a slot of an active task during its role's work phase
   (SampleCommit / TrainCommit / Attest): do that phase's work now (its PhaseStarted came first).
+  A sampler's slot of a task still filling: roll out round 0's shard ahead (sample_ahead).
 - DrawArmed, validator (the keeper): drawValidators, at activation and to replace a validator,
   as soon as seedBlock is mined (the draw lands in a later block; send_draw waits up to
   DRAW_WAIT_S for it, then DrawNotReady is retried with Celery's backoff); on a dev chain with
   automine someone must mine blocks.
 - PhaseStarted:
-  SampleCommit, sampler  roll out the shard with the task's current checkpoint, store, commit;
-                         the phase's last commit reveals at once
+  SampleCommit, sampler  roll out the shard with the task's current checkpoint (or take the one
+                         rolled out ahead with it), store, commit; the phase's last commit
+                         reveals at once
   SampleReveal, sampler  reveal (root, cid, salt) from the secrets DB, unless revealed already
   TrainCommit,  trainer  fetch the revealed shards, train_round, store (trace states, trace,
                          bundle), commit, reveal
   TrainReveal,  trainer  reveal, unless revealed already
+  Attest,       sampler  roll out the next round's shard ahead with the trainer's revealed
+                         checkpoint, held in the process for SampleCommit
+                         (workers.node.sample_ahead)
   TrainCommit,  validator  fetch the revealed shards and judge them (verify_samplers) while the
                          trainer trains, kept in the process for Attest
   Attest,       validator  fetch the shards not judged yet and the bundle, verify_round with its
@@ -70,14 +75,13 @@ import dataclasses
 import logging
 import os
 import time
-from collections import OrderedDict
-
 
 from workers.chain.errors import DroppedTransaction, TxReverted
 from workers.node import logs, metrics
 from workers.node.config import NodeConfig
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent, RetryableError, declare_retryable
+from workers.node.held import Held
 from workers.protocol import Phase, Role, Status
 from workers.storage.store import RETRYABLE as STORE_RETRYABLE
 
@@ -114,6 +118,7 @@ def warm() -> None:
     deployment check). A prefork pool's children build their own context after the fork."""
     import workers.node.encrypted_inputs  # noqa: F401 - every role's first round reads its checkpoint through it
     import workers.node.relay  # noqa: F401 - a validator's vote
+    import workers.node.sample_ahead  # noqa: F401 - a sampler's next shard
     import workers.roles.sampler  # noqa: F401
     import workers.roles.trainer  # noqa: F401
     import workers.roles.validator  # noqa: F401
@@ -363,21 +368,27 @@ def reclaim_trainer(ev: HandledEvent) -> None:
 WORK_PHASE = {Role.SAMPLER: Phase.SAMPLE_COMMIT, Role.TRAINER: Phase.TRAIN_COMMIT, Role.VALIDATOR: Phase.ATTEST}
 
 
-def _joined(ev: HandledEvent, role: Role, work) -> None:
+def _joined(ev: HandledEvent, role: Role, work, before_active=None) -> None:
     """This node got a slot of an active task during its role's work phase (a vacant slot
     claimed, a validator drawn as a replacement): it works in this round, but the phase's
-    PhaseStarted came before it held the slot, so do that phase's work now."""
+    PhaseStarted came before it held the slot, so do that phase's work now. A slot of a task
+    that is not active yet goes to `before_active`, if given."""
     ctx = NodeContext.current()
     if Role(int(ev.args["role"])) != role or ev.args["node"] != ctx.address:
         return
     task = ctx.view.task(int(ev.args["taskId"]))
     if task.status == Status.ACTIVE and task.phase == WORK_PHASE[role]:
         work(dataclasses.replace(ev, args={**ev.args, "round": task.round, "phase": int(task.phase)}))
+    elif task.status in (Status.OPEN, Status.DRAWING) and before_active is not None:
+        before_active(ev)
 
 
 @DISPATCH.on("SlotAssigned", "sampler")
 def sampler_joined(ev: HandledEvent) -> None:
-    _joined(ev, Role.SAMPLER, lambda e: _commit_work(e, Role.SAMPLER, Phase.SAMPLE_COMMIT))
+    from workers.node.sample_ahead import ahead_of_round_zero
+
+    _joined(ev, Role.SAMPLER, lambda e: _commit_work(e, Role.SAMPLER, Phase.SAMPLE_COMMIT),
+            before_active=ahead_of_round_zero)
 
 
 @DISPATCH.on("SlotAssigned", "trainer")
@@ -425,13 +436,17 @@ def _in_phases(*phases: Phase):
     return lambda args: int(args["phase"]) in phases
 
 
-@DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL))
+@DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST))
 def sampler_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.SAMPLE_COMMIT:
         _commit_work(ev, Role.SAMPLER, Phase.SAMPLE_COMMIT)
     elif phase == Phase.SAMPLE_REVEAL:
         _reveal(ev, Role.SAMPLER, Phase.SAMPLE_REVEAL)
+    elif phase == Phase.ATTEST:
+        from workers.node.sample_ahead import ahead_of_next_round
+
+        ahead_of_next_round(ev)
 
 
 @DISPATCH.on("PhaseStarted", "trainer", when=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL))
@@ -456,13 +471,19 @@ def _commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
     if sub.node == ctx.address and bytes(sub.commitment) != ZERO32:
         return  # committed before (this is a redelivery)
     spec = spec_of(ctx, task)
-    prev = checkpoint_bundle(ctx, task)
     started = time.time()
     if role == Role.SAMPLER:
-        root, blob, note = _sample(spec, task_id, round_, slot, prev)
-        metrics.rolled_out("sampler", spec.env_id, note["steps"], time.time() - started, note.pop("returns"))
+        from workers.node.sample_ahead import take
+
+        ahead = take(ctx, task, round_, slot)
+        if ahead is not None:
+            root, blob, note = ahead.root, ahead.blob, {**ahead.note, "sampled_ahead_s": round(ahead.work_s, 3)}
+        else:
+            root, blob, note = _sample(spec, task_id, round_, slot, checkpoint_bundle(ctx, task))
+        metrics.rolled_out("sampler", spec.env_id, note["steps"],
+                           time.time() - started if ahead is None else ahead.work_s, note.pop("returns"))
     else:
-        root, blob, note = _train(ctx, spec, task_id, round_, prev)
+        root, blob, note = _train(ctx, spec, task_id, round_, checkpoint_bundle(ctx, task))
         if root is None:
             return  # nothing revealed to train on
         metrics.trained("trainer", int(note["stats"].get("samples", 0)), time.time() - started)
@@ -573,19 +594,15 @@ SAMPLER_CHECKS_KEPT = 32
 SAMPLER_CHECKS_MAX_BYTES = 256 * 2**20
 """The judged shards' blob bytes those rounds may hold (their parsed episodes take about as much
 again): a shard can be millions of steps, and a validator of many tasks holds a round of each."""
-_SAMPLER_CHECKS: "OrderedDict[tuple, object]" = OrderedDict()
-"""Early sampler verdicts (workers.roles.validator.SamplerChecks), by _checks_key."""
 
 
-def _hold_sampler_checks(key: tuple, checks) -> None:
-    """Keep `checks` for Attest, dropping the oldest rounds past SAMPLER_CHECKS_KEPT rounds or
-    SAMPLER_CHECKS_MAX_BYTES (a dropped round is judged at Attest; one larger than the budget is
-    not kept at all)."""
-    _SAMPLER_CHECKS[key] = checks
-    held = lambda c: sum(len(shard.blob) for _, _, shard in c.judged.values() if shard is not None)  # noqa: E731
-    while _SAMPLER_CHECKS and (len(_SAMPLER_CHECKS) > SAMPLER_CHECKS_KEPT
-                               or sum(held(c) for c in _SAMPLER_CHECKS.values()) > SAMPLER_CHECKS_MAX_BYTES):
-        _SAMPLER_CHECKS.popitem(last=False)
+def _judged_bytes(checks) -> int:
+    return sum(len(shard.blob) for _, _, shard in checks.judged.values() if shard is not None)
+
+
+_SAMPLER_CHECKS = Held(SAMPLER_CHECKS_KEPT, SAMPLER_CHECKS_MAX_BYTES, _judged_bytes)
+"""Early sampler verdicts (workers.roles.validator.SamplerChecks), by _checks_key; a round
+dropped for room is judged at Attest."""
 
 
 def _checks_key(ctx: NodeContext, task_id: int, round_: int) -> tuple:
@@ -612,7 +629,7 @@ def _check_samplers_early(ev: HandledEvent) -> None:
                 samplers.append((s.slot, bytes(s.root), ctx.store.get(s.cid)))
             except STORE_RETRYABLE:
                 pass  # Attest fetches it again, with retries, and judges it
-    _hold_sampler_checks(_checks_key(ctx, task_id, round_), verify_samplers(
+    _SAMPLER_CHECKS.put(_checks_key(ctx, task_id, round_), verify_samplers(
         spec_of(ctx, task), task_id, round_, checkpoint_bundle(ctx, task), samplers,
         ctx.secrets.challenge_seed(task_id, round_)))
 
@@ -641,7 +658,7 @@ def _attest(ev: HandledEvent) -> None:
     started = time.time()
     verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
                            ctx.secrets.challenge_seed(task_id, round_), lambda cid: _fetch(ctx, cid, ev), early=early)
-    _SAMPLER_CHECKS.pop(_checks_key(ctx, task_id, round_), None)  # kept until then: a fetch above may retry the job
+    _SAMPLER_CHECKS.pop(_checks_key(ctx, task_id, round_))  # kept until then: a fetch above may retry the job
     bitmap = verdict.bitmap(task.num_samplers)
     ctx.secrets.note(task_id, round_, Role.VALIDATOR, "verdict", {
         "bitmap": bitmap, "work_s": round(time.time() - started, 3),

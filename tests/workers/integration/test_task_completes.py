@@ -58,6 +58,11 @@ def test_nodes_noted_their_work(run):
     trainer = Secrets(run.net.node("trainer").node_dir / "secrets.sqlite")
     work = [n for n in trainer.notes(run.task_id) if n["kind"] == "work"]
     assert [n["round"] for n in work] == [0, 1]
+    for node in (n for n in run.net.nodes if n.role == "sampler"):
+        work = [n for n in Secrets(node.node_dir / "secrets.sqlite").notes(run.task_id) if n["kind"] == "work"]
+        # round 1's shard was rolled out while the validators judged round 0 (round 0's, while the
+        # task filled, when the sampler's worker saw its slot before the draw: not asserted)
+        assert [n["round"] for n in work] == [0, 1] and "sampled_ahead_s" in work[1]["data"], node.name
     for node in (n for n in run.net.nodes if n.role == "validator"):
         secrets = Secrets(node.node_dir / "secrets.sqlite")
         notes = [n["data"] for n in secrets.notes(run.task_id) if n["kind"] == "verdict"]

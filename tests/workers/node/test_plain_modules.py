@@ -208,13 +208,13 @@ def test_samplers_and_trainers_are_queued_only_their_own_phases():
     assert queued == {
         Phase.SAMPLE_COMMIT: ["sampler", "validator"], Phase.SAMPLE_REVEAL: ["sampler", "validator"],
         Phase.TRAIN_COMMIT: ["trainer", "validator"], Phase.TRAIN_REVEAL: ["trainer", "validator"],
-        Phase.ATTEST: ["validator"]}
+        Phase.ATTEST: ["sampler", "validator"]}  # samplers roll out the next round's shard
 
 
 def test_warm_loads_what_a_first_round_imports_lazily():
     # checkpoint_bundle and a validator's vote import these inside the handler (the claim lane
     # never needs them); unwarmed, every worker paid the import in its first round
-    lazy = ("workers.node.encrypted_inputs", "workers.node.relay")
+    lazy = ("workers.node.encrypted_inputs", "workers.node.relay", "workers.node.sample_ahead")
     code = ("import sys; from workers.node import handlers; "
             f"print(sum(m in sys.modules for m in {lazy!r})); "
             "handlers.NodeContext.current = staticmethod(lambda: None); handlers.warm(); "
@@ -225,22 +225,29 @@ def test_warm_loads_what_a_first_round_imports_lazily():
     assert out.stdout.split() == ["0", str(len(lazy))]
 
 
-def test_early_sampler_checks_are_held_within_a_count_and_a_byte_budget(monkeypatch):
+def test_held_results_stay_within_a_count_and_a_byte_budget():
+    from workers.node.held import Held
+
+    held = Held(max_items=3, max_bytes=100, size=len)
+    for key in "abcd":
+        held.put(key, bytes(10))
+    assert held.keys() == ["b", "c", "d"]  # the oldest past the count went
+    held.put("e", bytes(85))
+    assert held.keys() == ["d", "e"]  # b went (the count), then c (10 + 10 + 85 > 100)
+    held.put("d", bytes(5))
+    assert held.keys() == ["e", "d"]  # a replaced entry is the newest
+    assert held.pop("e") == bytes(85) and held.pop("e") is None and held.get("d") == bytes(5)
+    held.put("f", bytes(101))
+    assert held.keys() == []  # larger than the budget alone: nothing is kept
+
+
+def test_early_sampler_checks_count_the_blobs_of_the_shards_they_parsed():
     from types import SimpleNamespace
 
     from workers.node import handlers
 
-    def checks(*blob_sizes):
-        shards = [None if size is None else SimpleNamespace(blob=bytes(size)) for size in blob_sizes]
-        return SimpleNamespace(judged={slot: (b"root", None, shard) for slot, shard in enumerate(shards)})
-
-    monkeypatch.setattr(handlers, "_SAMPLER_CHECKS", type(handlers._SAMPLER_CHECKS)())
-    monkeypatch.setattr(handlers, "SAMPLER_CHECKS_KEPT", 3)
-    monkeypatch.setattr(handlers, "SAMPLER_CHECKS_MAX_BYTES", 100)
-    for key in "abcd":
-        handlers._hold_sampler_checks(key, checks(10, None))  # a shard not parsed holds nothing
-    assert list(handlers._SAMPLER_CHECKS) == ["b", "c", "d"]  # the oldest past the count went
-    handlers._hold_sampler_checks("e", checks(50, 35))
-    assert list(handlers._SAMPLER_CHECKS) == ["d", "e"]  # b went (the count), then c (10 + 10 + 85 > 100)
-    handlers._hold_sampler_checks("f", checks(101))
-    assert list(handlers._SAMPLER_CHECKS) == []  # larger than the budget alone: nothing is kept
+    shards = [SimpleNamespace(blob=bytes(10)), None, SimpleNamespace(blob=bytes(35))]  # None: not parsed
+    checks = SimpleNamespace(judged={slot: (b"root", None, shard) for slot, shard in enumerate(shards)})
+    assert handlers._judged_bytes(checks) == 45
+    assert handlers._SAMPLER_CHECKS.max_items == handlers.SAMPLER_CHECKS_KEPT
+    assert handlers._SAMPLER_CHECKS.max_bytes == handlers.SAMPLER_CHECKS_MAX_BYTES
