@@ -589,8 +589,9 @@ def _fetch(ctx: NodeContext, cid: str, ev: HandledEvent) -> bytes | None:
         return None
 
 
-SAMPLER_CHECKS_KEPT = 32
-"""Rounds whose early sampler verdicts a validator process holds until their Attest phase."""
+SAMPLER_CHECKS_KEPT = 1024
+"""Rounds whose early sampler verdicts a validator process holds until their Attest phase (one
+per task it validates; a round dropped here is judged twice)."""
 SAMPLER_CHECKS_MAX_BYTES = 256 * 2**20
 """The judged shards' blob bytes those rounds may hold (their parsed episodes take about as much
 again): a shard can be millions of steps, and a validator of many tasks holds a round of each."""

@@ -18,20 +18,27 @@ class Held(Generic[V]):
 
     def __init__(self, max_items: int, max_bytes: int, size: Callable[[V], int]):
         self.max_items, self.max_bytes, self.size = max_items, max_bytes, size
-        self._entries: "OrderedDict[Hashable, V]" = OrderedDict()
+        self._entries: "OrderedDict[Hashable, tuple[V, int]]" = OrderedDict()  # key -> (value, its size)
+        self._bytes = 0
 
     def put(self, key: Hashable, value: V) -> None:
-        self._entries.pop(key, None)  # a replaced entry counts as the newest
-        self._entries[key] = value
-        while self._entries and (len(self._entries) > self.max_items
-                                 or sum(map(self.size, self._entries.values())) > self.max_bytes):
-            self._entries.popitem(last=False)
+        self.pop(key)  # a replaced entry counts as the newest
+        self._entries[key] = (value, self.size(value))
+        self._bytes += self._entries[key][1]
+        while self._entries and (len(self._entries) > self.max_items or self._bytes > self.max_bytes):
+            _, (_, size) = self._entries.popitem(last=False)
+            self._bytes -= size
 
     def get(self, key: Hashable) -> V | None:
-        return self._entries.get(key)
+        entry = self._entries.get(key)
+        return None if entry is None else entry[0]
 
     def pop(self, key: Hashable) -> V | None:
-        return self._entries.pop(key, None)
+        entry = self._entries.pop(key, None)
+        if entry is None:
+            return None
+        self._bytes -= entry[1]
+        return entry[0]
 
     def keys(self) -> list:
         return list(self._entries)

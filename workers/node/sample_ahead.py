@@ -26,10 +26,12 @@ from workers.protocol import Phase, Role, Status
 
 log = logging.getLogger(__name__)
 
-SHARDS_KEPT = 16
-"""Shards a sampler process holds for rounds that have not started (one per task it samples)."""
+SHARDS_KEPT = 1024
+"""Shards a sampler process holds for rounds that have not started: one per task it samples, and
+a burst of new tasks gives it round 0 of each before the first one starts (a shard dropped here is
+rolled out twice)."""
 SHARDS_MAX_BYTES = 256 * 2**20
-"""Their blobs' bytes in all (a shard can be millions of steps)."""
+"""Their blobs' bytes in all (a shard can be millions of steps): the bound that matters."""
 
 
 @dataclass(frozen=True, eq=False)
@@ -78,10 +80,10 @@ def ahead_of_round_zero(ev: HandledEvent) -> None:
     if task.status not in (Status.OPEN, Status.DRAWING) or task.round != 0:
         return
     try:
-        bundle = checkpoint_bundle(ctx, task)
-    except (InputsNotReady, *STORE_RETRYABLE):
-        return  # SampleCommit gets it, with its retries
-    _roll_out(ctx, task, 0, int(ev.args["slot"]), ZERO32, bundle)
+        _roll_out(ctx, task, 0, int(ev.args["slot"]), ZERO32, checkpoint_bundle(ctx, task))
+    except (InputsNotReady, ValueError, *STORE_RETRYABLE) as error:  # unusable inputs among them:
+        # SampleCommit gets the policy again, with its retries, and reports what is wrong
+        log.info("task %d round 0: not sampling ahead (%s: %s)", task.task_id, type(error).__name__, error)
 
 
 def ahead_of_next_round(ev: HandledEvent) -> None:

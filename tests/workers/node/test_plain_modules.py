@@ -237,6 +237,8 @@ def test_held_results_stay_within_a_count_and_a_byte_budget():
     held.put("d", bytes(5))
     assert held.keys() == ["e", "d"]  # a replaced entry is the newest
     assert held.pop("e") == bytes(85) and held.pop("e") is None and held.get("d") == bytes(5)
+    held.put("g", bytes(95))
+    assert held.keys() == ["d", "g"]  # e's bytes went with it: 5 + 95 fit
     held.put("f", bytes(101))
     assert held.keys() == []  # larger than the budget alone: nothing is kept
 
