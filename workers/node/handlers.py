@@ -487,7 +487,9 @@ def _commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
         if root is None:
             return  # nothing revealed to train on
         metrics.trained("trainer", int(note["stats"].get("samples", 0)), time.time() - started)
+        storing = time.time()
         ctx.store.put_many(note.pop("stored"))  # the trace, before the commitment that binds it
+        note["store_trace_s"] = round(time.time() - storing, 3)
     cid = ctx.store.put(blob)
     note.update(cid=cid, root="0x" + root.hex(), work_s=round(time.time() - started, 3))
     ctx.secrets.note(task_id, round_, role, "work", note)
@@ -543,12 +545,13 @@ def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: 
 
 
 def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None):
+    started = time.time()
     result, left_out = _train_on_revealed(ctx, spec, task_id, round_, prev)
     if result is None:
         return None, None, {}
     stats = {k: v for k, v in (result.stats or {}).items() if isinstance(v, (int, float, str))}
     return result.root, result.bundle, {"stats": stats, "left_out": left_out, "device": result.meta["device"],
-                                        "stored": result.stored}
+                                        "stored": result.stored, "fetch_and_update_s": round(time.time() - started, 3)}
 
 
 REVEAL_PHASE = {Phase.SAMPLE_COMMIT: Phase.SAMPLE_REVEAL, Phase.TRAIN_COMMIT: Phase.TRAIN_REVEAL}
