@@ -20,11 +20,12 @@ ROLE_QUEUES = {"sampler": "sample", "trainer": "train", "validator": "validate",
 CLAIM_LANE = "claims"
 
 
-#: How much lower the CPU priority of the roles' compute workers is (nice(2) increment) than the
+#: How much lower the CPU priority of each role's compute worker is (nice(2) increment) than the
 #: node's chain-facing processes (watcher, claim lane): on a busy host a new task's event is read
-#: and claimed at once, while rollouts and updates, whose deadlines are minutes away, yield.
-COMPUTE_NICENESS = 10
-COMPUTE_ROLES = ("sampler", "trainer", "validator")
+#: and claimed at once, while rollouts and verifications, whose deadlines are minutes away, yield.
+#: The trainer's update does not: it is the one step of a round that every other role waits on
+#: and nothing overlaps (docs/benchmarks.md measured the demo's rounds both ways).
+COMPUTE_NICENESS = {"sampler": 10, "trainer": 0, "validator": 10}
 
 
 def claim_queue(role: str) -> str:

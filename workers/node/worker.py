@@ -7,13 +7,13 @@ from celery.signals import after_setup_logger, after_setup_task_logger, worker_i
 
 from workers.node import logs
 from workers.node.celery_app import create_app, warm_sending
-from workers.node.config import CLAIM_LANE, COMPUTE_NICENESS, COMPUTE_ROLES, NodeConfig
+from workers.node.config import CLAIM_LANE, COMPUTE_NICENESS, NodeConfig
 from workers.node.priority import yield_cpu
 
 config = NodeConfig.from_env()
 app = create_app(config)
-if os.environ.get(logs.PROCESS_ENV) in COMPUTE_ROLES:
-    yield_cpu(COMPUTE_NICENESS)  # inherited by the pool processes
+if COMPUTE_NICENESS.get(os.environ.get(logs.PROCESS_ENV)):
+    yield_cpu(COMPUTE_NICENESS[os.environ[logs.PROCESS_ENV]])  # inherited by the pool processes
 
 
 @after_setup_logger.connect
