@@ -476,12 +476,13 @@ def _commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
         from workers.node.sample_ahead import take
 
         ahead = take(ctx, task, round_, slot)
-        if ahead is not None:
-            root, blob, note = ahead.root, ahead.blob, {**ahead.note, "sampled_ahead_s": round(ahead.work_s, 3)}
-        else:
+        if ahead is None:
             root, blob, note = _sample(spec, task_id, round_, slot, checkpoint_bundle(ctx, task))
-        metrics.rolled_out("sampler", spec.env_id, note["steps"],
-                           time.time() - started if ahead is None else ahead.work_s, note.pop("returns"))
+            rolled_out_s = time.time() - started
+        else:
+            root, blob, note = ahead.root, ahead.blob, {**ahead.note, "sampled_ahead_s": round(ahead.work_s, 3)}
+            rolled_out_s = ahead.work_s
+        metrics.rolled_out("sampler", spec.env_id, note["steps"], rolled_out_s, note.pop("returns"))
     else:
         root, blob, note = _train(ctx, spec, task_id, round_, checkpoint_bundle(ctx, task))
         if root is None:
@@ -605,12 +606,13 @@ def _judged_bytes(checks) -> int:
 
 
 _SAMPLER_CHECKS = Held(SAMPLER_CHECKS_KEPT, SAMPLER_CHECKS_MAX_BYTES, _judged_bytes)
-"""Early sampler verdicts (workers.roles.validator.SamplerChecks), by _checks_key; a round
+"""Early sampler verdicts (workers.roles.validator.SamplerChecks), by held_key; a round
 dropped for room is judged at Attest."""
 
 
-def _checks_key(ctx: NodeContext, task_id: int, round_: int) -> tuple:
-    """Whose verdicts (they use its secret challenge seed), on which chain, of which round."""
+def held_key(ctx: NodeContext, task_id: int, round_: int) -> tuple:
+    """A result this node's process holds for a later job (workers.node.held): whose (a verdict
+    uses its secret challenge seed), on which chain, of which round."""
     return ctx.deployment.registry.address, ctx.address, task_id, round_
 
 
@@ -633,7 +635,7 @@ def _check_samplers_early(ev: HandledEvent) -> None:
                 samplers.append((s.slot, bytes(s.root), ctx.store.get(s.cid)))
             except STORE_RETRYABLE:
                 pass  # Attest fetches it again, with retries, and judges it
-    _SAMPLER_CHECKS.put(_checks_key(ctx, task_id, round_), verify_samplers(
+    _SAMPLER_CHECKS.put(held_key(ctx, task_id, round_), verify_samplers(
         spec_of(ctx, task), task_id, round_, checkpoint_bundle(ctx, task), samplers,
         ctx.secrets.challenge_seed(task_id, round_)))
 
@@ -654,7 +656,7 @@ def _attest(ev: HandledEvent) -> None:
     spec = spec_of(ctx, task)
     prev = checkpoint_bundle(ctx, task)
     subs = ctx.view.submissions(task_id, round_)
-    early = _SAMPLER_CHECKS.get(_checks_key(ctx, task_id, round_))
+    early = _SAMPLER_CHECKS.get(held_key(ctx, task_id, round_))
     samplers = [(s.slot, bytes(s.root), (early and early.blob(s.slot, s.root)) or _fetch(ctx, s.cid, ev))
                 for s in subs if s.role == Role.SAMPLER and s.revealed]
     trainer = next(((bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs
@@ -662,7 +664,7 @@ def _attest(ev: HandledEvent) -> None:
     started = time.time()
     verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
                            ctx.secrets.challenge_seed(task_id, round_), lambda cid: _fetch(ctx, cid, ev), early=early)
-    _SAMPLER_CHECKS.pop(_checks_key(ctx, task_id, round_))  # kept until then: a fetch above may retry the job
+    _SAMPLER_CHECKS.pop(held_key(ctx, task_id, round_))  # kept until then: a fetch above may retry the job
     bitmap = verdict.bitmap(task.num_samplers)
     ctx.secrets.note(task_id, round_, Role.VALIDATOR, "verdict", {
         "bitmap": bitmap, "work_s": round(time.time() - started, 3),

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 
 from workers.node.context import NodeContext
 from workers.node.dispatch import HandledEvent
-from workers.node.handlers import STORE_RETRYABLE, ZERO32, _sample, checkpoint_bundle, my_slot, spec_of
+from workers.node.handlers import STORE_RETRYABLE, ZERO32, _sample, checkpoint_bundle, held_key, my_slot, spec_of
 from workers.node.held import Held
 from workers.protocol import Phase, Role, Status
 
@@ -49,7 +49,7 @@ _AHEAD: Held[ShardAhead] = Held(SHARDS_KEPT, SHARDS_MAX_BYTES, lambda shard: len
 
 
 def _key(ctx: NodeContext, task_id: int, round_: int, slot: int) -> tuple:
-    return ctx.deployment.registry.address, ctx.address, task_id, round_, slot
+    return (*held_key(ctx, task_id, round_), slot)
 
 
 def take(ctx: NodeContext, task, round_: int, slot: int) -> ShardAhead | None:
