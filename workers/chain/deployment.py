@@ -108,18 +108,10 @@ def load_deployment(w3, network: str | None = None, path: str | Path | None = No
     missing = [name for name in CONTRACTS if name not in record.get("contracts", {})]
     if missing or "chainId" not in record:
         raise DeploymentError(f"deployment record {path} lacks {', '.join(missing) or 'chainId'}")
-    rpc_chain = w3.eth.chain_id
-    if int(record["chainId"]) != rpc_chain:
-        raise WrongNetwork(
-            f"wrong network: deployment is for chain {record['chainId']}, "
-            f"the RPC at {endpoint_of(w3)} is chain {rpc_chain} ({path})"
-        )
+    rpc_chain = _chain_of(w3, record, path)
     contracts = contracts_for(w3, record["contracts"])
-    if check_code and not w3.eth.get_code(contracts["TaskRegistry"].address):
-        raise DeploymentError(
-            f"no contract at TaskRegistry {contracts['TaskRegistry'].address} on the RPC at {endpoint_of(w3)}: "
-            f"the chain was reset since {path} was written; deploy again"
-        )
+    if check_code:
+        _require_registry_code(w3, contracts["TaskRegistry"].address, path)
     return Deployment(
         w3=w3,
         network=record.get("network", network or path.stem),
@@ -129,3 +121,37 @@ def load_deployment(w3, network: str | None = None, path: str | Path | None = No
         contracts=contracts,
         record=record,
     )
+
+
+def recheck_deployment(deployment: Deployment, path: str | Path) -> Deployment:
+    """`deployment` again if `path` still holds its record and its RPC is still that chain with
+    the registry's code (load_deployment's errors otherwise); a new load_deployment when the record
+    changed. Binding the ABIs is what costs (~0.1 s of CPU), so a periodic check reuses them."""
+    path = Path(path)
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError):
+        record = None
+    if record != deployment.record:
+        return load_deployment(deployment.w3, path=path)
+    _chain_of(deployment.w3, record, path)
+    _require_registry_code(deployment.w3, deployment.registry.address, path)
+    return deployment
+
+
+def _chain_of(w3, record: dict, path: Path) -> int:
+    rpc_chain = w3.eth.chain_id
+    if int(record["chainId"]) != rpc_chain:
+        raise WrongNetwork(
+            f"wrong network: deployment is for chain {record['chainId']}, "
+            f"the RPC at {endpoint_of(w3)} is chain {rpc_chain} ({path})"
+        )
+    return rpc_chain
+
+
+def _require_registry_code(w3, registry: str, path: Path) -> None:
+    if not w3.eth.get_code(registry):
+        raise DeploymentError(
+            f"no contract at TaskRegistry {registry} on the RPC at {endpoint_of(w3)}: "
+            f"the chain was reset since {path} was written; deploy again"
+        )

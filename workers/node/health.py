@@ -47,16 +47,19 @@ def _error(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"[:300]
 
 
-def check_chain(rpc_url: str, deployment_path) -> tuple[dict, object | None]:
-    """(result, Deployment or None): RPC reachable, chain id as the deployment's, registry code."""
-    from workers.chain.deployment import DeploymentError, load_deployment
+def check_chain(rpc_url: str, deployment_path, known=None) -> tuple[dict, object | None]:
+    """(result, Deployment or None): RPC reachable, chain id as the deployment's, registry code.
+    `known`: the Deployment the previous check returned, reused while its record is unchanged."""
+    from workers.chain.deployment import DeploymentError, load_deployment, recheck_deployment
     from workers.chain.rpc import http_w3
 
     started = time.time()
     try:
-        w3 = http_w3(rpc_url, timeout=5.0)
-        deployment = load_deployment(w3, path=deployment_path)
-        head = w3.eth.block_number
+        if known is not None:
+            deployment = recheck_deployment(known, deployment_path)
+        else:
+            deployment = load_deployment(http_w3(rpc_url, timeout=5.0), path=deployment_path)
+        head = deployment.w3.eth.block_number
     except DeploymentError as exc:  # wrong chain id, chain reset
         return _result(False, str(exc), started), None
     except Exception as exc:  # noqa: BLE001 - unreachable RPC: requests' errors and friends
@@ -160,6 +163,8 @@ class HealthChecker:
     restart_redis: Callable[[], bool] | None = None
     last_run: float = field(default=0.0, init=False)
     _app: object = field(default=None, init=False, repr=False)
+    _deployment: object = field(default=None, init=False, repr=False)  # the last check's, for the next
+    _view: object = field(default=None, init=False, repr=False)  # a ChainView of it (its calls bound once)
 
     @property
     def node_dir(self) -> Path:
@@ -181,7 +186,8 @@ class HealthChecker:
         services: dict[str, dict] = {}
         actions: list[str] = []
 
-        chain, deployment = check_chain(self.rpc_url, self.deployment_path)
+        chain, deployment = check_chain(self.rpc_url, self.deployment_path, self._deployment)
+        self._deployment = deployment
         services["chain"] = chain
         services["redis"] = check_redis(sup.config.redis_url)
         if not services["redis"]["ok"] and self.restart_redis is not None:
@@ -233,8 +239,10 @@ class HealthChecker:
         if deployment is not None:
             from workers.chain.view import ChainView
 
+            if getattr(self._view, "deployment", None) is not deployment:
+                self._view = ChainView(deployment)
             try:
-                doc["account"] = account_figures(ChainView(deployment), self.address, doc["roles"])
+                doc["account"] = account_figures(self._view, self.address, doc["roles"])
             except Exception as exc:  # noqa: BLE001 - reported, and tried again next minute
                 doc["account_error"] = _error(exc)
         write_health(self.node_dir, doc)

@@ -87,6 +87,40 @@ def test_wrong_chain_and_unreachable_rpc_fail_the_chain_check(health_node, anvil
     assert doc["services"]["chain"]["detail"].startswith(f"RPC at {dead_rpc} unreachable: ")
 
 
+def test_the_abis_are_bound_once_and_the_chain_still_checked_every_time(health_node, anvil, deployment_file,
+                                                                        tmp_path, w3, monkeypatch):
+    from workers.chain import deployment as deployments
+
+    bound = []
+    monkeypatch.setattr(deployments, "contracts_for",
+                        lambda *a, real=deployments.contracts_for: bound.append(1) or real(*a))
+    path = tmp_path / "dev.json"
+    path.write_text(deployment_file.read_text())
+    check = checker(health_node, anvil, path, w3.eth.accounts[3])
+
+    def chain_ok():
+        return check.check()["services"]["chain"]
+
+    assert chain_ok()["ok"] and chain_ok()["ok"] and len(bound) == 1
+
+    registry = json.loads(path.read_text())["contracts"]["TaskRegistry"]
+    code = w3.eth.get_code(registry)
+    w3.provider.make_request("anvil_setCode", [registry, "0x"])  # a reset chain, as far as the check sees
+    try:
+        result = chain_ok()
+    finally:
+        w3.provider.make_request("anvil_setCode", [registry, "0x" + code.hex()])
+    assert not result["ok"] and result["detail"].startswith(f"no contract at TaskRegistry {registry}")
+    assert chain_ok()["ok"] and len(bound) == 2  # after a failed check the record is bound afresh
+
+    record = json.loads(path.read_text())
+    path.write_text(json.dumps({**record, "chainId": 1}))  # the record changed: read and bound again
+    result = chain_ok()
+    assert not result["ok"] and "wrong network: deployment is for chain 1" in result["detail"]
+    path.write_text(json.dumps(record))
+    assert chain_ok()["ok"] and len(bound) == 3
+
+
 def test_a_dead_worker_and_a_hung_worker_are_restarted(health_node, anvil, deployment_file, w3):
     check = checker(health_node, anvil, deployment_file, w3.eth.accounts[3], startup_grace_s=0, ping_timeout_s=1)
     sampler, validator = health_node.children["sampler"], health_node.children["validator"]
