@@ -88,9 +88,11 @@ def _obs_equal(a: np.ndarray, b: np.ndarray) -> bool:
 
 def replay_episode(episode: Episode, policy: ActorCritic, *, env_id: str | None = None,
                    task_seed: int | None = None, round_: int | None = None,
-                   shard: int | None = None) -> ReplayVerdict:
+                   shard: int | None = None, policy_digest: bytes | None = None) -> ReplayVerdict:
     """Re-execute `episode` under `policy` (the round's policy) and return the verdict.
-    Pass env_id / task_seed / round_ / shard to also require those coordinates."""
+    Pass env_id / task_seed / round_ / shard to also require those coordinates, and
+    `policy_digest` (digest(policy)) when it is at hand: a validator replays several episodes
+    under one policy, and serializing it to hash it costs more than a short episode's replay."""
     ep = episode
     # 1. coordinates
     for name, want, got in (("env_id", env_id, ep.env_id), ("task_seed", task_seed, ep.task_seed),
@@ -100,7 +102,7 @@ def replay_episode(episode: Episode, policy: ActorCritic, *, env_id: str | None 
     seeds = derive_seeds(ep.task_seed, ep.round, ep.shard, ep.index)
     if seeds != (ep.env_seed, ep.sample_seed):
         return _reject(Mismatch("seeds", None, seeds, (ep.env_seed, ep.sample_seed)), 0)
-    policy_digest = digest(policy)
+    policy_digest = digest(policy) if policy_digest is None else policy_digest
     if ep.policy != policy_digest:
         return _reject(Mismatch("policy", None, policy_digest.hex(), ep.policy.hex()), 0)
     if ep.action_kind != policy.spec.action_kind:
@@ -115,22 +117,26 @@ def replay_episode(episode: Episode, policy: ActorCritic, *, env_id: str | None 
         if not _obs_equal(obs, ep.obs[0]):
             return _reject(Mismatch("obs", 0, obs.tolist(), ep.obs[0].tolist()), 0)
         n_actions = policy.spec.action_dim
+        # the recorded arrays as Python values once: indexing numpy per step costs more than the env
+        rewards, terminateds, truncateds = ep.rewards.tolist(), ep.terminated.tolist(), ep.truncated.tolist()
+        actions = ep.actions.tolist() if policy.discrete else ep.actions
         for t in range(steps):
-            a = ep.actions[t]
-            if policy.discrete and not 0 <= int(a) < n_actions:
-                return _reject(Mismatch("action", t, f"an integer in [0, {n_actions})", int(a)), t)
+            a = actions[t]
+            if policy.discrete and not 0 <= a < n_actions:
+                return _reject(Mismatch("action", t, f"an integer in [0, {n_actions})", a), t)
             if not policy.discrete and not np.all(np.isfinite(a)):
                 return _reject(Mismatch("action", t, "finite values", a.tolist()), t)
-            obs, reward, terminated, truncated, _ = env.step(policy.env_action(torch.as_tensor(a)))
+            obs, reward, terminated, truncated, _ = env.step(a if policy.discrete else
+                                                             policy.env_action(torch.as_tensor(a)))
             obs = np.asarray(obs, dtype=np.float32)
             if not _obs_equal(obs, ep.obs[t + 1]):
                 return _reject(Mismatch("obs", t + 1, obs.tolist(), ep.obs[t + 1].tolist()), t)
-            if float(reward) != float(ep.rewards[t]):
-                return _reject(Mismatch("reward", t, float(reward), float(ep.rewards[t])), t)
-            if bool(terminated) != bool(ep.terminated[t]):
-                return _reject(Mismatch("terminated", t, bool(terminated), bool(ep.terminated[t])), t)
-            if bool(truncated) != bool(ep.truncated[t]):
-                return _reject(Mismatch("truncated", t, bool(truncated), bool(ep.truncated[t])), t)
+            if float(reward) != float(rewards[t]):
+                return _reject(Mismatch("reward", t, float(reward), float(rewards[t])), t)
+            if bool(terminated) != bool(terminateds[t]):
+                return _reject(Mismatch("terminated", t, bool(terminated), bool(terminateds[t])), t)
+            if bool(truncated) != bool(truncateds[t]):
+                return _reject(Mismatch("truncated", t, bool(truncated), bool(truncateds[t])), t)
             if (terminated or truncated) and t + 1 < steps:
                 return _reject(Mismatch("length", t, t + 1, steps), t + 1)
         last_term = bool(ep.terminated[-1]) if steps else False
@@ -151,12 +157,16 @@ def replay_episode(episode: Episode, policy: ActorCritic, *, env_id: str | None 
         values = policy.value(obs_t)
         if policy.discrete:
             cdf = torch.softmax(out, dim=-1).cumsum(-1)
+    if policy.discrete:
+        # the sampler drew torch.rand(1) a step from this generator: one draw of `steps` gives the
+        # same numbers; and the CDF as Python floats, the same values float() of each entry gives
+        uniforms, cdf_rows = torch.rand(steps, generator=generator).tolist(), cdf.tolist()
     for t in range(steps):
         if policy.discrete:
-            u = float(torch.rand(1, generator=generator)[0]) * float(cdf[t, -1])
-            a = int(ep.actions[t])
-            low = float(cdf[t, a - 1]) if a > 0 else 0.0
-            high = float(cdf[t, a]) if a < n_actions - 1 else float("inf")
+            row, a = cdf_rows[t], actions[t]
+            u = uniforms[t] * row[-1]
+            low = row[a - 1] if a > 0 else 0.0
+            high = row[a] if a < n_actions - 1 else float("inf")
             if not low - SAMPLE_ATOL <= u <= high + SAMPLE_ATOL:
                 drawn = int(torch.searchsorted(cdf[t], torch.tensor([u]), right=True).clamp(max=n_actions - 1))
                 return _reject(Mismatch("sample", t, drawn, a), steps)

@@ -135,7 +135,7 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
                                 spec.challenges_per_sampler)
     for i in picked:
         verdict = replay_episode(shard.episodes[i], policy, env_id=spec.env_id, task_seed=spec.seed,
-                                 round_=round_, shard=slot)
+                                 round_=round_, shard=slot, policy_digest=policy_digest)
         if not verdict.ok:
             return _reject(f"episode {i} does not replay: {verdict.mismatch}"), shard
         if verdict.max_logp_error > spec.logp_tolerance:

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 from workers.rl.envs import make_env
+from workers.rl.policy import digest
 from workers.rl.replay import LOGP_ATOL, replay_episode
 from workers.rl.rollout import decode_episode, encode_episode, rollout
 
@@ -75,6 +76,22 @@ def test_chosen_action_is_caught_by_the_seeded_draw(cartpole_policy):
     assert (v.ok, v.mismatch.field, v.mismatch.step) == (False, "sample", 3)
 
 
+def test_a_chosen_action_late_in_a_long_episode_is_caught_at_its_step(cartpole_policy):
+    # the draws of a whole episode are made at once: the one checked at step t must be the t-th
+    ep = copy(max(episodes_of(cartpole_policy, steps=600), key=lambda e: e.steps))
+    t = ep.steps - 2
+    ep.actions[t] = 1 - ep.actions[t]
+    v = replay_episode(resimulate(ep, cartpole_policy), cartpole_policy)
+    assert (v.ok, v.mismatch.field, v.mismatch.step) == (False, "sample", t)
+
+
+def test_an_action_outside_the_action_space_is_rejected_as_such(cartpole_policy):
+    ep = copy(episodes_of(cartpole_policy)[0])
+    ep.actions[6] = 2
+    v = replay_episode(ep, cartpole_policy)
+    assert (v.ok, v.mismatch.field, v.mismatch.step, v.mismatch.got) == (False, "action", 6, 2)
+
+
 def test_gaussian_action_nudge_is_caught(pendulum_policy):
     ep = copy(episodes_of(pendulum_policy, "Pendulum-v1")[0])
     ep.actions[0, 0] += 0.01
@@ -96,6 +113,7 @@ def test_wrong_seeds_policy_and_coordinates_are_rejected(cartpole_policy, policy
     assert replay_episode(dataclasses.replace(ep, env_seed=ep.env_seed ^ 1), cartpole_policy).mismatch.field == "seeds"
     other = policy_for("CartPole-v1", seed=99)
     assert replay_episode(ep, other).mismatch.field == "policy"
+    assert replay_episode(ep, cartpole_policy, policy_digest=digest(other)).mismatch.field == "policy"
     v = replay_episode(ep, cartpole_policy, round_=2)
     assert v.mismatch.field == "coordinates" and v.mismatch.expected == {"round": 2}
 
