@@ -89,3 +89,28 @@ def test_put_many_stores_each_item_as_put_does(store, clock):
     assert all(store.get(cid) == x for cid, x in zip(cids, items))
     assert sorted((e.cid, e.size, e.created_at) for e in store.list()) == \
         sorted({(compute(x), len(x), clock.now) for x in items})
+
+
+def test_a_put_many_failing_part_way_leaves_no_temporary_file_and_can_be_put_again(store, monkeypatch):
+    import os
+
+    items = [b"state 0", b"state 1", b"state 2"]
+    synced, real_fsync = [], os.fsync
+
+    def failing_fsync(fd):
+        synced.append(fd)
+        if len(synced) == 2:
+            raise OSError(28, "No space left on device")
+        real_fsync(fd)
+
+    monkeypatch.setattr(os, "fsync", failing_fsync)
+    with pytest.raises(OSError, match="No space left"):
+        store.put_many(items)
+    assert len(synced) == 2  # every file is written before any is synced: the second sync failed
+    files = [p for p in (store.root / "blocks").rglob("*") if p.is_file()]
+    assert files == []  # none in place (synced or not), no temporary file left
+    assert not any(store.has(compute(x)) for x in items)
+
+    monkeypatch.setattr(os, "fsync", real_fsync)
+    assert store.put_many(items) == [compute(x) for x in items]
+    assert all(store.get(compute(x)) == x for x in items)
