@@ -18,6 +18,7 @@ import argparse
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import time
@@ -67,6 +68,23 @@ def _configure(repo: Path, port: int) -> None:
     path.write_text(json.dumps(config, indent=2))
 
 
+def _in_use(port: int) -> bool:
+    """Something accepts connections on 127.0.0.1:`port` (a busy node still does, when its API
+    would not answer in time)."""
+    with socket.socket() as probe:
+        return probe.connect_ex(("127.0.0.1", port)) == 0
+
+
+def free_api_port(first: int = 0) -> int:
+    """A port of API_PORTS that nothing listens on, looking from its `first`-th on (concurrent
+    starters, e.g. test workers, give different `first`s: a free port is only free until bound)."""
+    ports = list(API_PORTS)
+    for port in ports[first % len(ports):] + ports[:first % len(ports)]:
+        if not _in_use(port):
+            return port
+    raise RuntimeError(f"every IPFS API port in {ports[0]}-{ports[-1]} is taken")
+
+
 def _ready(port: int) -> bool:
     request = urllib.request.Request(f"http://127.0.0.1:{port}/api/v0/id", method="POST")
     try:
@@ -84,8 +102,9 @@ def start(repo: Path | str, port: int, *, ready_timeout: float = 60.0) -> IpfsNo
         raise ValueError(f"IPFS API port {port} is outside this project's range 5101-5199")
     if not JSIPFS.exists():
         raise RuntimeError(f"{JSIPFS} is missing: run `make setup` (npm install) first")
-    if _ready(port):
-        raise RuntimeError(f"port {port} already has an IPFS API on it: stop that node or pick another port")
+    if _in_use(port):
+        raise RuntimeError(f"port {port} is already in use (an IPFS node or another program): stop it or pick "
+                           f"another port")
     env = _env(repo)
     if not (repo / "config").exists():
         repo.mkdir(parents=True, exist_ok=True)

@@ -12,7 +12,6 @@ Once the task is done and every node has handled its last events, the nodes' pro
 stopped (the chain and Redis stay up) and the tests read what happened from the chain, the job
 records and the nodes' secrets DBs."""
 import importlib.util
-import socket
 import sys
 import time
 from pathlib import Path
@@ -21,6 +20,7 @@ from types import SimpleNamespace
 import pytest
 
 from network import ROOT, SPEC, TOKEN, Network
+from tests.ports import ipfs_api_port
 from workers.node.jobs import RUNNING
 from workers.protocol import Phase, Status, TaskParams
 from workers.storage.store import EmbeddedStore, IpfsStore
@@ -102,18 +102,10 @@ def _ipfs_tool():
     return module
 
 
-def _free_api_port(tool) -> int:
-    for port in tool.API_PORTS:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) != 0:
-                return port
-    raise RuntimeError("every IPFS API port in 5101-5199 is taken")
-
-
 @pytest.fixture(scope="session")
 def ipfs_run(tmp_path_factory):
     tool = _ipfs_tool()
-    ipfs = tool.start(tmp_path_factory.mktemp("ipfs-repo"), _free_api_port(tool))
+    ipfs = tool.start(tmp_path_factory.mktemp("ipfs-repo"), ipfs_api_port(tool))
     net = None
     try:
         net = Network(tmp_path_factory.mktemp("ipfs-network"), ROLES, ipfs_api=ipfs.api)

@@ -1,9 +1,10 @@
 """Constants and helpers of the storage tests (a plain module: under pytest-xdist a runtime
 `from conftest import` can get another folder's conftest)."""
 import importlib.util
-import socket
 import sys
 from pathlib import Path
+
+from tests.ports import ipfs_api_port
 
 ROOT = Path(__file__).resolve().parents[3]
 _spec = importlib.util.spec_from_file_location("ipfs_node", ROOT / "tools" / "ipfs_node.py")
@@ -27,9 +28,5 @@ class FakeClock:
 
 
 def free_port() -> int:
-    """A port in this project's IPFS API range (5101-5199) that nothing listens on."""
-    for port in ipfs_node_tool.API_PORTS:
-        with socket.socket() as probe:
-            if probe.connect_ex(("127.0.0.1", port)) != 0:
-                return port
-    raise RuntimeError("every port in 5101-5199 is taken")
+    """A port in this project's IPFS API range that nothing listens on (this test worker's part)."""
+    return ipfs_api_port(ipfs_node_tool)

@@ -22,5 +22,26 @@ def test_ports_outside_the_project_range_are_refused(tmp_path, port):
 
 
 def test_a_port_with_a_node_on_it_is_refused(ipfs_node, tmp_path):
-    with pytest.raises(RuntimeError, match=f"port {ipfs_node.port} already has an IPFS API"):
-        ipfs_node_tool.start(tmp_path, ipfs_node.port)
+    with pytest.raises(RuntimeError, match=f"port {ipfs_node.port} is already in use"):
+        wrongly_started = ipfs_node_tool.start(tmp_path, ipfs_node.port)
+        ipfs_node_tool.stop(wrongly_started.pid)  # not left running when this test fails
+
+
+def test_a_port_taken_by_another_program_is_refused_before_any_daemon_starts(tmp_path):
+    import socket
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", ipfs_node_tool.free_api_port()))
+        listener.listen()  # accepts connections, answers no IPFS API (like a node too busy to)
+        port = listener.getsockname()[1]
+        with pytest.raises(RuntimeError, match=f"port {port} is already in use"):
+            wrongly_started = ipfs_node_tool.start(tmp_path / "repo", port)
+            ipfs_node_tool.stop(wrongly_started.pid)
+    assert not (tmp_path / "repo" / "daemon.pid").exists()
+
+
+def test_free_api_ports_skip_those_in_use_from_the_given_start(ipfs_node):
+    ports = list(ipfs_node_tool.API_PORTS)
+    at = ports.index(ipfs_node.port)
+    assert ipfs_node_tool.free_api_port(at) != ipfs_node.port
+    assert ipfs_node_tool.free_api_port(at) in ports
