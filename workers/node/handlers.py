@@ -405,7 +405,7 @@ DRAW_WAIT_S = 3.0
 """How long the draw keeper waits in place for the block after the seed block."""
 
 
-@DISPATCH.on("DrawArmed", "validator")
+@DISPATCH.on("DrawArmed", "validator", urgent=lambda args: True)  # the task's start waits on its draw
 def draw(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     task_id = int(ev.args["taskId"])
@@ -436,7 +436,10 @@ def _in_phases(*phases: Phase):
     return lambda args: int(args["phase"]) in phases
 
 
-@DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST))
+# urgent: the phase work a round waits on goes ahead of a worker's other queued jobs (a sampler's
+# rollout ahead at Attest, a validator's early checks, records of new tasks and pay)
+@DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST),
+             urgent=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL))
 def sampler_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.SAMPLE_COMMIT:
@@ -449,7 +452,8 @@ def sampler_phase(ev: HandledEvent) -> None:
         ahead_of_next_round(ev)
 
 
-@DISPATCH.on("PhaseStarted", "trainer", when=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL))
+@DISPATCH.on("PhaseStarted", "trainer", when=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL),
+             urgent=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL))
 def trainer_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.TRAIN_COMMIT:
@@ -679,7 +683,7 @@ def _attest(ev: HandledEvent) -> None:
     vote(ctx, task, slot, bitmap)
 
 
-@DISPATCH.on("PhaseStarted", "validator")
+@DISPATCH.on("PhaseStarted", "validator", urgent=_in_phases(Phase.ATTEST))
 def validator_phase(ev: HandledEvent) -> None:
     _schedule_deadline(ev.args, ev.key)
     phase = Phase(int(ev.args["phase"]))
