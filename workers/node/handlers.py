@@ -436,8 +436,8 @@ def _in_phases(*phases: Phase):
     return lambda args: int(args["phase"]) in phases
 
 
-# urgent: the phase work a round waits on goes ahead of a worker's other queued jobs (a sampler's
-# rollout ahead at Attest, a validator's early checks, records of new tasks and pay)
+# urgent: the phase work a round waits on goes ahead of the worker's other queued jobs (rollouts
+# ahead, early checks, records of new tasks and slots, pay)
 @DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST),
              urgent=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL))
 def sampler_phase(ev: HandledEvent) -> None:

@@ -12,8 +12,9 @@ from workers.node.priority import yield_cpu
 
 config = NodeConfig.from_env()
 app = create_app(config)
-if COMPUTE_NICENESS.get(os.environ.get(logs.PROCESS_ENV)):
-    yield_cpu(COMPUTE_NICENESS[os.environ[logs.PROCESS_ENV]])  # inherited by the pool processes
+niceness = COMPUTE_NICENESS.get(os.environ.get(logs.PROCESS_ENV), 0)  # this process's role, if it computes
+if niceness:
+    yield_cpu(niceness)  # inherited by the pool processes
 
 
 @after_setup_logger.connect

@@ -236,9 +236,9 @@ class EmbeddedStore(ContentStore):
         # commits (a trainer's 80 trace states: ~95 against ~130 ms synced one after the other).
         staged: list[tuple[int, str, Path]] = []  # (fd, temporary name, final path)
         try:
-            for data, cid in objects:
+            for cid, data in {cid: data for data, cid in objects}.items():  # the same bytes once
                 path = self._path(cid)
-                if path.exists() or any(path == final for _, _, final in staged):
+                if path.exists():
                     continue
                 path.parent.mkdir(parents=True, exist_ok=True)
                 fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
