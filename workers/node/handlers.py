@@ -405,7 +405,7 @@ DRAW_WAIT_S = 3.0
 """How long the draw keeper waits in place for the block after the seed block."""
 
 
-@DISPATCH.on("DrawArmed", "validator", urgent=lambda args: True)  # the task's start waits on its draw
+@DISPATCH.on("DrawArmed", "validator")
 def draw(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     task_id = int(ev.args["taskId"])
@@ -436,10 +436,7 @@ def _in_phases(*phases: Phase):
     return lambda args: int(args["phase"]) in phases
 
 
-# urgent: the phase work a round waits on goes ahead of the worker's other queued jobs (rollouts
-# ahead, early checks, records of new tasks and slots, pay)
-@DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST),
-             urgent=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL))
+@DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST))
 def sampler_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.SAMPLE_COMMIT:
@@ -452,8 +449,7 @@ def sampler_phase(ev: HandledEvent) -> None:
         ahead_of_next_round(ev)
 
 
-@DISPATCH.on("PhaseStarted", "trainer", when=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL),
-             urgent=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL))
+@DISPATCH.on("PhaseStarted", "trainer", when=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL))
 def trainer_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.TRAIN_COMMIT:
@@ -683,7 +679,7 @@ def _attest(ev: HandledEvent) -> None:
     vote(ctx, task, slot, bitmap)
 
 
-@DISPATCH.on("PhaseStarted", "validator", urgent=_in_phases(Phase.ATTEST))
+@DISPATCH.on("PhaseStarted", "validator")
 def validator_phase(ev: HandledEvent) -> None:
     _schedule_deadline(ev.args, ev.key)
     phase = Phase(int(ev.args["phase"]))
