@@ -45,7 +45,8 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
                          checkpoint, held in the process for SampleCommit
                          (workers.node.sample_ahead)
   TrainCommit,  validator  fetch the revealed shards and judge them (verify_samplers) while the
-                         trainer trains, kept in the process for Attest
+                         trainer trains, kept in the process for Attest (a job handled
+                         after the trainer's commit still judges them, until its vote)
   Attest,       validator  fetch the shards not judged yet and the bundle, verify_round with its
                          own secret challenge seed (it fetches the trainer's trace and only the
                          challenged states), then vote the bitmap: sign it and post it to the
@@ -616,6 +617,12 @@ def held_key(ctx: NodeContext, task_id: int, round_: int) -> tuple:
     return ctx.deployment.registry.address, ctx.address, task_id, round_
 
 
+EARLY_CHECK_PHASES = (Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL, Phase.ATTEST)
+"""The round's phases in which its shards can still be judged ahead of the vote: a TrainCommit
+job that reaches the worker after the trainer committed (queued behind other jobs, or a trainer
+faster than the validator) still saves its Attest job the work, which is queued behind it."""
+
+
 def _check_samplers_early(ev: HandledEvent) -> None:
     """TrainCommit: the samplers have revealed and the trainer trains. Judge the samplers now, on
     CPU the trainer's one thread leaves, so that the Attest phase waits only for the trainer's
@@ -625,9 +632,15 @@ def _check_samplers_early(ev: HandledEvent) -> None:
 
     ctx = NodeContext.current()
     task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
-    task = _current(ctx, task_id, round_, Phase.TRAIN_COMMIT)
-    if task is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) is None:
+    task = ctx.view.task(task_id)
+    if task.status != Status.ACTIVE or task.round != round_ or task.phase not in EARLY_CHECK_PHASES:
         return
+    slot = my_slot(ctx, task_id, Role.VALIDATOR, round_)
+    key = held_key(ctx, task_id, round_)
+    if slot is None or _SAMPLER_CHECKS.get(key) is not None:
+        return  # not its round, or judged already (a redelivered job)
+    if task.phase == Phase.ATTEST and _voted(ctx, task_id, round_, slot):
+        return  # judged at Attest already
     samplers = []
     for s in ctx.view.submissions(task_id, round_):
         if s.role == Role.SAMPLER and s.revealed:
@@ -635,7 +648,7 @@ def _check_samplers_early(ev: HandledEvent) -> None:
                 samplers.append((s.slot, bytes(s.root), ctx.store.get(s.cid)))
             except STORE_RETRYABLE:
                 pass  # Attest fetches it again, with retries, and judges it
-    _SAMPLER_CHECKS.put(held_key(ctx, task_id, round_), verify_samplers(
+    _SAMPLER_CHECKS.put(key, verify_samplers(
         spec_of(ctx, task), task_id, round_, checkpoint_bundle(ctx, task), samplers,
         ctx.secrets.challenge_seed(task_id, round_)))
 

@@ -67,7 +67,8 @@ def test_nodes_noted_their_work(run):
         secrets = Secrets(node.node_dir / "secrets.sqlite")
         notes = [n["data"] for n in secrets.notes(run.task_id) if n["kind"] == "verdict"]
         assert [n["bitmap"] for n in notes] == [0b111, 0b111], node.name
-        # each round's shards were judged at TrainCommit, while the trainer trained
+        # each round's shards were judged by its TrainCommit job, ahead of the vote (while the trainer
+        # trained, or after: this spec trains in moments; tests/workers/fraud/test_early_checks.py)
         assert [n["samplers_judged_early"] for n in notes] == [[0, 1], [0, 1]], node.name
 
 
