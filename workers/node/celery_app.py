@@ -8,6 +8,8 @@ takes_new_task) and to its role's queue otherwise, `decentrl.<queue>.*` tasks to
 anything else to chain. JSON only (a node never unpickles what arrives over the network). Tasks are acknowledged
 after they finish (acks_late) and requeued when their process dies (reject_on_worker_lost), so
 every task must be idempotent (see dispatch.py); each worker reserves one message at a time.
+Within a queue, the jobs a task waits on (a role's own phase work, a draw) are taken before the
+others (records, pay, rollouts ahead), which wait in a second list (DispatchTable.priority).
 handle_event keeps no Celery result: what became of an event is its job record (jobs.py), and a
 result would cost every event a subscription by its sender and a read and a write by its worker
 on the node's Redis (`send_event`). Only ping's result is read.
@@ -23,7 +25,7 @@ from celery import Celery
 from kombu import Queue
 
 from workers.node.config import QUEUES, ROLE_QUEUES, NodeConfig, claim_queue
-from workers.node.dispatch import DISPATCH
+from workers.node.dispatch import DISPATCH, LATER, URGENT
 
 HANDLE_EVENT = "decentrl.node.handle_event"
 PING = "decentrl.node.ping"
@@ -54,6 +56,7 @@ def create_app(config: NodeConfig) -> Celery:
     app = Celery(f"decentrl-{config.node_name}", broker=config.redis_url,
                  backend=config.redis_url, set_as_current=False)
     transport = {
+        "priority_steps": [URGENT, LATER],  # a list each on Redis; BRPOP takes URGENT's first
         "visibility_timeout": config.visibility_timeout,
         "unacked_restore_interval": config.restore_interval,
         "unacked_restore_throttle": 1,

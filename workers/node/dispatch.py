@@ -105,17 +105,26 @@ class ChainEventLike(Protocol):
     key: str
 
 
+URGENT, LATER = 0, 3
+"""Job priorities on the node's Redis (kombu's Redis transport keeps a list per priority and takes
+the lower number first): what a task's round waits on goes ahead of the node's other jobs."""
+
+
 class DispatchTable:
     def __init__(self):
         self._handlers: dict[tuple[str, str], Handler] = {}
         self._new_task: set[tuple[str, str]] = set()
         self._when: dict[tuple[str, str], Callable[[dict], bool]] = {}
+        self._urgent: dict[tuple[str, str], Callable[[dict], bool]] = {}
 
     def register(self, event_name: str, role: str, handler: Handler, new_task: bool = False,
-                 when: Callable[[dict], bool] | None = None) -> None:
+                 when: Callable[[dict], bool] | None = None,
+                 urgent: Callable[[dict], bool] | None = None) -> None:
         """new_task: the handler takes on new work (a claim), so it is rate limited. when: a
         predicate on the event's args; an event it refuses is not queued for this role at all
-        (the handler would have nothing to do: e.g. a sampler and another role's phase)."""
+        (the handler would have nothing to do: e.g. a sampler and another role's phase).
+        urgent: a predicate on the args for the jobs a task's round waits on (a role's own phase
+        work), which a worker takes before its other queued jobs (`priority`)."""
         if role not in ROLE_QUEUES:
             raise ValueError(f"unknown role {role!r}; roles: {sorted(ROLE_QUEUES)}")
         old = self._handlers.get((event_name, role))
@@ -127,13 +136,23 @@ class DispatchTable:
             self._new_task.add((event_name, role))
         if when is not None:
             self._when[(event_name, role)] = when
+        if urgent is not None:
+            self._urgent[(event_name, role)] = urgent
 
     def on(self, event_name: str, role: str, new_task: bool = False,
-           when: Callable[[dict], bool] | None = None) -> Callable[[Handler], Handler]:
+           when: Callable[[dict], bool] | None = None,
+           urgent: Callable[[dict], bool] | None = None) -> Callable[[Handler], Handler]:
         def decorate(fn: Handler) -> Handler:
-            self.register(event_name, role, fn, new_task, when)
+            self.register(event_name, role, fn, new_task, when, urgent)
             return fn
         return decorate
+
+    def priority(self, event_name: str, role: str, args: dict) -> int:
+        """URGENT for a claim (alone on its claim queue) and for a job its handler's `urgent`
+        takes; LATER for the rest: under a burst of tasks a validator's queue holds every task's
+        records, and its early checks and votes, which quorums and next rounds wait on, go first."""
+        key = (event_name, role)
+        return URGENT if key in self._new_task or self._urgent.get(key, _never)(args) else LATER
 
     def takes_new_task(self, event_name: str, role: str) -> bool:
         return (event_name, role) in self._new_task
@@ -167,6 +186,10 @@ class DispatchTable:
 
 def _always(args: dict) -> bool:
     return True
+
+
+def _never(args: dict) -> bool:
+    return False
 
 
 DISPATCH = DispatchTable()

@@ -406,7 +406,7 @@ DRAW_WAIT_S = 3.0
 """How long the draw keeper waits in place for the block after the seed block."""
 
 
-@DISPATCH.on("DrawArmed", "validator")
+@DISPATCH.on("DrawArmed", "validator", urgent=lambda args: True)  # the task's start waits on its draw
 def draw(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     task_id = int(ev.args["taskId"])
@@ -437,7 +437,10 @@ def _in_phases(*phases: Phase):
     return lambda args: int(args["phase"]) in phases
 
 
-@DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST))
+# urgent: the phase work a round waits on goes ahead of the worker's other queued jobs (rollouts
+# ahead, records of new tasks and slots, pay)
+@DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST),
+             urgent=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL))
 def sampler_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.SAMPLE_COMMIT:
@@ -450,7 +453,8 @@ def sampler_phase(ev: HandledEvent) -> None:
         ahead_of_next_round(ev)
 
 
-@DISPATCH.on("PhaseStarted", "trainer", when=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL))
+@DISPATCH.on("PhaseStarted", "trainer", when=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL),
+             urgent=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL))
 def trainer_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.TRAIN_COMMIT:
@@ -692,7 +696,8 @@ def _attest(ev: HandledEvent) -> None:
     vote(ctx, task, slot, bitmap)
 
 
-@DISPATCH.on("PhaseStarted", "validator")
+# its early sampler checks as urgent as its vote: queued behind records, they could come after it
+@DISPATCH.on("PhaseStarted", "validator", urgent=_in_phases(Phase.TRAIN_COMMIT, Phase.ATTEST))
 def validator_phase(ev: HandledEvent) -> None:
     _schedule_deadline(ev.args, ev.key)
     phase = Phase(int(ev.args["phase"]))

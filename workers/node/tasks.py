@@ -94,7 +94,8 @@ def make_enqueue(app: Celery, roles=None,
         log.warning("could not prepare sending to the node's Redis: %s: %s", type(exc).__name__, exc)
 
     def send(role: str, kwargs: dict) -> None:
-        send_event(app, {**kwargs, "sent_at": time.time()})
+        send_event(app, {**kwargs, "sent_at": time.time()},
+                   priority=table.priority(kwargs["event_name"], role, kwargs["args"]))
 
     def enqueue(event) -> list[str]:
         store, _ = node_state(config)

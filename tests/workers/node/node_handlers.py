@@ -54,6 +54,20 @@ def busy(ev: HandledEvent) -> None:
     _note(ev, "completed")
 
 
+@DISPATCH.on("Hold", "validator")
+def hold(ev: HandledEvent) -> None:
+    """Held work of a validator (an early check): it occupies a validator pool process."""
+    _note(ev, "started")
+    time.sleep(ev.args["sleep"])
+    _note(ev, "completed")
+
+
+@DISPATCH.on("Vote", "validator", urgent=lambda args: True)
+def vote(ev: HandledEvent) -> None:
+    """Work a round waits on (a validator's vote at Attest)."""
+    _note(ev, "ran")
+
+
 @DISPATCH.on("Flaky", "sampler")
 def flaky(ev: HandledEvent) -> None:
     _note(ev, "ran")

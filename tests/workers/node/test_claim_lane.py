@@ -38,6 +38,23 @@ def test_a_claim_does_not_wait_behind_held_work(enqueue, rclient):
     wait_for(lambda: all(notes(rclient, "completed", ev.key) for ev in busy), timeout=15)
 
 
+def test_a_vote_goes_ahead_of_the_jobs_queued_before_it(enqueue, rclient):
+    holds = [Event("Hold", {"sleep": 2}) for _ in range(2)]  # both validator pool processes
+    for ev in holds:
+        enqueue(ev)
+    wait_for(lambda: all(notes(rclient, "started", ev.key) for ev in holds), timeout=15)
+    later = [Event("Ping", {}) for _ in range(4)]  # what a validator's queue fills with under a burst
+    for ev in later:
+        enqueue(ev)
+    vote = Event("Vote", {})
+    enqueue(vote)
+    wait_for(lambda: notes(rclient, "ran", vote.key) and all(
+        any(n["role"] == "validator" for n in notes(rclient, "ran", ev.key)) for ev in later), timeout=30)
+    voted = notes(rclient, "ran", vote.key)[0]["t"]
+    pinged = [n["t"] for ev in later for n in notes(rclient, "ran", ev.key) if n["role"] == "validator"]
+    assert voted < min(pinged), "the vote should have been taken before the jobs queued ahead of it"
+
+
 def test_only_claiming_roles_get_a_claim_lane(tmp_path):
     # A fresh interpreter: this one's dispatch table also holds the test handlers. With the node's
     # own handlers, samplers and trainers claim slots and validators are drawn.

@@ -54,6 +54,18 @@ def test_dispatch_table_refuses_a_second_handler_and_unknown_roles():
         table.handler("E", "trainer")
 
 
+def test_a_table_says_which_jobs_go_first():
+    table = dispatch.DispatchTable()
+    table.register("Claim", "sampler", print, new_task=True)
+    table.register("Phase", "validator", print, urgent=lambda args: args["phase"] == 4)
+    table.register("Record", "validator", print)
+    assert table.priority("Claim", "sampler", {}) == dispatch.URGENT  # alone on its claim queue anyway
+    assert table.priority("Phase", "validator", {"phase": 4}) == dispatch.URGENT
+    assert table.priority("Phase", "validator", {"phase": 2}) == dispatch.LATER
+    assert table.priority("Record", "validator", {}) == dispatch.LATER
+    assert dispatch.URGENT < dispatch.LATER  # kombu's Redis transport takes the lower number first
+
+
 def test_the_events_a_nodes_roles_take(config):
     table = dispatch.DispatchTable()
     table.register("E", "sampler", print)
@@ -198,6 +210,25 @@ def test_enqueue_skips_a_role_whose_when_refuses_the_args(rclient):
     assert sent == ["validator", "sampler", "validator"]
     assert store.get("sampler", other.key).status is None  # no job record either
     assert table.roles_for("Phase") == ["sampler", "validator"]  # without args: every handler
+
+
+def test_each_role_s_own_phase_work_goes_first():
+    from workers.node import handlers  # noqa: F401 - registers the node's handlers
+    from workers.protocol import Phase
+
+    table = dispatch.DISPATCH
+    urgent = {role: {phase for phase in Phase
+                     if role in table.roles_for("PhaseStarted", {"phase": int(phase)})
+                     and table.priority("PhaseStarted", role, {"phase": int(phase)}) == dispatch.URGENT}
+              for role in ("sampler", "trainer", "validator")}
+    assert urgent == {"sampler": {Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL},
+                      "trainer": {Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL},
+                      # the early sampler checks too: a vote must not overtake its own round's
+                      "validator": {Phase.TRAIN_COMMIT, Phase.ATTEST}}
+    assert table.priority("TaskCreated", "sampler", {}) == dispatch.URGENT  # a claim
+    assert table.priority("DrawArmed", "validator", {"taskId": 1}) == dispatch.URGENT  # the task starts on it
+    for name, role in [("TaskCreated", "validator"), ("SlotAssigned", "sampler"), ("RewardEarned", "trainer")]:
+        assert table.priority(name, role, {}) == dispatch.LATER
 
 
 def test_samplers_and_trainers_are_queued_only_their_own_phases():
