@@ -11,7 +11,6 @@ artifacts for its chain id (build/deployments/<chain id>/) are removed afterward
 import json
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -23,6 +22,7 @@ from eth_keys.datatypes import PrivateKey
 from eth_utils import keccak, to_checksum_address
 
 from scripts.deploy import DeployParams
+from workers.localnet.chain import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 BROWNIE = str(Path(sys.executable).with_name("brownie"))
@@ -36,12 +36,6 @@ ACCOUNT_ID = "decentrl-test-deployer"
 PASSWORD = "correct horse battery staple 7f3a"
 CONTRACTS = ["RLToken", "StakeManager", "Reputation", "RewardVault", "TaskRegistry", "RoundLogic", "KeyringBoard",
              "AggregateAttest", "DisputeManager"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rpc(url, method, *params):
