@@ -14,14 +14,17 @@ from __future__ import annotations
 
 import redis
 
-# KEYS[1] bucket hash; ARGV rate, burst. Returns the seconds until the reserved start (a string:
-# Lua numbers become integers on the way out); "0" when a token was there.
+# KEYS[1] bucket hash; ARGV rate, burst[, now]. Returns the seconds until the reserved start (a
+# string: Lua numbers become integers on the way out); "0" when a token was there.
 _RESERVE = """
 redis.replicate_commands()
 local rate = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
-local t = redis.call('TIME')
-local now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+local now = tonumber(ARGV[3])
+if not now then
+  local t = redis.call('TIME')
+  now = tonumber(t[1]) + tonumber(t[2]) / 1000000
+end
 local s = redis.call('HMGET', KEYS[1], 'tokens', 'ts')
 local tokens = tonumber(s[1]) or burst
 local ts = tonumber(s[2]) or now
@@ -39,7 +42,9 @@ class TokenBucket:
         self.client, self.key, self.rate, self.burst = client, key, float(rate), int(burst)
         self._reserve = client.register_script(_RESERVE)
 
-    def reserve(self) -> float:
+    def reserve(self, now: float | None = None) -> float:
         """Take a token: 0.0 when one was there, else the seconds until the caller's reserved
-        start (the caller must wait that long and then start without reserving again)."""
-        return float(self._reserve(keys=[self.key], args=[self.rate, self.burst]))
+        start (the caller must wait that long and then start without reserving again). `now`:
+        the time to reserve at instead of Redis's clock (tests replay exact timings with it)."""
+        args = [self.rate, self.burst] + ([repr(float(now))] if now is not None else [])
+        return float(self._reserve(keys=[self.key], args=args))

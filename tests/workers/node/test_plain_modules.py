@@ -110,14 +110,24 @@ def test_unfinished_events_are_the_queued_and_running_event_jobs(rclient):
 
 def test_token_bucket_allows_burst_then_reserves_starts_at_the_rate(rclient):
     bucket = TokenBucket(rclient, "decentrl:unit-bucket-" + uuid.uuid4().hex, rate=20, burst=4)
-    assert [bucket.reserve() for _ in range(4)] == [0.0] * 4
-    waits = [bucket.reserve() for _ in range(10)]
-    # each later caller gets its own start, 1/rate after the previous one
-    assert all(0.0 < w for w in waits)
-    gaps = [b - a for a, b in zip(waits, waits[1:])]
-    assert all(0.045 < g < 0.055 for g in gaps), gaps
-    assert 0.45 < waits[-1] < 0.55, waits
-    time.sleep(waits[-1] + 4 / 20)  # every reserved start passed, and the bucket refilled 4 tokens
+    t = 1_000_000.0  # the bucket's clock, given: the arithmetic is exact whatever the machine's load
+    assert [bucket.reserve(now=t) for _ in range(4)] == [0.0] * 4
+    # each later caller gets its own start, 1/rate after the previous one: t + 0.05, t + 0.10, ...
+    assert [bucket.reserve(now=t) for _ in range(10)] == pytest.approx([k / 20 for k in range(1, 11)])
+    assert bucket.reserve(now=t + 0.3) == pytest.approx(0.55 - 0.3)  # later callers queue behind them
+    # once every reserved start has passed, the bucket refills at the rate, up to the burst
+    assert bucket.reserve(now=t + 0.55 + 1 / 20) == 0.0
+    assert bucket.reserve(now=t + 0.55 + 1 / 20) == pytest.approx(1 / 20)
+    assert [bucket.reserve(now=t + 100) for _ in range(5)] == pytest.approx([0.0] * 4 + [1 / 20])
+
+
+def test_token_bucket_runs_on_redis_s_clock(rclient):
+    bucket = TokenBucket(rclient, "decentrl:unit-bucket-" + uuid.uuid4().hex, rate=1, burst=2)
+    before = time.time()
+    assert [bucket.reserve(), bucket.reserve()] == [0.0, 0.0]
+    wait = bucket.reserve()  # a token a second: the third start is 1 s after the first call
+    assert 1.0 - (time.time() - before) - 0.01 <= wait <= 1.0, wait  # 0.01: Redis's clock read apart
+    time.sleep(wait + 1.0)  # that start passed and one token came back
     assert bucket.reserve() == 0.0
 
 
@@ -135,10 +145,11 @@ def test_only_new_task_handlers_are_rate_limited(rclient):
                                   lease_s=5, max_attempts=5, table=table, **kw)
 
     assert run("PhaseStarted") == "done"  # never asks the bucket (the iterator would be spent)
+    before = time.time()
     with pytest.raises(dispatch.RateLimited) as limited:
         run("TaskCreated")
     assert limited.value.wait == 0.25 and ran == ["PhaseStarted"]
-    assert 0.2 < limited.value.start - time.time() <= 0.25  # the reserved start, as a time
+    assert before + 0.25 <= limited.value.start <= time.time() + 0.25  # the reserved start, as a time
     assert store.get("sampler", "0xab:TaskCreated").attempts == 0  # deferring uses no attempt
     assert run("TaskCreated", reserved=limited.value.start) == "done"  # that start: no second reservation
     assert ran == ["PhaseStarted", "TaskCreated"]
