@@ -9,7 +9,7 @@ anything else to chain. JSON only (a node never unpickles what arrives over the 
 after they finish (acks_late) and requeued when their process dies (reject_on_worker_lost), so
 every task must be idempotent (see dispatch.py); each worker reserves one message at a time.
 Within a queue, the jobs a task waits on (a role's own phase work, a draw) are taken before the
-others (records, pay, rollouts ahead), which wait in a second list (DispatchTable.priority).
+others (records, pay), which wait in a second list (DispatchTable.priority).
 handle_event keeps no Celery result: what became of an event is its job record (jobs.py), and a
 result would cost every event a subscription by its sender and a read and a write by its worker
 on the node's Redis (`send_event`). Only ping's result is read.

@@ -437,10 +437,11 @@ def _in_phases(*phases: Phase):
     return lambda args: int(args["phase"]) in phases
 
 
-# urgent: the phase work a round waits on goes ahead of the worker's other queued jobs (rollouts
-# ahead, records of new tasks and slots, pay)
+# urgent: the phase work a round waits on goes ahead of the worker's other queued jobs (records of
+# new tasks and slots, pay); the rollout ahead at Attest too, which the next round's commit takes
+# (queued behind records, that commit could pass it and roll the shard out again)
 @DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST),
-             urgent=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL))
+             urgent=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST))
 def sampler_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.SAMPLE_COMMIT:

@@ -232,7 +232,8 @@ def test_each_role_s_own_phase_work_goes_first():
                      if role in table.roles_for("PhaseStarted", {"phase": int(phase)})
                      and table.priority("PhaseStarted", role, {"phase": int(phase)}) == dispatch.URGENT}
               for role in ("sampler", "trainer", "validator")}
-    assert urgent == {"sampler": {Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL},
+    # a sampler's rollout ahead at Attest too: the next round's commit takes it
+    assert urgent == {"sampler": {Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST},
                       "trainer": {Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL},
                       # the early sampler checks too: a vote must not overtake its own round's
                       "validator": {Phase.TRAIN_COMMIT, Phase.ATTEST}}
