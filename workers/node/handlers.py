@@ -295,10 +295,10 @@ def _voted(ctx: NodeContext, task_id: int, round_: int, slot: int) -> bool:
     return ctx.view.read(ctx.deployment.registry, "attestationOf", task_id, round_, slot).voted
 
 
-def _current(ctx: NodeContext, task_id: int, round_: int, phase: Phase):
-    """The task if it is active in this round and phase, else None (the event is stale)."""
+def _current(ctx: NodeContext, task_id: int, round_: int, *phases: Phase):
+    """The task if it is active in this round and in one of `phases`, else None (the event is stale)."""
     task = ctx.view.task(task_id)
-    if task.status != Status.ACTIVE or task.round != round_ or task.phase != phase:
+    if task.status != Status.ACTIVE or task.round != round_ or task.phase not in phases:
         return None
     return task
 
@@ -437,11 +437,14 @@ def _in_phases(*phases: Phase):
     return lambda args: int(args["phase"]) in phases
 
 
-# urgent: the phase work a round waits on goes ahead of the worker's other queued jobs (records of
-# new tasks and slots, pay); the rollout ahead at Attest too, which the next round's commit takes
-# (queued behind records, that commit could pass it and roll the shard out again)
-@DISPATCH.on("PhaseStarted", "sampler", when=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST),
-             urgent=_in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST))
+_SAMPLER_PHASES = _in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST)
+_TRAINER_PHASES = _in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL)
+
+
+# urgent: every phase job of a sampler or trainer is work a round waits on, and goes ahead of the
+# worker's other queued jobs (records of new tasks and slots, pay); a sampler's rollout ahead at
+# Attest too, which the next round's commit takes (behind records, that commit could pass it)
+@DISPATCH.on("PhaseStarted", "sampler", when=_SAMPLER_PHASES, urgent=_SAMPLER_PHASES)
 def sampler_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.SAMPLE_COMMIT:
@@ -454,8 +457,7 @@ def sampler_phase(ev: HandledEvent) -> None:
         ahead_of_next_round(ev)
 
 
-@DISPATCH.on("PhaseStarted", "trainer", when=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL),
-             urgent=_in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL))
+@DISPATCH.on("PhaseStarted", "trainer", when=_TRAINER_PHASES, urgent=_TRAINER_PHASES)
 def trainer_phase(ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.TRAIN_COMMIT:
@@ -637,8 +639,8 @@ def _check_samplers_early(ev: HandledEvent) -> None:
 
     ctx = NodeContext.current()
     task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
-    task = ctx.view.task(task_id)
-    if task.status != Status.ACTIVE or task.round != round_ or task.phase not in EARLY_CHECK_PHASES:
+    task = _current(ctx, task_id, round_, *EARLY_CHECK_PHASES)
+    if task is None:
         return
     slot = my_slot(ctx, task_id, Role.VALIDATOR, round_)
     key = held_key(ctx, task_id, round_)
