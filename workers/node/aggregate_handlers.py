@@ -9,7 +9,7 @@ then up to every aggregation.RELAY_LOOK_S: aggregation.next_look) and at the cha
 still join, every CHAIN_LOOK_S, until every candidate posted or its wait ran out, then simulating
 and sending the aggregate (workers.roles.aggregation.settle drops what would revert);
 AttestFallback, at the validator's fallback time: attest alone unless an aggregate covered it.
-`vote` is called by workers.node.handlers once the round is verified."""
+`vote` is called by workers.node.validator_handlers once the round is verified."""
 from __future__ import annotations
 
 import dataclasses
@@ -21,7 +21,7 @@ from redis.exceptions import RedisError as RelayUnavailable
 from workers.chain.errors import TxReverted
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent
-from workers.node.handlers import _current, _schedule_check, _send, _voted, my_slot
+from workers.node.common import current, my_slot, schedule_check, send, voted
 from workers.protocol import Phase, Role
 
 log = logging.getLogger(__name__)
@@ -79,13 +79,13 @@ def _round_voters(ctx: NodeContext, task_id: int, round_: int, num_validators: i
         if int(slot.node, 16) == 0 or slot.sinceRound > round_:
             continue
         keys[v] = registered_key(ctx.deployment, slot.node)[0]
-        if any(keys[v]) and not _voted(ctx, task_id, round_, v):
+        if any(keys[v]) and not voted(ctx, task_id, round_, v):
             candidates.append(v)
     return _RoundVoters(holders, keys, candidates)
 
 
 def _attest_alone(ctx: NodeContext, task_id: int, bitmap: int) -> None:
-    _send(ctx, ctx.deployment.registry.functions.attest(task_id, bitmap), done=("AlreadyAttested",))
+    send(ctx, ctx.deployment.registry.functions.attest(task_id, bitmap), done=("AlreadyAttested",))
 
 
 def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
@@ -150,7 +150,7 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
 def _schedule_vote_check(name: str, args: dict, countdown: float) -> None:
     key = f"{'fallback' if name == 'AttestFallback' else 'aggregate'}:{args['taskId']}:{args['round']}:" \
           f"{args['slot']}:{args['hop']}"
-    _schedule_check(name, key, args, countdown)
+    schedule_check(name, key, args, countdown)
 
 
 def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> None:
@@ -173,7 +173,7 @@ def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> 
         if posted is not None and any(v not in posted for v in args["candidates"]):
             return _wait(args, aggregate_by)
     if read is None:
-        task = _current(ctx, task_id, round_, Phase.ATTEST)
+        task = current(ctx, task_id, round_, Phase.ATTEST)
         if task is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) != slot:
             return
         voters = _round_voters(ctx, task_id, round_, task.num_validators)
@@ -209,11 +209,11 @@ def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> 
                  round_, waiting or "nobody")
         return _attest_alone(ctx, task_id, bitmap)
     try:
-        _send(ctx, call(chosen), done=("AlreadyAttested",))
+        send(ctx, call(chosen), done=("AlreadyAttested",))
     except TxReverted as exc:  # intentional: a vote raced in after the simulation; ours still counts
         log.warning("task %d round %d: attestAggregate reverted (%s); attesting alone", task_id, round_,
                     exc.error.name)
-    if not _voted(ctx, task_id, round_, slot):
+    if not voted(ctx, task_id, round_, slot):
         _attest_alone(ctx, task_id, bitmap)
 
 
@@ -256,9 +256,9 @@ def attest_fallback(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     args = ev.args
     task_id, round_, slot = int(args["taskId"]), int(args["round"]), int(args["slot"])
-    if _current(ctx, task_id, round_, Phase.ATTEST) is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) != slot:
+    if current(ctx, task_id, round_, Phase.ATTEST) is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) != slot:
         return
-    if _voted(ctx, task_id, round_, slot):
+    if voted(ctx, task_id, round_, slot):
         return
     early = float(args["fallbackAt"]) - time.time()
     if early > 0:  # a long wait is a chain of checks (_schedule_check caps each countdown)

@@ -4,7 +4,7 @@ lists this module among the node's handler modules); the watcher follows Dispute
 events beside TaskRegistry's.
 
 - JurorDrawArmed, validator (keeper): drawJurors as soon as seedBlock is mined (as the
-  registry's validator draw: handlers.send_draw); a dispute no longer Drawing is done.
+  registry's validator draw: assignment_handlers.send_draw); a dispute no longer Drawing is done.
 - VotingStarted, validator: if this node holds a seat, re-verify the disputed round with the
   validator's own verification (workers.roles.validator.verify_round, every artifact fetched by
   CID and checked) and vote: uphold when its judgement of the disputed submission differs from
@@ -26,7 +26,8 @@ import logging
 
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent
-from workers.node.handlers import _fetch, _schedule_check, _send, send_draw, spec_of
+from workers.node.assignment_handlers import send_draw
+from workers.node.common import fetch, schedule_check, send, spec_of
 from workers.protocol import DisputeStatus, Role, Verdict
 
 log = logging.getLogger(__name__)
@@ -120,11 +121,11 @@ def judge(ctx: NodeContext, ev: HandledEvent, dispute):
     spec = spec_of(ctx, task)
     prev = previous_checkpoint(ctx, task, spec, round_)
     subs = ctx.view.submissions(task_id, round_)
-    samplers = [(s.slot, bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs if s.role == Role.SAMPLER and s.revealed]
-    trainer = next(((bytes(s.root), _fetch(ctx, s.cid, ev)) for s in subs
+    samplers = [(s.slot, bytes(s.root), fetch(ctx, s.cid, ev)) for s in subs if s.role == Role.SAMPLER and s.revealed]
+    trainer = next(((bytes(s.root), fetch(ctx, s.cid, ev)) for s in subs
                     if s.role == Role.TRAINER and s.revealed), None)
     verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
-                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: _fetch(ctx, cid, ev))
+                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: fetch(ctx, cid, ev))
     role, slot = Role(int(dispute.role)), int(dispute.slot)
     judgement = verdict.trainer if role == Role.TRAINER else verdict.samplers.get(slot)
     if judgement is None:
@@ -137,7 +138,7 @@ def judge(ctx: NodeContext, ev: HandledEvent, dispute):
 def voting_started(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     dispute_id, deadline = int(ev.args["disputeId"]), int(ev.args["deadline"])
-    _schedule_check("SettleDue", f"settle:{dispute_id}:0",
+    schedule_check("SettleDue", f"settle:{dispute_id}:0",
                     {"disputeId": dispute_id, "deadline": deadline, "hop": 0, "origin": ev.key})
     dispute = _read(ctx, "disputeOf", dispute_id)
     if dispute.status != DisputeStatus.VOTING:
@@ -153,11 +154,11 @@ def voting_started(ev: HandledEvent) -> None:
     log.info("dispute %d: %s %d judged %s (%s): voting %s", dispute_id, Role(int(dispute.role)).name.lower(),
              dispute.slot, "good" if judgement.accepted else "bad", judgement.reason,
              "uphold" if uphold else "dismiss")
-    _send(ctx, _disputes(ctx).vote(dispute_id, uphold), done=("AlreadyVoted",))
+    send(ctx, _disputes(ctx).vote(dispute_id, uphold), done=("AlreadyVoted",))
 
 
 def _settle(ctx: NodeContext, dispute_id: int) -> None:
-    _send(ctx, _disputes(ctx).settle(dispute_id), done=("WrongDisputeStatus",))
+    send(ctx, _disputes(ctx).settle(dispute_id), done=("WrongDisputeStatus",))
 
 
 @DISPATCH.on("JurorVoted", "validator")
@@ -178,7 +179,7 @@ def settle_due(ev: HandledEvent) -> None:
     left = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime")
     if left >= 0:
         hop = int(args["hop"]) + 1
-        _schedule_check("SettleDue", f"settle:{dispute_id}:{hop}", {**args, "hop": hop}, countdown=left + 1)
+        schedule_check("SettleDue", f"settle:{dispute_id}:{hop}", {**args, "hop": hop}, countdown=left + 1)
         return
     _settle(ctx, dispute_id)
 
@@ -198,11 +199,11 @@ def _release(ctx: NodeContext, task_id: int, round_: int, role: str, hop: int, o
     now = ctx.view.read(ctx.deployment.registry, "protocolTime")
     wait = release_due_in(window_end, now, _read(ctx, "openDisputesOf", task_id, round_), held)
     if wait:
-        _schedule_check("PayReleaseDue", f"release:{task_id}:{round_}:{hop + 1}",
+        schedule_check("PayReleaseDue", f"release:{task_id}:{round_}:{hop + 1}",
                         {"taskId": task_id, "round": round_, "hop": hop + 1, "origin": origin}, countdown=wait,
                         role=role)
         return
-    _send(ctx, _disputes(ctx).releasePay(task_id, round_, ctx.address), done=("NothingHeld",))
+    send(ctx, _disputes(ctx).releasePay(task_id, round_, ctx.address), done=("NothingHeld",))
 
 
 def _pay_held(ev: HandledEvent, role: Role) -> None:
@@ -227,7 +228,7 @@ def _dispute_settled(ev: HandledEvent) -> None:
         return  # another dispute of the round is open: its settlement comes back here
     if ctx.view.read(ctx.deployment.registry, "protocolTime") <= _read(ctx, "windowEndOf", task_id, round_):
         return  # the PayReleaseDue scheduled at RewardEarned releases it at the window's end
-    _send(ctx, _disputes(ctx).releasePay(task_id, round_, ctx.address), done=("NothingHeld",))
+    send(ctx, _disputes(ctx).releasePay(task_id, round_, ctx.address), done=("NothingHeld",))
 
 
 for _role, _name in ROLE_NAMES.items():

@@ -10,8 +10,9 @@ that shard only if the task's checkpoint is the one it rolled out (the same root
 rejected checkpoint, a process that did not see the earlier event, a shard dropped for room) it
 samples then, as without this module. Sampling ahead costs CPU, never a different commitment.
 
-Handlers (sampler), called from workers.node.handlers: SlotAssigned while the task is still Open
-or Drawing (`ahead_of_round_zero`), PhaseStarted(Attest) (`ahead_of_next_round`)."""
+Handlers (sampler), called from workers.node.assignment_handlers and round_handlers: SlotAssigned
+while the task is still Open or Drawing (`ahead_of_round_zero`), PhaseStarted(Attest)
+(`ahead_of_next_round`)."""
 from __future__ import annotations
 
 import logging
@@ -20,7 +21,8 @@ from dataclasses import dataclass, field
 
 from workers.node.context import NodeContext
 from workers.node.dispatch import HandledEvent
-from workers.node.handlers import STORE_RETRYABLE, ZERO32, _sample, checkpoint_bundle, held_key, my_slot, spec_of
+from workers.node.common import STORE_RETRYABLE, ZERO32, checkpoint_bundle, held_key, my_slot, spec_of
+from workers.node.round_handlers import sample
 from workers.node.held import Held
 from workers.protocol import Phase, Role, Status
 
@@ -41,7 +43,7 @@ class ShardAhead:
     root: bytes
     blob: bytes = field(repr=False)
     note: dict = field(repr=False)
-    """As _sample gives it (with the episodes' returns)."""
+    """As round_handlers.sample gives it (with the episodes' returns)."""
     work_s: float
 
 
@@ -63,7 +65,7 @@ def take(ctx: NodeContext, task, round_: int, slot: int) -> ShardAhead | None:
 
 def _roll_out(ctx: NodeContext, task, round_: int, slot: int, policy_root: bytes, bundle: bytes | None):
     started = time.time()
-    root, blob, note = _sample(spec_of(ctx, task), task.task_id, round_, slot, bundle)
+    root, blob, note = sample(spec_of(ctx, task), task.task_id, round_, slot, bundle)
     _AHEAD.put(_key(ctx, task.task_id, round_, slot),
                ShardAhead(policy_root, root, blob, note, time.time() - started))
 

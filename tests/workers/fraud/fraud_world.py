@@ -1,7 +1,7 @@
 """A decentrl network for the fraud matrix: a real anvil with the deployed protocol, a real Redis
 (the nodes' transaction senders, jobs and the Celery broker), a shared content store, and nodes
-whose handlers (workers.node.handlers) this process calls as plain functions, phase by phase, as
-each node's worker would. One node cheats in one way per case: a `cheat` swaps one function of
+whose handlers (workers.node.handlers lists their modules) this process calls as plain functions,
+phase by phase, as each node's worker would. One node cheats in one way per case: a `cheat` swaps one function of
 its own work (its rollout, its verdict, ...) for a dishonest one while its handler runs; everything
 else (storage, commit, reveal, the honest validators' checks, attest, the contracts' verdicts,
 slashes, reputation and pay) is the real code.
@@ -132,7 +132,8 @@ class Cheat:
             yield
 
 
-HANDLERS = {"sampler": "sampler_phase", "trainer": "trainer_phase", "validator": "validator_phase"}
+HANDLERS = {"sampler": ("round_handlers", "sampler_phase"), "trainer": ("round_handlers", "trainer_phase"),
+            "validator": ("validator_handlers", "validator_phase")}
 WORKERS = {Phase.SAMPLE_COMMIT: ("sampler",), Phase.SAMPLE_REVEAL: ("sampler",),
            # the validators judge the revealed shards while the trainer trains: before its commit ends the phase
            Phase.TRAIN_COMMIT: ("validator", "trainer"),
@@ -142,23 +143,26 @@ WORKERS = {Phase.SAMPLE_COMMIT: ("sampler",), Phase.SAMPLE_REVEAL: ("sampler",),
 def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=()) -> None:
     """`node` handles PhaseStarted(task, round, phase) as its worker would (cheating if one of
     `cheats` is its own for this round and phase)."""
-    from workers.node import handlers
+    import importlib
+
+    from workers.node import round_handlers
 
     mine = [c for c in cheats if c.node == node.name and round_ in c.rounds]
     withheld = {p for c in mine for p in c.withhold}
     if phase in withheld:
         return
-    handler = getattr(handlers, HANDLERS[node.role])
+    module, name = HANDLERS[node.role]
+    handler = getattr(importlib.import_module(f"workers.node.{module}"), name)
     ev = event("PhaseStarted", node.role, taskId=task_id, round=round_, phase=int(phase),
                deadline=net.task(task_id).phaseDeadline)
     # The harness is the deadline keeper (play_round calls advance): a validator's handler does not
     # also schedule a Celery DeadlineReached check, which needs a running worker's task context.
     with contextlib.ExitStack() as stack:
         stack.enter_context(as_node(node))
-        stack.enter_context(mock.patch("workers.node.handlers._schedule_deadline"))
-        if handlers.REVEAL_PHASE.get(phase) in withheld:
+        stack.enter_context(mock.patch("workers.node.validator_handlers.schedule_deadline"))
+        if round_handlers.REVEAL_PHASE.get(phase) in withheld:
             # an honest node's commit that ends the phase reveals at once: a withholding one does not
-            stack.enter_context(mock.patch("workers.node.handlers._reveal_round"))
+            stack.enter_context(mock.patch("workers.node.round_handlers._reveal_round"))
         for cheat in mine:
             if phase in cheat.phases:
                 stack.enter_context(cheat.active())
@@ -167,16 +171,16 @@ def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=())
 
 def start_task(net: FraudNet, task_id: int, samplers, trainer, validators) -> None:
     """The samplers and the trainer claim, the validators are drawn: the task is Active."""
-    from workers.node import handlers
+    from workers.node import assignment_handlers
 
     for node in samplers:
         with as_node(node):
-            handlers.claim_sampler(task_created(net, task_id, "sampler"))
+            assignment_handlers.claim_sampler(task_created(net, task_id, "sampler"))
     with as_node(trainer):
-        handlers.claim_trainer(task_created(net, task_id, "trainer"))
+        assignment_handlers.claim_trainer(task_created(net, task_id, "trainer"))
     net.mine(2)
     with as_node(validators[0]):
-        handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock))
+        assignment_handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock))
     task = net.task(task_id)
     assert (task.status, task.phase, task.round) == (Status.ACTIVE, Phase.SAMPLE_COMMIT, 0), task
     drawn = {net.deployment.registry.functions.slotOf(task_id, Role.VALIDATOR, i).call().node

@@ -1,15 +1,15 @@
 """A validator judges a round's shards in its TrainCommit job, ahead of its vote
-(workers.node.handlers._check_samplers_early). That job may reach the worker after the trainer
-committed (queued behind other jobs, or a trainer faster than the validator): the shards are then
-still judged by it, and the Attest job queued behind it uses that; once the node has voted, the
-job judges nothing; a redelivered job does not judge twice."""
+(workers.node.validator_handlers._check_samplers_early). That job may reach the worker after the
+trainer committed (queued behind other jobs, or a trainer faster than the validator): the shards
+are then still judged by it, and the Attest job queued behind it uses that; once the node has
+voted, the job judges nothing; a redelivered job does not judge twice."""
 from unittest import mock
 
 import pytest
 
 import fraud_world
 from fraud_world import act, as_node, network, play_round, start_task
-from workers.node import handlers
+from workers.node import common, validator_handlers
 from workers.protocol import Phase, Status
 from workers.roles import validator as validator_role
 
@@ -69,7 +69,7 @@ def test_a_train_commit_job_after_the_vote_or_redelivered_judges_nothing(net):
         act(net, late, task_id, 0, Phase.TRAIN_COMMIT)
         assert judged.call_count == 1
         with as_node(late) as ctx:
-            assert handlers._SAMPLER_CHECKS.get(handlers.held_key(ctx, task_id, 0)) is None
+            assert validator_handlers._SAMPLER_CHECKS.get(common.held_key(ctx, task_id, 0)) is None
     task = net.task(task_id)
     assert (task.status, task.phase) == (Status.ACTIVE, Phase.ATTEST)
     [note] = verdict_notes(late, task_id)

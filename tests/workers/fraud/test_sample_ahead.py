@@ -10,7 +10,7 @@ import fraud_trainer_faults as trainer_faults
 import fraud_world
 from fraud_world import Cheat, as_node, event, network, play_round, task_created
 from workers.chain.view import ChainView
-from workers.node import handlers, sample_ahead
+from workers.node import assignment_handlers, sample_ahead
 from workers.node.dispatch import jsonable
 from workers.protocol import Phase, Role, Status
 from workers.roles.sampler import sample_shard
@@ -39,17 +39,17 @@ def start(net, trainer, rounds: int = 2) -> tuple[int, dict]:
     task_id = net.create_task(num_rounds=rounds)
     for sampler in nodes["sampler"]:
         with as_node(sampler):
-            handlers.claim_sampler(task_created(net, task_id, "sampler"))
+            assignment_handlers.claim_sampler(task_created(net, task_id, "sampler"))
         assigned = net.deployment.registry.events.SlotAssigned().get_logs(
             from_block=0, argument_filters={"taskId": task_id, "node": sampler.address})
         with as_node(sampler):
-            handlers.sampler_joined(event("SlotAssigned", "sampler", **jsonable(dict(assigned[0]["args"]))))
+            assignment_handlers.sampler_joined(event("SlotAssigned", "sampler", **jsonable(dict(assigned[0]["args"]))))
     assert net.task(task_id).status == Status.OPEN  # the trainer's slot is still free
     with as_node(trainer):
-        handlers.claim_trainer(task_created(net, task_id, "trainer"))
+        assignment_handlers.claim_trainer(task_created(net, task_id, "trainer"))
     net.mine(2)
     with as_node(nodes["validator"][0]):
-        handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock))
+        assignment_handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock))
     assert net.task(task_id).status == Status.ACTIVE
     return task_id, nodes
 

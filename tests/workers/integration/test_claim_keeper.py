@@ -6,7 +6,7 @@ longer open is left alone."""
 import pytest
 
 from network import TOKEN, Network, as_node, create_task, handled
-from workers.node import handlers
+from workers.node import keeper_handlers
 from workers.protocol import Status
 
 BOUNTY = 100 * TOKEN
@@ -23,7 +23,7 @@ def net(tmp_path_factory):
 def scheduled(monkeypatch):
     """The checks the handlers schedule, as (event name, key, args, countdown), instead of Celery."""
     out = []
-    monkeypatch.setattr(handlers, "_schedule_check",
+    monkeypatch.setattr(keeper_handlers, "schedule_check",
                         lambda name, key, args, countdown=None: out.append((name, key, args, countdown)))
     return out
 
@@ -37,14 +37,14 @@ def test_an_unfilled_task_is_failed_at_its_claim_deadline(net, scheduled):
     task_id = open_task(net)
     validator = net.node("validator0")
     with as_node(validator) as ctx:
-        handlers.keep_claim_window(handled("TaskCreated", "validator", taskId=task_id))
+        keeper_handlers.keep_claim_window(handled("TaskCreated", "validator", taskId=task_id))
         [(name, key, args, countdown)] = scheduled
         assert (name, key, countdown) == ("ClaimDeadlineReached", f"claim-deadline:{task_id}:0",
-                                          handlers.FIRST_CLAIM_CHECK_S)
+                                          keeper_handlers.FIRST_CLAIM_CHECK_S)
         assert args == {"taskId": task_id, "hop": 0, "origin": args["origin"]}
         deadline = ctx.view.task(task_id).claim_deadline
 
-        handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))  # early
+        keeper_handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))  # early
         assert ctx.view.task(task_id).status == Status.OPEN
         name, key, again, countdown = scheduled[-1]
         assert (key, again["hop"]) == (f"claim-deadline:{task_id}:1", 1)
@@ -53,11 +53,11 @@ def test_an_unfilled_task_is_failed_at_its_claim_deadline(net, scheduled):
         refund_before = d.vault.functions.claimableOf(net.admin).call()
         net.w3.provider.make_request("evm_increaseTime", [deadline - d.registry.functions.protocolTime().call() + 1])
         net.w3.provider.make_request("evm_mine", [])
-        handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **again))
+        keeper_handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **again))
         assert ctx.view.task(task_id).status == Status.FAILED
         assert d.vault.functions.claimableOf(net.admin).call() == refund_before + BOUNTY
         sent = ctx.sender.stats["sent"]
-        handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **again))  # delivered again
+        keeper_handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **again))  # delivered again
         assert ctx.sender.stats["sent"] == sent and len(scheduled) == 2
 
 
@@ -69,7 +69,7 @@ def test_the_creation_reads_nothing_and_a_task_no_longer_open_is_left_alone(net,
         with monkeypatch.context() as no_chain:
             no_chain.setattr(ctx.view, "task", lambda *a: pytest.fail("read the task at its creation"))
             no_chain.setattr(ctx.view, "read", lambda *a: pytest.fail("read the chain at a task's creation"))
-            handlers.keep_claim_window(handled("TaskCreated", "validator", taskId=task_id))
+            keeper_handlers.keep_claim_window(handled("TaskCreated", "validator", taskId=task_id))
         [(_, _, args, _)] = scheduled
-        handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))
+        keeper_handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))
         assert len(scheduled) == 1 and ctx.sender.stats["sent"] == 0

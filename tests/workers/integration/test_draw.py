@@ -1,4 +1,4 @@
-"""The validator draw's keeper (handlers.draw), called in this process as a validator node runs it,
+"""The validator draw's keeper (assignment_handlers.draw), called in this process as a validator node runs it,
 on a chain that mines only when asked (no ticker): the draw is sent as soon as its seed block is
 mined and lands in the very next block; before the seed block exists it is not ready (a retry,
 nothing sent). The local network's ticker mines the seed block as soon as the draw is armed."""
@@ -8,7 +8,7 @@ import pytest
 
 from network import TOKEN, Network, as_node, create_task, handled, task_created
 from workers.localnet.chain import Ticker
-from workers.node import handlers
+from workers.node import assignment_handlers
 from workers.node.dispatch import RetryableError
 from workers.protocol import Role, Status
 
@@ -30,14 +30,14 @@ def filled_task(net) -> int:
     """A task whose sampler and trainer slots are taken: its draw is armed on the next block."""
     task_id = create_task(net)
     with as_node(net.node("sampler0")):
-        handlers.claim_sampler(task_created(net, task_id, "sampler"))
+        assignment_handlers.claim_sampler(task_created(net, task_id, "sampler"))
     with as_node(net.node("trainer0")):
-        handlers.claim_trainer(task_created(net, task_id, "trainer"))
+        assignment_handlers.claim_trainer(task_created(net, task_id, "trainer"))
     return task_id
 
 
 def test_the_draw_lands_in_the_block_after_its_seed_block(net, monkeypatch):
-    monkeypatch.setattr(handlers, "DRAW_WAIT_S", 0.2)
+    monkeypatch.setattr(assignment_handlers, "DRAW_WAIT_S", 0.2)
     task_id = filled_task(net)
     validator = net.node("validator0")
     with as_node(validator) as ctx:
@@ -47,11 +47,11 @@ def test_the_draw_lands_in_the_block_after_its_seed_block(net, monkeypatch):
 
         sent = net.w3.eth.get_transaction_count(validator.address)
         with pytest.raises(RetryableError, match="DrawNotReady"):  # the seed block is not mined yet
-            handlers.draw(armed)
+            assignment_handlers.draw(armed)
         assert net.w3.eth.get_transaction_count(validator.address) == sent
 
         net.w3.provider.make_request("evm_mine", [])  # the seed block: the head now
-        handlers.draw(armed)
+        assignment_handlers.draw(armed)
         assert ctx.view.task(task_id).status == Status.ACTIVE
         assert net.w3.eth.block_number == task.seed_block + 1  # no block waited for beyond the seed
 

@@ -60,8 +60,9 @@ def test_only_claiming_roles_get_a_claim_lane(tmp_path):
     # own handlers, samplers and trainers claim slots and validators are drawn.
     script = f"""
 from workers.node.config import NodeConfig
+from workers.node.handlers import HANDLER_MODULES
 from workers.node.supervisor import Supervisor
-config = NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="lanes", handler_modules=("workers.node.handlers",))
+config = NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="lanes", handler_modules=HANDLER_MODULES)
 for roles in [("validator",), ("sampler", "trainer", "validator")]:
     sup = Supervisor(config, {str(tmp_path)!r}, roles)
     claims = sup.children.get("claims")

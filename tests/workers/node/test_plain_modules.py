@@ -190,7 +190,7 @@ def test_the_aggregate_minimum_is_a_node_setting_of_two_or_more():
 def test_the_trainer_device_is_the_nodes_choice(monkeypatch):
     from types import SimpleNamespace
 
-    from workers.node import handlers
+    from workers.node import round_handlers
     from workers.node.context import node_extra
     from workers.roles import trainer
 
@@ -200,12 +200,12 @@ def test_the_trainer_device_is_the_nodes_choice(monkeypatch):
         node_extra(**settings, trainer_device="tpu")
     used = []
     monkeypatch.setattr(trainer, "train_round", lambda *args, device: used.append(device) or "ckpt")
-    monkeypatch.setattr(handlers, "_revealed_samplers",
+    monkeypatch.setattr(round_handlers, "_revealed_samplers",
                         lambda ctx, task, rnd: [SimpleNamespace(slot=0, root=b"r", cid="c")])
     for device in ("cpu", "cuda"):
         ctx = SimpleNamespace(store=SimpleNamespace(get=lambda cid: b"blob"),
                               extra=node_extra(**settings, trainer_device=device))
-        assert handlers._train_on_revealed(ctx, None, 1, 0, None) == ("ckpt", [])
+        assert round_handlers._train_on_revealed(ctx, None, 1, 0, None) == ("ckpt", [])
     assert used == ["cpu", "cuda"]
 
 
@@ -289,10 +289,10 @@ def test_held_results_stay_within_a_count_and_a_byte_budget():
 def test_early_sampler_checks_count_the_blobs_of_the_shards_they_parsed():
     from types import SimpleNamespace
 
-    from workers.node import handlers
+    from workers.node import validator_handlers
 
     shards = [SimpleNamespace(blob=bytes(10)), None, SimpleNamespace(blob=bytes(35))]  # None: not parsed
     checks = SimpleNamespace(judged={slot: (b"root", None, shard) for slot, shard in enumerate(shards)})
-    assert handlers._judged_bytes(checks) == 45
-    assert handlers._SAMPLER_CHECKS.max_items == handlers.SAMPLER_CHECKS_KEPT
-    assert handlers._SAMPLER_CHECKS.max_bytes == handlers.SAMPLER_CHECKS_MAX_BYTES
+    assert validator_handlers._judged_bytes(checks) == 45
+    assert validator_handlers._SAMPLER_CHECKS.max_items == validator_handlers.SAMPLER_CHECKS_KEPT
+    assert validator_handlers._SAMPLER_CHECKS.max_bytes == validator_handlers.SAMPLER_CHECKS_MAX_BYTES
