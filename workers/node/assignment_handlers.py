@@ -42,7 +42,7 @@ def _claim(ev: HandledEvent, role: Role) -> None:
         spec_of(ctx, task)  # a task whose spec cannot be fetched or is corrupt is not taken
     try:
         send(ctx, ctx.deployment.registry.functions.claimSlot(task_id, role),
-              done=("NoVacantSlot", "AlreadyAssigned", "WrongStatus", "DeadlinePassed", "RequesterCannotWork"))
+             done=("NoVacantSlot", "AlreadyAssigned", "WrongStatus", "DeadlinePassed", "RequesterCannotWork"))
     except TxReverted as exc:
         if exc.error.name not in INELIGIBLE:
             raise

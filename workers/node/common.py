@@ -127,7 +127,7 @@ def held_key(ctx: NodeContext, task_id: int, round_: int) -> tuple:
 
 
 def schedule_check(event_name: str, key: str, args: dict, countdown: float | None = None,
-                    role: str = "validator") -> None:
+                   role: str = "validator") -> None:
     """A synthetic event for this node's `role` queue at args["deadline"] + 1 s of protocol
     time (or after `countdown` s), at most half the visibility timeout ahead: a longer wait is
     a chain of checks, each rescheduling the next (hop), so that no message outlives Redis's

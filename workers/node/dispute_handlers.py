@@ -139,7 +139,7 @@ def voting_started(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     dispute_id, deadline = int(ev.args["disputeId"]), int(ev.args["deadline"])
     schedule_check("SettleDue", f"settle:{dispute_id}:0",
-                    {"disputeId": dispute_id, "deadline": deadline, "hop": 0, "origin": ev.key})
+                   {"disputeId": dispute_id, "deadline": deadline, "hop": 0, "origin": ev.key})
     dispute = _read(ctx, "disputeOf", dispute_id)
     if dispute.status != DisputeStatus.VOTING:
         return
@@ -200,8 +200,8 @@ def _release(ctx: NodeContext, task_id: int, round_: int, role: str, hop: int, o
     wait = release_due_in(window_end, now, _read(ctx, "openDisputesOf", task_id, round_), held)
     if wait:
         schedule_check("PayReleaseDue", f"release:{task_id}:{round_}:{hop + 1}",
-                        {"taskId": task_id, "round": round_, "hop": hop + 1, "origin": origin}, countdown=wait,
-                        role=role)
+                       {"taskId": task_id, "round": round_, "hop": hop + 1, "origin": origin}, countdown=wait,
+                       role=role)
         return
     send(ctx, _disputes(ctx).releasePay(task_id, round_, ctx.address), done=("NothingHeld",))
 

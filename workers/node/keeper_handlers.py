@@ -12,8 +12,8 @@ def schedule_deadline(args: dict, origin: str, countdown: float | None = None, h
     """Send a DeadlineReached event for (task, round, phase) to this node's validator queue."""
     key = f"deadline:{args['taskId']}:{args['round']}:{args['phase']}:{hop}"
     schedule_check("DeadlineReached", key, {"taskId": int(args["taskId"]), "round": int(args["round"]),
-                                             "phase": int(args["phase"]), "deadline": int(args["deadline"]),
-                                             "hop": hop, "origin": origin}, countdown)
+                                            "phase": int(args["phase"]), "deadline": int(args["deadline"]),
+                                            "hop": hop, "origin": origin}, countdown)
 
 
 @DISPATCH.on("DeadlineReached", "validator")
@@ -28,7 +28,7 @@ def deadline_reached(ev: HandledEvent) -> None:
         schedule_deadline(args, args["origin"], countdown=left + 1, hop=int(args["hop"]) + 1)
         return
     send(ctx, ctx.deployment.registry.functions.advance(task_id),
-          done=("WrongPhase", "WrongStatus", "DeadlineNotReached"))
+         done=("WrongPhase", "WrongStatus", "DeadlineNotReached"))
 
 
 FIRST_CLAIM_CHECK_S = 10.0
@@ -44,7 +44,7 @@ def keep_claim_window(ev: HandledEvent) -> None:
     Nothing is read from the chain now."""
     task_id = int(ev.args["taskId"])
     schedule_check("ClaimDeadlineReached", f"claim-deadline:{task_id}:0",
-                    {"taskId": task_id, "hop": 0, "origin": ev.key}, countdown=FIRST_CLAIM_CHECK_S)
+                   {"taskId": task_id, "hop": 0, "origin": ev.key}, countdown=FIRST_CLAIM_CHECK_S)
 
 
 @DISPATCH.on("ClaimDeadlineReached", "validator")
@@ -59,6 +59,6 @@ def claim_deadline_reached(ev: HandledEvent) -> None:
     if left >= 0:
         hop = int(args["hop"]) + 1
         schedule_check("ClaimDeadlineReached", f"claim-deadline:{task_id}:{hop}", {**args, "hop": hop},
-                        countdown=left + 1)
+                       countdown=left + 1)
         return
     send(ctx, ctx.deployment.registry.functions.advance(task_id), done=("WrongStatus", "DeadlineNotReached"))

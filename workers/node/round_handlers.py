@@ -163,4 +163,4 @@ def _reveal_round(ctx: NodeContext, task_id: int, round_: int, role: Role, phase
         raise RuntimeError(f"task {task_id} round {round_}: committed but the salt is not in "
                            f"{ctx.secrets.path}; the reveal is lost (the slot will be vacated)")
     send(ctx, ctx.deployment.registry.functions.reveal(task_id, secret.root, secret.cid, secret.salt),
-          done=("AlreadyRevealed",))
+         done=("AlreadyRevealed",))
