@@ -19,12 +19,13 @@ import logging
 import time
 from dataclasses import dataclass, field
 
+from workers.node.common import ZERO32, checkpoint_bundle, held_key, my_slot, spec_of
 from workers.node.context import NodeContext
 from workers.node.dispatch import HandledEvent
-from workers.node.common import STORE_RETRYABLE, ZERO32, checkpoint_bundle, held_key, my_slot, spec_of
-from workers.node.round_handlers import sample
 from workers.node.held import Held
+from workers.node.round_handlers import sample
 from workers.protocol import Phase, Role, Status
+from workers.storage.store import RETRYABLE as STORE_RETRYABLE
 
 log = logging.getLogger(__name__)
 

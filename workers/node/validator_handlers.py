@@ -6,13 +6,13 @@ from __future__ import annotations
 import time
 
 from workers.node.aggregate_handlers import vote
-from workers.node.common import STORE_RETRYABLE, checkpoint_bundle, current, fetch, held_key, in_phases, my_slot, \
-    spec_of, voted
+from workers.node.common import checkpoint_bundle, current, fetch, held_key, in_phases, my_slot, spec_of, voted
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent
 from workers.node.held import Held
 from workers.node.keeper_handlers import schedule_deadline
 from workers.protocol import Phase, Role
+from workers.storage.store import RETRYABLE as STORE_RETRYABLE
 
 
 SAMPLER_CHECKS_KEPT = 1024

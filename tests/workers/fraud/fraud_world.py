@@ -1,10 +1,10 @@
 """A decentrl network for the fraud matrix: a real anvil with the deployed protocol, a real Redis
 (the nodes' transaction senders, jobs and the Celery broker), a shared content store, and nodes
 whose handlers (workers.node.handlers lists their modules) this process calls as plain functions,
-phase by phase, as each node's worker would. One node cheats in one way per case: a `cheat` swaps one function of
-its own work (its rollout, its verdict, ...) for a dishonest one while its handler runs; everything
-else (storage, commit, reveal, the honest validators' checks, attest, the contracts' verdicts,
-slashes, reputation and pay) is the real code.
+phase by phase, as each node's worker would. One node cheats in one way per case: a `cheat` swaps
+one function of its own work (its rollout, its verdict, ...) for a dishonest one while its handler
+runs; everything else (storage, commit, reveal, the honest validators' checks, attest, the
+contracts' verdicts, slashes, reputation and pay) is the real code.
 
 No block ticker: time moves only when a case passes a deadline (`pass_deadline`)."""
 from __future__ import annotations
