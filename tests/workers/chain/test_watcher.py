@@ -54,6 +54,13 @@ def set_slash_bps(deployment, admin, bps):
     return deployment.registry.functions.setSlashBps(bps).transact({"from": admin})
 
 
+def mined(w3, *tx_hashes):
+    """Waits for each receipt: anvil can answer eth_blockNumber before it counts the block that
+    automine just made, so a sync right after transact() may stop one block short."""
+    for h in tx_hashes:
+        w3.eth.wait_for_transaction_receipt(h)
+
+
 def logs_of(deployment, tx_hashes):
     out = []
     for h in tx_hashes:
@@ -86,11 +93,12 @@ def test_only_the_named_events_are_delivered_and_the_cursor_passes_the_rest(depl
     watcher = watch(deployment, anvil, tmp_path, recorder, "poll", contracts=("StakeManager", "Reputation"),
                     names={"NodePauseSet"})
     node = w3.eth.accounts[8]
-    deployment.stakes.functions.setMinStake(Role.VALIDATOR, 300 * 10**18).transact({"from": admin})
-    deployment.stakes.functions.setNodePaused(True).transact({"from": node})
-    deployment.reputation.functions.setThreshold(61).transact({"from": admin})
-    deployment.stakes.functions.setNodePaused(False).transact({"from": node})
-    deployment.stakes.functions.setMinStake(Role.VALIDATOR, 200 * 10**18).transact({"from": admin})
+    mined(w3,
+          deployment.stakes.functions.setMinStake(Role.VALIDATOR, 300 * 10**18).transact({"from": admin}),
+          deployment.stakes.functions.setNodePaused(True).transact({"from": node}),
+          deployment.reputation.functions.setThreshold(61).transact({"from": admin}),
+          deployment.stakes.functions.setNodePaused(False).transact({"from": node}),
+          deployment.stakes.functions.setMinStake(Role.VALIDATOR, 200 * 10**18).transact({"from": admin}))
     assert watcher.sync() == 2
     assert [(e.name, e.args["paused"]) for e in recorder.events] == [("NodePauseSet", True), ("NodePauseSet", False)]
     assert watcher.position() == (w3.eth.block_number, END)  # past the events it passed over
@@ -100,11 +108,12 @@ def test_only_the_named_events_are_delivered_and_the_cursor_passes_the_rest(depl
 def test_enums_and_indexed_arguments_are_decoded(deployment, anvil, admin, tmp_path, w3):
     recorder = Recorder()
     watcher = watch(deployment, anvil, tmp_path, recorder, "poll", contracts=("StakeManager", "Reputation"))
-    deployment.stakes.functions.setMinStake(Role.VALIDATOR, 200 * 10**18).transact({"from": admin})
     node = w3.eth.accounts[8]
-    deployment.stakes.functions.setNodePaused(True).transact({"from": node})
-    deployment.stakes.functions.setNodePaused(False).transact({"from": node})
-    deployment.reputation.functions.setThreshold(60).transact({"from": admin})
+    mined(w3,
+          deployment.stakes.functions.setMinStake(Role.VALIDATOR, 200 * 10**18).transact({"from": admin}),
+          deployment.stakes.functions.setNodePaused(True).transact({"from": node}),
+          deployment.stakes.functions.setNodePaused(False).transact({"from": node}),
+          deployment.reputation.functions.setThreshold(60).transact({"from": admin}))
     assert watcher.sync() == 4
     first, paused, _, threshold = recorder.events
     assert (first.name, first.contract, first.args) == ("MinStakeSet", "StakeManager",
@@ -179,6 +188,7 @@ def test_failing_callback_stops_the_watcher_and_gets_its_event_again(deployment,
     failing = Recorder(fail_at=2)
     watcher = watch(deployment, anvil, tmp_path, failing, "poll", name="fail")
     hashes = [set_slash_bps(deployment, admin, 500 + i) for i in range(4)]
+    mined(deployment.w3, *hashes)
     with pytest.raises(RuntimeError, match="callback failed on 0x"):
         watcher.run()
     retry = Recorder()
