@@ -39,7 +39,9 @@ def test_a_claim_does_not_wait_behind_held_work(enqueue, rclient):
 
 
 def test_a_vote_goes_ahead_of_the_jobs_queued_before_it(enqueue, rclient):
-    holds = [Event("Hold", {"sleep": 2}) for _ in range(2)]  # both validator pool processes
+    # both validator pool processes, freed a second apart: the first free one must take the vote
+    # (two freed at once take the vote and a Ping together, and either may note its start first)
+    holds = [Event("Hold", {"sleep": s}) for s in (2, 3)]
     for ev in holds:
         enqueue(ev)
     wait_for(lambda: all(notes(rclient, "started", ev.key) for ev in holds), timeout=15)
