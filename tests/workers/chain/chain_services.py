@@ -1,23 +1,12 @@
-"""The chain-layer tests' services: an anvil (workers.localnet.chain) on a free port of this suite's
-range, and the protocol deployed on it. (Their Redis is workers.node.redis_service's embedded one.)"""
+"""The chain-layer tests' ports (an anvil's, an embedded Redis's) and helpers."""
 
 from pathlib import Path
 
-from workers.localnet import chain as localnet
 from workers.localnet.chain import TOKEN, fund, http_w3  # noqa: F401  (the suite's helpers)
 
 ROOT = Path(__file__).resolve().parents[3]
 ANVIL_PORTS = range(8631, 8640)
 REDIS_PORTS = range(16391, 16400)
-
-
-class Anvil(localnet.Anvil):
-    def __init__(self):
-        super().__init__(ANVIL_PORTS)
-
-
-def deploy_protocol(w3, admin: str, treasury: str) -> dict:
-    return localnet.deploy_protocol(w3, admin, treasury, network="chain-test")
 
 
 def send_from_threads(http_url: str, redis_url: str, key: bytes, threads: int, per_thread: int, sink: str):

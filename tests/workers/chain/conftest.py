@@ -2,21 +2,16 @@
 (own port in 16391-16399), the protocol deployed on that anvil with plain web3 and its record
 written where workers.chain.deployment reads it."""
 
-import json
-
 import pytest
 from eth_account import Account
 
-from chain_services import REDIS_PORTS, Anvil, deploy_protocol, fund, http_w3
+from chain_services import ANVIL_PORTS, REDIS_PORTS, fund
+from tests.workers.deployed_chain import deployed_chain
+from workers.localnet.chain import Anvil
 from workers.node.redis_service import start_embedded
-from workers.chain.deployment import load_deployment
 
-
-@pytest.fixture(scope="session")
-def anvil():
-    node = Anvil()
-    yield node
-    node.stop()
+anvil, w3, admin, deployment_file, deployment = deployed_chain(lambda: Anvil(ANVIL_PORTS), "chain-test",
+                                                               deployment_name="deployment")
 
 
 @pytest.fixture(scope="session")
@@ -33,30 +28,6 @@ def redis_client(redis_server):
     client.flushdb()
     yield client
     client.close()
-
-
-@pytest.fixture(scope="session")
-def w3(anvil):
-    return http_w3(anvil.http_url)
-
-
-@pytest.fixture(scope="session")
-def admin(w3):
-    """anvil's first unlocked account: deploys and governs."""
-    return w3.eth.accounts[0]
-
-
-@pytest.fixture(scope="session")
-def deployment_file(w3, admin, tmp_path_factory):
-    record = deploy_protocol(w3, admin, treasury=w3.eth.accounts[9])
-    path = tmp_path_factory.mktemp("deployments") / "chain-test.json"
-    path.write_text(json.dumps(record, indent=2))
-    return path
-
-
-@pytest.fixture(scope="session")
-def deployment(w3, deployment_file):
-    return load_deployment(w3, path=deployment_file)
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import pytest
 from eth_account import Account
 
 from cli_support import PASSWORD, TOKEN
-from chain_services import fund
+from workers.localnet.chain import fund
 from workers.crypto import inputs
 from workers.crypto.errors import NoKeyForNode, NotAssigned
 from workers.crypto.exchange import assigned_nodes, open_inputs

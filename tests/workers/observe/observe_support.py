@@ -16,10 +16,6 @@ PASSWORD = "observe test password"
 TOKEN = 10**18
 
 
-def account_of(output: str) -> str:
-    return re.search(r"^account (0x[0-9a-fA-F]{40})$", output, re.M).group(1)
-
-
 def scrape(port: int) -> dict:
     """GET /metrics; {(sample name, frozenset(labels)): value} parsed by prometheus_client's parser."""
     from prometheus_client.parser import text_string_to_metric_families
