@@ -46,12 +46,15 @@ def register(app: Celery) -> None:
         # retry carries the same kwargs after its backoff; a rate-limited rerun has none)
         store, bucket = node_state(config)
         first_run = sent_at if self.request.retries == 0 else None
-        with logs.event_context(event_name, args, role), metrics.handler_running(role, event_name, first_run):
+        # the outcome is counted once the run is over (running gauge down, handler time observed),
+        # so a scrape that sees a job done also sees it no longer running
+        with logs.event_context(event_name, args, role):
             try:
-                outcome = dispatch.run_event(
-                    store, bucket.reserve, role, event_key, event_name, args, block,
-                    final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
-                    max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved)
+                with metrics.handler_running(role, event_name, first_run):
+                    outcome = dispatch.run_event(
+                        store, bucket.reserve, role, event_key, event_name, args, block,
+                        final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
+                        max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved)
             except dispatch.RateLimited as limited:
                 # Not a retry (no attempt is used): the same event again at its reserved start, so
                 # this worker is free meanwhile for the tasks the node already holds.
