@@ -13,13 +13,14 @@ processes (check() restarts dead ones every second), so it runs the health check
 from __future__ import annotations
 
 import json
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+
+from workers.node.state import write_json_atomically
 
 HEALTH_FILE = "health.json"
 TOKEN = 10**18
@@ -250,12 +251,7 @@ class HealthChecker:
 
 
 def write_health(node_dir, doc: dict) -> Path:
-    """Atomically (a reader never sees half a file)."""
-    path = health_path(node_dir)
-    tmp = path.with_suffix(f".tmp{os.getpid()}")
-    tmp.write_text(json.dumps(doc, indent=2, default=str))
-    os.replace(tmp, path)
-    return path
+    return write_json_atomically(health_path(node_dir), doc)
 
 
 class HealthCollector:

@@ -15,13 +15,22 @@ def node_state_path(node_dir: Path | str) -> Path:
     return Path(node_dir) / NODE_STATE
 
 
+def write_json_atomically(path: Path, doc: dict) -> Path:
+    """`doc` as JSON at `path`, replaced in one step: a reader (`node status`, a health scrape)
+    never sees half a file."""
+    tmp = path.with_suffix(f".tmp{os.getpid()}")
+    tmp.write_text(json.dumps(doc, indent=2, default=str))
+    os.replace(tmp, path)
+    return path
+
+
 def write_node_state(node_dir: Path | str, supervisor, roles, metrics_port: int | None = None) -> None:
     """Records the running `supervisor` (this process is the node's pid)."""
     config = supervisor.config
     state = {"pid": os.getpid(), "roles": list(roles), "redis": config.redis_url, "node_name": config.node_name,
              "rate": {"per_s": config.rate_per_s, "burst": config.burst}, "metrics_port": metrics_port or None,
              "children": {n: {"pid": h["pid"], "log": h["log"]} for n, h in supervisor.health().items()}}
-    node_state_path(node_dir).write_text(json.dumps(state, indent=2))
+    write_json_atomically(node_state_path(node_dir), state)
 
 
 def read_node_state(node_dir: Path | str) -> dict | None:
