@@ -3,15 +3,15 @@ keeps one connection per thread (reopened when the chain closed it), raw_request
 node's own answer or its error, and raw_batch several answers for one round trip."""
 
 import json
-import socket
 import threading
-import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 import requests
 from web3.exceptions import Web3RPCError
 
+from tests.ports import dead_port
+from tests.waiting import wait_for
 from workers.chain.errors import is_retryable
 from workers.chain.rpc import environment_session, http_w3, raw_batch, raw_request, result_of
 
@@ -72,7 +72,7 @@ class FakeChain(BaseHTTPRequestHandler):
     error object when `refuse_batches`."""
 
     protocol_version = "HTTP/1.1"
-    connections = requests_read = 0
+    connections = requests_read = closed = 0
     close_after_answer = drop_second = refuse_batches = False
     status = 200
 
@@ -106,10 +106,18 @@ class FakeChain(BaseHTTPRequestHandler):
         pass
 
 
+class FakeChainServer(ThreadingHTTPServer):
+    """Counts the connections it has closed (in its handler class's `closed`)."""
+
+    def shutdown_request(self, request):
+        super().shutdown_request(request)
+        self.RequestHandlerClass.closed += 1
+
+
 @pytest.fixture
 def fake_chain():
     handler = type("Chain", (FakeChain,), {})
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    server = FakeChainServer(("127.0.0.1", 0), handler)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield handler, f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -151,7 +159,7 @@ def test_a_connection_the_chain_closed_while_idle_is_reopened(fake_chain):
     answers = []
     for method in ("eth_blockNumber", "eth_sendRawTransaction", "eth_sendRawTransaction"):
         answers.append(raw_request(w3, method, []))  # a send is not retried: noticed before it goes
-        time.sleep(0.1)  # the chain's close arrives while the connection is idle
+        wait_for(lambda: handler.closed == len(answers), timeout=5)  # closed while the connection is idle
     assert answers == ["0x1"] * 3
     assert (handler.connections, handler.requests_read) == (3, 3)
 
@@ -182,10 +190,7 @@ def test_an_answer_that_is_not_200_raises_http_error(fake_chain):
 
 
 def test_an_unreachable_chain_raises_a_retryable_connection_error():
-    with socket.socket() as s:  # a port nothing listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    with pytest.raises(ConnectionError) as raised:
+    with dead_port() as port, pytest.raises(ConnectionError) as raised:
         raw_request(http_w3(f"http://127.0.0.1:{port}"), "eth_blockNumber", [])
     assert is_retryable(raised.value)
 

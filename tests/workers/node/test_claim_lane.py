@@ -32,16 +32,16 @@ def test_a_claim_does_not_wait_behind_held_work(enqueue, rclient):
     wait_for(lambda: rclient.llen(f"test:starts:{batch}") == 2, timeout=15)  # sampler's and validator's
     ran = notes(rclient, "ran", claim.key)
     assert {r["worker"] for r in ran} == {"claims@testnode"}
-    busy_done = [notes(rclient, "completed", ev.key) for ev in busy]
-    assert not any(busy_done), "the claim should have run while the held work was still running"
-    assert max(r["t"] for r in ran) - sent < 2.0
     wait_for(lambda: all(notes(rclient, "completed", ev.key) for ev in busy), timeout=15)
+    first_done = min(n["t"] for ev in busy for n in notes(rclient, "completed", ev.key))
+    assert max(r["t"] for r in ran) < first_done, "the claim should have run while the held work was still running"
+    print(f"\nclaim ran {max(r['t'] for r in ran) - sent:.3f} s after it was queued, behind held work")
 
 
 def test_a_vote_goes_ahead_of_the_jobs_queued_before_it(enqueue, rclient):
-    # both validator pool processes, freed a second apart: the first free one must take the vote
+    # both validator pool processes, freed 1.5 s apart: the first free one must take the vote
     # (two freed at once take the vote and a Ping together, and either may note its start first)
-    holds = [Event("Hold", {"sleep": s}) for s in (2, 3)]
+    holds = [Event("Hold", {"sleep": s}) for s in (1.5, 3)]
     for ev in holds:
         enqueue(ev)
     wait_for(lambda: all(notes(rclient, "started", ev.key) for ev in holds), timeout=15)

@@ -22,7 +22,9 @@ def test_ping_round_trip_through_each_queue(app, node):
     p50 = statistics.median(latencies) * 1000
     print(f"\nping round trip (send -> worker -> result): p50 {p50:.1f} ms, "
           f"max {max(latencies) * 1000:.1f} ms")
-    assert p50 < 100
+    # not a speed target (bench/ has those): a worker that polled its queue, or a result fetched
+    # by polling, would take a second or more; a blocking round trip takes milliseconds
+    assert p50 < 500
 
 
 def test_event_round_trip_and_routing(enqueue, rclient, config):
@@ -41,7 +43,7 @@ def test_event_round_trip_and_routing(enqueue, rclient, config):
         wait_for(lambda: rclient.hget(store_key, "status") == jobs.DONE.encode(), timeout=5)
     p50 = statistics.median(latencies) * 1000
     print(f"\nevent round trip (enqueue -> handler running): p50 {p50:.1f} ms")
-    assert p50 < 200
+    assert p50 < 500  # as above: catches a polling transport, not a slow host
 
 
 def test_an_event_keeps_no_celery_result(enqueue, rclient, config):

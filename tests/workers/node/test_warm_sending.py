@@ -2,10 +2,10 @@
 node's queues declared on the broker); a broker that is down then is only logged."""
 import dataclasses
 import logging
-import socket
 
 import redis
 
+from tests.ports import dead_port
 from workers.node.celery_app import QUEUES, create_app, warm_sending
 from workers.node.tasks import make_enqueue
 
@@ -21,13 +21,10 @@ def test_the_nodes_queues_are_declared_before_the_first_event(config, redis_serv
 
 
 def test_a_broker_down_at_start_is_logged_and_the_watcher_still_gets_its_sink(config, caplog):
-    with socket.socket() as s:  # a port nothing listens on
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
-    down = dataclasses.replace(config, redis_url=f"redis://127.0.0.1:{port}/0")
-    app = create_app(down)
-    app.conf.broker_connection_timeout = 1
-    with caplog.at_level(logging.WARNING, logger="workers.node.tasks"):
+    with dead_port() as port, caplog.at_level(logging.WARNING, logger="workers.node.tasks"):
+        down = dataclasses.replace(config, redis_url=f"redis://127.0.0.1:{port}/0")
+        app = create_app(down)
+        app.conf.broker_connection_timeout = 1
         enqueue = make_enqueue(app)
     assert callable(enqueue)
     assert "could not prepare sending to the node's Redis" in caplog.text

@@ -57,13 +57,14 @@ def start_anvil(ports=ANVIL_PORTS, tries: int = 5):
 
 
 def serve_metrics(node_dir):
-    """metrics.serve on a free port of METRICS_PORTS (retried: another xdist worker may take the
-    port between the probe and the bind); returns (server, port)."""
+    """metrics.serve on a free port of this xdist worker's part of METRICS_PORTS (retried: another
+    process may still take the port between the probe and the bind); returns (server, port)."""
+    from tests.ports import worker_part
     from workers.localnet.chain import free_port
     from workers.node import metrics
 
     for attempt in range(5):
-        port = free_port(METRICS_PORTS, fallback=False)
+        port = free_port(worker_part(METRICS_PORTS), fallback=False)
         try:
             return metrics.serve(node_dir, port)[0], port
         except OSError:

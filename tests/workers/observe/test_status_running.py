@@ -12,6 +12,7 @@ import time
 from pathlib import Path
 
 from observe_support import METRICS_PORTS, PASSWORD, reasons, scrape, stake, status, total
+from tests.ports import worker_part
 from tests.waiting import wait_for
 
 from workers.localnet.chain import free_port
@@ -26,7 +27,7 @@ def test_running_node_health_metrics_and_rate_limit(node, invoke, anvil, deploym
     node_dir, address = node(drl=200)
     stake(w3, contracts, address, 0, 150)
     redis_url = redis_server.url.rsplit("/", 1)[0] + "/4"
-    port = free_port(METRICS_PORTS, fallback=False)
+    port = free_port(worker_part(METRICS_PORTS), fallback=False)
     env = {**os.environ, "DECENTRL_KEYSTORE_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT), "REDIS_URL": redis_url}
     proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "--rpc", anvil.http_url, "--deployment",
                              str(deployment_file), "--node-dir", str(node_dir), "node", "start", "--roles", "sampler",
@@ -90,7 +91,7 @@ def test_a_metrics_port_in_use_stops_the_node_before_it_starts(node, invoke, red
     import socket
 
     node_dir, _ = node()
-    port = free_port(METRICS_PORTS, fallback=False)
+    port = free_port(worker_part(METRICS_PORTS), fallback=False)
     monkeypatch.setenv("REDIS_URL", redis_server.url.rsplit("/", 1)[0] + "/5")
     with socket.socket() as taken:
         taken.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)

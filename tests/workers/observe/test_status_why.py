@@ -7,8 +7,8 @@ import os
 
 import pytest
 
-from observe_support import REDIS_PORTS, reasons, send_as, stake, status
-from workers.localnet.chain import free_port
+from observe_support import reasons, send_as, stake, status
+from tests.ports import dead_port
 from workers.protocol import Outcome
 from workers.spec import DEMO_CARTPOLE
 
@@ -96,11 +96,11 @@ def test_a_running_node_whose_redis_is_down(node, invoke, redis_server, tmp_path
     """node.json as `node start` writes it (this process stands in for the running node), with a
     Redis that is gone: the reason names it."""
     node_dir, _ = node()
-    dead = f"redis://127.0.0.1:{free_port(reversed(REDIS_PORTS), fallback=False)}/0"
-    (node_dir / "node.json").write_text(json.dumps({
-        "pid": os.getpid(), "roles": ["sampler"], "redis": dead, "node_name": "gone",
-        "rate": {"per_s": 10.0, "burst": 10}, "metrics_port": None, "children": {}}))
-    out = status(invoke, node_dir)
+    with dead_port() as port:
+        (node_dir / "node.json").write_text(json.dumps({
+            "pid": os.getpid(), "roles": ["sampler"], "redis": f"redis://127.0.0.1:{port}/0", "node_name": "gone",
+            "rate": {"per_s": 10.0, "burst": 10}, "metrics_port": None, "children": {}}))
+        out = status(invoke, node_dir)
     assert f"processes   node running (pid {os.getpid()}, roles sampler)" in out
     why = reasons(out)
     assert why["redis-down"] == ["the node's Redis is unreachable (ConnectionError): no event reaches its workers; "

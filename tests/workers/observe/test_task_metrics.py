@@ -30,6 +30,8 @@ def finished(tmp_path_factory):
         d.start_nodes()
         d.submit()
         d.curve = d.follow(__import__("time").time())
+        # the vote that completed the task may still be waiting for its receipt in its validator
+        d.net.wait_caught_up()
         yield d
     finally:
         d.stop()
