@@ -76,8 +76,12 @@ def test_one_scrape_sums_both_pool_processes(prefork_node, redis_server):
     files = {p.name for p in (Path(sup.node_dir) / "metrics").iterdir()}
     assert {f"counter_{pid}.db" for pid in pids} <= files
 
+    # a scrape reads each process's files one after another, so a run that ends during it may
+    # show in one family and not yet in another: wait for one that has all the runs everywhere
     samples = wait_for(lambda: (s := scrape(port)) and
-                       total(s, "decentrl_tasks_total", state="done") == EVENTS and s, timeout=20)
+                       total(s, "decentrl_tasks_total", state="done") == EVENTS and
+                       total(s, "decentrl_handler_seconds_count", role="sampler", event="Rollout") == EVENTS and
+                       total(s, "decentrl_tasks_running", role="sampler") == 0 and s, timeout=20)
     assert total(samples, "decentrl_tasks_total", role="sampler", event="Rollout", state="done") == EVENTS
     assert total(samples, "decentrl_env_steps_total", role="sampler") == EVENTS * STEPS == sum(r["steps"] for r in runs)
     assert total(samples, "decentrl_env_seconds_total", role="sampler") > 0
@@ -126,9 +130,9 @@ def test_a_retried_handler_counts_a_retry_then_done_and_one_dispatch(prefork_nod
     before = scrape(port)
     make_enqueue(app, roles=["sampler"])(Event("FlakyObserved", {"taskId": 9, "round": 0}))
     after = wait_for(lambda: (s := scrape(port)) and total(s, "decentrl_tasks_total", event="FlakyObserved", state="done")
-                     and s, timeout=30)
+                     and total(s, "decentrl_handler_seconds_count", event="FlakyObserved") == 2  # both runs timed
+                     and s, timeout=30)  # (a scrape that straddles the second run's end may see one)
     assert total(after, "decentrl_tasks_total", event="FlakyObserved", state="retry") == 1
-    assert total(after, "decentrl_handler_seconds_count", event="FlakyObserved") == 2  # both runs timed
     dispatched = "decentrl_dispatch_latency_seconds_count"
     assert total(after, dispatched) == total(before, dispatched) + 1  # the retry's backoff is no dispatch
 
