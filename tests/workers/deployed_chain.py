@@ -13,9 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from workers.chain.deployment import load_deployment
-from workers.localnet.chain import deploy_protocol, fund, http_w3
-
-TOKEN = 10**18
+from workers.localnet.chain import TOKEN, deploy_protocol, fund, http_w3
 
 
 def deployed_chain(start_anvil, network: str, deployment_name: str = "contracts"):

@@ -6,6 +6,8 @@ import time
 import urllib.request
 from pathlib import Path
 
+from workers.localnet.chain import TOKEN
+
 HERE = Path(__file__).resolve().parent
 
 ANVIL_PORTS = range(8820, 8826)
@@ -13,7 +15,6 @@ DEMO_ANVIL_PORTS = range(8826, 8830)
 REDIS_PORTS = range(16445, 16450)
 METRICS_PORTS = range(9400, 9420)
 PASSWORD = "observe test password"
-TOKEN = 10**18
 
 
 def scrape(port: int) -> dict:
