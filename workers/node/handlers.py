@@ -94,9 +94,13 @@ from workers.node.context import NodeContext
 
 log = logging.getLogger(__name__)
 
-HANDLER_MODULES = ("workers.node.assignment_handlers", "workers.node.round_handlers",
+HANDLER_MODULES = ("workers.node.handlers",  # first: the workers' warm-up hooks (warm, warm_claims)
+                   "workers.node.assignment_handlers", "workers.node.round_handlers",
                    "workers.node.validator_handlers", "workers.node.aggregate_handlers",
                    "workers.node.keeper_handlers", "workers.node.dispute_handlers")
+"""The node's handler modules: this one, whose `warm()` and `warm_claims()` the worker calls before
+its first message (workers.node.worker looks for them in each handler module), then one module
+per concern."""
 WATCHER = "workers.node.handlers:watch"
 
 

@@ -2,8 +2,10 @@
 import importlib
 import logging
 import os
+import time
 
-from celery.signals import after_setup_logger, after_setup_task_logger, worker_init, worker_process_shutdown
+from celery.signals import after_setup_logger, after_setup_task_logger, worker_init, worker_process_shutdown, \
+    worker_ready
 
 from workers.node import logs
 from workers.node.celery_app import create_app, warm_sending
@@ -29,23 +31,41 @@ def structured_logs(logger=None, **_) -> None:
     logging.captureWarnings(True)
 
 
+WARM_UP: list[tuple[int, str]] = []
+"""What the warm-up did, as (logging level, message): it runs before Celery sets up logging, so
+`report_warm_up` logs it once the worker is ready."""
+
+
 @worker_init.connect
 def warm(**_) -> None:
     """Before the worker takes its first message, let each handler module load what it computes
     with (its `warm()`: torch, gymnasium, the node's context), so that the first event a node
     handles is not seconds late; the claim lane, which computes nothing, calls `warm_claims()`
-    instead (the node's context only). A failure here is only logged: the handler reports it."""
+    instead (the node's context only). A failure here is only reported: the handler raises it."""
     hook = "warm_claims" if os.environ.get(logs.PROCESS_ENV) == CLAIM_LANE else "warm"
     try:
         warm_sending(app)  # handlers schedule checks and follow-ups with send_task
     except Exception as exc:  # noqa: BLE001 - see the docstring
-        logging.getLogger(__name__).warning("preparing send_task failed: %s: %s", type(exc).__name__, exc)
-    for name in config.handler_modules:
-        module = importlib.import_module(name)
+        WARM_UP.append((logging.WARNING, f"preparing send_task failed: {type(exc).__name__}: {exc}"))
+    hooks = [(name, getattr(importlib.import_module(name), hook, None)) for name in config.handler_modules]
+    hooks = [(name, fn) for name, fn in hooks if fn is not None]
+    if not hooks:  # said, so that handler modules that lose their hook cannot go unnoticed
+        WARM_UP.append((logging.INFO, f"warm-up: no handler module defines {hook}()"))
+    for name, fn in hooks:
+        started = time.perf_counter()
         try:
-            getattr(module, hook, lambda: None)()
+            fn()
         except Exception as exc:  # noqa: BLE001 - see the docstring
-            logging.getLogger(__name__).warning("warming %s failed: %s: %s", name, type(exc).__name__, exc)
+            WARM_UP.append((logging.WARNING, f"warming {name} failed: {type(exc).__name__}: {exc}"))
+        else:
+            WARM_UP.append((logging.INFO, f"warm-up: {name}.{hook}() in {time.perf_counter() - started:.2f} s"))
+
+
+@worker_ready.connect
+def report_warm_up(**_) -> None:
+    log = logging.getLogger(__name__)
+    for level, message in WARM_UP:
+        log.log(level, "%s", message)
 
 
 @worker_process_shutdown.connect
