@@ -28,7 +28,7 @@ Prints a per-seed table, the medians and ends with
 `RESULT wall_ratio=<ours/SB3 median wall> steps_ratio=<ours/SB3 median env steps>`.
 Goal (issue 3, section 6): wall_ratio <= 0.5, steps_ratio <= 1.0.
 
-    .venv/bin/python bench/ppo_vs_sb3.py [--seeds 5] [--threads 1] [--budget 100000]
+    .venv/bin/python bench/ppo_vs_sb3.py [--seeds 5] [--first-seed 1] [--threads 1] [--budget 100000]
 """
 
 from __future__ import annotations
@@ -299,7 +299,9 @@ def compare(seeds: list[int], protocol: Protocol = Protocol(), threads: int = 1,
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    ap.add_argument("--seeds", type=int, default=5, help="number of seeds (1..N)")
+    ap.add_argument("--seeds", type=int, default=5, help="number of seeds")
+    ap.add_argument("--first-seed", type=int, default=1,
+                    help="seeds run from here (the preset was tuned on held-out seeds from 6 on; the goal is on 1..5)")
     ap.add_argument("--threads", type=int, default=1, help="torch.set_num_threads, for both")
     ap.add_argument("--target", type=float, default=475.0)
     ap.add_argument("--eval-episodes", type=int, default=20)
@@ -308,7 +310,7 @@ def main() -> None:
     args = ap.parse_args()
     protocol = Protocol(args.target, args.eval_episodes, args.check_every, args.budget)
     t = time.perf_counter()
-    _, result = compare(list(range(1, args.seeds + 1)), protocol, args.threads,
+    _, result = compare(list(range(args.first_seed, args.first_seed + args.seeds)), protocol, args.threads,
                         out=lambda s: print(s, flush=True))
     print(f"total wall {time.perf_counter() - t:.0f} s")
     print(result)

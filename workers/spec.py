@@ -305,6 +305,6 @@ clip 0.3 (a PPO round may move the policy further), so 2 samplers solve it in 5 
 steps). Measured through the roles (tests/workers/roles/test_demo_spec.py), 1 thread: evaluation
 return 500.0 of 100 episodes after round 5, 12-20 s of sampling and training. Other task seeds
 (same loop): 2, 3, 4 reach >= 499.9, but 5 and 6 only 450.4 and 474.4, so a spec with another
-seed may need a 6th round. With presets.CARTPOLE's own 10 epochs and clip 0.2 it takes ~7 rounds.
+seed may need a 6th round. With 10 epochs and clip 0.2 it takes ~7 rounds.
 A round is 320 gradient steps (2 x 2048 samples / 256 x 20 epochs): the trace has 80 state leaves
 of 4 steps (~9 MB stored a round) and a validator re-executes 4 of them, 16 steps (5%)."""
