@@ -168,7 +168,8 @@ class NodeContext:
         return self.sender.address
 
     @classmethod
-    def build(cls, config: NodeConfig) -> "NodeContext":
+    def build(cls, config: NodeConfig, account=None) -> "NodeContext":
+        """`account`: the node's account, already unlocked (else its keystore is decrypted)."""
         extra = config.extra
         missing = [k for k in ("rpc_url", "deployment", "node_dir", "store_dir") if not extra.get(k)]
         if missing:
@@ -176,7 +177,7 @@ class NodeContext:
         node_dir = Path(extra["node_dir"])
         w3 = http_w3(extra["rpc_url"])
         deployment = load_deployment(w3, path=extra["deployment"])
-        account = load_account(find_keystore(node_dir, extra.get("address")))
+        account = account or load_account(find_keystore(node_dir, extra.get("address")))
         client = redis.Redis.from_url(config.redis_url)
         sender = TxSender(w3, account, client)
         store = open_store(extra.get("ipfs_api"), extra["store_dir"])
@@ -185,9 +186,15 @@ class NodeContext:
 
     @classmethod
     def current(cls) -> "NodeContext":
-        """This process's context for NodeConfig.from_env(), built on first use after a fork."""
+        """This process's context for NodeConfig.from_env(), built on first use after a fork. A
+        context of the same config built before the fork (a worker's warm-up, before it forks its
+        pool) lends the new one its unlocked account: connections are not fork-safe, but an
+        account is plain data, and decrypting the keystore again is the costly part (scrypt at
+        its default cost: about half a second and 256 MB in every pool process)."""
         if _current.get("pid") != os.getpid():
-            _current.update(pid=os.getpid(), ctx=cls.build(NodeConfig.from_env()))
+            config, before = NodeConfig.from_env(), _current.get("ctx")
+            account = before.account if before is not None and before.config == config else None
+            _current.update(pid=os.getpid(), ctx=cls.build(config, account=account))
         return _current["ctx"]
 
 

@@ -94,7 +94,7 @@ from workers.node.context import NodeContext
 
 log = logging.getLogger(__name__)
 
-HANDLER_MODULES = ("workers.node.handlers",  # first: the workers' warm-up hooks (warm, warm_claims)
+HANDLER_MODULES = ("workers.node.handlers",  # first: the workers' warm-up hooks
                    "workers.node.assignment_handlers", "workers.node.round_handlers",
                    "workers.node.validator_handlers", "workers.node.aggregate_handlers",
                    "workers.node.keeper_handlers", "workers.node.dispute_handlers")
@@ -115,8 +115,9 @@ def node_config(redis_url: str, node_name: str, extra: dict, **settings) -> Node
 def warm() -> None:
     """Called by each worker before its first message (workers.node.worker): the roles' compute
     modules (torch, gymnasium) and their first-use costs (workers.roles.warmup), inherited by the
-    pool processes forked after, and, in a single-process worker, the node's context (keystore,
-    deployment check). A prefork pool's children build their own context after the fork."""
+    pool processes forked after, and the node's context (keystore, deployment check): a
+    single-process worker's own; in a prefork worker, the one whose account its pool processes
+    borrow when they build theirs at their first job (NodeContext.current)."""
     import workers.node.encrypted_inputs  # noqa: F401 - every role's first round reads its checkpoint through it
     import workers.node.relay  # noqa: F401 - a validator's vote
     import workers.node.sample_ahead  # noqa: F401 - a sampler's next shard

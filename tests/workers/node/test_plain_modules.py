@@ -296,3 +296,27 @@ def test_early_sampler_checks_count_the_blobs_of_the_shards_they_parsed():
     assert validator_handlers._judged_bytes(checks) == 45
     assert validator_handlers._SAMPLER_CHECKS.max_items == validator_handlers.SAMPLER_CHECKS_KEPT
     assert validator_handlers._SAMPLER_CHECKS.max_bytes == validator_handlers.SAMPLER_CHECKS_MAX_BYTES
+
+
+def test_a_context_built_before_a_fork_lends_its_account_to_the_next(monkeypatch):
+    # A pool process rebuilds its context (connections do not cross a fork) but must not decrypt
+    # the keystore again: the context its worker built before forking lends its account, and
+    # only a context of the same config does.
+    from types import SimpleNamespace
+
+    from workers.node import context
+    from workers.node.config import ENV_VAR
+
+    config = NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="lender", extra={"node_dir": "/n"})
+    monkeypatch.setenv(ENV_VAR, config.to_json())
+    monkeypatch.setattr(context.NodeContext, "build", classmethod(
+        lambda cls, cfg, account=None: SimpleNamespace(config=cfg, account=account or "decrypted")))
+
+    def current_after_fork(before):
+        monkeypatch.setattr(context, "_current", {"pid": -1, "ctx": before})  # built in another process
+        return context.NodeContext.current().account
+
+    assert current_after_fork(SimpleNamespace(config=config, account="unlocked")) == "unlocked"
+    other = NodeConfig(redis_url=config.redis_url, node_name="other", extra={"node_dir": "/o"})
+    assert current_after_fork(SimpleNamespace(config=other, account="theirs")) == "decrypted"
+    assert current_after_fork(None) == "decrypted"
