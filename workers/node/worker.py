@@ -36,36 +36,29 @@ WARM_UP: list[tuple[int, str]] = []
 logging, so `report_warm_up` logs it once the worker is ready."""
 
 
-def run_hooks(hook: str) -> list[tuple[int, str]]:
-    """Calls `hook()` of every handler module that has one; what happened, as (level, message).
-    A failure is only reported: the handler that needs what failed raises it."""
-    found = [(name, getattr(importlib.import_module(name), hook, None)) for name in config.handler_modules]
-    found = [(name, fn) for name, fn in found if fn is not None]
-    if not found:  # said, so that handler modules that lose their hook cannot go unnoticed
-        return [(logging.INFO, f"warm-up: no handler module defines {hook}()")]
-    report = []
-    for name, fn in found:
-        started = time.perf_counter()
-        try:
-            fn()
-        except Exception as exc:  # noqa: BLE001 - see the docstring
-            report.append((logging.WARNING, f"warming {name} failed: {type(exc).__name__}: {exc}"))
-        else:
-            report.append((logging.INFO, f"warm-up: {name}.{hook}() in {time.perf_counter() - started:.2f} s"))
-    return report
-
-
 @worker_init.connect
 def warm(**_) -> None:
     """Before the worker takes its first message, let each handler module load what it computes
     with (its `warm()`: torch, gymnasium, the node's context), so that the first event a node
     handles is not seconds late; the claim lane, which computes nothing, calls `warm_claims()`
-    instead (the node's context only)."""
+    instead (the node's context only). A failure here is only reported: the handler raises it."""
+    hook = "warm_claims" if os.environ.get(logs.PROCESS_ENV) == CLAIM_LANE else "warm"
     try:
         warm_sending(app)  # handlers schedule checks and follow-ups with send_task
-    except Exception as exc:  # noqa: BLE001 - reported; send_task raises it where it is needed
+    except Exception as exc:  # noqa: BLE001 - see the docstring
         WARM_UP.append((logging.WARNING, f"preparing send_task failed: {type(exc).__name__}: {exc}"))
-    WARM_UP.extend(run_hooks("warm_claims" if os.environ.get(logs.PROCESS_ENV) == CLAIM_LANE else "warm"))
+    found = [(name, getattr(importlib.import_module(name), hook, None)) for name in config.handler_modules]
+    found = [(name, fn) for name, fn in found if fn is not None]
+    if not found:  # said, so that handler modules that lose their hook cannot go unnoticed
+        WARM_UP.append((logging.INFO, f"warm-up: no handler module defines {hook}()"))
+    for name, fn in found:
+        started = time.perf_counter()
+        try:
+            fn()
+        except Exception as exc:  # noqa: BLE001 - see the docstring
+            WARM_UP.append((logging.WARNING, f"warming {name} failed: {type(exc).__name__}: {exc}"))
+        else:
+            WARM_UP.append((logging.INFO, f"warm-up: {name}.{hook}() in {time.perf_counter() - started:.2f} s"))
 
 
 @worker_ready.connect

@@ -1,8 +1,8 @@
 """Every Celery worker of a real node warms up before it takes its first message: a compute worker
 runs workers.node.handlers.warm() (its role's compute modules and the node's context: keystore,
 deployment, store), a claim lane warm_claims() (the context only). Without it a node's first claim
-paid the keystore's decryption and the deployment's loading on its critical path (~250 ms with the
-default scrypt settings), which went unnoticed while no handler module offered the hooks."""
+paid the keystore's decryption and the deployment's loading on its critical path (~250 ms in the
+latency bench's network), which went unnoticed while no handler module offered the hooks."""
 import json
 
 
