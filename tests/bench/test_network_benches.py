@@ -46,6 +46,24 @@ def test_dispatch_is_creation_to_first_claim_and_sync_reveal_to_quorum():
                                                (31.0, ev("Attested", taskId=1, round=0))], num_validators=3)[1] == [1.0]
 
 
+def test_the_bench_waits_for_every_task_to_reach_a_final_status():
+    import threading
+    import time
+
+    endings = latency.Endings()
+    endings.record(ev("TaskStatusChanged", taskId=1, status=3))  # Active: not an end
+    endings.record(ev("SlotAssigned", taskId=2, status=4))  # not a status change
+    assert endings.final == {}
+    endings.record(ev("TaskStatusChanged", taskId=1, status=4))  # Completed
+    assert endings.wait([1], timeout=0)
+    started = time.monotonic()
+    assert not endings.wait([1, 2], timeout=0.2)  # task 2 has not ended
+    assert time.monotonic() - started >= 0.2
+    threading.Timer(0.1, endings.record, [ev("TaskStatusChanged", taskId=2, status=6)]).start()  # Failed
+    assert endings.wait([1, 2], timeout=10)
+    assert endings.final == {1: latency.Status.COMPLETED, 2: latency.Status.FAILED}
+
+
 def test_summary_percentiles():
     out = latency.summary("x", [i / 1000 for i in range(1, 101)])  # 1..100 ms
     assert out == {"p50": 50.5, "p95": 95.0, "mean": 50.5}
