@@ -27,7 +27,9 @@ share of the machine's CPU time that stayed idle in it: /proc/stat, Linux only) 
 Note: the validators (3 of them, sharing this machine's cores with everything else) replay the
 challenged episodes of each shard and re-execute only the challenged transitions of the
 trainer's trace (issue 4 §1: 16 of the demo's 320 gradient steps a round), not the whole update;
-the trainer records and stores its trace (80 states a round), which the local run also does.
+the trainer records its trace (80 states a round), which the local run also does, and stores it
+in the node's content store, which the local run does not (each state written and fsync'd before
+the commitment that binds it).
 """
 
 from __future__ import annotations
