@@ -131,14 +131,16 @@ def schedule_check(event_name: str, key: str, args: dict, countdown: float | Non
     """A synthetic event for this node's `role` queue at args["deadline"] + 1 s of protocol
     time (or after `countdown` s), at most half the visibility timeout ahead: a longer wait is
     a chain of checks, each rescheduling the next (hop), so that no message outlives Redis's
-    redelivery window."""
+    redelivery window. Sent URGENT: a worker holds a message with a countdown until it is due, so
+    the check should reach it at once, not behind a burst's LATER jobs, which would make it late."""
     from celery import current_task
 
     from workers.node.celery_app import send_event
+    from workers.node.dispatch import URGENT
 
     ctx = NodeContext.current()
     if countdown is None:
         countdown = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime") + 1
     countdown = max(0.0, min(float(countdown), ctx.config.visibility_timeout / 2))
     kwargs = {"event_key": key, "event_name": event_name, "block": 0, "role": role, "args": args}
-    send_event(current_task.app, kwargs, countdown=countdown)
+    send_event(current_task.app, kwargs, countdown=countdown, priority=URGENT)

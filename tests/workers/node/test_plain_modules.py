@@ -320,3 +320,27 @@ def test_a_context_built_before_a_fork_lends_its_account_to_the_next(monkeypatch
     other = NodeConfig(redis_url=config.redis_url, node_name="other", extra={"node_dir": "/o"})
     assert current_after_fork(SimpleNamespace(config=other, account="theirs")) == "decrypted"
     assert current_after_fork(None) == "decrypted"
+
+
+def test_a_scheduled_check_reaches_its_worker_ahead_of_later_jobs(monkeypatch):
+    """A check waits in its worker until due; sent LATER, it would reach the worker only after a
+    burst's queued records, and be late."""
+    from types import SimpleNamespace
+
+    import celery
+
+    from workers.node import celery_app, common
+    from workers.node.context import NodeContext
+
+    sent = []
+    ctx = SimpleNamespace(config=SimpleNamespace(visibility_timeout=3600), deployment=SimpleNamespace(registry="r"),
+                          view=SimpleNamespace(read=lambda contract, name: 1_000))
+    monkeypatch.setattr(NodeContext, "current", classmethod(lambda cls: ctx))
+    monkeypatch.setattr(celery, "current_task", SimpleNamespace(app="app"))
+    monkeypatch.setattr(celery_app, "send_event", lambda app, kwargs, **options: sent.append((app, kwargs, options)))
+    common.schedule_check("DeadlineReached", "k", {"taskId": 1, "deadline": 1_010})
+    common.schedule_check("ClaimDeadlineReached", "k2", {"taskId": 1}, countdown=10_000)
+    assert [options for _, _, options in sent] == [{"countdown": 11.0, "priority": dispatch.URGENT},
+                                                   {"countdown": 1800.0, "priority": dispatch.URGENT}]
+    assert sent[0][1] == {"event_key": "k", "event_name": "DeadlineReached", "block": 0, "role": "validator",
+                          "args": {"taskId": 1, "deadline": 1_010}}
