@@ -4,7 +4,8 @@ Every send takes a per-account Redis lock around "allocate nonce, sign, send", s
 Celery workers, threads or processes send from the account, nonces come out as one contiguous
 sequence. The next nonce lives in Redis (`decentrl:nonce:<chainId>:<address>`); it is taken from
 the chain's pending nonce when the key is missing, and resynced from it after a 'nonce too low'
-/ 'nonce too high' answer, a failed send, or a dropped transaction. Gas is estimated (a revert
+/ 'nonce too high' answer, a failed send, or a dropped transaction; an 'already known' answer
+means the node holds this very transaction, which is then taken as sent. Gas is estimated (a revert
 there raises TxReverted before anything is sent); the receipt is awaited outside the lock with a
 timeout (30 s by default). A mined revert is re-simulated with eth_call at its block to recover
 the custom error. The key signs locally and is never logged."""
@@ -28,7 +29,10 @@ from workers.node import metrics
 
 log = logging.getLogger(__name__)
 
-RESYNC_MESSAGES = ("nonce too low", "nonce too high", "already known", "already imported")
+RESYNC_MESSAGES = ("nonce too low", "nonce too high")
+ALREADY_SENT_MESSAGES = ("already known", "already imported")
+"""The node already holds this very transaction (geth: "already known", anvil: "transaction already
+imported"): the same signed bytes, so the same hash and nonce."""
 
 
 @dataclass(frozen=True)
@@ -156,15 +160,23 @@ class TxSender:
                     self.w3.eth.send_raw_transaction(signed.raw_transaction)
                 except Web3RPCError as exc:
                     message = str(exc.message or exc).lower()
-                    if any(m in message for m in RESYNC_MESSAGES) and resyncs < self.max_resyncs:
+                    if any(m in message for m in ALREADY_SENT_MESSAGES):
+                        # An earlier send of this transaction reached the node, and the stored
+                        # nonce was not moved past it (its process was killed in between): it is
+                        # sent. Signing it again at a fresh nonce would make the call twice.
+                        self._count("already_known")
+                        log.warning("%s: %s is already at the node (nonce %d); taking it as sent",
+                                    self.address, tx_hash, nonce)
+                    elif any(m in message for m in RESYNC_MESSAGES) and resyncs < self.max_resyncs:
                         resyncs += 1
-                        self._count("nonce_too_low" if "too low" in message or "already" in message else "nonce_too_high")
+                        self._count("nonce_too_low" if "too low" in message else "nonce_too_high")
                         log.warning("%s: %s at nonce %d; resyncing from the chain", self.address, exc.message, nonce)
                         self.redis.delete(self.nonce_key)
                         continue
-                    self.redis.delete(self.nonce_key)  # unknown state: take the chain's word next time
-                    metrics.tx_failed(metrics.fn_name(description), type(exc).__name__, "send")
-                    raise
+                    else:
+                        self.redis.delete(self.nonce_key)  # unknown state: take the chain's word next time
+                        metrics.tx_failed(metrics.fn_name(description), type(exc).__name__, "send")
+                        raise
                 except BaseException as exc:
                     self.redis.delete(self.nonce_key)
                     metrics.tx_failed(metrics.fn_name(description), type(exc).__name__, "send")

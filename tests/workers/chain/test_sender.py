@@ -108,6 +108,28 @@ def test_nonce_used_elsewhere_is_resynced_from_the_chain(w3, redis_client, new_a
     assert sender.stats["nonce_too_low"] == 1
 
 
+def test_a_transaction_the_node_already_holds_is_taken_as_sent_not_sent_again(w3, redis_client, new_account):
+    """A process killed between sending and storing the next nonce leaves the stored nonce behind
+    its transaction; the retried job signs the very same bytes, and the node answers that it holds
+    them already: that is the transaction sent, and the call must not go out again at a new nonce."""
+    account = new_account()
+    sender = TxSender(w3, account, redis_client)
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        tx = sender.build(to=SINK, value=1)
+        first = sender.send_built(tx)
+        redis_client.set(sender.nonce_key, first.nonce)  # the stored nonce as it was before that send
+        again = sender.send_built(tx)
+        assert (again.tx_hash, again.nonce) == (first.tx_hash, first.nonce)
+        assert sender.stats["already_known"] == 1
+        assert int(redis_client.get(sender.nonce_key)) == first.nonce + 1
+        assert w3.eth.get_transaction_count(account.address, "pending") == first.nonce + 1  # one transaction
+        w3.provider.make_request("evm_mine", [])
+    finally:
+        w3.provider.make_request("evm_setAutomine", [True])
+    assert sender.wait(again)["status"] == 1
+
+
 def test_unmined_transaction_is_dropped_and_its_nonce_reused(w3, redis_client, new_account):
     account = new_account()
     sender = TxSender(w3, account, redis_client, receipt_timeout=0.5)
