@@ -8,7 +8,10 @@ every notification, a cost every node paid per log). The watcher then
 reads the new range with eth_getLogs over HTTP. So the websocket gives the latency and HTTP gives
 completeness: a missed or late notification costs nothing, because the watcher also re-checks
 every `resync_interval`; when the websocket cannot connect or breaks, the watcher polls every
-`poll_interval` (the HTTP polling fallback). mode="poll" never opens a websocket.
+`poll_interval` (the HTTP polling fallback) and subscribes again after `resubscribe_s`, doubling
+the wait after each failed try up to RESUBSCRIBE_MAX_S, so that an endpoint that restarted or
+closed an idle socket is not polled many times a second for good. mode="poll" never opens a
+websocket.
 
 Confirmations: a block is read only once `confirmations` more blocks sit on top of it
 (0 = as soon as mined). Deeper reorganisations than that are not handled.
@@ -30,6 +33,7 @@ import logging
 import os
 import sqlite3
 import threading
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Collection
@@ -43,6 +47,7 @@ from workers.chain.rpc import raw_request
 log = logging.getLogger(__name__)
 
 END = 2**62  # log index meaning "the whole block"
+RESUBSCRIBE_MAX_S = 60.0  # the longest wait between two tries to subscribe again
 _DYNAMIC = ("string", "bytes")
 
 
@@ -186,12 +191,14 @@ class EventWatcher:
     contracts: which of the deployment's contracts to follow.
     ws_url: the node's websocket endpoint (mode "ws"); None or mode "poll" means polling only.
     start_block: where to begin when the cursor is empty (default: the deployment's block).
-    names: the only events to deliver (the rest are passed over undecoded); None: every event."""
+    names: the only events to deliver (the rest are passed over undecoded); None: every event.
+    resubscribe_s: the first wait before subscribing again once the websocket is down."""
 
     def __init__(self, deployment, callback: Callable[[ChainEvent], None], cursor: SqliteCursor, *,
                  contracts=("TaskRegistry",), ws_url: str | None = None, mode: str = "ws",
                  confirmations: int = 0, poll_interval: float = 0.05, resync_interval: float = 1.0,
-                 start_block: int | None = None, max_range: int = 2000, names: Collection[str] | None = None):
+                 start_block: int | None = None, max_range: int = 2000, names: Collection[str] | None = None,
+                 resubscribe_s: float = 1.0):
         if mode not in ("ws", "poll"):
             raise ValueError(f"mode must be 'ws' or 'poll', not {mode!r}")
         if mode == "ws" and not ws_url:
@@ -204,6 +211,10 @@ class EventWatcher:
         self.mode, self.ws_url = mode, ws_url
         self.confirmations = confirmations
         self.poll_interval, self.resync_interval = poll_interval, resync_interval
+        self.resubscribe_s = resubscribe_s
+        self._resubscribe_wait = resubscribe_s  # doubles with each try, back to the first once up
+        self._resubscribe_at = 0.0  # time.monotonic() of the next try while the websocket is down
+        self.subscriptions = 0  # how many times the websocket subscription came up
         self.max_range = max_range
         self.start_block = deployment.block if start_block is None else start_block
         self.addresses = [deployment.contracts[name].address for name in contracts]
@@ -228,14 +239,31 @@ class EventWatcher:
         self._stop.clear()
         if self.mode == "ws":
             self._start_ws()
+            if self.transport != "ws":
+                log.warning("websocket %s unavailable; polling every %g s", self.ws_url, self.poll_interval)
         try:
             while not self._stop.is_set():
                 self._wake.clear()  # before reading: a wake-up during sync() is not lost
                 self.sync()
                 waiting = self.resync_interval if self.transport == "ws" else self.poll_interval
+                if self.mode == "ws":
+                    waiting = min(waiting, self._keep_subscribed())
                 self._wake.wait(waiting)
         finally:
             self._stop_ws()
+
+    def _keep_subscribed(self) -> float:
+        """While the websocket is down, starts a try to subscribe again once its wait is over;
+        returns the seconds until the next try is due (inf while the subscription is up)."""
+        if self.transport == "ws":
+            self._resubscribe_wait = self.resubscribe_s
+            return float("inf")
+        if self._ws_thread is not None and self._ws_thread.is_alive():
+            return self.poll_interval  # a try is under way (its end wakes the watcher)
+        if time.monotonic() >= self._resubscribe_at:
+            self._start_ws(wait=False)
+            return self.poll_interval
+        return max(0.0, self._resubscribe_at - time.monotonic())
 
     def start(self) -> "EventWatcher":
         """run() in a background thread; its error, if any, is re-raised by stop()."""
@@ -303,14 +331,17 @@ class EventWatcher:
 
     # -- websocket wake-ups ----------------------------------------------------------------
 
-    def _start_ws(self) -> None:
+    def _start_ws(self, wait: bool = True) -> None:
+        """Subscribes on a thread of its own; `wait`: until it is up or has failed (at most 5 s).
+        Should this try fail, the next is due after the current wait, and the wait doubles."""
+        self._resubscribe_at = time.monotonic() + self._resubscribe_wait
+        self._resubscribe_wait = min(2 * self._resubscribe_wait, RESUBSCRIBE_MAX_S)
         self._ws_up.clear()
         self._ws_closing.clear()
         self._ws_thread = threading.Thread(target=self._ws_thread_main, name="event-watcher-ws", daemon=True)
         self._ws_thread.start()
-        self._ws_up.wait(5.0)
-        if self.transport != "ws":
-            log.warning("websocket %s unavailable; polling every %g s", self.ws_url, self.poll_interval)
+        if wait:
+            self._ws_up.wait(5.0)
 
     def _ws_thread_main(self) -> None:
         from websockets.sync.client import connect
@@ -324,6 +355,9 @@ class EventWatcher:
                 if self.confirmations:
                     subscribe(ws, 2, ["newHeads"])
                 self.transport = "ws"
+                self.subscriptions += 1
+                if self.subscriptions > 1:
+                    log.info("websocket %s subscribed again; events come by it again", self.ws_url)
                 self._ws_up.set()
                 self._wake.set()  # catch up on anything mined while subscribing
                 for _ in ws:  # until closed; what arrived is read over HTTP
@@ -332,8 +366,9 @@ class EventWatcher:
                     raise ConnectionError("the node closed the subscription")
         except Exception as exc:  # fault tolerance: fall back to HTTP polling, which stays complete
             if not self._ws_closing.is_set():
-                log.warning("websocket %s failed (%s: %s); polling every %g s", self.ws_url, type(exc).__name__,
-                            exc, self.poll_interval)
+                log.warning("websocket %s failed (%s: %s); polling every %g s, subscribing again in %.1f s",
+                            self.ws_url, type(exc).__name__, exc, self.poll_interval,
+                            max(0.0, self._resubscribe_at - time.monotonic()))
         finally:
             self._ws = None
             self.transport = "poll"

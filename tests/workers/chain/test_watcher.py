@@ -254,6 +254,62 @@ def test_a_refused_subscription_falls_back_to_polling(deployment, admin, tmp_pat
         server.shutdown()
 
 
+def test_a_dropped_subscription_is_taken_up_again(deployment, anvil, admin, tmp_path):
+    """The node's websocket goes away (an endpoint that restarts, or closes idle sockets): the
+    watcher polls meanwhile and subscribes again, and events come by the websocket again. With
+    both its timers at 60 s, only a live subscription brings the last event within seconds."""
+    from websockets.exceptions import ConnectionClosed
+    from websockets.sync.client import connect
+    from websockets.sync.server import serve
+
+    connections = []
+
+    def relay(ws):  # to anvil's websocket and back
+        connections.append(ws)
+        with connect(anvil.ws_url, max_size=None) as upstream:
+            def back():
+                try:
+                    for message in upstream:
+                        ws.send(message)
+                except ConnectionClosed:
+                    pass
+            threading.Thread(target=back, daemon=True).start()
+            try:
+                for message in ws:
+                    upstream.send(message)
+            except ConnectionClosed:
+                pass
+
+    def until(condition, what):
+        deadline = time.monotonic() + 10
+        while not condition():
+            assert time.monotonic() < deadline, what
+            time.sleep(0.01)
+
+    with serve(relay, "127.0.0.1", 0) as server:
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        recorder = Recorder()
+        cursor = SqliteCursor(tmp_path / "c.sqlite", "resubscribe")
+        cursor.set(deployment.w3.eth.block_number, END)
+        watcher = EventWatcher(deployment, recorder, cursor, ws_url=f"ws://127.0.0.1:{server.socket.getsockname()[1]}",
+                               mode="ws", poll_interval=60.0, resync_interval=60.0, resubscribe_s=0.2)
+        recorder.watcher = watcher
+        watcher.start()
+        try:
+            until(lambda: watcher.transport == "ws", "the first subscription did not come up")
+            connections[0].close()  # the endpoint drops the subscription
+            until(lambda: watcher.subscriptions == 2 and watcher.transport == "ws",
+                  f"not subscribed again ({watcher.subscriptions} subscriptions, transport {watcher.transport})")
+            assert len(connections) == 2
+            time.sleep(0.2)  # past the sync that follows subscribing
+            mined(deployment.w3, set_slash_bps(deployment, admin, 760))
+            recorder.wait_for(1, timeout=10)
+        finally:
+            watcher.stop()
+            server.shutdown()
+    assert recorder.events[0].args == {"bps": 760}
+
+
 def test_the_websocket_brings_each_event_without_waiting_for_a_resync(deployment, anvil, admin, tmp_path):
     """In ws mode the subscription wakes the watcher: with its resync timer at 60 s, every event
     still arrives within seconds (a broken wake-up would leave them to the next resync). The
