@@ -348,14 +348,16 @@ def _keys(answer) -> Iterator[str]:
 
 def gc_forever(store: ContentStore, interval: float, stop: threading.Event) -> None:
     """store.gc() now and every `interval` s until `stop` is set (each node's watcher process runs
-    this in a thread). A store that is unreachable for a while is tried again next time."""
+    this in a thread). A pass that fails (an unreachable IPFS node, a ledger locked past its
+    timeout, a file it cannot remove) is logged and tried again next time: a thread that died of it
+    would leave the store growing, unnoticed, for the rest of the process's life."""
     while True:
         try:
             dropped = store.gc()
             if dropped:
                 log.info("store gc: dropped %d results older than %.0f s", len(dropped), store.retention)
-        except RETRYABLE as exc:
-            log.warning("store gc skipped: %s", exc)
+        except (StorageError, sqlite3.Error, OSError) as exc:
+            log.warning("store gc skipped until the next pass in %.0f s: %s: %s", interval, type(exc).__name__, exc)
         if stop.wait(interval):
             return
 

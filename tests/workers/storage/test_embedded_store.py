@@ -82,6 +82,29 @@ def test_gc_forever_drops_expired_results_until_stopped(store, clock):
     assert {e.cid for e in store.list()} == {kept, fresh} and not store.has(old)
 
 
+def test_a_failing_gc_pass_is_tried_again_at_the_next(store, clock, monkeypatch, caplog):
+    import sqlite3
+    import threading
+
+    from workers.storage.store import gc_forever
+
+    old = store.put(b"old rollout")
+    clock.advance(store.retention + 1)
+    real_gc, passes, stop = store.gc, [], threading.Event()
+
+    def gc():
+        passes.append(1)
+        if len(passes) == 1:
+            raise sqlite3.OperationalError("database is locked")
+        stop.set()  # the second pass is the last
+        return real_gc()
+
+    monkeypatch.setattr(store, "gc", gc)
+    gc_forever(store, interval=0.01, stop=stop)
+    assert len(passes) == 2 and not store.has(old)
+    assert "store gc skipped until the next pass" in caplog.text and "database is locked" in caplog.text
+
+
 def test_put_many_stores_each_item_as_put_does(store, clock):
     items = [b"state 0", b"state 1", b"state 0", pattern("shake256", 1000)]
     cids = store.put_many(items)
