@@ -7,6 +7,7 @@ handler runs, so it lapses soon after a worker dies and a redelivered task can r
 """
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -14,6 +15,8 @@ import uuid
 from dataclasses import dataclass
 
 import redis
+
+log = logging.getLogger(__name__)
 
 QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
 EVENT_KEY = re.compile(r"0x[0-9a-f]{64}:\d+")
@@ -114,8 +117,15 @@ class Lease:
         return self
 
     def _renew_loop(self) -> None:
+        # A renewal that fails (Redis restarting, a dropped connection) is tried again a third of
+        # the TTL later: the lease holds while a renewal gets through within its TTL, and a loop
+        # that ended at the first error would let it lapse under a handler that is still running.
         while not self._stop.wait(self.ttl_ms / 3000):
-            self.store._renew(keys=[self.key], args=[self.token, self.ttl_ms])
+            try:
+                self.store._renew(keys=[self.key], args=[self.token, self.ttl_ms])
+            except redis.RedisError as exc:
+                log.warning("lease %s not renewed (%s: %s); trying again in %.1f s", self.key,
+                            type(exc).__name__, exc, self.ttl_ms / 3000)
 
     def __exit__(self, *exc) -> None:
         self._stop.set()

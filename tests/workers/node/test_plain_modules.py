@@ -344,3 +344,24 @@ def test_a_scheduled_check_reaches_its_worker_ahead_of_later_jobs(monkeypatch):
                                                    {"countdown": 1800.0, "priority": dispatch.URGENT}]
     assert sent[0][1] == {"event_key": "k", "event_name": "DeadlineReached", "block": 0, "role": "validator",
                           "args": {"taskId": 1, "deadline": 1_010}}
+
+
+def test_a_lease_outlives_a_renewal_that_fails(rclient, monkeypatch):
+    """A handler runs for many TTLs; one renewal lost to a Redis error must not let its lease lapse
+    under it (a redelivered copy would then start beside it)."""
+    import redis
+
+    store = jobs.JobStore(rclient, f"test-lease-{uuid.uuid4().hex}")
+    real_renew, renewals = store._renew, []
+
+    def renew(**kwargs):
+        renewals.append(1)
+        if len(renewals) == 1:
+            raise redis.ConnectionError("Redis is loading the dataset in memory")
+        return real_renew(**kwargs)
+
+    monkeypatch.setattr(store, "_renew", renew)
+    with store.lease("trainer", "0xabc:0", ttl_s=0.3) as lease:
+        time.sleep(1.2)  # four TTLs
+        assert rclient.get(lease.key) == lease.token.encode() and rclient.pttl(lease.key) > 0
+    assert len(renewals) >= 3 and rclient.get(lease.key) is None
