@@ -13,6 +13,10 @@ the wait after each failed try up to RESUBSCRIBE_MAX_S, so that an endpoint that
 closed an idle socket is not polled many times a second for good. mode="poll" never opens a
 websocket.
 
+Chain reads that fail (the node unreachable, an HTTP error, an error answer) do not stop the
+watcher: it logs them and reads again after 1 s, doubling the wait up to 64 s (the design's
+backoff), so a chain node that restarts costs a gap, not a crashed process restarted in a loop.
+
 Confirmations: a block is read only once `confirmations` more blocks sit on top of it
 (0 = as soon as mined). Deeper reorganisations than that are not handled.
 
@@ -41,6 +45,8 @@ from typing import Callable, Collection
 from eth_abi import decode
 from eth_utils import event_abi_to_log_topic
 
+from web3.exceptions import Web3RPCError
+
 from workers.chain.abi import canonical_type, load_abi, typed_value
 from workers.chain.rpc import raw_request
 
@@ -48,6 +54,12 @@ log = logging.getLogger(__name__)
 
 END = 2**62  # log index meaning "the whole block"
 RESUBSCRIBE_MAX_S = 60.0  # the longest wait between two tries to subscribe again
+READ_RETRY_S = (1.0, 64.0)  # the first and the longest wait before reading the chain again after a failed read
+
+
+class ChainReadError(Exception):
+    """The chain node did not answer one of the watcher's reads (unreachable, an HTTP error, or
+    an error answer)."""
 _DYNAMIC = ("string", "bytes")
 
 
@@ -241,10 +253,18 @@ class EventWatcher:
             self._start_ws()
             if self.transport != "ws":
                 log.warning("websocket %s unavailable; polling every %g s", self.ws_url, self.poll_interval)
+        retry_s = READ_RETRY_S[0]
         try:
             while not self._stop.is_set():
                 self._wake.clear()  # before reading: a wake-up during sync() is not lost
-                self.sync()
+                try:
+                    self.sync()
+                except ChainReadError as exc:
+                    log.warning("%s; reading again in %g s", exc, retry_s)
+                    self._stop.wait(retry_s)
+                    retry_s = min(2 * retry_s, READ_RETRY_S[1])
+                    continue
+                retry_s = READ_RETRY_S[0]
                 waiting = self.resync_interval if self.transport == "ws" else self.poll_interval
                 if self.mode == "ws":
                     waiting = min(waiting, self._keep_subscribed())
@@ -300,17 +320,17 @@ class EventWatcher:
         return self.cursor.get() or (self.start_block - 1, END)
 
     def sync(self) -> int:
-        """Delivers every event up to the confirmed head; returns how many it delivered."""
+        """Delivers every event up to the confirmed head; returns how many it delivered.
+        ChainReadError when the chain node does not answer (run() reads again after a wait)."""
         delivered = 0
         block, index = self.position()
         # raw reads: this runs on every block in every node, and web3.py's formatting of the
         # answers cost more CPU than the requests themselves (EventDecoder takes raw logs)
-        safe = int(raw_request(self.w3, "eth_blockNumber", []), 16) - self.confirmations
+        safe = int(self._read("eth_blockNumber", []), 16) - self.confirmations
         first = block if index != END else block + 1
         while first <= safe and not self._stop.is_set():
             last = min(safe, first + self.max_range - 1)
-            logs = raw_request(self.w3, "eth_getLogs",
-                               [{"address": self.addresses, "fromBlock": hex(first), "toBlock": hex(last)}])
+            logs = self._read("eth_getLogs", [{"address": self.addresses, "fromBlock": hex(first), "toBlock": hex(last)}])
             for entry in sorted(logs, key=log_position):
                 if log_position(entry) <= (block, index):
                     continue  # delivered before a stop in the middle of this block
@@ -328,6 +348,15 @@ class EventWatcher:
             self.cursor.set(block, index)
             first = last + 1
         return delivered
+
+    def _read(self, method: str, params: list):
+        try:
+            return raw_request(self.w3, method, params)
+        except (OSError, Web3RPCError) as exc:  # OSError: sockets' errors and requests' (its RequestException)
+            raise ChainReadError(f"chain read {method} at {self._endpoint()} failed: {type(exc).__name__}: {exc}") from exc
+
+    def _endpoint(self) -> str:
+        return str(getattr(self.w3.provider, "endpoint_uri", "the chain node"))
 
     # -- websocket wake-ups ----------------------------------------------------------------
 

@@ -310,6 +310,34 @@ def test_a_dropped_subscription_is_taken_up_again(deployment, anvil, admin, tmp_
     assert recorder.events[0].args == {"bps": 760}
 
 
+def test_a_chain_node_that_stops_answering_for_a_while_costs_a_gap_not_the_watcher(deployment, anvil, admin,
+                                                                                    tmp_path, monkeypatch, caplog):
+    """Reads that fail (here the first three: the chain node restarting) are logged and tried again
+    after a growing wait; the watcher keeps running and then delivers what it missed."""
+    from workers.chain import watcher as watcher_module
+
+    real, failed = watcher_module.raw_request, []
+
+    def flaky(w3, method, params):
+        if len(failed) < 3:
+            failed.append(method)
+            raise ConnectionRefusedError(111, "Connection refused")
+        return real(w3, method, params)
+
+    monkeypatch.setattr(watcher_module, "raw_request", flaky)
+    monkeypatch.setattr(watcher_module, "READ_RETRY_S", (0.05, 0.1))
+    recorder = Recorder()
+    watcher = watch(deployment, anvil, tmp_path, recorder, "poll", name="flaky")
+    mined(deployment.w3, set_slash_bps(deployment, admin, 770))
+    watcher.start()
+    try:
+        recorder.wait_for(1, timeout=10)
+    finally:
+        watcher.stop()  # re-raises what ended the watcher, if anything did
+    assert failed == ["eth_blockNumber"] * 3 and recorder.events[0].args == {"bps": 770}
+    assert caplog.text.count("chain read eth_blockNumber at") == 3 and "ConnectionRefusedError" in caplog.text
+
+
 def test_the_websocket_brings_each_event_without_waiting_for_a_resync(deployment, anvil, admin, tmp_path):
     """In ws mode the subscription wakes the watcher: with its resync timer at 60 s, every event
     still arrives within seconds (a broken wake-up would leave them to the next resync). The
