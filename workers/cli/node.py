@@ -253,9 +253,9 @@ def _restart_redis(holder: dict) -> bool:
 
 def run_supervisor(node_dir: Path, supervisor, roles, service, checker=None, metrics_port: int = 0) -> None:
     """Starts the supervisor (and the metrics server on 127.0.0.1:metrics_port unless 0), records
-    its children in NODE_DIR/node.json for `node status`, restarts dead children every second and
-    runs the health check (`checker`) every checker.interval_s, until SIGTERM/SIGINT; then stops
-    them all."""
+    its children in NODE_DIR/node.json for `node status`, restarts dead children (one in a crash
+    loop after growing waits: workers.node.supervisor) and runs the health check (`checker`)
+    every checker.interval_s, until SIGTERM/SIGINT; then stops them all."""
     import signal
 
     stopping = []

@@ -7,6 +7,12 @@ a fork server that loaded the node's libraries once (workers.node.spawn), with i
 <node_dir>/logs/<name>.log (JSON lines: workers.node.logs). check() restarts children that died;
 stop() sends SIGTERM to each child's process group and SIGKILL after a timeout.
 
+Crash loops: a child that dies within STABLE_S of its start is restarted at once the first time;
+if it keeps dying that young (a chain node or Redis it cannot reach as it starts, a bad setting),
+each next restart waits twice as long, from 1 s up to RESTART_MAX_S, with one log line each, so a
+broken child does not fork, fail and write a traceback every second. A child that lived longer
+restarts at once and starts the count again.
+
 Metrics: every child records its Prometheus metrics in <node_dir>/metrics (PROMETHEUS_MULTIPROC_DIR,
 emptied at the first start; workers.node.metrics serves their sum); check() also drops the live
 gauges of processes that are gone (a Celery pool child included, which the supervisor never sees).
@@ -18,6 +24,7 @@ by `python -m workers.node.watcher_runner`, which calls it with one argument, `e
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 import signal
 import sys
@@ -33,6 +40,9 @@ from workers.node.dispatch import DISPATCH
 from workers.node.config import CLAIM_LANE, ENV_VAR, ROLE_QUEUES, NodeConfig, claim_queue
 
 ROOT = Path(__file__).resolve().parents[2]
+STABLE_S = 30.0  # a child that dies younger than this counts towards a crash loop
+RESTART_MAX_S = 60.0  # the longest wait before restarting a child in a crash loop
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -43,6 +53,10 @@ class Child:
     process: BaseProcess | None = None  # a multiprocessing process: workers.node.spawn.start
     restarts: int = 0
     started_at: float = 0.0
+    young_deaths: int = 0
+    """Deaths in a row within STABLE_S of a start (a crash loop's length)."""
+    restart_at: float | None = None
+    """When a dead child found by check() is due to start again (None: not found dead yet)."""
     _status: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     """Reading a process's exit status consumes it (multiprocessing's sentinel pipe), so threads
     that look at once (LocalNetwork's supervise thread and its caller) take turns."""
@@ -151,12 +165,26 @@ class Supervisor:
                 self._spawn(child)
 
     def check(self) -> list[str]:
-        """Restart every child that is not running; returns their names."""
+        """Restart every child that is not running and is due (the module doc's crash loops);
+        returns their names."""
         restarted = []
         for child in self.children.values():
-            if child.process is not None and not child.alive():
+            if child.process is None or child.alive():
+                continue
+            now = time.time()
+            if child.restart_at is None:  # found dead now
+                lived = now - child.started_at
+                child.young_deaths = child.young_deaths + 1 if lived < STABLE_S else 0
+                delay = 0.0 if child.young_deaths <= 1 else min(2.0 ** (child.young_deaths - 2), RESTART_MAX_S)
+                child.restart_at = now + delay
+                if delay:
+                    log.warning("%s exited (code %s) %.1f s after its start, %d times in a row; restarting it in "
+                                "%g s (its log: %s)", child.name, child.returncode, lived, child.young_deaths,
+                                delay, child.log_path)
+            if now >= child.restart_at:
                 _kill_group(child.pid, signal.SIGKILL)  # its pool children, if any survived
                 child.restarts += 1
+                child.restart_at = None
                 self._spawn(child)
                 restarted.append(child.name)
         metrics.reap_dead(self.metrics_dir)

@@ -25,3 +25,49 @@ def test_supervisor_restarts_a_killed_worker(node, app, enqueue, rclient):
     assert ran[0]["pid"] != old_pid
     log = open(child.log_path).read()
     assert log.count("ready.") >= 2  # both the first and the restarted worker logged ready
+
+
+def test_a_child_that_keeps_dying_young_is_restarted_after_growing_waits(monkeypatch, tmp_path, caplog):
+    """A watcher that cannot reach its chain as it starts dies at once, again and again: the first
+    restart is at once, the next ones wait 1, 2, 4 ... s up to a minute; one that lived past
+    STABLE_S restarts at once and starts the count again."""
+    from types import SimpleNamespace
+
+    from workers.node import supervisor as sv
+
+    clock = [1000.0]
+
+    class Dead:  # a process that has exited
+        pid, exitcode = None, 1
+
+        def is_alive(self):
+            return False
+
+    def spawn(child):
+        child.process, child.started_at = Dead(), clock[0]
+
+    sup = sv.Supervisor.__new__(sv.Supervisor)
+    sup.children, sup.metrics_dir = {"watcher": sv.Child("watcher", [], tmp_path / "watcher.log")}, tmp_path
+    monkeypatch.setattr(sup, "_spawn", spawn)
+    monkeypatch.setattr(sv, "_kill_group", lambda pid, sig: None)
+    monkeypatch.setattr(sv, "time", SimpleNamespace(time=lambda: clock[0]))
+    spawn(sup.children["watcher"])
+
+    def restarted_at(t):
+        clock[0] = t
+        return sup.check() == ["watcher"]
+
+    assert restarted_at(1005.0)  # the first young death: at once
+    waits = []
+    for _ in range(8):
+        died = clock[0] + 0.5
+        assert not restarted_at(died)
+        due = sup.children["watcher"].restart_at
+        assert not restarted_at(due - 0.01) and restarted_at(due)
+        waits.append(due - died)
+    assert waits == [1, 2, 4, 8, 16, 32, 60, 60]
+    assert "restarting it in 60 s" in caplog.text and "8 times in a row" in caplog.text
+    assert restarted_at(clock[0] + sv.STABLE_S + 1)  # it had lived: at once again
+    assert restarted_at(clock[0] + 0.5)  # and a young death after that is the first of a new count
+    assert not restarted_at(clock[0] + 0.5) and sup.children["watcher"].restart_at == clock[0] + 1
+    assert sup.children["watcher"].restarts == 11  # 1 + 8 + 1 + 1
