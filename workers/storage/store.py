@@ -22,6 +22,7 @@ transient (`RETRYABLE`); `CIDMismatch` means bad content, to be fetched again or
 """
 from __future__ import annotations
 
+import errno
 import logging
 import os
 import sqlite3
@@ -168,6 +169,10 @@ class ContentStore(ABC):
             self._put_all(list(zip(items, cids)))
         except (StorageError, sqlite3.Error, OSError) as error:
             metrics.store_error("put", error)
+            if _disk_full(error):  # transient once space is freed: retried like an unreachable store
+                raise StoreUnavailable(f"no space left for the store at {self._ledger.path.parent} ({error}): free "
+                                       "some space there; the store's GC drops unpinned results older than the "
+                                       "retention") from error
             raise
         metrics.stored("put", sum(map(len, items)))
         return cids
@@ -338,6 +343,13 @@ class IpfsStore(ContentStore):
     def _drop(self, cid: str) -> None:
         if self.has(cid):
             self._call("pin rm", self._client.pin.rm, cid)
+
+
+def _disk_full(error: BaseException) -> bool:
+    """A write failed for want of space (or of quota): the file system's errno, or SQLite's."""
+    if isinstance(error, OSError):
+        return error.errno in (errno.ENOSPC, errno.EDQUOT)
+    return isinstance(error, sqlite3.OperationalError) and "disk is full" in str(error)
 
 
 def _keys(answer) -> Iterator[str]:

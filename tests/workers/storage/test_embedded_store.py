@@ -105,6 +105,29 @@ def test_a_failing_gc_pass_is_tried_again_at_the_next(store, clock, monkeypatch,
     assert "store gc skipped until the next pass" in caplog.text and "database is locked" in caplog.text
 
 
+@pytest.mark.parametrize("failure", ["write", "ledger"])
+def test_a_full_disk_is_a_retryable_error_that_says_what_to_free(store, monkeypatch, failure):
+    import errno
+    import sqlite3
+
+    from workers.storage.store import RETRYABLE, StoreUnavailable
+
+    if failure == "write":
+        def mkstemp(**kwargs):
+            raise OSError(errno.ENOSPC, "No space left on device")
+        monkeypatch.setattr("workers.storage.store.tempfile.mkstemp", mkstemp)
+    else:
+        def record(*args):
+            raise sqlite3.OperationalError("database or disk is full")
+        monkeypatch.setattr(store._ledger, "record", record)
+    with pytest.raises(StoreUnavailable, match=f"no space left for the store at {store.root}") as info:
+        store.put(b"a rollout")
+    assert isinstance(info.value, RETRYABLE) and "free some space there" in str(info.value)
+    monkeypatch.undo()
+    cid = store.put(b"a rollout")  # once there is room, the same put succeeds
+    assert store.get(cid) == b"a rollout"
+
+
 def test_put_many_stores_each_item_as_put_does(store, clock):
     items = [b"state 0", b"state 1", b"state 0", pattern("shake256", 1000)]
     cids = store.put_many(items)
@@ -117,6 +140,8 @@ def test_put_many_stores_each_item_as_put_does(store, clock):
 def test_a_put_many_failing_part_way_leaves_no_temporary_file_and_can_be_put_again(store, monkeypatch):
     import os
 
+    from workers.storage.store import StoreUnavailable
+
     items = [b"state 0", b"state 1", b"state 2"]
     synced, real_fsync = [], os.fsync
 
@@ -127,7 +152,7 @@ def test_a_put_many_failing_part_way_leaves_no_temporary_file_and_can_be_put_aga
         real_fsync(fd)
 
     monkeypatch.setattr(os, "fsync", failing_fsync)
-    with pytest.raises(OSError, match="No space left"):
+    with pytest.raises(StoreUnavailable, match="No space left"):  # a full disk: retried once there is room
         store.put_many(items)
     assert len(synced) == 2  # every file is written before any is synced: the second sync failed
     files = [p for p in (store.root / "blocks").rglob("*") if p.is_file()]
