@@ -148,15 +148,19 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
     if obj.w3.eth.get_balance(relayer.address) == 0:
         raise click.ClickException(f"insufficient funds: {relayer.address} has no ETH to send the transaction")
 
+    from workers.storage import StorageError
+
     store = open_node_store(obj.store_dir, ipfs_api)
-    if inputs_path:
-        task_spec = encrypt_inputs(task_spec, Path(inputs_path), requester, store)
     sender, service = obj.sender(relayer)
     try:
+        if inputs_path:
+            task_spec = encrypt_inputs(task_spec, Path(inputs_path), requester, store)
         task_id, params, receipt = create_task(
             dep, store, requester, sender, task_spec, bounty=wei, num_samplers=samplers,
             num_validators=validators, num_rounds=rounds, claim_window=claim_window, commit_window=commit_window,
             reveal_window=reveal_window, attest_window=attest_window)
+    except StorageError as exc:  # before anything is signed or sent: nothing is lost, submit again
+        raise click.ClickException(f"cannot publish the task's spec: {exc}") from None
     finally:
         service.stop()
     cid = params.spec_cid

@@ -93,6 +93,19 @@ def test_insufficient_funds(node, invoke, spec_file, contracts):
     assert contracts.registry.functions.nonces(address).call() == 0
 
 
+def test_an_unreachable_ipfs_node_is_named_and_nothing_is_sent(node, invoke, spec_file, contracts):
+    import socket
+
+    node_dir, address = node(drl=100)
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        api = f"/ip4/127.0.0.1/tcp/{probe.getsockname()[1]}/http"  # a free port: no IPFS node there
+    result = invoke(node_dir, "task", "submit", str(spec_file), "--bounty", "10", "--ipfs-api", api)
+    assert result.exit_code == 1 and "Traceback" not in result.output
+    assert f"Error: cannot publish the task's spec: IPFS node at {api} is unreachable (add)" in result.output
+    assert contracts.registry.functions.nonces(address).call() == 0  # nothing signed was sent
+
+
 def test_wrong_network(node, invoke, spec_file, deployment_file, tmp_path):
     node_dir, _ = node(drl=100)
     record = json.loads(deployment_file.read_text())
