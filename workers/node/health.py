@@ -106,6 +106,15 @@ def check_store(ipfs_api: str | None, store_dir) -> dict:
     return _result(True, f"{where}: put and get of a probe", started)
 
 
+def restart_note(child) -> str:
+    """What a dead child in a crash loop waits for (the supervisor's backoff), else ""."""
+    if child.restart_at is None or child.alive():
+        return ""
+    wait = max(0.0, child.restart_at - time.time())
+    return (f"; exited {child.young_deaths} times in a row soon after starting, next start in {wait:.0f} s "
+            f"(its log: {child.log_path})")
+
+
 def watcher_block(node_dir) -> int | None:
     """The last block the node's watcher processed (its cursor), or None before it has one."""
     from workers.chain.watcher import SqliteCursor
@@ -213,14 +222,14 @@ class HealthChecker:
                 ok = child.alive()
                 block = watcher_block(self.node_dir)
                 at = "" if block is None else f", processed up to block {block}"
-                services[name] = _result(ok, (f"pid {child.pid} alive" if ok else "not running") + at, started,
-                                         block=block)
+                services[name] = _result(ok, (f"pid {child.pid} alive" if ok else "not running") + at
+                                         + restart_note(child), started, block=block)
                 continue
             if hostnames[name] in answered:
                 services[name] = _result(True, f"pid {child.pid}, answers Celery ping", started)
                 continue
             detail = f"pid {child.pid} does not answer Celery ping within {self.ping_timeout_s:g} s" + \
-                (f" ({ping_error})" if ping_error else "")
+                (f" ({ping_error})" if ping_error else "") + restart_note(child)
             young = time.time() - child.started_at < self.startup_grace_s
             if child.alive() and not young and ping_error is None:
                 sup.restart(name)

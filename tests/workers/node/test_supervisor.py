@@ -71,3 +71,22 @@ def test_a_child_that_keeps_dying_young_is_restarted_after_growing_waits(monkeyp
     assert restarted_at(clock[0] + 0.5)  # and a young death after that is the first of a new count
     assert not restarted_at(clock[0] + 0.5) and sup.children["watcher"].restart_at == clock[0] + 1
     assert sup.children["watcher"].restarts == 11  # 1 + 8 + 1 + 1
+
+
+def test_the_health_check_says_when_a_crash_looping_child_starts_next(tmp_path):
+    import time
+
+    from workers.node import supervisor as sv
+    from workers.node.health import restart_note
+
+    class Dead:
+        pid, exitcode = None, 1
+
+        def is_alive(self):
+            return False
+
+    child = sv.Child("watcher", [], tmp_path / "watcher.log", process=Dead())
+    assert restart_note(child) == ""  # dead, but not found dead yet: restarted at the next check
+    child.young_deaths, child.restart_at = 4, time.time() + 4.4
+    assert restart_note(child) == (f"; exited 4 times in a row soon after starting, next start in 4 s "
+                                   f"(its log: {tmp_path / 'watcher.log'})")
