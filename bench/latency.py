@@ -29,7 +29,9 @@ an event when its watcher delivered it, which read a creation and its claim in o
   carrying several validators' votes (a task's 3 validators each attest alone: fewer than an
   aggregate pays for, SPECIFICATION 5.5.2). It includes the validators' re-execution of the
   round, on this machine's CPU shared by every node.
-Prints p50 / p95 / mean of each and ends with
+Prints the burst's pace (creations a second against first claims mined a second: a task's
+dispatch is mostly its wait behind the tasks created before it), p50 / p95 / mean of each and ends
+with
 
     RESULT dispatch_p50_ms=<> dispatch_mean_ms=<> sync_p50_ms=<> sync_mean_ms=<>
 
@@ -192,6 +194,21 @@ def latencies(events, num_validators: int):
     return dispatch, syncs
 
 
+def pace(observer_events: list[list]) -> str:
+    """How fast the burst came and how fast it was taken: the spans from the first to the last
+    TaskCreated and from the first to the last first-claim, each as tasks a second. A task's
+    dispatch latency is mostly its wait behind the tasks created before it, so it grows when the
+    second rate falls behind the first."""
+    created = sorted(t for t in (first(events, "TaskCreated") for events in observer_events) if t is not None)
+    claimed = sorted(t for t in (first(events, "SlotAssigned") for events in observer_events) if t is not None)
+
+    def rate(times):
+        span = times[-1] - times[0] if len(times) > 1 else 0.0
+        return f"{len(times)} over {span:.2f} s" + (f" ({(len(times) - 1) / span:.1f}/s)" if span > 0 else "")
+
+    return f"created {rate(created)}; first claims mined {rate(claimed)}" if created and claimed else "no samples"
+
+
 def summary(name: str, values: list[float]) -> dict:
     ms = sorted(v * 1000 for v in values)
     if not ms:
@@ -266,6 +283,7 @@ def main() -> int:
             if dt is not None:
                 dispatch.append(dt)
             sync.extend(st)
+        print(f"pace      {pace([observer.of(i) for i in task_ids])}")
         d_sum = summary("dispatch", dispatch)
         s_sum = summary("sync", sync)
         restarts = sum(len(n.restarts) for n in net.nodes)

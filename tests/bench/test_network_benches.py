@@ -64,6 +64,14 @@ def test_the_bench_waits_for_every_task_to_reach_a_final_status():
     assert endings.final == {1: latency.Status.COMPLETED, 2: latency.Status.FAILED}
 
 
+def test_the_pace_of_creations_and_of_first_claims():
+    tasks = [[(10.0 + i * 0.5, ev("TaskCreated", taskId=i)), (10.2 + i, ev("SlotAssigned", taskId=i)),
+              (10.4 + i, ev("SlotAssigned", taskId=i))] for i in range(5)]
+    assert latency.pace(tasks) == "created 5 over 2.00 s (2.0/s); first claims mined 5 over 4.00 s (1.0/s)"
+    assert latency.pace([tasks[0]]) == "created 1 over 0.00 s; first claims mined 1 over 0.00 s"
+    assert latency.pace([tasks[0][:1]]) == "no samples"
+
+
 def test_summary_percentiles():
     out = latency.summary("x", [i / 1000 for i in range(1, 101)])  # 1..100 ms
     assert out == {"p50": 50.5, "p95": 95.0, "mean": 50.5}
