@@ -10,7 +10,7 @@
     decentrl task submit SPEC --bounty N        publish a spec and create a task (EIP-712 signed)
              [--encrypt-inputs POLICY [--post-keys]]  ... with an encrypted initial policy
     decentrl task keys ID [--follow]            wrap the inputs' key for the assigned nodes, post it
-    decentrl task status ID                     status, round, phase, deadlines, slots, verdicts
+    decentrl task status ID [--follow]          status, round, phase, deadlines, slots, verdicts (then until it ends)
     decentrl task result ID -o DIR              download and verify the final policy
     decentrl task report ID -o DIR              plots and a page: curve, verdicts, gas, payouts
     decentrl task cancel ID / advance ID        cancel before rounds start / close a phase past its deadline

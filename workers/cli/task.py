@@ -315,9 +315,20 @@ def task_advance(obj: Context, task_id):
 
 @task.command("status")
 @click.argument("task_id", type=int)
+@click.option("--follow", is_flag=True,
+              help="Then follow the task until it ends (a bar over its rounds, with its phase); exits 1 if it "
+                   "fails or is cancelled.")
+@click.option("--interval", type=click.FloatRange(0.05, 3600), default=2.0, show_default=True,
+              help="With --follow: seconds between two looks at the task.")
 @click.pass_obj
-def task_status(obj: Context, task_id):
+def task_status(obj: Context, task_id, follow, interval):
     """Status, round, phase, deadline, slots and this round's verdicts."""
+    show_status(obj, task_id)
+    if follow:
+        follow_task(obj, task_id, interval)
+
+
+def show_status(obj: Context, task_id: int) -> None:
     from workers.protocol import Status
 
     view, t = _task(obj, task_id)
@@ -347,6 +358,41 @@ def task_status(obj: Context, task_id):
             for s in subs:
                 click.echo(f"  {s.role.name.lower():<10}{s.slot}  {'revealed' if s.revealed else 'committed'}  "
                            f"verdict {s.verdict.name.lower()}")
+
+
+def follow_task(obj: Context, task_id: int, interval: float) -> None:
+    """Looks at the task every `interval` s until it ends, with a bar over its rounds; a chain node
+    that does not answer for a while is waited for. A ClickException unless it completed."""
+    from workers.protocol import Status
+
+    final = (Status.COMPLETED, Status.FAILED, Status.CANCELLED)
+    _, t = _task(obj, task_id)
+
+    def rounds_done(t) -> int:
+        return t.num_rounds if t.status == Status.COMPLETED else t.round if t.status in (Status.ACTIVE, Status.FAILED) else 0
+
+    def where(t) -> str:
+        return f"round {t.round + 1} {t.phase.name.lower()}" if t.status == Status.ACTIVE else t.status.name.lower()
+
+    with click.progressbar(length=t.num_rounds, label=f"task {task_id} rounds", file=sys.stderr,
+                           show_pos=True, item_show_func=lambda item: item) as bar:
+        shown, note = 0, where(t)
+        while True:
+            bar.update(rounds_done(t) - shown, note)
+            shown = rounds_done(t)
+            if t.status in final:
+                break
+            time.sleep(interval)
+            try:
+                _, t = _task(obj, task_id)
+                note = where(t)
+            except (ConnectionError, TimeoutError, OSError) as exc:  # the chain node restarting: look again
+                note = f"chain node not answering ({type(exc).__name__}); looking again"
+    if t.status != Status.COMPLETED:
+        raise click.ClickException(f"task {task_id} {t.status.name.lower()}"
+                                   + (f" in round {t.round + 1} of {t.num_rounds}" if t.status == Status.FAILED else ""))
+    rounds = f"{t.num_rounds} round" + ("s" if t.num_rounds != 1 else "")
+    click.echo(f"task {task_id} completed after {rounds}; its policy: decentrl task result {task_id} -o DIR")
 
 
 @task.command("result")

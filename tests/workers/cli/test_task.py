@@ -106,6 +106,37 @@ def test_an_unreachable_ipfs_node_is_named_and_nothing_is_sent(node, invoke, spe
     assert contracts.registry.functions.nonces(address).call() == 0  # nothing signed was sent
 
 
+def test_status_follow_follows_the_task_until_it_ends(node, invoke, spec_file, anvil, deployment_file):
+    import threading
+    import time
+
+    import click
+
+    from workers.cli.common import Context
+    from workers.cli.task import follow_task
+
+    node_dir, _ = node(drl=100)
+    submitted = invoke(node_dir, "task", "submit", str(spec_file), "--bounty", "10", "--rounds", "2")
+    task_id = int(re.search(r"^task (\d+) created", submitted.output, re.M).group(1))
+    outcome = []
+
+    def follow():
+        try:
+            follow_task(Context(anvil.http_url, str(deployment_file), None, str(node_dir)), task_id, 0.05)
+            outcome.append("returned")
+        except click.ClickException as exc:
+            outcome.append(exc.message)
+
+    follower = threading.Thread(target=follow)
+    follower.start()
+    time.sleep(0.5)
+    assert follower.is_alive() and outcome == []  # an open task: still following
+    cancelled = invoke(node_dir, "task", "cancel", str(task_id))
+    assert cancelled.exit_code == 0, cancelled.output
+    follower.join(10)
+    assert outcome == [f"task {task_id} cancelled"]  # the command exits 1 with it
+
+
 def test_wrong_network(node, invoke, spec_file, deployment_file, tmp_path):
     node_dir, _ = node(drl=100)
     record = json.loads(deployment_file.read_text())
@@ -138,3 +169,26 @@ def test_status_and_result_of_unknown_or_unfinished_tasks(node, invoke, spec_fil
     task_id = re.search(r"^task (\d+) created", created.output, re.M).group(1)
     result = invoke(node_dir, "task", "result", task_id, "-o", str(tmp_path / "out"))
     assert result.exit_code == 1 and f"task {task_id} has no checkpoint yet (status open)" in result.output
+
+
+def test_status_follow_waits_out_a_chain_node_that_does_not_answer(monkeypatch, capsys):
+    from types import SimpleNamespace
+
+    from workers.cli import task as task_cli
+    from workers.protocol import Phase, Status
+
+    def at(status, round_=0):
+        return SimpleNamespace(status=status, round=round_, num_rounds=2, phase=Phase.TRAIN_COMMIT)
+
+    answers = [at(Status.ACTIVE), ConnectionRefusedError(111, "refused"), at(Status.ACTIVE, 1), at(Status.COMPLETED, 1)]
+
+    def look(obj, task_id):
+        answer = answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return None, answer
+
+    monkeypatch.setattr(task_cli, "_task", look)
+    task_cli.follow_task(None, 7, 0.01)
+    assert answers == []
+    assert "task 7 completed after 2 rounds; its policy: decentrl task result 7 -o DIR" in capsys.readouterr().out

@@ -51,6 +51,10 @@ def test_result_downloads_and_verifies_the_final_policy(finished, tmp_path):
     assert "slots: samplers 2/2, trainer 1/1, validators 3/3" in status.output
     assert re.search(r"trainer\s+0\s+revealed\s+verdict accepted", status.output), status.output
 
+    followed = run("task", "status", str(d.task_id), "--follow", "--interval", "0.05")
+    assert followed.exit_code == 0, followed.output
+    assert f"task {d.task_id} completed after 1 round; its policy: decentrl task result {d.task_id}" in followed.output
+
     out = tmp_path / "policy"
     result = run("task", "result", str(d.task_id), "-o", str(out))
     assert result.exit_code == 0, result.output
