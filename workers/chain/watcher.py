@@ -44,7 +44,6 @@ from typing import Callable, Collection
 
 from eth_abi import decode
 from eth_utils import event_abi_to_log_topic
-
 from web3.exceptions import Web3RPCError
 
 from workers.chain.abi import canonical_type, load_abi, typed_value
@@ -55,12 +54,12 @@ log = logging.getLogger(__name__)
 END = 2**62  # log index meaning "the whole block"
 RESUBSCRIBE_MAX_S = 60.0  # the longest wait between two tries to subscribe again
 READ_RETRY_S = (1.0, 64.0)  # the first and the longest wait before reading the chain again after a failed read
+_DYNAMIC = ("string", "bytes")
 
 
 class ChainReadError(Exception):
     """The chain node did not answer one of the watcher's reads (unreachable, an HTTP error, or
     an error answer)."""
-_DYNAMIC = ("string", "bytes")
 
 
 @dataclass(frozen=True)
