@@ -93,6 +93,8 @@ def test_insufficient_funds(node, invoke, spec_file, contracts):
     assert contracts.registry.functions.nonces(address).call() == 0
 
 
+# ipfshttpclient 0.7.0 passes urllib3 2 a deprecated `strict` argument; harmless until urllib3 3
+@pytest.mark.filterwarnings("ignore:The 'strict' parameter:FutureWarning")
 def test_an_unreachable_ipfs_node_is_named_and_nothing_is_sent(node, invoke, spec_file, contracts):
     import socket
 
