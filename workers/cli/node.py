@@ -139,11 +139,30 @@ def node_status(obj: Context, address):
     echo_why_idle(view, account, node_roles(view, account, running), running)
 
 
+LOCAL_POLL_S, REMOTE_POLL_S = 0.05, 2.0
+"""The watcher's default polling interval: a chain on this machine (a local node, anvil) answers a
+look in a millisecond; any other endpoint is someone's RPC service, which two requests every
+0.05 s (3.5 million a day) would rate-limit, and whose chain makes a block every few seconds."""
+
+
+def default_poll_interval(rpc_url: str) -> float:
+    from urllib.parse import urlsplit
+
+    host = (urlsplit(rpc_url).hostname or "").lower()
+    return LOCAL_POLL_S if host in ("localhost", "::1") or host.startswith("127.") else REMOTE_POLL_S
+
+
 @node.command("start")
 @click.option("--roles", default="sampler,trainer,validator", show_default=True,
               help="Comma-separated roles this node runs (one Celery worker each).")
 @click.option("--concurrency", type=int, default=1, show_default=True, help="Processes per Celery worker.")
 @click.option("--ws", "ws_url", default=None, help="Websocket RPC for the watcher (default: HTTP polling).")
+@click.option("--poll-interval", type=click.FloatRange(min=0.01), default=None,
+              help="Seconds between the watcher's looks at the chain while it polls (no --ws, or the websocket "
+                   f"down); default {LOCAL_POLL_S:g} for an RPC on this machine, {REMOTE_POLL_S:g} for any other.")
+@click.option("--confirmations", type=click.IntRange(0, 256), default=0, show_default=True,
+              help="Blocks that must sit on a block before the node acts on its events (0: at once; a public "
+                   "chain can reorganise its last few blocks).")
 @click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
               help="IPFS RPC API multiaddr ($DECENTRL_IPFS_API); default: the embedded store (--store-dir).")
 @click.option("--retention-days", type=click.FloatRange(min=0, min_open=True), default=7.0, show_default=True,
@@ -170,8 +189,9 @@ def node_status(obj: Context, address):
                    "re-executed by validators bit for bit, a CUDA one within a tolerance; small policies train "
                    "faster on the CPU.")
 @click.pass_obj
-def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_days, metrics_port, health_interval,
-               log_format, attest_relay, aggregate_wait, attest_fallback, aggregate_min_signers, trainer_device):
+def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirmations, ipfs_api, retention_days,
+               metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
+               aggregate_min_signers, trainer_device):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
@@ -206,7 +226,12 @@ def node_start(obj: Context, roles, concurrency, ws_url, ipfs_api, retention_day
     try:
         if "validator" in names:
             _register_at_start(obj, account, service)
-        extra = node_extra(rpc_url=obj.rpc, ws_url=ws_url, deployment=obj.deployment_file(), node_dir=obj.node_dir,
+        poll_interval = poll_interval or default_poll_interval(obj.rpc)
+        click.echo(f"events: {'websocket ' + ws_url if ws_url else 'polling ' + obj.rpc} (polls every "
+                   f"{poll_interval:g} s{' while the websocket is down' if ws_url else ''}), "
+                   f"{confirmations} confirmation{'s' if confirmations != 1 else ''}")
+        extra = node_extra(rpc_url=obj.rpc, ws_url=ws_url, poll_interval=poll_interval, confirmations=confirmations,
+                           deployment=obj.deployment_file(), node_dir=obj.node_dir,
                            store_dir=obj.store_dir, ipfs_api=ipfs_api, address=account.address,
                            retention_s=retention_days * 24 * 3600, attest_relay=attest_relay or None,
                            aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback,

@@ -200,6 +200,9 @@ def watch(enqueue) -> None:
                            ws_url=ws, mode="ws" if ws else "poll",
                            confirmations=int(extra.get("confirmations") or 0),
                            poll_interval=float(extra.get("poll_interval") or 0.05))
+    log.info("following the protocol's events from block %d: %s; confirmation depth %d", watcher.position()[0],
+             f"websocket {ws} (polling every {watcher.poll_interval:g} s while it is down)" if ws
+             else f"polling {extra['rpc_url']} every {watcher.poll_interval:g} s", watcher.confirmations)
     watcher.run()
 
 
