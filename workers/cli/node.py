@@ -139,6 +139,12 @@ def node_status(obj: Context, address):
     echo_why_idle(view, account, node_roles(view, account, running), running)
 
 
+def _websocket_url(ctx, param, value):
+    if value is not None and not value.lower().startswith(("ws://", "wss://")):
+        raise click.BadParameter(f"{value!r} is not a websocket URL: give ws://HOST:PORT or wss://...")
+    return value
+
+
 LOCAL_POLL_S, REMOTE_POLL_S = 0.05, 2.0
 """The watcher's default polling interval: a chain on this machine (a local node, anvil) answers a
 look in a millisecond; any other endpoint is someone's RPC service, which two requests every
@@ -156,7 +162,8 @@ def default_poll_interval(rpc_url: str) -> float:
 @click.option("--roles", default="sampler,trainer,validator", show_default=True,
               help="Comma-separated roles this node runs (one Celery worker each).")
 @click.option("--concurrency", type=int, default=1, show_default=True, help="Processes per Celery worker.")
-@click.option("--ws", "ws_url", default=None, help="Websocket RPC for the watcher (default: HTTP polling).")
+@click.option("--ws", "ws_url", default=None, callback=_websocket_url,
+              help="Websocket RPC for the watcher, ws:// or wss:// (default: HTTP polling).")
 @click.option("--poll-interval", type=click.FloatRange(min=0.01), default=None,
               help="Seconds between the watcher's looks at the chain while it polls (no --ws, or the websocket "
                    f"down); default {LOCAL_POLL_S:g} for an RPC on this machine, {REMOTE_POLL_S:g} for any other.")
