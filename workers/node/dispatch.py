@@ -237,20 +237,17 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
     process). Raises RetryableError for a transient failure, RateLimited when a new-task
     handler's start is reserved for later (`reserved`: this run is that start, reserved for that
     time), the handler's error otherwise."""
-    if store.get(role, event_key).status == jobs.DONE:
-        return "already-done"
     handler = table.handler(event_name, role)
     try:
-        lease = store.lease(role, event_key, lease_s).__enter__()
+        record, lease = store.acquire(role, event_key, lease_s)  # one round trip
     except jobs.LeaseHeld as exc:
         raise JobInProgress(str(exc)) from exc
+    if lease is None:
+        return "already-done"
+    outcome: tuple[str | None, str | None] = (None, None)  # (status, error) recorded as the lease goes
     try:
-        record = store.get(role, event_key)
-        if record.status == jobs.DONE:
-            return "already-done"
         if record.attempts >= max_attempts:
-            store.set_status(role, event_key, jobs.FAILED,
-                             f"gave up after {record.attempts} attempts ({record.last_error})")
+            outcome = (jobs.FAILED, f"gave up after {record.attempts} attempts ({record.last_error})")
             return "gave-up"
         if reserved is None and table.takes_new_task(event_name, role):
             asked = time.time()
@@ -264,14 +261,14 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
             handler(event)
         except retryable_errors() as exc:
             error = f"{type(exc).__name__}: {exc}"
-            store.set_status(role, event_key, jobs.FAILED if final_attempt else jobs.QUEUED, error)
+            outcome = (jobs.FAILED if final_attempt else jobs.QUEUED, error)
             if isinstance(exc, RetryableError):
                 raise
             raise RetryableError(error) from exc
         except Exception as exc:
-            store.set_status(role, event_key, jobs.FAILED, f"{type(exc).__name__}: {exc}")
+            outcome = (jobs.FAILED, f"{type(exc).__name__}: {exc}")
             raise
-        store.set_status(role, event_key, jobs.DONE)
+        outcome = (jobs.DONE, None)
         return "done"
     finally:
-        lease.__exit__(None, None, None)
+        lease.release(store.job_key(role, event_key), *outcome)

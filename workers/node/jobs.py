@@ -4,6 +4,9 @@ Record (hash decentrl:<node>:job:<role>:<key>): status queued|running|done|faile
 (handler runs started), last_error, event, updated (unix seconds). A lease
 (decentrl:<node>:lease:<role>:<key>) marks a handler as running; its owner renews it while the
 handler runs, so it lapses soon after a worker dies and a redelivered task can run again.
+A run starts (the done check, the lease, the record read under it: `JobStore.acquire`) and ends
+(its outcome recorded, the lease released: `Lease.release`) in one round trip each: every job of
+every worker pays them, and a node's Redis may be across a network.
 """
 from __future__ import annotations
 
@@ -30,6 +33,21 @@ _RELEASE = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
 return 0
 """
+# KEYS job record, lease; ARGV token, ttl ms, the done status. A run's start in one round trip: a
+# job done already takes no lease ({0}); a lease held by another delivery gives its time left
+# ({-1, ms}); else the lease is taken and the record read under it ({1, flat record}).
+_ACQUIRE = """
+if redis.call('HGET', KEYS[1], 'status') == ARGV[3] then return {0} end
+if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {-1, redis.call('PTTL', KEYS[2])} end
+return {1, redis.call('HGETALL', KEYS[1])}
+"""
+# KEYS job record, lease; ARGV token, then status, updated and last_error, each pair only when
+# given. A run's end in one round trip: its outcome recorded, then its lease released.
+_FINISH = """
+if #ARGV > 1 then redis.call('HSET', KEYS[1], unpack(ARGV, 2)) end
+if redis.call('GET', KEYS[2]) == ARGV[1] then return redis.call('DEL', KEYS[2]) end
+return 0
+"""
 
 
 @dataclass(frozen=True)
@@ -51,6 +69,8 @@ class JobStore:
         self.client, self.prefix = client, prefix
         self._renew = client.register_script(_RENEW)
         self._release = client.register_script(_RELEASE)
+        self._acquire = client.register_script(_ACQUIRE)
+        self._finish = client.register_script(_FINISH)
 
     def job_key(self, role: str, event_key: str) -> str:
         return f"{self.prefix}:job:{role}:{event_key}"
@@ -94,6 +114,20 @@ class JobStore:
     def lease(self, role: str, event_key: str, ttl_s: float) -> "Lease":
         return Lease(self, self.lease_key(role, event_key), ttl_s)
 
+    def acquire(self, role: str, event_key: str, ttl_s: float) -> tuple[JobRecord | None, "Lease | None"]:
+        """A run's start, in one round trip: (None, None) when the job is done already; LeaseHeld
+        when another delivery holds its lease; else its record, read under the lease now held
+        (and renewed until `Lease.release`)."""
+        lease = Lease(self, self.lease_key(role, event_key), ttl_s)
+        answer = self._acquire(keys=[self.job_key(role, event_key), lease.key], args=[lease.token, lease.ttl_ms, DONE])
+        if answer[0] == 0:
+            return None, None
+        if answer[0] == -1:
+            raise LeaseHeld(f"{lease.key} is held for another {max(answer[1], 0) / 1000:.1f} s")
+        flat = answer[1]
+        lease.renew_until_released()
+        return JobRecord.parse(dict(zip(flat[::2], flat[1::2]))), lease
+
 
 class LeaseHeld(RuntimeError):
     """Another worker is running this job now (or died less than a lease ago)."""
@@ -112,9 +146,12 @@ class Lease:
         if not self.store.client.set(self.key, self.token, nx=True, px=self.ttl_ms):
             ttl = self.store.client.pttl(self.key)
             raise LeaseHeld(f"{self.key} is held for another {max(ttl, 0) / 1000:.1f} s")
+        self.renew_until_released()
+        return self
+
+    def renew_until_released(self) -> None:
         self._thread = threading.Thread(target=self._renew_loop, daemon=True)
         self._thread.start()
-        return self
 
     def _renew_loop(self) -> None:
         # A renewal that fails (Redis restarting, a dropped connection) is tried again a third of
@@ -128,7 +165,16 @@ class Lease:
                             type(exc).__name__, exc, self.ttl_ms / 3000)
 
     def __exit__(self, *exc) -> None:
+        self.release()
+
+    def release(self, job_key: str | None = None, status: str | None = None, error: str | None = None) -> None:
+        """Stops renewing and releases the lease; with `status`, first records it (and `error`) in
+        the job record at `job_key`, in the same round trip."""
         self._stop.set()
         if self._thread:
             self._thread.join()
-        self.store._release(keys=[self.key], args=[self.token])
+        if status is None:
+            self.store._release(keys=[self.key], args=[self.token])
+            return
+        fields = ["status", status, "updated", repr(time.time())] + ([] if error is None else ["last_error", error[:2000]])
+        self.store._finish(keys=[job_key, self.key], args=[self.token, *fields])

@@ -365,3 +365,44 @@ def test_a_lease_outlives_a_renewal_that_fails(rclient, monkeypatch):
         time.sleep(1.2)  # four TTLs
         assert rclient.get(lease.key) == lease.token.encode() and rclient.pttl(lease.key) > 0
     assert len(renewals) >= 3 and rclient.get(lease.key) is None
+
+
+def test_a_run_starts_and_ends_in_one_round_trip_each(rclient):
+    """acquire: a done job takes no lease, a held one says for how long, else the record is read
+    under the new lease; release with an outcome records it and drops the lease, together."""
+    store = jobs.JobStore(rclient, f"test-acquire-{uuid.uuid4().hex}")
+    key = "0x" + "cd" * 32 + ":1"
+    commands = []
+    real = rclient.execute_command
+
+    def counting(*args, **kwargs):
+        commands.append(args[0])
+        return real(*args, **kwargs)
+
+    store._acquire(keys=["warm", "up"], args=["t", 1000, jobs.DONE])  # load the scripts first
+    store._finish(keys=["warm", "up"], args=["t"])
+    rclient.execute_command = counting
+    try:
+        store.start_attempt("sampler", key, "TaskCreated")
+        commands.clear()
+        record, lease = store.acquire("sampler", key, ttl_s=30)
+        assert commands == ["EVALSHA"] and (record.status, record.attempts) == (jobs.RUNNING, 1)
+        assert rclient.get(lease.key) == lease.token.encode()
+        with pytest.raises(jobs.LeaseHeld, match=r"is held for another (29|30)\.\d s"):
+            store.acquire("sampler", key, ttl_s=30)
+        commands.clear()
+        lease.release(store.job_key("sampler", key), jobs.DONE)
+        assert commands == ["EVALSHA"]
+    finally:
+        rclient.execute_command = real
+    assert store.get("sampler", key).status == jobs.DONE and rclient.get(lease.key) is None
+    assert store.acquire("sampler", key, ttl_s=30) == (None, None)  # done: no lease taken
+    assert rclient.get(lease.key) is None
+
+    other = "0x" + "ce" * 32 + ":2"
+    record, mine = store.acquire("validator", other, ttl_s=30)
+    assert record == jobs.JobRecord(None, 0, "", "")  # a job with no record yet
+    rclient.set(mine.key, "someone else's token")  # the lease lapsed and another delivery took it
+    mine.release(store.job_key("validator", other), jobs.QUEUED, "RetryableError: later")
+    assert rclient.get(mine.key) == b"someone else's token"  # not ours to drop
+    assert store.get("validator", other) == jobs.JobRecord(jobs.QUEUED, 0, "RetryableError: later", "")
