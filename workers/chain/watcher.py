@@ -352,10 +352,8 @@ class EventWatcher:
         try:
             return raw_request(self.w3, method, params)
         except (OSError, Web3RPCError) as exc:  # OSError: sockets' errors and requests' (its RequestException)
-            raise ChainReadError(f"chain read {method} at {self._endpoint()} failed: {type(exc).__name__}: {exc}") from exc
-
-    def _endpoint(self) -> str:
-        return str(getattr(self.w3.provider, "endpoint_uri", "the chain node"))
+            endpoint = getattr(self.w3.provider, "endpoint_uri", "the chain node")
+            raise ChainReadError(f"chain read {method} at {endpoint} failed: {type(exc).__name__}: {exc}") from exc
 
     # -- websocket wake-ups ----------------------------------------------------------------
 

@@ -29,10 +29,6 @@ _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
 return 0
 """
-_RELEASE = """
-if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0
-"""
 # KEYS job record, lease; ARGV token, ttl ms, the done status. A run's start in one round trip: a
 # job done already takes no lease ({0}); a lease held by another delivery gives its time left
 # ({-1, ms}); else the lease is taken and the record read under it ({1, flat record}).
@@ -41,13 +37,21 @@ if redis.call('HGET', KEYS[1], 'status') == ARGV[3] then return {0} end
 if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {-1, redis.call('PTTL', KEYS[2])} end
 return {1, redis.call('HGETALL', KEYS[1])}
 """
-# KEYS job record, lease; ARGV token, then status, updated and last_error, each pair only when
-# given. A run's end in one round trip: its outcome recorded, then its lease released.
+# KEYS job record, lease; ARGV token, then the record's fields and values to set, if any. A run's
+# end in one round trip: its outcome recorded, then its lease released (if it is still ours).
 _FINISH = """
 if #ARGV > 1 then redis.call('HSET', KEYS[1], unpack(ARGV, 2)) end
 if redis.call('GET', KEYS[2]) == ARGV[1] then return redis.call('DEL', KEYS[2]) end
 return 0
 """
+
+
+def status_fields(status: str, error: str | None = None) -> dict:
+    """A job record's fields for a new status (and its error, cut to 2000 characters)."""
+    fields = {"status": status, "updated": repr(time.time())}
+    if error is not None:
+        fields["last_error"] = error[:2000]
+    return fields
 
 
 @dataclass(frozen=True)
@@ -68,7 +72,6 @@ class JobStore:
     def __init__(self, client: redis.Redis, prefix: str):
         self.client, self.prefix = client, prefix
         self._renew = client.register_script(_RENEW)
-        self._release = client.register_script(_RELEASE)
         self._acquire = client.register_script(_ACQUIRE)
         self._finish = client.register_script(_FINISH)
 
@@ -97,10 +100,7 @@ class JobStore:
         return int(pipe.execute()[0])
 
     def set_status(self, role: str, event_key: str, status: str, error: str | None = None) -> None:
-        mapping = {"status": status, "updated": time.time()}
-        if error is not None:
-            mapping["last_error"] = error[:2000]
-        self.client.hset(self.job_key(role, event_key), mapping=mapping)
+        self.client.hset(self.job_key(role, event_key), mapping=status_fields(status, error))
 
     def unfinished_events(self) -> list[tuple[str, str]]:
         """(role, event key) of every chain event's job still queued or running."""
@@ -173,8 +173,5 @@ class Lease:
         self._stop.set()
         if self._thread:
             self._thread.join()
-        if status is None:
-            self.store._release(keys=[self.key], args=[self.token])
-            return
-        fields = ["status", status, "updated", repr(time.time())] + ([] if error is None else ["last_error", error[:2000]])
-        self.store._finish(keys=[job_key, self.key], args=[self.token, *fields])
+        fields = [] if status is None else [x for pair in status_fields(status, error).items() for x in pair]
+        self.store._finish(keys=[job_key or self.key, self.key], args=[self.token, *fields])

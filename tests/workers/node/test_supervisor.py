@@ -27,6 +27,14 @@ def test_supervisor_restarts_a_killed_worker(node, app, enqueue, rclient):
     assert log.count("ready.") >= 2  # both the first and the restarted worker logged ready
 
 
+class Dead:
+    """A child process that has exited."""
+    pid, exitcode = None, 1
+
+    def is_alive(self):
+        return False
+
+
 def test_a_child_that_keeps_dying_young_is_restarted_after_growing_waits(monkeypatch, tmp_path, caplog):
     """A watcher that cannot reach its chain as it starts dies at once, again and again: the first
     restart is at once, the next ones wait 1, 2, 4 ... s up to a minute; one that lived past
@@ -36,12 +44,6 @@ def test_a_child_that_keeps_dying_young_is_restarted_after_growing_waits(monkeyp
     from workers.node import supervisor as sv
 
     clock = [1000.0]
-
-    class Dead:  # a process that has exited
-        pid, exitcode = None, 1
-
-        def is_alive(self):
-            return False
 
     def spawn(child):
         child.process, child.started_at = Dead(), clock[0]
@@ -78,12 +80,6 @@ def test_the_health_check_says_when_a_crash_looping_child_starts_next(tmp_path):
 
     from workers.node import supervisor as sv
     from workers.node.health import restart_note
-
-    class Dead:
-        pid, exitcode = None, 1
-
-        def is_alive(self):
-            return False
 
     child = sv.Child("watcher", [], tmp_path / "watcher.log", process=Dead())
     assert restart_note(child) == ""  # dead, but not found dead yet: restarted at the next check
