@@ -99,9 +99,6 @@ class JobStore:
         pipe.hset(key, mapping={"status": RUNNING, "event": event, "updated": time.time()})
         return int(pipe.execute()[0])
 
-    def set_status(self, role: str, event_key: str, status: str, error: str | None = None) -> None:
-        self.client.hset(self.job_key(role, event_key), mapping=status_fields(status, error))
-
     def unfinished_events(self) -> list[tuple[str, str]]:
         """(role, event key) of every chain event's job still queued or running."""
         found = []
@@ -110,9 +107,6 @@ class JobStore:
             if EVENT_KEY.fullmatch(event_key) and self.get(role, event_key).status in (QUEUED, RUNNING):
                 found.append((role, event_key))
         return found
-
-    def lease(self, role: str, event_key: str, ttl_s: float) -> "Lease":
-        return Lease(self, self.lease_key(role, event_key), ttl_s)
 
     def acquire(self, role: str, event_key: str, ttl_s: float) -> tuple[JobRecord | None, "Lease | None"]:
         """A run's start, in one round trip: (None, None) when the job is done already; LeaseHeld
@@ -134,20 +128,13 @@ class LeaseHeld(RuntimeError):
 
 
 class Lease:
-    """SET NX PX lease renewed by a daemon thread every ttl/3 until released."""
+    """A SET NX PX lease (taken by JobStore.acquire) renewed by a daemon thread every ttl/3 until released."""
 
     def __init__(self, store: JobStore, key: str, ttl_s: float):
         self.store, self.key, self.ttl_ms = store, key, max(1, int(ttl_s * 1000))
         self.token = uuid.uuid4().hex
         self._stop = threading.Event()
         self._thread: threading.Thread | None = None
-
-    def __enter__(self) -> "Lease":
-        if not self.store.client.set(self.key, self.token, nx=True, px=self.ttl_ms):
-            ttl = self.store.client.pttl(self.key)
-            raise LeaseHeld(f"{self.key} is held for another {max(ttl, 0) / 1000:.1f} s")
-        self.renew_until_released()
-        return self
 
     def renew_until_released(self) -> None:
         self._thread = threading.Thread(target=self._renew_loop, daemon=True)
@@ -163,9 +150,6 @@ class Lease:
             except redis.RedisError as exc:
                 log.warning("lease %s not renewed (%s: %s); trying again in %.1f s", self.key,
                             type(exc).__name__, exc, self.ttl_ms / 3000)
-
-    def __exit__(self, *exc) -> None:
-        self.release()
 
     def release(self, job_key: str | None = None, status: str | None = None, error: str | None = None) -> None:
         """Stops renewing and releases the lease; with `status`, first records it (and `error`) in

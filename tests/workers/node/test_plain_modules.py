@@ -90,7 +90,8 @@ def test_enqueue_sends_one_task_per_handling_role_of_the_node(rclient):
     assert sent == [{"event_key": ev.key, "event_name": "E", "args": {"root": "0x01ff",
                      "ids": [1, 2]}, "block": 1, "role": "sampler"}]
     assert store.get("sampler", ev.key).status == jobs.QUEUED
-    store.set_status("sampler", ev.key, jobs.DONE)
+    _, lease = store.acquire("sampler", ev.key, ttl_s=30)
+    lease.release(store.job_key("sampler", ev.key), jobs.DONE)
     assert dispatch.enqueue(ev, lambda role, kw: sent.append(kw), store, table) == ["validate"]
 
 
@@ -100,8 +101,9 @@ def test_unfinished_events_are_the_queued_and_running_event_jobs(rclient):
     for key in event:
         store.mark_queued("sampler", key, "PhaseStarted")
     store.start_attempt("sampler", event[1], "PhaseStarted")
-    store.set_status("sampler", event[2], jobs.DONE)
-    store.set_status("sampler", event[3], jobs.FAILED, "gave up")
+    for key, outcome in ((event[2], (jobs.DONE,)), (event[3], (jobs.FAILED, "gave up"))):
+        _, lease = store.acquire("sampler", key, ttl_s=30)
+        lease.release(store.job_key("sampler", key), *outcome)
     store.mark_queued("validator", event[3], "PhaseStarted")
     store.mark_queued("validator", "deadline:7:0:2", "DeadlineCheck")  # a scheduled check, due later
     assert sorted(store.unfinished_events()) == [("sampler", event[0]), ("sampler", event[1]),
@@ -361,9 +363,10 @@ def test_a_lease_outlives_a_renewal_that_fails(rclient, monkeypatch):
         return real_renew(**kwargs)
 
     monkeypatch.setattr(store, "_renew", renew)
-    with store.lease("trainer", "0xabc:0", ttl_s=0.3) as lease:
-        time.sleep(1.2)  # four TTLs
-        assert rclient.get(lease.key) == lease.token.encode() and rclient.pttl(lease.key) > 0
+    _, lease = store.acquire("trainer", "0xabc:0", ttl_s=0.3)
+    time.sleep(1.2)  # four TTLs
+    assert rclient.get(lease.key) == lease.token.encode() and rclient.pttl(lease.key) > 0
+    lease.release()
     assert len(renewals) >= 3 and rclient.get(lease.key) is None
 
 
