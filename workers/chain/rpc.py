@@ -17,6 +17,12 @@ from web3.exceptions import Web3RPCError
 CACHEABLE = {"eth_chainId", "net_version", "web3_clientVersion"}
 
 
+def is_local_url(url: str) -> bool:
+    """Whether the RPC endpoint is on this machine (a local node, anvil), not someone's service."""
+    host = (urlsplit(url).hostname or "").lower()
+    return host in ("localhost", "::1") or host.startswith("127.")
+
+
 def http_w3(url: str, timeout: float = 30.0) -> Web3:
     """A Web3 over HTTP with a `timeout` per request and the chain id asked once."""
     return Web3(ChainHTTPProvider(url, request_kwargs={"timeout": timeout}, session=environment_session(url),

@@ -11,6 +11,7 @@ import click
 from workers.cli.common import ROLE_NAMES, fmt_drl, parse_drl, Context, send, role_of
 from workers.cli.group import cli
 from workers.rl.config import DEVICES
+from workers.node.keeper_turns import LOCAL_TURN_BLOCKS, REMOTE_TURN_BLOCKS, default_turn_blocks
 from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS
 
 
@@ -152,10 +153,9 @@ look in a millisecond; any other endpoint is someone's RPC service, which two re
 
 
 def default_poll_interval(rpc_url: str) -> float:
-    from urllib.parse import urlsplit
+    from workers.chain.rpc import is_local_url
 
-    host = (urlsplit(rpc_url).hostname or "").lower()
-    return LOCAL_POLL_S if host in ("localhost", "::1") or host.startswith("127.") else REMOTE_POLL_S
+    return LOCAL_POLL_S if is_local_url(rpc_url) else REMOTE_POLL_S
 
 
 @node.command("start")
@@ -195,10 +195,14 @@ def default_poll_interval(rpc_url: str) -> float:
               help="Where the trainer's PPO update runs (auto: CUDA when torch sees a GPU). A CPU update is "
                    "re-executed by validators bit for bit, a CUDA one within a tolerance; small policies train "
                    "faster on the CPU.")
+@click.option("--keeper-turn-blocks", type=click.IntRange(min=0), default=None,
+              help="Blocks each turn lasts when the validator pool takes turns at the calls any of them may send "
+                   "(a draw, failing an unfilled task), so that about one sends instead of all; default "
+                   f"{LOCAL_TURN_BLOCKS} (no turns) for an RPC on this machine, {REMOTE_TURN_BLOCKS} for any other.")
 @click.pass_obj
 def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirmations, ipfs_api, retention_days,
                metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
-               aggregate_min_signers, trainer_device):
+               aggregate_min_signers, trainer_device, keeper_turn_blocks):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
@@ -234,6 +238,10 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
         if "validator" in names:
             _register_at_start(obj, account, service)
         poll_interval = poll_interval or default_poll_interval(obj.rpc)
+        keeper_turn_blocks = default_turn_blocks(obj.rpc) if keeper_turn_blocks is None else keeper_turn_blocks
+        if "validator" in names:
+            turns = f"in turns of {keeper_turn_blocks} blocks" if keeper_turn_blocks else "sent at once (no turns)"
+            click.echo(f"keeper calls: {turns}")
         click.echo(f"events: {'websocket ' + ws_url if ws_url else 'polling ' + obj.rpc} (polls every "
                    f"{poll_interval:g} s{' while the websocket is down' if ws_url else ''}), "
                    f"{confirmations} confirmation{'s' if confirmations != 1 else ''}")
@@ -242,7 +250,8 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
                            store_dir=obj.store_dir, ipfs_api=ipfs_api, address=account.address,
                            retention_s=retention_days * 24 * 3600, attest_relay=attest_relay or None,
                            aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback,
-                           aggregate_min_signers=aggregate_min_signers, trainer_device=trainer_device)
+                           aggregate_min_signers=aggregate_min_signers, trainer_device=trainer_device,
+                           keeper_turn_blocks=keeper_turn_blocks)
         config = node_config(service.url, f"node-{account.address[2:10].lower()}", extra)
         sup = supervisor(config, names, concurrency=concurrency, env={PASSWORD_ENV: password}, log_format=log_format)
         checker = HealthChecker(sup, obj.rpc, str(obj.deployment_file()), account.address, str(obj.store_dir),

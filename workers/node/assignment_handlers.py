@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import time
 
 from workers.chain.errors import TxReverted
 from workers.node import round_handlers, validator_handlers
 from workers.node.common import send, spec_by, spec_of
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent
+from workers.node.keeper_turns import wait_for_turn
 from workers.protocol import Phase, Role, Status
 
 log = logging.getLogger(__name__)
@@ -113,10 +113,6 @@ def validator_joined(ev: HandledEvent) -> None:
     _joined(ev, Role.VALIDATOR, validator_handlers.attest)
 
 
-DRAW_WAIT_S = 3.0
-"""How long the draw keeper waits in place for the block after the seed block."""
-
-
 @DISPATCH.on("DrawArmed", "validator", urgent=lambda args: True)  # the task's start waits on its draw
 def draw(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
@@ -124,18 +120,20 @@ def draw(ev: HandledEvent) -> None:
     task = ctx.view.task(task_id)
     if task.status not in (Status.DRAWING, Status.ACTIVE) or task.filled_validators == task.num_validators:
         return  # drawn already (a draw also re-arms during a task, to replace a validator)
-    send_draw(ctx, int(ev.args["seedBlock"]), ctx.deployment.registry.functions.drawValidators(task_id),
+    send_draw(ctx, ev, "drawValidators", task_id, int(ev.args["seedBlock"]),
+              ctx.deployment.registry.functions.drawValidators(task_id),
               done=("WrongStatus", "NoVacancy", "DeadlinePassed"))
 
 
-def send_draw(ctx: NodeContext, seed_block: int, call, done: tuple[str, ...]):
+def send_draw(ctx: NodeContext, ev: HandledEvent, name: str, subject_id: int, seed_block: int, call,
+              done: tuple[str, ...]):
     """Sends a draw (drawValidators, drawJurors), whose seed is the hash of seedBlock, so it must
-    run in a later block. A transaction sent once seedBlock is the chain's head lands in a later
-    block, so the draw goes as soon as seedBlock exists (waiting up to DRAW_WAIT_S for it here:
-    Celery's backoff would wait 1, 2, 4.. s; a slow chain still gets DrawNotReady and the backoff),
-    with its estimate in the next block's context ("pending": at "latest", block.number would
-    still be seedBlock and the estimate would revert)."""
-    waited_until = time.monotonic() + DRAW_WAIT_S
-    while ctx.w3.eth.block_number < seed_block and time.monotonic() < waited_until:
-        time.sleep(0.05)
+    run in a later block: a transaction sent once seedBlock is the chain's head lands in a later
+    block, so the draw goes as soon as seedBlock exists, or in this node's keeper turn after it
+    (workers.node.keeper_turns: every validator sees the draw armed; a job that defers itself to
+    its turn reads the chain again when it runs), with its estimate in the next block's context
+    ("pending": at "latest", block.number would still be seedBlock and the estimate would revert;
+    a chain slower than the wait gets DrawNotReady and the backoff)."""
+    subject = name.encode() + subject_id.to_bytes(32, "big") + seed_block.to_bytes(32, "big")
+    wait_for_turn(ctx, ev, subject, seed_block)
     return send(ctx, call, done=done, estimate_at="pending")

@@ -15,6 +15,7 @@ NodeConfig.extra carries the node's chain and storage settings (see `node_extra`
     trainer_device  where the trainer's update runs: "auto" (CUDA when available), "cpu", "cuda"
     address      which keystore of node_dir to use (optional when there is only one)
     confirmations, poll_interval   watcher settings (default 0 and 0.05 s)
+    keeper_turn_blocks   blocks a turn of the pool's keeper calls lasts (workers.node.keeper_turns)
 
 The keystore password comes from $DECENTRL_KEYSTORE_PASSWORD (workers.chain.keystore).
 
@@ -51,7 +52,8 @@ def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, st
                confirmations: int = 0, poll_interval: float = 0.05, retention_s: float = 7 * 24 * 3600.0,
                gc_interval_s: float = 3600.0, attest_relay: str | None = None,
                aggregate_wait_s: float = AGGREGATE_WAIT_S, attest_fallback_s: float = ATTEST_FALLBACK_S,
-               aggregate_min_signers: int = MIN_AGGREGATE_SIGNERS, trainer_device: str = "auto") -> dict:
+               aggregate_min_signers: int = MIN_AGGREGATE_SIGNERS, trainer_device: str = "auto",
+               keeper_turn_blocks: int = 0) -> dict:
     """The NodeConfig.extra dict the handlers read (module doc). retention_s: how long the node's
     store keeps unpinned intermediate results (rollouts, checkpoints); the watcher drops older
     ones every gc_interval_s. attest_relay: the Redis where the task's validators exchange BLS
@@ -61,18 +63,22 @@ def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, st
     a round with fewer than aggregate_min_signers validators that can join is voted alone (an
     aggregate would cost more gas: workers.roles.aggregation.MIN_AGGREGATE_SIGNERS).
     trainer_device: a CPU trace is re-executed bit for bit, a CUDA one within a tolerance
-    (SPECIFICATION 12); for small policies the CPU is also the faster (docs/benchmarks.md)."""
+    (SPECIFICATION 12); for small policies the CPU is also the faster (docs/benchmarks.md).
+    keeper_turn_blocks: how many blocks each turn of the validator pool's keeper calls lasts
+    (workers.node.keeper_turns; 0: no turns, every validator sends when the call falls due)."""
     if aggregate_wait_s < 0 or attest_fallback_s < 0:
         raise ValueError("aggregate_wait_s and attest_fallback_s must be >= 0")
     check_min_signers(aggregate_min_signers)
     if trainer_device not in DEVICES:
         raise ValueError(f"trainer_device must be one of {', '.join(DEVICES)}, got {trainer_device!r}")
+    if keeper_turn_blocks < 0:
+        raise ValueError(f"keeper_turn_blocks must be >= 0, got {keeper_turn_blocks}")
     return {"rpc_url": rpc_url, "ws_url": ws_url, "deployment": str(deployment), "node_dir": str(node_dir),
             "store_dir": str(store_dir), "ipfs_api": ipfs_api, "address": address,
             "confirmations": confirmations, "poll_interval": poll_interval, "retention_s": retention_s,
             "gc_interval_s": gc_interval_s, "attest_relay": attest_relay, "aggregate_wait_s": aggregate_wait_s,
             "attest_fallback_s": attest_fallback_s, "aggregate_min_signers": aggregate_min_signers,
-            "trainer_device": trainer_device}
+            "trainer_device": trainer_device, "keeper_turn_blocks": keeper_turn_blocks}
 
 
 @dataclass(frozen=True)

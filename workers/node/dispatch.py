@@ -49,13 +49,23 @@ class UnknownHandler(LookupError):
     pass
 
 
-class RateLimited(Exception):
+class Deferred(Exception):
+    """Run this job again `wait` seconds from now (a keeper waiting for its turn,
+    workers.node.keeper_turns): its worker is free meanwhile, and the job stays queued. Not a
+    retry: no backoff, no retry counted (the run itself counts as an attempt)."""
+
+    def __init__(self, wait: float, why: str = "deferred"):
+        super().__init__(f"{why}: run again in {wait:.3f} s")
+        self.wait = wait
+
+
+class RateLimited(Deferred):
     """A new-task handler's reserved start is `wait` seconds away (at `start`, time.time()
     scale): run it again then, without reserving again."""
 
     def __init__(self, wait: float, start: float):
-        super().__init__(f"rate limited: reserved start in {wait:.3f} s")
-        self.wait, self.start = wait, start
+        super().__init__(wait, "rate limited: reserved start")
+        self.start = start
 
 
 _RETRYABLE: list[type[BaseException]] = [RetryableError, TimeoutError, ConnectionError]
@@ -236,7 +246,7 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
     "done", "already-done" or "gave-up" (too many deliveries, e.g. a handler that kills its
     process). Raises RetryableError for a transient failure, RateLimited when a new-task
     handler's start is reserved for later (`reserved`: this run is that start, reserved for that
-    time), the handler's error otherwise."""
+    time), Deferred when the handler asks to run later, the handler's error otherwise."""
     handler = table.handler(event_name, role)
     try:
         record, lease = store.acquire(role, event_key, lease_s)  # one round trip
@@ -259,6 +269,9 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
         event = HandledEvent(event_key, event_name, args, block, role, attempt, worker, reserved)
         try:
             handler(event)
+        except Deferred:
+            outcome = (jobs.QUEUED, None)
+            raise
         except retryable_errors() as exc:
             error = f"{type(exc).__name__}: {exc}"
             outcome = (jobs.FAILED if final_attempt else jobs.QUEUED, error)

@@ -80,7 +80,8 @@ def draw_jurors(ev: HandledEvent) -> None:
     dispute_id = int(ev.args["disputeId"])
     if _read(ctx, "disputeOf", dispute_id).status != DisputeStatus.DRAWING:
         return  # drawn already (a draw re-arms while seats remain)
-    send_draw(ctx, int(ev.args["seedBlock"]), _disputes(ctx).drawJurors(dispute_id), done=("WrongDisputeStatus",))
+    send_draw(ctx, ev, "drawJurors", dispute_id, int(ev.args["seedBlock"]), _disputes(ctx).drawJurors(dispute_id),
+              done=("WrongDisputeStatus",))
 
 
 def my_seat(ctx: NodeContext, dispute_id: int, jurors: int):

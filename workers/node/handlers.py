@@ -40,8 +40,9 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
   A sampler's slot of a task still filling: roll out round 0's shard ahead (sample_ahead).
 - DrawArmed, validator (the keeper): drawValidators, at activation and to replace a validator,
   as soon as seedBlock is mined (the draw lands in a later block; send_draw waits up to
-  DRAW_WAIT_S for it, then DrawNotReady is retried with Celery's backoff); on a dev chain with
-  automine someone must mine blocks.
+  keeper_turns.WAIT_IN_PLACE_S for it, then DrawNotReady is retried with Celery's backoff), or
+  in the node's keeper turn after it (keeper_turns: on a chain not on this machine, about one
+  validator of the pool sends per turn); on a dev chain with automine someone must mine blocks.
 - PhaseStarted:
   SampleCommit, sampler  roll out the shard with the task's current checkpoint (or take the one
                          rolled out ahead with it), store, commit; the phase's last commit
@@ -73,7 +74,7 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
 - TaskCreated, validator (keeper): schedule ClaimDeadlineReached FIRST_CLAIM_CHECK_S ahead (no
   chain read while the claims are made), which reschedules itself to the task's claim deadline
   while the task is unfilled; if it is still Open or Drawing then, advance() fails it (the
-  requester is refunded).
+  requester is refunded), in the node's keeper turn (rescheduled to it once, turn_waited).
 
 Every handler is idempotent: it reads the chain first (slot held? already committed/revealed/
 attested?), stores content-addressed artifacts, persists its salt before sending, and counts the

@@ -5,6 +5,7 @@ from __future__ import annotations
 from workers.node.common import current, schedule_check, send
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent
+from workers.node.keeper_turns import turn_delay_s
 from workers.protocol import Phase, Status
 
 
@@ -56,9 +57,15 @@ def claim_deadline_reached(ev: HandledEvent) -> None:
     if task.status not in (Status.OPEN, Status.DRAWING):
         return  # filled (or ended) in time
     left = task.claim_deadline - ctx.view.read(ctx.deployment.registry, "protocolTime")
+    hop = int(args["hop"]) + 1
     if left >= 0:
-        hop = int(args["hop"]) + 1
         schedule_check("ClaimDeadlineReached", f"claim-deadline:{task_id}:{hop}", {**args, "hop": hop},
                        countdown=left + 1)
+        return
+    # every validator keeps every task's claim window: the pool takes turns (workers.node.keeper_turns)
+    subject = b"advance" + task_id.to_bytes(32, "big") + task.claim_deadline.to_bytes(32, "big")
+    if not args.get("turn_waited") and (wait := turn_delay_s(ctx, subject)) > 0:
+        schedule_check("ClaimDeadlineReached", f"claim-deadline:{task_id}:{hop}",
+                       {**args, "hop": hop, "turn_waited": True}, countdown=wait)
         return
     send(ctx, ctx.deployment.registry.functions.advance(task_id), done=("WrongStatus", "DeadlineNotReached"))

@@ -55,12 +55,16 @@ def register(app: Celery) -> None:
                         store, bucket.reserve, role, event_key, event_name, args, block,
                         final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
                         max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved)
-            except dispatch.RateLimited as limited:
-                # Not a retry (no attempt is used): the same event again at its reserved start, so
-                # this worker is free meanwhile for the tasks the node already holds.
+            except dispatch.Deferred as later:
+                # Not a retry (no retry is used): the same event again at its reserved start (rate
+                # limited) or when its handler asked, so this worker is free meanwhile for the tasks
+                # the node already holds.
+                start = later.start if isinstance(later, dispatch.RateLimited) else reserved
                 self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
-                                             role=role, reserved=limited.start), countdown=limited.wait)
+                                             role=role, reserved=start), countdown=later.wait,
+                                 priority=dispatch.DISPATCH.priority(event_name, role, args))
                 metrics.task_outcome(role, event_name, "deferred")
+                log.info("%s %s: %s", event_name, event_key, later)
                 return "deferred"
             except dispatch.RetryableError as exc:
                 metrics.task_outcome(role, event_name, "retry")

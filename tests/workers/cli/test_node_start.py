@@ -49,7 +49,8 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3
     env.pop("REDIS_URL", None)
     proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "--rpc", anvil.http_url, "--deployment",
                              str(deployment_file), "--node-dir", str(node_dir), "node", "start", "--metrics-port", "0",
-                             "--roles", "sampler,validator", "--poll-interval", "0.5", "--confirmations", "1"],
+                             "--roles", "sampler,validator", "--poll-interval", "0.5", "--confirmations", "1",
+                             "--keeper-turn-blocks", "3"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
     state_file = node_dir / "node.json"
@@ -80,6 +81,7 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3
     assert "node running: roles sampler,validator" in out and out.rstrip().endswith("node stopped")
     assert "registered the node's BLS key" in out
     assert f"events: polling {anvil.http_url} (polls every 0.5 s), 1 confirmation" in out
+    assert "keeper calls: in turns of 3 blocks" in out
     watcher_log = (node_dir / "logs" / "watcher.log").read_text()
     assert f"polling {anvil.http_url} every 0.5 s; confirmation depth 1" in watcher_log
     assert not any(alive(p) for p in pids)
@@ -94,6 +96,13 @@ def test_the_watcher_polls_a_remote_rpc_less_often_than_a_local_one():
         assert default_poll_interval(local) == LOCAL_POLL_S == 0.05
     for remote in ("https://sepolia.infura.io/v3/KEY", "http://10.0.0.5:8545", "http://rpc.example:8545"):
         assert default_poll_interval(remote) == REMOTE_POLL_S == 2.0
+
+
+def test_validators_take_keeper_turns_only_on_a_chain_elsewhere():
+    from workers.node.keeper_turns import default_turn_blocks
+
+    assert default_turn_blocks("http://127.0.0.1:8545") == 0  # anvil here: a reverted draw costs nothing
+    assert default_turn_blocks("https://sepolia.infura.io/v3/KEY") == 2
 
 
 def test_start_refuses_unknown_roles_and_a_wrong_password(node, invoke, monkeypatch):

@@ -2,11 +2,11 @@
 schedules a ClaimDeadlineReached check FIRST_CLAIM_CHECK_S ahead without reading the chain; a
 check before the claim deadline reschedules itself to it; past the deadline a task nobody filled
 is failed with advance() and its requester refunded; a second delivery sends nothing; a task no
-longer open is left alone."""
+longer open is left alone; with keeper turns, a validator whose turn is later waits for it first."""
 import pytest
 
 from network import TOKEN, Network, as_node, create_task, handled
-from workers.node import keeper_handlers
+from workers.node import keeper_handlers, keeper_turns
 from workers.protocol import Status
 
 BOUNTY = 100 * TOKEN
@@ -14,7 +14,7 @@ BOUNTY = 100 * TOKEN
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    network = Network(tmp_path_factory.mktemp("claim-keeper-network"), [("validator0", "validator")])
+    network = Network(tmp_path_factory.mktemp("claim-keeper-network"), [("validator0", "validator"), ("validator1", "validator")])
     yield network
     network.stop()
 
@@ -76,3 +76,30 @@ def test_the_creation_reads_nothing_and_a_task_no_longer_open_is_left_alone(net,
         [(_, _, args, _)] = scheduled
         keeper_handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))
         assert len(scheduled) == 1 and ctx.sender.stats["sent"] == 0
+
+
+def test_with_turns_a_validator_in_a_later_turn_fails_the_task_only_after_its_turn(net, scheduled, monkeypatch):
+    d = net.deployment
+    validators = [net.node("validator0"), net.node("validator1")]
+    pool = d.stakes.functions.validatorCount().call()
+    for _ in range(10):  # a task for which one of the two is in a later turn (3 in 4 are)
+        task_id = open_task(net)
+        deadline = d.registry.functions.taskOf(task_id).call().claimDeadline
+        subject = b"advance" + task_id.to_bytes(32, "big") + deadline.to_bytes(32, "big")
+        late = max(validators, key=lambda v: keeper_turns.turn_of(subject, v.address, pool))
+        turn = keeper_turns.turn_of(subject, late.address, pool)
+        if turn > 0:
+            break
+    net.w3.provider.make_request("evm_increaseTime", [deadline - d.registry.functions.protocolTime().call() + 1])
+    net.w3.provider.make_request("evm_mine", [])
+    with as_node(late) as ctx:
+        monkeypatch.setitem(ctx.extra, "keeper_turn_blocks", 2)
+        due = handled("ClaimDeadlineReached", "validator", taskId=task_id, hop=3, origin="o")
+        keeper_handlers.claim_deadline_reached(due)
+        assert ctx.view.task(task_id).status == Status.OPEN and ctx.sender.stats["sent"] == 0
+        [(name, key, args, countdown)] = scheduled
+        assert (name, key, args) == ("ClaimDeadlineReached", f"claim-deadline:{task_id}:4",
+                                     {"taskId": task_id, "hop": 4, "origin": "o", "turn_waited": True})
+        assert countdown == pytest.approx(turn * 2 * keeper_turns.block_interval_s(ctx)) and countdown > 0
+        keeper_handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))  # its turn
+        assert ctx.view.task(task_id).status == Status.FAILED and len(scheduled) == 1

@@ -90,3 +90,13 @@ def watch(enqueue) -> None:
     r().rpush(f"test:watcher:{key}", json.dumps(queues))
     while True:
         time.sleep(1)
+
+
+@DISPATCH.on("Later", "validator", urgent=lambda args: True)
+def later(ev: HandledEvent) -> None:
+    """A keeper whose turn has not come (workers.node.keeper_turns): it defers itself once."""
+    from workers.node.dispatch import Deferred
+
+    _note(ev, "ran")
+    if r().llen(f"test:ran:{ev.key}") == 1:
+        raise Deferred(ev.args["wait"], "not my turn yet")

@@ -158,6 +158,31 @@ def test_only_new_task_handlers_are_rate_limited(rclient):
     assert reserved == {"PhaseStarted": None, "TaskCreated": limited.value.start}  # what the handler sees
 
 
+def test_a_handler_that_defers_leaves_its_job_queued_and_its_lease_free(rclient):
+    table = dispatch.DispatchTable()
+    runs = []
+
+    def keeper(ev):
+        runs.append(ev.attempt)
+        if ev.attempt == 1:
+            raise dispatch.Deferred(4.0, "not my turn")
+
+    table.register("DrawArmed", "validator", keeper)
+    store = jobs.JobStore(rclient, "decentrl:unit-defer-" + uuid.uuid4().hex)
+
+    def run():
+        return dispatch.run_event(store, lambda: pytest.fail("a keeper takes no token"), "validator", "0xab:1",
+                                  "DrawArmed", {}, 1, final_attempt=False, lease_s=30, max_attempts=5, table=table)
+
+    with pytest.raises(dispatch.Deferred, match="not my turn: run again in 4.000 s") as later:
+        run()
+    assert later.value.wait == 4.0 and not isinstance(later.value, dispatch.RateLimited)
+    record = store.get("validator", "0xab:1")
+    assert (record.status, record.attempts, record.last_error) == (jobs.QUEUED, 1, "")
+    assert rclient.get(store.lease_key("validator", "0xab:1")) is None  # the rerun is not held off
+    assert run() == "done" and runs == [1, 2]
+
+
 def test_each_app_keeps_its_own_retry_settings():
     """Two nodes' apps in one process: neither inherits the other's handle_event (Celery shares
     tasks between apps unless told not to)."""

@@ -51,3 +51,25 @@ def test_non_retryable_error_fails_once(enqueue, rclient, config):
     rec = store.get("sampler", ev.key)
     assert (rec.attempts, rec.last_error) == (1, "ValueError: bad input")
     assert len(notes(rclient, "ran", ev.key)) == 1
+
+
+def test_a_deferred_job_runs_again_after_its_wait_without_a_retry(enqueue, rclient, config):
+    """A handler that is not due yet (a keeper before its turn) raises Deferred: the job stays
+    queued, its worker is free meanwhile, and it runs again after the wait it asked for, not
+    after the retry backoff (which would be 1 s here), and keeps its urgency."""
+    store, _ = node_state(config)
+    ev = Event("Later", {"wait": 2.5})
+    assert enqueue(ev) == ["validate"]
+    wait_for(lambda: len(notes(rclient, "ran", ev.key)) == 1, timeout=10)
+    assert store.get("validator", ev.key).status == jobs.QUEUED
+    ping = Event("Ping", {})
+    enqueue(ping)  # the worker is free while the deferred job waits
+    wait_for(lambda: store.get("validator", ping.key).status == jobs.DONE, timeout=5)
+    assert store.get("validator", ev.key).status == jobs.QUEUED
+    wait_for(lambda: store.get("validator", ev.key).status == jobs.DONE, timeout=10)
+    ran = notes(rclient, "ran", ev.key)
+    assert [n["attempt"] for n in ran] == [1, 2]
+    gap = _gaps(ran)[0]
+    print(f"\ndeferred for {gap:.2f} s (asked 2.5 s)")
+    assert 2.45 < gap < 4.0, gap
+    assert store.get("validator", ev.key).last_error == ""  # a deferral is not an error
