@@ -27,6 +27,7 @@ import logging
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent
 from workers.node.assignment_handlers import send_draw
+from workers.node.keeper_turns import turn_delay_s, wait_for_turn
 from workers.node.common import fetch, schedule_check, send, spec_of
 from workers.protocol import DisputeStatus, Role, Verdict
 
@@ -162,11 +163,17 @@ def _settle(ctx: NodeContext, dispute_id: int) -> None:
     send(ctx, _disputes(ctx).settle(dispute_id), done=("WrongDisputeStatus",))
 
 
+def _settle_subject(dispute_id: int) -> bytes:
+    return b"settle" + dispute_id.to_bytes(32, "big")
+
+
 @DISPATCH.on("JurorVoted", "validator")
 def juror_voted(ev: HandledEvent) -> None:
+    """Every validator sees the last juror's vote: the pool takes turns at settling (keeper_turns)."""
     ctx = NodeContext.current()
     dispute = _read(ctx, "disputeOf", int(ev.args["disputeId"]))
     if dispute.status == DisputeStatus.VOTING and dispute.upholdVotes + dispute.dismissVotes == dispute.jurorCount:
+        wait_for_turn(ctx, ev, _settle_subject(int(ev.args["disputeId"])), due_block=ev.block)
         _settle(ctx, int(ev.args["disputeId"]))
 
 
@@ -181,6 +188,11 @@ def settle_due(ev: HandledEvent) -> None:
     if left >= 0:
         hop = int(args["hop"]) + 1
         schedule_check("SettleDue", f"settle:{dispute_id}:{hop}", {**args, "hop": hop}, countdown=left + 1)
+        return
+    if not args.get("turn_waited") and (wait := turn_delay_s(ctx, _settle_subject(dispute_id))) > 0:
+        hop = int(args["hop"]) + 1
+        schedule_check("SettleDue", f"settle:{dispute_id}:{hop}", {**args, "hop": hop, "turn_waited": True},
+                       countdown=wait)
         return
     _settle(ctx, dispute_id)
 

@@ -12,9 +12,11 @@ from workers.protocol import Phase, Status
 def schedule_deadline(args: dict, origin: str, countdown: float | None = None, hop: int = 0) -> None:
     """Send a DeadlineReached event for (task, round, phase) to this node's validator queue."""
     key = f"deadline:{args['taskId']}:{args['round']}:{args['phase']}:{hop}"
-    schedule_check("DeadlineReached", key, {"taskId": int(args["taskId"]), "round": int(args["round"]),
-                                            "phase": int(args["phase"]), "deadline": int(args["deadline"]),
-                                            "hop": hop, "origin": origin}, countdown)
+    check = {"taskId": int(args["taskId"]), "round": int(args["round"]), "phase": int(args["phase"]),
+             "deadline": int(args["deadline"]), "hop": hop, "origin": origin}
+    if args.get("turn_waited"):
+        check["turn_waited"] = True
+    schedule_check("DeadlineReached", key, check, countdown)
 
 
 @DISPATCH.on("DeadlineReached", "validator")
@@ -22,11 +24,17 @@ def deadline_reached(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     args = ev.args
     task_id, round_, phase = int(args["taskId"]), int(args["round"]), Phase(int(args["phase"]))
-    if current(ctx, task_id, round_, phase) is None:
+    task = current(ctx, task_id, round_, phase)
+    if task is None:
         return  # the phase ended on its own
     left = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime")
     if left >= 0:
         schedule_deadline(args, args["origin"], countdown=left + 1, hop=int(args["hop"]) + 1)
+        return
+    # every validator of the task keeps its phases' deadlines: they take turns (keeper_turns)
+    subject = b"advance" + b"".join(int(x).to_bytes(32, "big") for x in (task_id, round_, phase, args["deadline"]))
+    if not args.get("turn_waited") and (wait := turn_delay_s(ctx, subject, task.num_validators)) > 0:
+        schedule_deadline({**args, "turn_waited": True}, args["origin"], countdown=wait, hop=int(args["hop"]) + 1)
         return
     send(ctx, ctx.deployment.registry.functions.advance(task_id),
          done=("WrongPhase", "WrongStatus", "DeadlineNotReached"))

@@ -1,8 +1,8 @@
 """Turns for the keeper calls any validator in the pool may send.
 
-A validator draw (`drawValidators`), a juror draw (`drawJurors`) and the `advance()` that fails a
-task nobody filled in time are needed once, and every validator node sees the event that makes
-them due. Sent by all at once, one lands and the others revert in the same or the next block,
+A validator draw (`drawValidators`), a juror draw (`drawJurors`), a dispute's `settle()` and the
+`advance()` that fails a task nobody filled in time are needed once, and every validator node sees
+the event that makes them due (a phase deadline's `advance()`: every validator of the task). Sent by all at once, one lands and the others revert in the same or the next block,
 each paying gas for nothing: with a pool of a hundred validators, ninety-nine failed transactions
 a draw. So each node takes a turn. Its place for one call is
 
@@ -78,18 +78,22 @@ def block_interval_s(ctx) -> float:
     return min(max(ctx._cache["block_interval_s"], 0.05), 60.0)
 
 
-def my_turn(ctx, subject: bytes) -> tuple[int, int]:
-    """(this node's turn, the node's keeper_turn_blocks); turn 0 without turns."""
+def my_turn(ctx, subject: bytes, pool_size: int | None = None) -> tuple[int, int]:
+    """(this node's turn, the node's keeper_turn_blocks); turn 0 without turns. The pool is every
+    validator (StakeManager.validatorCount) unless `pool_size` names a smaller one (a task's
+    validators, who alone keep its phase deadlines)."""
     turn_blocks = int(ctx.extra.get("keeper_turn_blocks", LOCAL_TURN_BLOCKS))
     if not turn_blocks:
         return 0, 0
-    return turn_of(subject, ctx.address, ctx.view.read(ctx.deployment.stakes, "validatorCount")), turn_blocks
+    if pool_size is None:
+        pool_size = ctx.view.read(ctx.deployment.stakes, "validatorCount")
+    return turn_of(subject, ctx.address, pool_size), turn_blocks
 
 
-def turn_delay_s(ctx, subject: bytes) -> float:
+def turn_delay_s(ctx, subject: bytes, pool_size: int | None = None) -> float:
     """How long after a call fell due (by the clock, for calls due at a time) this node's turn
     comes: 0 in the first turn or without turns."""
-    turn, turn_blocks = my_turn(ctx, subject)
+    turn, turn_blocks = my_turn(ctx, subject, pool_size)
     return turn * turn_blocks * block_interval_s(ctx) if turn else 0.0
 
 

@@ -115,3 +115,13 @@ def test_the_block_interval_is_measured_once_from_the_chain():
     ctx = SimpleNamespace(_cache={}, w3=SimpleNamespace(eth=SimpleNamespace(get_block=get_block)))
     assert keeper_turns.block_interval_s(ctx) == 12.0 and keeper_turns.block_interval_s(ctx) == 12.0
     assert asked == ["latest", 68]
+
+
+def test_a_time_keepers_delay_is_its_turn_in_block_intervals_among_the_pool_it_names():
+    call, address, turn = late_node()
+    chain = Chain(address, turn_blocks=2, head=500, interval_s=3.0)
+    assert keeper_turns.turn_delay_s(chain, call) == pytest.approx(turn * 2 * 3.0) and chain.reads == 1
+    # a task's own validators (its phase deadlines): that pool, not the chain's
+    assert keeper_turns.turn_delay_s(chain, call, pool_size=1) == 0.0 and chain.reads == 1
+    assert keeper_turns.turn_delay_s(chain, call, pool_size=len(POOL)) == pytest.approx(turn * 2 * 3.0)
+    assert keeper_turns.turn_delay_s(Chain(address, turn_blocks=0, head=500), call) == 0.0
