@@ -59,9 +59,13 @@ def register(app: Celery) -> None:
                 # Not a retry (no retry is used): the same event again at its reserved start (rate
                 # limited) or when its handler asked, so this worker is free meanwhile for the tasks
                 # the node already holds.
+                # the wait is capped as schedule_check caps its own: a message held unacknowledged
+                # past the visibility timeout would be delivered again meanwhile (a longer wait
+                # defers once more)
                 start = later.start if isinstance(later, dispatch.RateLimited) else reserved
                 self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
-                                             role=role, reserved=start), countdown=later.wait,
+                                             role=role, reserved=start),
+                                 countdown=min(later.wait, config.visibility_timeout / 2),
                                  priority=dispatch.DISPATCH.priority(event_name, role, args))
                 metrics.task_outcome(role, event_name, "deferred")
                 log.info("%s %s: %s", event_name, event_key, later)
