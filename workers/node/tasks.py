@@ -58,10 +58,9 @@ def register(app: Celery) -> None:
             except dispatch.Deferred as later:
                 # Not a retry (no retry is used): the same event again at its reserved start (rate
                 # limited) or when its handler asked, so this worker is free meanwhile for the tasks
-                # the node already holds.
-                # the wait is capped as schedule_check caps its own: a message held unacknowledged
-                # past the visibility timeout would be delivered again meanwhile (a longer wait
-                # defers once more)
+                # the node already holds. The wait is capped as schedule_check caps its own: a
+                # message held unacknowledged past the visibility timeout would be delivered again
+                # meanwhile (a longer wait defers once more).
                 start = later.start if isinstance(later, dispatch.RateLimited) else reserved
                 self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
                                              role=role, reserved=start),
