@@ -23,10 +23,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from eth_utils import to_bytes
-
 from workers.hashing import keccak256
-from workers.node.dispatch import Deferred
 
 MAX_TURNS = 8
 """The latest turn: a node placed beyond it sends then, if no one earlier did (with about one node a
@@ -38,7 +35,7 @@ sent when its turn begins is mined in the next one, and the next turn reads it t
 
 def turn_of(subject: bytes, address: str, pool_size: int) -> int:
     """This node's turn (0 first) for the call named by `subject`, in a pool of `pool_size`."""
-    u = int.from_bytes(keccak256(subject + to_bytes(hexstr=address)), "big")
+    u = int.from_bytes(keccak256(subject + bytes.fromhex(address.removeprefix("0x"))), "big")
     return min((u * max(pool_size, 1)) >> 256, MAX_TURNS)
 
 
@@ -103,6 +100,8 @@ def wait_for_turn(ctx, ev, subject: bytes, due_block: int) -> None:
     node's keeper_turn_blocks 0 (or in the first turn) that is once `due_block` is mined, waiting
     for it in place up to WAIT_IN_PLACE_S; a later turn more than a moment away defers the job
     (dispatch.Deferred) rather than holding its worker."""
+    from workers.node.dispatch import Deferred  # here: `node start --help` reads this module's defaults
+
     turn, turn_blocks = my_turn(ctx, subject)
     at = Turn(turn, turn_blocks, due_block)
     head = ctx.w3.eth.block_number

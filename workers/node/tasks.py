@@ -57,14 +57,16 @@ def register(app: Celery) -> None:
                         max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved)
             except dispatch.Deferred as later:
                 # Not a retry (no retry is used): the same event again at its reserved start (rate
-                # limited) or when its handler asked, so this worker is free meanwhile for the tasks
-                # the node already holds. The wait is capped as schedule_check caps its own: a
-                # message held unacknowledged past the visibility timeout would be delivered again
-                # meanwhile (a longer wait defers once more).
-                start = later.start if isinstance(later, dispatch.RateLimited) else reserved
+                # limited: the rerun starts then, unasked) or when its handler asked, so this worker
+                # is free meanwhile for the tasks the node already holds. A handler's wait is capped
+                # as schedule_check caps its own: a message held unacknowledged past the visibility
+                # timeout would be delivered again meanwhile (a longer wait defers once more).
+                if isinstance(later, dispatch.RateLimited):
+                    start, countdown = later.start, later.wait
+                else:
+                    start, countdown = reserved, min(later.wait, config.visibility_timeout / 2)
                 self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
-                                             role=role, reserved=start),
-                                 countdown=min(later.wait, config.visibility_timeout / 2),
+                                             role=role, reserved=start), countdown=countdown,
                                  priority=dispatch.DISPATCH.priority(event_name, role, args))
                 metrics.task_outcome(role, event_name, "deferred")
                 log.info("%s %s: %s", event_name, event_key, later)
