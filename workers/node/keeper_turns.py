@@ -96,14 +96,18 @@ def turn_delay_s(ctx, subject: bytes, pool_size: int | None = None) -> float:
 
 def wait_for_turn(ctx, ev, subject: bytes, due_block: int) -> None:
     """Returns once this node may send the keeper call named by `subject`, due from `due_block`
-    (the caller then checks the call is still needed, or lets its estimate decide). With the
+    or from when the node saw the event `ev` (its block plus the node's confirmation depth), the
+    later of the two (the caller then checks the call is still needed, or lets its estimate decide). With the
     node's keeper_turn_blocks 0 (or in the first turn) that is once `due_block` is mined, waiting
     for it in place up to WAIT_IN_PLACE_S; a later turn more than a moment away defers the job
     (dispatch.Deferred) rather than holding its worker."""
     from workers.node.dispatch import Deferred  # here: `node start --help` reads this module's defaults
 
     turn, turn_blocks = my_turn(ctx, subject)
-    at = Turn(turn, turn_blocks, due_block)
+    # a node with a confirmation depth sees the event that depth late, as every node of the pool
+    # with the same depth does: the turns start from there, or the first few would all send at once
+    seen = int(ev.block) + int(ctx.extra.get("confirmations", 0)) if ev.block else 0
+    at = Turn(turn, turn_blocks, max(due_block, seen))
     head = ctx.w3.eth.block_number
     in_place_until = time.monotonic() + WAIT_IN_PLACE_S
     while (left := at.blocks_to_wait(head)) > 0:

@@ -61,8 +61,8 @@ class Chain:
         return self.head
 
 
-def event(attempt: int = 1):
-    return dispatch.HandledEvent("0xab:1", "DrawArmed", {}, 0, "validator", attempt)
+def event(attempt: int = 1, block: int = 0):
+    return dispatch.HandledEvent("0xab:1", "DrawArmed", {}, block, "validator", attempt)
 
 
 def late_node(n_min: int = 3):
@@ -125,3 +125,16 @@ def test_a_time_keepers_delay_is_its_turn_in_block_intervals_among_the_pool_it_n
     assert keeper_turns.turn_delay_s(chain, call, pool_size=1) == 0.0 and chain.reads == 1
     assert keeper_turns.turn_delay_s(chain, call, pool_size=len(POOL)) == pytest.approx(turn * 2 * 3.0)
     assert keeper_turns.turn_delay_s(Chain(address, turn_blocks=0, head=500), call) == 0.0
+
+
+def test_with_a_confirmation_depth_the_turns_start_when_the_pool_sees_the_event():
+    """DrawArmed mined at block 499 (seed block 500), delivered 3 confirmations later (head 502):
+    the first turn sends at once, the second two blocks later, not at once beside it."""
+    call, address, turn = late_node(n_min=2)
+    chain = Chain(address, turn_blocks=2, head=502)
+    chain.extra["confirmations"] = 3
+    with pytest.raises(dispatch.Deferred, match=f"sends once block {502 + 2 * turn} is mined"):
+        wait_for_turn(chain, event(block=499), call, due_block=500)
+    chain.extra["confirmations"] = 0  # seen at once: the seed block decides
+    with pytest.raises(dispatch.Deferred, match=f"sends once block {500 + 2 * turn} is mined"):
+        wait_for_turn(chain, event(block=499), call, due_block=500)
