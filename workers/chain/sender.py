@@ -7,24 +7,31 @@ the chain's pending nonce when the key is missing, and resynced from it after a 
 / 'nonce too high' answer, a failed send, or a dropped transaction; an 'already known' answer
 means the node holds this very transaction, which is then taken as sent. Gas is estimated (a revert
 there raises TxReverted before anything is sent); the receipt is awaited outside the lock with a
-timeout (30 s by default). A mined revert is re-simulated with eth_call at its block to recover
-the custom error. The key signs locally and is never logged."""
+timeout (30 s by default) and polled every 0.02 s on a chain on this machine, every 0.5 s on any
+other (someone's RPC service, which counts requests). A transaction still pending at the timeout
+is sent again at its nonce with its fees raised by FEE_BUMP (a wallet's "speed up": the node's
+pool replaces the old one), up to max_bumps times, each waited for as long; whichever of them is
+mined is the transaction, and one that none of them became is dropped. A mined revert is
+re-simulated with eth_call at its block to recover the custom error. The key signs locally and is
+never logged."""
 
 from __future__ import annotations
 
 import logging
+import math
 import threading
+import time
 from collections import Counter
 from dataclasses import dataclass
 
 from eth_abi import encode
 from eth_abi.exceptions import EncodingError
 from eth_utils import function_abi_to_4byte_selector, keccak
-from web3.exceptions import ContractLogicError, TimeExhausted, Web3RPCError
+from web3.exceptions import ContractLogicError, TimeExhausted, TransactionNotFound, Web3RPCError
 
 from workers.chain.abi import canonical_type
 from workers.chain.errors import DecodedError, DroppedTransaction, TxReverted, decode_revert, revert_data_of
-from workers.chain.rpc import raw_batch, result_of
+from workers.chain.rpc import is_local_url, raw_batch, result_of
 from workers.node import metrics
 
 log = logging.getLogger(__name__)
@@ -33,6 +40,12 @@ RESYNC_MESSAGES = ("nonce too low", "nonce too high")
 ALREADY_SENT_MESSAGES = ("already known", "already imported")
 """The node already holds this very transaction (geth: "already known", anvil: "transaction already
 imported"): the same signed bytes, so the same hash and nonce."""
+FEE_BUMP = 1.25
+"""A replacement's fees against the transaction it replaces: pools take a replacement at +10% or
+more of both the tip and the fee cap (geth, anvil)."""
+LOCAL_POLL_S, REMOTE_POLL_S = 0.02, 0.5
+"""How often a receipt is asked for: a local chain answers in a millisecond and mines at once; a
+remote one makes a block every few seconds and its provider counts the requests."""
 
 
 @dataclass(frozen=True)
@@ -46,16 +59,20 @@ class SentTx:
 class TxSender:
     """Signs and sends transactions for one account; see the module docstring."""
 
-    def __init__(self, w3, account, redis, *, receipt_timeout: float = 30.0, poll_latency: float = 0.02,
+    def __init__(self, w3, account, redis, *, receipt_timeout: float = 30.0, poll_latency: float | None = None,
                  gas_multiplier: float = 1.2, lock_timeout: float = 30.0, lock_poll: float = 0.002,
-                 max_resyncs: int = 3,
+                 max_resyncs: int = 3, max_bumps: int = 3,
                  key_prefix: str = "decentrl"):
         self.w3 = w3
         self._account = account
         self.redis = redis
         self.chain_id = w3.eth.chain_id
         self.receipt_timeout = receipt_timeout
+        if poll_latency is None:
+            local = is_local_url(str(getattr(w3.provider, "endpoint_uri", "") or ""))
+            poll_latency = LOCAL_POLL_S if local else REMOTE_POLL_S
         self.poll_latency = poll_latency
+        self.max_bumps = max_bumps
         self.gas_multiplier = gas_multiplier
         self.lock_timeout = lock_timeout
         self.lock_poll = lock_poll  # redis-py polls a held lock; its default 0.1 s idles the account
@@ -199,17 +216,15 @@ class TxSender:
             self.redis.delete(self.nonce_key)
 
     def wait(self, sent: SentTx, timeout: float | None = None):
-        """Waits for the receipt; DroppedTransaction when not mined in time, TxReverted with
-        the decoded error for a mined revert."""
+        """Waits for the receipt, speeding a transaction still pending at the timeout up (module
+        doc); DroppedTransaction when none of its sends was mined, TxReverted with the decoded
+        error for a mined revert."""
         timeout = self.receipt_timeout if timeout is None else timeout
         try:
             receipt = self.w3.eth.wait_for_transaction_receipt(sent.tx_hash, timeout=timeout,
                                                                poll_latency=self.poll_latency)
         except TimeExhausted:
-            self._count("dropped")
-            metrics.tx_failed(metrics.fn_name(sent.description), "Dropped", "mined")
-            self.resync_nonce()
-            raise DroppedTransaction(sent.tx_hash, sent.nonce, timeout) from None
+            receipt, sent = self._speed_up(sent, timeout)
         fn = metrics.fn_name(sent.description)
         metrics.tx_mined(fn, receipt["gasUsed"])
         if receipt["status"] == 1:
@@ -220,6 +235,70 @@ class TxSender:
         error = self._why_reverted(sent, receipt)
         metrics.tx_failed(fn, error.name, "mined")
         raise TxReverted(error, tx_hash=sent.tx_hash, receipt=receipt, call=sent.description)
+
+    def _speed_up(self, sent: SentTx, timeout: float):
+        """(receipt, the send that was mined) of a transaction not mined within `timeout`: sent
+        again with raised fees while any of its sends is still at the node, each waited for
+        `timeout`; DroppedTransaction when none is left or max_bumps replacements were not mined."""
+        sends = [sent]
+        while len(sends) <= self.max_bumps and any(self._at_node(s.tx_hash) for s in sends):
+            replacement = self._replace(sends[-1], timeout)
+            if replacement is not None:
+                sends.append(replacement)
+            found = self._first_mined(sends, timeout)
+            if found is not None:
+                return found
+        found = self._first_mined(sends, 0)  # one mined just now
+        if found is not None:
+            return found
+        self._count("dropped")
+        metrics.tx_failed(metrics.fn_name(sent.description), "Dropped", "mined")
+        self.resync_nonce()
+        raise DroppedTransaction(sent.tx_hash, sent.nonce, timeout * len(sends)) from None
+
+    def _at_node(self, tx_hash: str) -> bool:
+        try:
+            return self.w3.eth.get_transaction(tx_hash) is not None
+        except TransactionNotFound:
+            return False
+
+    def _first_mined(self, sends: list[SentTx], timeout: float):
+        deadline = time.monotonic() + timeout
+        while True:
+            for s in sends:
+                try:
+                    receipt = self.w3.eth.get_transaction_receipt(s.tx_hash)
+                except TransactionNotFound:
+                    continue
+                if receipt is not None:
+                    return receipt, s
+            if time.monotonic() >= deadline:
+                return None
+            time.sleep(self.poll_latency)
+
+    def _replace(self, last: SentTx, waited: float) -> SentTx | None:
+        """`last` again at its nonce, its fees raised by FEE_BUMP and to the chain's current
+        ones if those are higher; None when the node refuses it (an earlier send was mined
+        meanwhile: nonce too low; or it holds it already), which the caller's wait then sees."""
+        answers = raw_batch(self.w3, [("eth_maxPriorityFeePerGas", []), ("eth_getBlockByNumber", ["latest", False])])
+        tip_now = int(result_of("eth_maxPriorityFeePerGas", answers[0]), 16)
+        base_now = int(result_of("eth_getBlockByNumber", answers[1])["baseFeePerGas"], 16)
+        tip = max(tip_now, math.ceil(last.tx["maxPriorityFeePerGas"] * FEE_BUMP))
+        tx = {**last.tx, "maxPriorityFeePerGas": tip,
+              "maxFeePerGas": max(2 * base_now + tip, math.ceil(last.tx["maxFeePerGas"] * FEE_BUMP))}
+        signed = self._account.sign_transaction(tx)
+        tx_hash = "0x" + keccak(signed.raw_transaction).hex()
+        try:
+            self.w3.eth.send_raw_transaction(signed.raw_transaction)
+        except Web3RPCError as exc:
+            log.warning("%s: %s (nonce %d) not replaced: %s", self.address, last.tx_hash, last.nonce,
+                        exc.message or exc)
+            return None
+        self._count("replaced")
+        metrics.tx_sent(metrics.fn_name(last.description))
+        log.warning("%s: %s (nonce %d) not mined within %g s; sent again as %s, tip %d and fee cap %d wei",
+                    self.address, last.tx_hash, last.nonce, waited, tx_hash, tip, tx["maxFeePerGas"])
+        return SentTx(tx_hash, last.nonce, tx, last.description)
 
     def _why_reverted(self, sent: SentTx, receipt) -> DecodedError:
         tx = sent.tx

@@ -3,6 +3,7 @@ real Redis, against a real anvil), decoded reverts, dropped transactions, nonce 
 
 import logging
 import multiprocessing
+import threading
 import time
 from concurrent.futures import ProcessPoolExecutor
 
@@ -130,19 +131,100 @@ def test_a_transaction_the_node_already_holds_is_taken_as_sent_not_sent_again(w3
     assert sender.wait(again)["status"] == 1
 
 
-def test_unmined_transaction_is_dropped_and_its_nonce_reused(w3, redis_client, new_account):
+def test_a_transaction_the_node_dropped_is_dropped_and_its_nonce_reused(w3, redis_client, new_account):
     account = new_account()
     sender = TxSender(w3, account, redis_client, receipt_timeout=0.5)
     w3.provider.make_request("evm_setAutomine", [False])
     try:
+        sent = sender.send(to=SINK, value=1, wait=False)
+        w3.provider.make_request("anvil_dropAllTransactions", [])  # the node's pool forgets it
         with pytest.raises(DroppedTransaction, match=r"\(nonce 0\) not mined within 0.5 s") as info:
-            sender.send(to=SINK, value=1)
-        w3.provider.make_request("anvil_dropAllTransactions", [])
+            sender.wait(sent)
     finally:
         w3.provider.make_request("evm_setAutomine", [True])
+    assert sender.stats["replaced"] == 0  # nothing left to speed up
     assert redis_client.get(sender.nonce_key) is None  # resync on the next send
     receipt = sender.send(to=SINK, value=2)
     assert w3.eth.get_transaction(receipt["transactionHash"])["nonce"] == info.value.nonce == 0
+
+
+def test_a_transaction_never_mined_is_sped_up_max_bumps_times_then_dropped(w3, redis_client, new_account):
+    account = new_account()
+    sender = TxSender(w3, account, redis_client, receipt_timeout=0.3, max_bumps=3)
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        with pytest.raises(DroppedTransaction, match=r"\(nonce 0\) not mined within 1.2 s"):
+            sender.send(to=SINK, value=1)
+        pending = w3.eth.get_block("pending", full_transactions=True)["transactions"]
+        fees = [tx["maxFeePerGas"] for tx in pending if tx["from"] == account.address]
+        w3.provider.make_request("anvil_dropAllTransactions", [])
+    finally:
+        w3.provider.make_request("evm_setAutomine", [True])
+    assert sender.stats["replaced"] == 3 and len(fees) == 1  # each send replaced the one before at the node
+
+
+def test_a_transaction_still_pending_is_sent_again_with_higher_fees_and_that_send_mined(w3, redis_client, new_account):
+    """Not mined within the timeout (a slow or busy chain; on a fee spike geth keeps the priced-out
+    transaction pending the same way, where anvil drops it): the same nonce goes again with raised
+    fees, replaces it at the node, and is what gets mined, once."""
+    account = new_account()
+    sender = TxSender(w3, account, redis_client, receipt_timeout=0.5)
+    stop = threading.Event()
+
+    def mine_after_the_replacement():
+        while not stop.is_set() and sender.stats["replaced"] == 0:
+            time.sleep(0.02)
+        w3.provider.make_request("evm_mine", [])
+
+    w3.provider.make_request("evm_setAutomine", [False])
+    miner = threading.Thread(target=mine_after_the_replacement, daemon=True)
+    try:
+        first = sender.send(to=SINK, value=1, wait=False)
+        miner.start()
+        receipt = sender.wait(first)
+    finally:
+        stop.set()
+        miner.join()
+        w3.provider.make_request("evm_setAutomine", [True])
+    mined = w3.eth.get_transaction(receipt["transactionHash"])
+    assert receipt["status"] == 1 and receipt["transactionHash"].to_0x_hex() != first.tx_hash
+    assert mined["nonce"] == first.nonce and sender.stats["replaced"] == 1
+    assert mined["maxFeePerGas"] >= 1.25 * first.tx["maxFeePerGas"]
+    assert mined["maxPriorityFeePerGas"] >= 1.25 * first.tx["maxPriorityFeePerGas"]
+    assert w3.eth.get_transaction_count(account.address) == first.nonce + 1  # one of the two was mined
+    with pytest.raises(Exception, match="not found"):
+        w3.eth.get_transaction_receipt(first.tx_hash)
+
+
+def test_a_send_mined_while_it_is_replaced_is_the_one_waited_for(w3, redis_client, new_account, monkeypatch):
+    account = new_account()
+    sender = TxSender(w3, account, redis_client, receipt_timeout=0.3)
+    real_replace = sender._replace
+
+    def mined_meanwhile(last, waited):
+        w3.provider.make_request("evm_mine", [])  # the original lands first
+        return real_replace(last, waited)  # the node refuses the replacement: nonce too low
+
+    monkeypatch.setattr(sender, "_replace", mined_meanwhile)
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        first = sender.send(to=SINK, value=1, wait=False)
+        receipt = sender.wait(first)
+    finally:
+        w3.provider.make_request("evm_setAutomine", [True])
+    assert receipt["transactionHash"].to_0x_hex() == first.tx_hash and sender.stats["replaced"] == 0
+
+
+def test_receipts_are_polled_gently_on_a_remote_chain(w3, redis_client, new_account):
+    from types import SimpleNamespace
+
+    from workers.chain.sender import LOCAL_POLL_S, REMOTE_POLL_S
+
+    assert TxSender(w3, new_account(), redis_client).poll_latency == LOCAL_POLL_S == 0.02
+    remote = SimpleNamespace(provider=SimpleNamespace(endpoint_uri="https://sepolia.infura.io/v3/KEY"),
+                             eth=SimpleNamespace(chain_id=11155111))
+    assert TxSender(remote, new_account(), redis_client).poll_latency == REMOTE_POLL_S == 0.5
+    assert TxSender(remote, new_account(), redis_client, poll_latency=0.1).poll_latency == 0.1
 
 
 def test_keys_never_reach_the_logs(w3, redis_client, new_account, caplog):
