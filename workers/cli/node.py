@@ -158,6 +158,18 @@ def default_poll_interval(rpc_url: str) -> float:
     return LOCAL_POLL_S if is_local_url(rpc_url) else REMOTE_POLL_S
 
 
+LOCAL_CONFIRMATIONS, REMOTE_CONFIRMATIONS = 0, 2
+"""The watcher's default confirmation depth: a chain on this machine is not reorganised; a public
+chain can replace its last block or two, and the watcher does not handle a reorganisation deeper
+than its depth (an event of a replaced block would be acted on, one of its replacement missed)."""
+
+
+def default_confirmations(rpc_url: str) -> int:
+    from workers.chain.rpc import is_local_url
+
+    return LOCAL_CONFIRMATIONS if is_local_url(rpc_url) else REMOTE_CONFIRMATIONS
+
+
 @node.command("start")
 @click.option("--roles", default="sampler,trainer,validator", show_default=True,
               help="Comma-separated roles this node runs (one Celery worker each).")
@@ -167,9 +179,10 @@ def default_poll_interval(rpc_url: str) -> float:
 @click.option("--poll-interval", type=click.FloatRange(min=0.01), default=None,
               help="Seconds between the watcher's looks at the chain while it polls (no --ws, or the websocket "
                    f"down); default {LOCAL_POLL_S:g} for an RPC on this machine, {REMOTE_POLL_S:g} for any other.")
-@click.option("--confirmations", type=click.IntRange(0, 256), default=0, show_default=True,
+@click.option("--confirmations", type=click.IntRange(0, 256), default=None,
               help="Blocks that must sit on a block before the node acts on its events (0: at once; a public "
-                   "chain can reorganise its last few blocks).")
+                   f"chain can reorganise its last few blocks); default {LOCAL_CONFIRMATIONS} for an RPC on this "
+                   f"machine, {REMOTE_CONFIRMATIONS} for any other.")
 @click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
               help="IPFS RPC API multiaddr ($DECENTRL_IPFS_API); default: the embedded store (--store-dir).")
 @click.option("--retention-days", type=click.FloatRange(min=0, min_open=True), default=7.0, show_default=True,
@@ -238,6 +251,7 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
         if "validator" in names:
             _register_at_start(obj, account, service)
         poll_interval = poll_interval or default_poll_interval(obj.rpc)
+        confirmations = default_confirmations(obj.rpc) if confirmations is None else confirmations
         keeper_turn_blocks = default_turn_blocks(obj.rpc) if keeper_turn_blocks is None else keeper_turn_blocks
         if "validator" in names:
             turns = f"in turns of {keeper_turn_blocks} blocks" if keeper_turn_blocks else "sent at once (no turns)"

@@ -98,6 +98,13 @@ def test_the_watcher_polls_a_remote_rpc_less_often_than_a_local_one():
         assert default_poll_interval(remote) == REMOTE_POLL_S == 2.0
 
 
+def test_the_watcher_waits_for_confirmations_only_on_a_chain_elsewhere():
+    from workers.cli.node import default_confirmations
+
+    assert default_confirmations("http://127.0.0.1:8545") == 0
+    assert default_confirmations("wss://mainnet.example/ws") == default_confirmations("https://rpc.example") == 2
+
+
 def test_validators_take_keeper_turns_only_on_a_chain_elsewhere():
     from workers.node.keeper_turns import default_turn_blocks
 
