@@ -240,12 +240,15 @@ class TxSender:
         """(receipt, the send that was mined) of a transaction not mined within `timeout`: sent
         again with raised fees while any of its sends is still at the node, each waited for
         `timeout`; DroppedTransaction when none is left or max_bumps replacements were not mined."""
-        sends = [sent]
-        while len(sends) <= self.max_bumps and any(self._at_node(s.tx_hash) for s in sends):
+        sends, waited = [sent], timeout
+        for _ in range(self.max_bumps):  # a replacement the node refuses counts too: no endless wait
+            if not any(self._at_node(s.tx_hash) for s in sends):
+                break
             replacement = self._replace(sends[-1], timeout)
             if replacement is not None:
                 sends.append(replacement)
             found = self._first_mined(sends, timeout)
+            waited += timeout
             if found is not None:
                 return found
         found = self._first_mined(sends, 0)  # one mined just now
@@ -254,7 +257,7 @@ class TxSender:
         self._count("dropped")
         metrics.tx_failed(metrics.fn_name(sent.description), "Dropped", "mined")
         self.resync_nonce()
-        raise DroppedTransaction(sent.tx_hash, sent.nonce, timeout * len(sends)) from None
+        raise DroppedTransaction(sent.tx_hash, sent.nonce, waited) from None
 
     def _at_node(self, tx_hash: str) -> bool:
         try:

@@ -196,6 +196,20 @@ def test_a_transaction_still_pending_is_sent_again_with_higher_fees_and_that_sen
         w3.eth.get_transaction_receipt(first.tx_hash)
 
 
+def test_replacements_the_node_refuses_end_in_dropped_not_an_endless_wait(w3, redis_client, new_account,
+                                                                          monkeypatch):
+    account = new_account()
+    sender = TxSender(w3, account, redis_client, receipt_timeout=0.2, max_bumps=2)
+    monkeypatch.setattr(sender, "_replace", lambda last, waited: None)  # "replacement transaction underpriced"
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        with pytest.raises(DroppedTransaction, match=r"not mined within 0.6 s"):
+            sender.send(to=SINK, value=1)
+        w3.provider.make_request("anvil_dropAllTransactions", [])
+    finally:
+        w3.provider.make_request("evm_setAutomine", [True])
+
+
 def test_a_send_mined_while_it_is_replaced_is_the_one_waited_for(w3, redis_client, new_account, monkeypatch):
     account = new_account()
     sender = TxSender(w3, account, redis_client, receipt_timeout=0.3)
