@@ -164,9 +164,24 @@ class TxReverted(ChainError):
 class DroppedTransaction(ChainError):
     """A sent transaction was not mined within the timeout."""
 
-    def __init__(self, tx_hash: str, nonce: int, timeout: float):
+    def __init__(self, tx_hash: str, nonce: int, timeout: float, why: str = ""):
         self.tx_hash, self.nonce, self.timeout = tx_hash, nonce, timeout
-        super().__init__(f"transaction {tx_hash} (nonce {nonce}) not mined within {timeout:g} s")
+        super().__init__(f"transaction {tx_hash} (nonce {nonce}) not mined within {timeout:g} s{why}")
+
+
+class FeeCapExceeded(ChainError):
+    """The chain's base fee is above the account's fee cap: nothing was sent. Fees fall again, so
+    trying later can succeed."""
+
+    def __init__(self, base_fee: int, cap: int, call: str = ""):
+        self.base_fee, self.cap, self.call = base_fee, cap, call
+        super().__init__(f"{call + ': ' if call else ''}not sent: the chain's base fee is {gwei(base_fee)} gwei, above "
+                         f"this account's fee cap of {gwei(cap)} gwei (--max-fee-gwei / $DECENTRL_MAX_FEE_GWEI); "
+                         "it is sent once the base fee falls under the cap, or raise the cap")
+
+
+def gwei(wei: int) -> str:
+    return f"{wei / 1e9:.9g}"
 
 
 def is_retryable(exc: BaseException) -> bool:
@@ -175,7 +190,7 @@ def is_retryable(exc: BaseException) -> bool:
         return exc.error.retryable
     if isinstance(exc, ContractLogicError):
         return decode_revert(revert_data_of(exc)).retryable
-    if isinstance(exc, (DroppedTransaction, TimeExhausted, TransactionNotFound)):
+    if isinstance(exc, (DroppedTransaction, FeeCapExceeded, TimeExhausted, TransactionNotFound)):
         return True
     if isinstance(exc, (TimeoutError, asyncio.TimeoutError, ConnectionError, socket.timeout)):
         return True

@@ -11,7 +11,10 @@ timeout (30 s by default) and polled every 0.02 s on a chain on this machine, ev
 other (someone's RPC service, which counts requests). A transaction still pending at the timeout
 is sent again at its nonce with its fees raised by FEE_BUMP (a wallet's "speed up": the node's
 pool replaces the old one), up to max_bumps times, each waited for as long; whichever of them is
-mined is the transaction, and one that none of them became is dropped. A mined revert is
+mined is the transaction, and one that none of them became is dropped. An account may cap what
+it pays per gas (max_fee_per_gas: a fee spike on a public chain): fees are cut to the cap, a base
+fee above it sends nothing (FeeCapExceeded, retried later), and a speed-up the cap leaves
+under the pools' +10% is not sent (the pending one goes on waiting). A mined revert is
 re-simulated with eth_call at its block to recover the custom error. The key signs locally and is
 never logged."""
 
@@ -30,7 +33,8 @@ from eth_utils import function_abi_to_4byte_selector, keccak
 from web3.exceptions import ContractLogicError, TimeExhausted, TransactionNotFound, Web3RPCError
 
 from workers.chain.abi import canonical_type
-from workers.chain.errors import DecodedError, DroppedTransaction, TxReverted, decode_revert, revert_data_of
+from workers.chain.errors import (DecodedError, DroppedTransaction, FeeCapExceeded, TxReverted, decode_revert, gwei,
+                                  revert_data_of)
 from workers.chain.rpc import is_local_url, raw_batch, result_of
 from workers.node import metrics
 
@@ -42,7 +46,8 @@ ALREADY_SENT_MESSAGES = ("already known", "already imported")
 imported"): the same signed bytes, so the same hash and nonce."""
 FEE_BUMP = 1.25
 """A replacement's fees against the transaction it replaces: pools take a replacement at +10% or
-more of both the tip and the fee cap (geth, anvil)."""
+more of both the tip and the fee cap (geth, anvil: REPLACEMENT_MIN)."""
+REPLACEMENT_MIN = 1.10
 LOCAL_POLL_S, REMOTE_POLL_S = 0.02, 0.5
 """How often a receipt is asked for: a local chain answers in a millisecond and mines at once; a
 remote one makes a block every few seconds and its provider counts the requests."""
@@ -61,7 +66,7 @@ class TxSender:
 
     def __init__(self, w3, account, redis, *, receipt_timeout: float = 30.0, poll_latency: float | None = None,
                  gas_multiplier: float = 1.2, lock_timeout: float = 30.0, lock_poll: float = 0.002,
-                 max_resyncs: int = 3, max_bumps: int = 3,
+                 max_resyncs: int = 3, max_bumps: int = 3, max_fee_per_gas: int | None = None,
                  key_prefix: str = "decentrl"):
         self.w3 = w3
         self._account = account
@@ -73,6 +78,9 @@ class TxSender:
             poll_latency = LOCAL_POLL_S if local else REMOTE_POLL_S
         self.poll_latency = poll_latency
         self.max_bumps = max_bumps
+        if max_fee_per_gas is not None and max_fee_per_gas <= 0:
+            raise ValueError(f"max_fee_per_gas must be > 0 wei, got {max_fee_per_gas}")
+        self.max_fee_per_gas = max_fee_per_gas
         self.gas_multiplier = gas_multiplier
         self.lock_timeout = lock_timeout
         self.lock_poll = lock_poll  # redis-py polls a held lock; its default 0.1 s idles the account
@@ -126,8 +134,12 @@ class TxSender:
         tx["gas"] = gas
         tip = int(result_of("eth_maxPriorityFeePerGas", answers[-2]), 16)
         base = int(result_of("eth_getBlockByNumber", answers[-1])["baseFeePerGas"], 16)
-        tx["maxPriorityFeePerGas"] = tip
-        tx["maxFeePerGas"] = 2 * base + tip
+        cap = self.max_fee_per_gas
+        if cap is not None and base > cap:
+            metrics.tx_failed(metrics.fn_name(_describe(call, to)), "FeeCapExceeded", "estimate")
+            raise FeeCapExceeded(base, cap, _describe(call, to))
+        tx["maxFeePerGas"] = fee = _under_cap(2 * base + tip, cap)
+        tx["maxPriorityFeePerGas"] = min(tip, fee)
         tx["type"] = 2
         return tx
 
@@ -257,7 +269,10 @@ class TxSender:
         self._count("dropped")
         metrics.tx_failed(metrics.fn_name(sent.description), "Dropped", "mined")
         self.resync_nonce()
-        raise DroppedTransaction(sent.tx_hash, sent.nonce, waited) from None
+        cap = self.max_fee_per_gas
+        at_cap = cap is not None and sends[-1].tx["maxFeePerGas"] * REPLACEMENT_MIN > cap
+        why = f"; its fees are at this account's cap of {gwei(cap)} gwei (--max-fee-gwei)" if at_cap else ""
+        raise DroppedTransaction(sent.tx_hash, sent.nonce, waited, why) from None
 
     def _at_node(self, tx_hash: str) -> bool:
         try:
@@ -281,14 +296,23 @@ class TxSender:
 
     def _replace(self, last: SentTx, waited: float) -> SentTx | None:
         """`last` again at its nonce, its fees raised by FEE_BUMP and to the chain's current
-        ones if those are higher; None when the node refuses it (an earlier send was mined
-        meanwhile: nonce too low; or it holds it already), which the caller's wait then sees."""
+        ones if those are higher, but not over the account's fee cap; None when the cap leaves
+        no room for a replacement the pools take, or when the node refuses it (an earlier send
+        was mined meanwhile: nonce too low; or it holds it already), which the caller's wait
+        then sees."""
         answers = raw_batch(self.w3, [("eth_maxPriorityFeePerGas", []), ("eth_getBlockByNumber", ["latest", False])])
         tip_now = int(result_of("eth_maxPriorityFeePerGas", answers[0]), 16)
         base_now = int(result_of("eth_getBlockByNumber", answers[1])["baseFeePerGas"], 16)
-        tip = max(tip_now, math.ceil(last.tx["maxPriorityFeePerGas"] * FEE_BUMP))
-        tx = {**last.tx, "maxPriorityFeePerGas": tip,
-              "maxFeePerGas": max(2 * base_now + tip, math.ceil(last.tx["maxFeePerGas"] * FEE_BUMP))}
+        last_tip, last_fee = last.tx["maxPriorityFeePerGas"], last.tx["maxFeePerGas"]
+        tip = max(tip_now, math.ceil(last_tip * FEE_BUMP))
+        fee = _under_cap(max(2 * base_now + tip, math.ceil(last_fee * FEE_BUMP)), self.max_fee_per_gas)
+        tip = min(tip, fee)
+        if fee < last_fee * REPLACEMENT_MIN or tip < last_tip * REPLACEMENT_MIN:
+            log.warning("%s: %s (nonce %d) not mined within %g s; not sped up: its fees are at this account's "
+                        "cap of %s gwei (base fee %s gwei)", self.address, last.tx_hash, last.nonce, waited,
+                        gwei(self.max_fee_per_gas), gwei(base_now))
+            return None
+        tx = {**last.tx, "maxPriorityFeePerGas": tip, "maxFeePerGas": fee}
         signed = self._account.sign_transaction(tx)
         tx_hash = "0x" + keccak(signed.raw_transaction).hex()
         try:
@@ -316,6 +340,10 @@ class TxSender:
         if receipt["gasUsed"] >= tx["gas"]:
             return DecodedError("OutOfGas", (tx["gas"],), ("gasLimit",))
         return DecodedError("Unknown")
+
+
+def _under_cap(fee: int, cap: int | None) -> int:
+    return fee if cap is None else min(fee, cap)
 
 
 def call_data(call, tx: dict) -> bytes | str:

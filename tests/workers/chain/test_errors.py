@@ -9,6 +9,7 @@ from web3.exceptions import ContractLogicError, TimeExhausted, Web3RPCError
 from workers.chain.errors import (
     DecodedError,
     DroppedTransaction,
+    FeeCapExceeded,
     TxReverted,
     decode_revert,
     is_retryable,
@@ -78,6 +79,7 @@ def test_reverts_are_retryable_only_when_they_mean_not_yet(name, retryable):
     (ConnectionRefusedError(), True),
     (TimeExhausted("no receipt"), True),
     (DroppedTransaction("0x" + "00" * 32, 3, 30), True),
+    (FeeCapExceeded(3 * 10**9, 2 * 10**9), True),  # the base fee falls again
     (ValueError("a bug"), False),
     (FileNotFoundError("keystore"), False),
 ])

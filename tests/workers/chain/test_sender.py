@@ -10,7 +10,7 @@ from concurrent.futures import ProcessPoolExecutor
 import pytest
 
 from chain_services import send_from_threads
-from workers.chain.errors import DroppedTransaction, TxReverted
+from workers.chain.errors import DroppedTransaction, FeeCapExceeded, TxReverted
 from workers.chain.sender import TxSender, call_data
 from workers.protocol import Role
 
@@ -227,6 +227,61 @@ def test_a_send_mined_while_it_is_replaced_is_the_one_waited_for(w3, redis_clien
     finally:
         w3.provider.make_request("evm_setAutomine", [True])
     assert receipt["transactionHash"].to_0x_hex() == first.tx_hash and sender.stats["replaced"] == 0
+
+
+def _fees_now(w3) -> tuple[int, int]:
+    """(base fee, tip) a transaction built now pays: 2 * base + tip, tip."""
+    base = w3.eth.get_block("latest")["baseFeePerGas"]
+    return base, w3.eth.max_priority_fee
+
+
+def test_fees_are_cut_to_the_accounts_cap_and_the_transaction_mined(w3, redis_client, new_account):
+    base, tip = _fees_now(w3)
+    cap = base + tip // 2  # over the base fee, under what the sender would offer
+    sender = TxSender(w3, new_account(), redis_client, max_fee_per_gas=cap)
+    receipt = sender.send(to=SINK, value=1)
+    mined = w3.eth.get_transaction(receipt["transactionHash"])
+    assert receipt["status"] == 1
+    assert mined["maxFeePerGas"] == cap and mined["maxPriorityFeePerGas"] <= cap
+
+
+def test_a_base_fee_above_the_cap_sends_nothing_and_says_so(w3, redis_client, new_account):
+    base, _ = _fees_now(w3)
+    assert base > 1, "this anvil must run with a base fee"
+    account = new_account()
+    sender = TxSender(w3, account, redis_client, max_fee_per_gas=base - 1)
+    with pytest.raises(FeeCapExceeded, match=r"base fee is .* gwei, above this account's fee cap of .* gwei "
+                                             r"\(--max-fee-gwei") as info:
+        sender.send(to=SINK, value=1)
+    assert (info.value.base_fee, info.value.cap) == (base, base - 1)
+    assert w3.eth.get_transaction_count(account.address, "pending") == 0  # nothing reached the node
+    assert redis_client.get(sender.nonce_key) is None  # no nonce taken
+
+
+def test_speed_ups_stop_at_the_cap_and_the_drop_names_it(w3, redis_client, new_account):
+    """One replacement fits under the cap (+25%), the next would not clear the pools' +10%: it is not
+    sent, the pending one goes on waiting, and the drop at the end says the cap held it back."""
+    account = new_account()
+    w3.provider.make_request("evm_setAutomine", [False])  # no block: the fees read now are the send's
+    try:
+        base, tip = _fees_now(w3)
+        first_fee = 2 * base + tip
+        cap = int(first_fee * 1.3)
+        sender = TxSender(w3, account, redis_client, receipt_timeout=0.2, max_bumps=3, max_fee_per_gas=cap)
+        with pytest.raises(DroppedTransaction, match=r"not mined within 0.8 s; its fees are at this account's cap"):
+            sender.send(to=SINK, value=1)
+        pending = [tx for tx in w3.eth.get_block("pending", full_transactions=True)["transactions"]
+                   if tx["from"] == account.address]
+        w3.provider.make_request("anvil_dropAllTransactions", [])
+    finally:
+        w3.provider.make_request("evm_setAutomine", [True])
+    assert sender.stats["replaced"] == 1
+    assert len(pending) == 1 and first_fee * 1.25 <= pending[0]["maxFeePerGas"] <= cap
+
+
+def test_a_fee_cap_must_be_positive(w3, redis_client, new_account):
+    with pytest.raises(ValueError, match="max_fee_per_gas must be > 0"):
+        TxSender(w3, new_account(), redis_client, max_fee_per_gas=0)
 
 
 def test_receipts_are_polled_gently_on_a_remote_chain(w3, redis_client, new_account):
