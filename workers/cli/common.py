@@ -39,8 +39,10 @@ class Context:
     """The global options, and the chain objects made from them on first use."""
 
     def __init__(self, rpc: str, deployment: str | None, network: str | None, node_dir: str,
-                 store_dir: str | None = None):
+                 store_dir: str | None = None, max_fee_gwei: float | None = None):
         self.rpc = rpc
+        self.max_fee_per_gas = None if max_fee_gwei is None else round(max_fee_gwei * 10**9)
+        """Every transaction's fee cap in wei (TxSender's max_fee_per_gas); None: no cap."""
         self.deployment_path = deployment
         self.network = network or DEFAULT_NETWORK
         self.node_dir = Path(node_dir).expanduser()
@@ -115,7 +117,7 @@ class Context:
             service = redis_for_node(self.node_dir / "cli")
         except RedisUnavailable as exc:
             raise click.ClickException(str(exc)) from None
-        return TxSender(self.w3, account, service.client()), service
+        return TxSender(self.w3, account, service.client(), max_fee_per_gas=self.max_fee_per_gas), service
 
 
 def send(sender, call, what: str, **tx):

@@ -265,7 +265,7 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
                            retention_s=retention_days * 24 * 3600, attest_relay=attest_relay or None,
                            aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback,
                            aggregate_min_signers=aggregate_min_signers, trainer_device=trainer_device,
-                           keeper_turn_blocks=keeper_turn_blocks)
+                           keeper_turn_blocks=keeper_turn_blocks, max_fee_per_gas=obj.max_fee_per_gas)
         config = node_config(service.url, f"node-{account.address[2:10].lower()}", extra)
         sup = supervisor(config, names, concurrency=concurrency, env={PASSWORD_ENV: password}, log_format=log_format)
         checker = HealthChecker(sup, obj.rpc, str(obj.deployment_file()), account.address, str(obj.store_dir),
@@ -286,7 +286,8 @@ def _register_at_start(obj: Context, account, service) -> None:
         click.echo("validator: not staked yet (`decentrl node stake --role validator`); its BLS key is registered "
                    "then", err=True)
         return
-    click.echo(_register_bls_key(obj, account, TxSender(obj.w3, account, service.client())), err=True)
+    sender = TxSender(obj.w3, account, service.client(), max_fee_per_gas=obj.max_fee_per_gas)
+    click.echo(_register_bls_key(obj, account, sender), err=True)
 
 
 def _restart_redis(holder: dict) -> bool:

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import logging
 
-from workers.chain.errors import DroppedTransaction, TxReverted
+from workers.chain.errors import DroppedTransaction, FeeCapExceeded, TxReverted
 from workers.node.context import NodeContext
 from workers.node.dispatch import HandledEvent, RetryableError, declare_retryable
 from workers.protocol import Phase, Role, Status
@@ -17,7 +17,7 @@ log = logging.getLogger(__name__)
 
 ZERO32 = b"\x00" * 32
 
-declare_retryable(*STORE_RETRYABLE, DroppedTransaction)
+declare_retryable(*STORE_RETRYABLE, DroppedTransaction, FeeCapExceeded)
 try:  # web3's HTTP transport
     import requests
 

@@ -53,7 +53,7 @@ def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, st
                gc_interval_s: float = 3600.0, attest_relay: str | None = None,
                aggregate_wait_s: float = AGGREGATE_WAIT_S, attest_fallback_s: float = ATTEST_FALLBACK_S,
                aggregate_min_signers: int = MIN_AGGREGATE_SIGNERS, trainer_device: str = "auto",
-               keeper_turn_blocks: int = 0) -> dict:
+               keeper_turn_blocks: int = 0, max_fee_per_gas: int | None = None) -> dict:
     """The NodeConfig.extra dict the handlers read (module doc). retention_s: how long the node's
     store keeps unpinned intermediate results (rollouts, checkpoints); the watcher drops older
     ones every gc_interval_s. attest_relay: the Redis where the task's validators exchange BLS
@@ -65,7 +65,8 @@ def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, st
     trainer_device: a CPU trace is re-executed bit for bit, a CUDA one within a tolerance
     (SPECIFICATION 12); for small policies the CPU is also the faster (docs/benchmarks.md).
     keeper_turn_blocks: how many blocks each turn of the validator pool's keeper calls lasts
-    (workers.node.keeper_turns; 0: no turns, every validator sends when the call falls due)."""
+    (workers.node.keeper_turns; 0: no turns, every validator sends when the call falls due).
+    max_fee_per_gas: the node's fee cap in wei (workers.chain.sender; None: no cap)."""
     if aggregate_wait_s < 0 or attest_fallback_s < 0:
         raise ValueError("aggregate_wait_s and attest_fallback_s must be >= 0")
     check_min_signers(aggregate_min_signers)
@@ -73,12 +74,15 @@ def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, st
         raise ValueError(f"trainer_device must be one of {', '.join(DEVICES)}, got {trainer_device!r}")
     if keeper_turn_blocks < 0:
         raise ValueError(f"keeper_turn_blocks must be >= 0, got {keeper_turn_blocks}")
+    if max_fee_per_gas is not None and max_fee_per_gas <= 0:
+        raise ValueError(f"max_fee_per_gas must be > 0 wei, got {max_fee_per_gas}")
     return {"rpc_url": rpc_url, "ws_url": ws_url, "deployment": str(deployment), "node_dir": str(node_dir),
             "store_dir": str(store_dir), "ipfs_api": ipfs_api, "address": address,
             "confirmations": confirmations, "poll_interval": poll_interval, "retention_s": retention_s,
             "gc_interval_s": gc_interval_s, "attest_relay": attest_relay, "aggregate_wait_s": aggregate_wait_s,
             "attest_fallback_s": attest_fallback_s, "aggregate_min_signers": aggregate_min_signers,
-            "trainer_device": trainer_device, "keeper_turn_blocks": keeper_turn_blocks}
+            "trainer_device": trainer_device, "keeper_turn_blocks": keeper_turn_blocks,
+            "max_fee_per_gas": max_fee_per_gas}
 
 
 @dataclass(frozen=True)
@@ -185,7 +189,7 @@ class NodeContext:
         deployment = load_deployment(w3, path=extra["deployment"])
         account = account or load_account(find_keystore(node_dir, extra.get("address")))
         client = redis.Redis.from_url(config.redis_url)
-        sender = TxSender(w3, account, client)
+        sender = TxSender(w3, account, client, max_fee_per_gas=extra.get("max_fee_per_gas"))
         store = open_store(extra.get("ipfs_api"), extra["store_dir"])
         return cls(config, w3, deployment, sender, store, ChainView(deployment), node_dir,
                    Secrets(node_dir / "secrets.sqlite"), dict(extra), account=account)

@@ -7,6 +7,7 @@ from cli_support import PASSWORD, TOKEN
 from tests.workers.deployed_chain import account_of
 from workers.chain.keystore import find_keystore, load_account
 from workers.node.relay import bls_key, registered_key
+from workers.protocol import Role
 
 
 def test_init_creates_an_encrypted_keystore_with_a_prompted_password(tmp_path, invoke):
@@ -111,6 +112,21 @@ def test_stake_errors(node, invoke):
     assert bad.exit_code == 2 and "positive amount" in bad.output
     word = invoke(node_dir, "node", "stake", "--role", "trainer", "--amount", "lots")
     assert word.exit_code == 2 and "is not a number of DRL" in word.output
+
+
+def test_a_fee_cap_under_the_base_fee_sends_nothing_and_says_what_to_change(node, invoke, contracts, monkeypatch):
+    node_dir, address = node(drl=500)
+    capped = invoke(node_dir, "--max-fee-gwei", "1e-9", "node", "stake", "--role", "sampler", "--amount", "100")
+    assert capped.exit_code == 1
+    assert "above this account's fee cap of 1e-09 gwei (--max-fee-gwei / $DECENTRL_MAX_FEE_GWEI)" in capped.output
+    assert contracts.stakes.functions.availableStake(address, Role.SAMPLER).call() == 0
+    monkeypatch.setenv("DECENTRL_MAX_FEE_GWEI", "1e-9")  # the same cap from the environment
+    assert "fee cap of 1e-09 gwei" in invoke(node_dir, "node", "stake", "--role", "sampler", "--amount", "100").output
+    monkeypatch.setenv("DECENTRL_MAX_FEE_GWEI", "1000")  # room above the base fee: sent
+    assert invoke(node_dir, "node", "stake", "--role", "sampler", "--amount", "100").exit_code == 0
+    assert contracts.stakes.functions.availableStake(address, Role.SAMPLER).call() == 100 * 10**18
+    bad = invoke(node_dir, "--max-fee-gwei", "0", "node", "status")
+    assert bad.exit_code == 2 and "--max-fee-gwei" in bad.output
 
 
 def test_wrong_network_is_a_clear_error(node, invoke, deployment_file, tmp_path):

@@ -214,6 +214,19 @@ def test_the_aggregate_minimum_is_a_node_setting_of_two_or_more():
         node_extra(**settings, aggregate_min_signers=1)
 
 
+def test_a_fee_cap_is_a_node_setting_and_reaching_it_retries_the_job_later():
+    import workers.node.common  # noqa: F401 - declares the chain's retryable errors
+    from workers.chain.errors import FeeCapExceeded
+    from workers.node.context import node_extra
+
+    settings = dict(rpc_url="http://127.0.0.1:1", deployment="d.json", node_dir="n", store_dir="s")
+    assert node_extra(**settings)["max_fee_per_gas"] is None  # no cap
+    assert node_extra(**settings, max_fee_per_gas=50 * 10**9)["max_fee_per_gas"] == 50 * 10**9
+    with pytest.raises(ValueError, match="max_fee_per_gas must be > 0 wei, got 0"):
+        node_extra(**settings, max_fee_per_gas=0)
+    assert issubclass(FeeCapExceeded, dispatch.retryable_errors())
+
+
 def test_the_trainer_device_is_the_nodes_choice(monkeypatch):
     from types import SimpleNamespace
 
