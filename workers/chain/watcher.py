@@ -18,7 +18,14 @@ watcher: it logs them and reads again after 1 s, doubling the wait up to 64 s (t
 backoff), so a chain node that restarts costs a gap, not a crashed process restarted in a loop.
 
 Confirmations: a block is read only once `confirmations` more blocks sit on top of it
-(0 = as soon as mined). Deeper reorganisations than that are not handled.
+(0 = as soon as mined). A reorganisation deeper than that replaces blocks whose events were
+delivered: the cursor keeps the hashes of the last KEPT_HASHES blocks it passed, and each read of
+new blocks asks (in the same JSON-RPC batch) for the hash of the last one; when the chain's is
+another, the watcher finds the newest kept block still on the chain, logs the replaced range as
+an error, counts it (decentrl_chain_reorgs_total) and delivers the events from there again. The
+replacement's events reach the consumers, whose dedupe on `txHash:logIndex` passes over the ones
+they had; what was done for an event the replacement lacks stays done (its transactions, if
+any, revert on the new chain).
 
 Cursor: a small SQLite file (WAL) holding the position (block, logIndex) of the last event whose
 callback returned, or (block, END) once a whole block is done: "last fully processed block" is
@@ -47,14 +54,19 @@ from eth_utils import event_abi_to_log_topic
 from web3.exceptions import Web3RPCError
 
 from workers.chain.abi import canonical_type, load_abi, typed_value
-from workers.chain.rpc import raw_request
+from workers.chain.rpc import raw_batch, raw_request, result_of
+from workers.node import metrics
 
 log = logging.getLogger(__name__)
 
 END = 2**62  # log index meaning "the whole block"
+KEPT_HASHES = 256  # blocks whose hashes the cursor keeps, to find where a reorganisation forked
+PRUNE_EVERY = 16  # the cursor drops hashes older than KEPT_HASHES once per this many blocks
+REWIND_BATCH = 32  # kept blocks asked for per round trip while looking for that fork
 RESUBSCRIBE_MAX_S = 60.0  # the longest wait between two tries to subscribe again
 READ_RETRY_S = (1.0, 64.0)  # the first and the longest wait before reading the chain again after a failed read
 _DYNAMIC = ("string", "bytes")
+_UNREAD = object()
 
 
 class ChainReadError(Exception):
@@ -102,23 +114,49 @@ class SqliteFile:
 
 
 class SqliteCursor:
-    """The watcher's persisted position, one row per watcher name in a SQLite file."""
+    """The watcher's persisted position, one row per watcher name in a SQLite file, and the hashes
+    of the last KEPT_HASHES blocks it passed (module doc: reorganisations)."""
 
     def __init__(self, path: str | Path, name: str = "registry"):
         file, self.name = SqliteFile(path), name
         self.path, self._connect = file.path, file.connect
         with self._connect() as db:
             db.execute("CREATE TABLE IF NOT EXISTS cursor (name TEXT PRIMARY KEY, block INTEGER, log_index INTEGER)")
+            db.execute("CREATE TABLE IF NOT EXISTS block_hash (name TEXT, block INTEGER, hash TEXT, "
+                       "PRIMARY KEY (name, block))")
 
     def get(self) -> tuple[int, int] | None:
         with self._connect() as db:
             row = db.execute("SELECT block, log_index FROM cursor WHERE name = ?", (self.name,)).fetchone()
         return (row[0], row[1]) if row else None
 
-    def set(self, block: int, log_index: int) -> None:
+    def set(self, block: int, log_index: int, block_hash: str | None = None) -> None:
+        """Moves to (block, log_index); `block_hash` is that block's hash, kept with it."""
         with self._connect() as db:
             db.execute("INSERT INTO cursor VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET block = excluded.block, "
                        "log_index = excluded.log_index", (self.name, block, log_index))
+            if block_hash is not None:
+                db.execute("INSERT OR REPLACE INTO block_hash VALUES (?, ?, ?)", (self.name, block, block_hash))
+                if log_index == END and block % PRUNE_EVERY == 0:  # not on every block: a write saved
+                    db.execute("DELETE FROM block_hash WHERE name = ? AND block <= ?", (self.name, block - KEPT_HASHES))
+
+    def kept_hashes(self) -> list[tuple[int, str]]:
+        """[(block, hash)] of the kept blocks, the newest first."""
+        with self._connect() as db:
+            return db.execute("SELECT block, hash FROM block_hash WHERE name = ? ORDER BY block DESC",
+                              (self.name,)).fetchall()
+
+    def newest_hash(self) -> tuple[int, str] | None:
+        with self._connect() as db:
+            return db.execute("SELECT block, hash FROM block_hash WHERE name = ? ORDER BY block DESC LIMIT 1",
+                              (self.name,)).fetchone()
+
+    def rewind(self, block: int) -> None:
+        """Back to the end of `block`: the blocks after it (and their hashes) are read again."""
+        with self._connect() as db:
+            db.execute("DELETE FROM block_hash WHERE name = ? AND block > ?", (self.name, block))
+            db.execute("INSERT INTO cursor VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET block = excluded.block, "
+                       "log_index = excluded.log_index", (self.name, block, END))
 
     def last_processed_block(self) -> int | None:
         position = self.get()
@@ -165,6 +203,11 @@ class EventDecoder:
         return ChainEvent(item["name"], ordered, _int(entry["blockNumber"]), _hex(entry["transactionHash"]),
                           _int(entry["logIndex"]), contract, self._checksummed[address],
                           _timestamp(entry.get("blockTimestamp")))
+
+
+def _hash_of(block) -> str | None:
+    """A raw eth_getBlockByNumber result's hash; None for a block the chain does not have."""
+    return None if block is None else block["hash"]
 
 
 def log_position(entry) -> tuple[int, int]:
@@ -234,6 +277,7 @@ class EventWatcher:
         self.names = None if names is None else frozenset(names)
         self.transport = "poll"  # "ws" while the subscription is up
         self.delivered = 0
+        self._newest = _UNREAD  # the cursor's newest kept (block, hash), read once, then what it wrote
         self._wake = threading.Event()
         self._stop = threading.Event()
         self._ws_up = threading.Event()
@@ -329,7 +373,24 @@ class EventWatcher:
         first = block if index != END else block + 1
         while first <= safe and not self._stop.is_set():
             last = min(safe, first + self.max_range - 1)
-            logs = self._read("eth_getLogs", [{"address": self.addresses, "fromBlock": hex(first), "toBlock": hex(last)}])
+            # the range's logs, its last block, and the newest block passed: is it still the chain's?
+            if self._newest is _UNREAD:
+                self._newest = self.cursor.newest_hash()
+            known = self._newest
+            calls = [("eth_getLogs", [{"address": self.addresses, "fromBlock": hex(first), "toBlock": hex(last)}]),
+                     ("eth_getBlockByNumber", [hex(last), False])]
+            if known is not None:
+                calls.append(("eth_getBlockByNumber", [hex(known[0]), False]))
+            answers = self._read_batch(calls)
+            logs, last_hash = answers[0], _hash_of(answers[1])
+            if known is not None and _hash_of(answers[2]) != known[1]:
+                self._rewind()
+                block, index = self.position()
+                first = block + 1
+                continue
+            if last_hash is None or any(entry["blockHash"] != last_hash for entry in logs
+                                        if int(entry["blockNumber"], 16) == last):
+                return delivered  # the chain changed between the batch's reads: read it again next time
             for entry in sorted(logs, key=log_position):
                 if log_position(entry) <= (block, index):
                     continue  # delivered before a stop in the middle of this block
@@ -338,22 +399,60 @@ class EventWatcher:
                 event = self.decode(entry)
                 self.callback(event)
                 block, index = event.block, event.log_index
-                self.cursor.set(block, index)
+                self.cursor.set(block, index, entry["blockHash"])
+                self._newest = (block, entry["blockHash"])
                 delivered += 1
                 self.delivered += 1
                 if self._stop.is_set():
                     return delivered
             block, index = last, END
-            self.cursor.set(block, index)
+            self.cursor.set(block, index, last_hash)
+            self._newest = (block, last_hash)
             first = last + 1
         return delivered
+
+    def _rewind(self) -> None:
+        """The newest kept block was replaced: back to the newest kept block still on the chain
+        (module doc), the range after it logged as replaced and counted."""
+        kept, reached = self.cursor.kept_hashes(), self.position()[0]
+        fork = None
+        for start in range(0, len(kept), REWIND_BATCH):  # newest first: a reorganisation is shallow
+            chunk = kept[start:start + REWIND_BATCH]
+            answers = self._read_batch([("eth_getBlockByNumber", [hex(b), False]) for b, _ in chunk])
+            fork = next((b for (b, h), answer in zip(chunk, answers) if _hash_of(answer) == h), None)
+            if fork is not None:
+                break
+        if fork is None:
+            fork = kept[-1][0] - 1
+            log.error("chain reorganisation deeper than the %d blocks whose hashes the watcher kept (the oldest %d): "
+                      "none is on the chain any more; delivering the events from block %d again", len(kept), fork + 1,
+                      fork + 1)
+        else:
+            log.error("chain reorganisation: blocks %d-%d, whose events were delivered, were replaced (deeper than the "
+                      "%d confirmations waited for; give more with --confirmations); delivering the events from "
+                      "block %d again", fork + 1, reached, self.confirmations, fork + 1)
+        metrics.chain_reorg(self.cursor.name, reached - fork)
+        self.cursor.rewind(fork)
+        self._newest = _UNREAD
 
     def _read(self, method: str, params: list):
         try:
             return raw_request(self.w3, method, params)
         except (OSError, Web3RPCError) as exc:  # OSError: sockets' errors and requests' (its RequestException)
-            endpoint = getattr(self.w3.provider, "endpoint_uri", "the chain node")
-            raise ChainReadError(f"chain read {method} at {endpoint} failed: {type(exc).__name__}: {exc}") from exc
+            raise ChainReadError(f"chain read {method} at {self._endpoint} failed: {type(exc).__name__}: {exc}") from exc
+
+    def _read_batch(self, calls: list[tuple[str, list]]) -> list:
+        """The results of `calls` read in one round trip; ChainReadError as _read."""
+        methods = "+".join(dict.fromkeys(method for method, _ in calls))
+        try:
+            return [result_of(method, answer) for (method, _), answer in zip(calls, raw_batch(self.w3, calls))]
+        except (OSError, Web3RPCError) as exc:
+            raise ChainReadError(f"chain read {methods} at {self._endpoint} failed: {type(exc).__name__}: {exc}") \
+                from exc
+
+    @property
+    def _endpoint(self) -> str:
+        return getattr(self.w3.provider, "endpoint_uri", "the chain node")
 
     # -- websocket wake-ups ----------------------------------------------------------------
 

@@ -51,6 +51,10 @@ DISPATCH_LATENCY = Histogram("decentrl_dispatch_latency_seconds", "From the watc
 SYNC_LATENCY = Histogram("decentrl_sync_latency_seconds", "From the block holding an event (its timestamp) to "
                          "the watcher enqueuing it, by event", ["event"], buckets=LATENCY_BUCKETS,
                          registry=DECLARED)
+REORGS = Counter("decentrl_chain_reorgs", "Reorganisations that replaced blocks whose events the watcher had "
+                 "delivered (deeper than its confirmations)", ["watcher"], registry=DECLARED)
+REORG_BLOCKS = Counter("decentrl_chain_reorg_blocks", "Delivered blocks those reorganisations replaced", ["watcher"],
+                       registry=DECLARED)
 EVENTS = Counter("decentrl_events", "Chain events the watcher delivered to this node's queues, by event",
                  ["event"], registry=DECLARED)
 ENV_STEPS = Counter("decentrl_env_steps", "Environment steps rolled out, by role", ["role"], registry=DECLARED)
@@ -118,6 +122,12 @@ def event_delivered(event: str, block_timestamp: float | None) -> None:
         EVENTS.labels(event).inc()
         if block_timestamp is not None:
             SYNC_LATENCY.labels(event).observe(max(0.0, time.time() - block_timestamp))
+
+
+def chain_reorg(watcher: str, blocks: int) -> None:
+    with _safe("chain_reorg"):
+        REORGS.labels(watcher).inc()
+        REORG_BLOCKS.labels(watcher).inc(blocks)
 
 
 def rolled_out(role: str, env: str, steps: int, seconds: float, returns) -> None:

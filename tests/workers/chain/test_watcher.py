@@ -1,7 +1,7 @@
 """workers.chain.watcher against a real anvil: events via websocket and via polling, in order;
 a stop mid-stream and a restart deliver every event exactly once; a failing callback gets its
-event again; confirmation depth; the websocket wakes the watcher between resyncs (its latency
-printed)."""
+event again; confirmation depth; a reorganisation deeper than it is found and its replacement's
+events delivered; the websocket wakes the watcher between resyncs (its latency printed)."""
 
 import json
 import statistics
@@ -10,8 +10,10 @@ import time
 
 import pytest
 
+from workers.chain import watcher as watcher_module
 from workers.chain.rpc import raw_request
 from workers.chain.watcher import END, EventDecoder, EventWatcher, SqliteCursor, log_position
+from workers.node.metrics import DECLARED
 from workers.protocol import Role
 
 
@@ -216,6 +218,108 @@ def test_confirmation_depth_delays_delivery(deployment, anvil, admin, tmp_path, 
     finally:
         watcher.stop()
     assert recorder.events[0].block == mined_in and recorder.events[0].args == {"bps": 600}
+
+
+def reorged(w3, snapshot, replace_with, blocks_after):
+    """The chain back at `snapshot`, `replace_with()`'s transactions mined in its place and
+    `blocks_after` empty blocks on top (a longer fork, as the chain's nodes would follow)."""
+    assert w3.provider.make_request("evm_revert", [snapshot])["result"] is True
+    mined(w3, *replace_with())
+    for _ in range(blocks_after):
+        w3.provider.make_request("evm_mine", [])
+
+
+def reorgs_counted(name):
+    return (DECLARED.get_sample_value("decentrl_chain_reorgs_total", {"watcher": name}) or 0,
+            DECLARED.get_sample_value("decentrl_chain_reorg_blocks_total", {"watcher": name}) or 0)
+
+
+def test_a_reorganisation_deeper_than_the_confirmations_is_reported_and_its_events_delivered(
+        deployment, anvil, admin, tmp_path, w3, caplog):
+    """With 1 confirmation, a two-block reorganisation replaces the block of an event already
+    delivered: the next watcher on that cursor (hashes persist) finds the fork, says which blocks
+    were replaced, and delivers the replacement's event."""
+    recorder = Recorder()
+    watch(deployment, anvil, tmp_path, recorder, "poll", name="reorg", confirmations=1).sync()
+    for _ in range(2):
+        w3.provider.make_request("evm_mine", [])
+    watch(deployment, anvil, tmp_path, recorder, "poll", name="reorg", confirmations=1).sync()  # keeps a hash
+    kept = w3.eth.block_number - 1
+    snapshot = w3.provider.make_request("evm_snapshot", [])["result"]
+    old = set_slash_bps(deployment, admin, 710)
+    mined(w3, old)
+    w3.provider.make_request("evm_mine", [])
+    watch(deployment, anvil, tmp_path, recorder, "poll", name="reorg", confirmations=1).sync()
+    assert [e.args for e in recorder.events] == [{"bps": 710}]
+    replaced = recorder.events[0].block
+    before = reorgs_counted("reorg")
+    new = []
+    reorged(w3, snapshot, lambda: new.append(set_slash_bps(deployment, admin, 711)) or new, blocks_after=3)
+    caplog.set_level("ERROR", logger="workers.chain.watcher")
+    watch(deployment, anvil, tmp_path, recorder, "poll", name="reorg", confirmations=1).sync()
+    assert [e.args for e in recorder.events] == [{"bps": 710}, {"bps": 711}]
+    assert recorder.events[1].key == logs_of(deployment, new)[0]
+    assert f"chain reorganisation: blocks {kept + 1}-{replaced}, whose events were delivered, were replaced" \
+        in caplog.text and "the 1 confirmations" in caplog.text
+    assert reorgs_counted("reorg") == (before[0] + 1, before[1] + replaced - kept)
+    cursor = SqliteCursor(tmp_path / "cursor.sqlite", "reorg")
+    assert cursor.last_processed_block() == w3.eth.block_number - 1  # caught up on the replacement
+    assert dict(cursor.kept_hashes())[cursor.last_processed_block()] == \
+        w3.eth.get_block(cursor.last_processed_block())["hash"].to_0x_hex()
+
+
+def test_a_reorganisation_deeper_than_the_kept_hashes_delivers_again_from_the_oldest(
+        deployment, anvil, admin, tmp_path, w3, caplog, monkeypatch):
+    monkeypatch.setattr(watcher_module, "KEPT_HASHES", 2)
+    monkeypatch.setattr(watcher_module, "PRUNE_EVERY", 1)
+    recorder = Recorder()
+    watcher = watch(deployment, anvil, tmp_path, recorder, "poll", name="deep")
+    snapshot = w3.provider.make_request("evm_snapshot", [])["result"]
+    for bps in (720, 721, 722):
+        mined(w3, set_slash_bps(deployment, admin, bps))
+        watcher.sync()  # one block a sync: a hash each, two kept
+    cursor = watcher.cursor
+    assert [b for b, _ in cursor.kept_hashes()] == [recorder.events[2].block, recorder.events[1].block]
+    new = []
+    reorged(w3, snapshot, lambda: [new.append(set_slash_bps(deployment, admin, bps)) for bps in (723, 724, 725)]
+            and new, blocks_after=1)  # found once a block comes after the cursor's
+    caplog.set_level("ERROR", logger="workers.chain.watcher")
+    watcher.sync()
+    assert "deeper than the 2 blocks whose hashes the watcher kept" in caplog.text
+    # from the oldest kept block on: the first replacement block's event is before it
+    assert [e.args["bps"] for e in recorder.events] == [720, 721, 722, 724, 725]
+
+
+def test_a_chain_that_changes_between_its_reads_is_read_again(deployment, anvil, admin, tmp_path, w3, monkeypatch):
+    recorder = Recorder()
+    watcher = watch(deployment, anvil, tmp_path, recorder, "poll", name="moved")
+    mined(w3, set_slash_bps(deployment, admin, 730))
+    real = watcher._read_batch
+    moved = [True]
+
+    def answers_of_two_chains(calls):
+        answers = real(calls)
+        if moved.pop() if moved else False:
+            answers[1] = {**answers[1], "hash": "0x" + "ab" * 32}  # the last block read after a reorganisation
+        return answers
+
+    monkeypatch.setattr(watcher, "_read_batch", answers_of_two_chains)
+    start = watcher.cursor.get()
+    assert watcher.sync() == 0 and watcher.cursor.get() == start
+    assert watcher.sync() == 1 and recorder.events[0].args == {"bps": 730}
+
+
+def test_the_cursor_keeps_the_last_block_hashes_and_rewinds(tmp_path, monkeypatch):
+    monkeypatch.setattr(watcher_module, "KEPT_HASHES", 3)
+    monkeypatch.setattr(watcher_module, "PRUNE_EVERY", 1)
+    cursor = SqliteCursor(tmp_path / "c.sqlite", "hashes")
+    for block in range(10, 16):
+        cursor.set(block, 0, f"0x{block}")  # an event: kept, nothing pruned
+        cursor.set(block, END, f"0x{block}")
+    assert cursor.kept_hashes() == [(15, "0x15"), (14, "0x14"), (13, "0x13")]
+    assert SqliteCursor(tmp_path / "c.sqlite", "other").kept_hashes() == []  # per watcher name
+    cursor.rewind(13)
+    assert cursor.get() == (13, END) and cursor.newest_hash() == (13, "0x13")
 
 
 def falls_back_to_polling(deployment, admin, tmp_path, ws_url, bps):
