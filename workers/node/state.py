@@ -1,5 +1,5 @@
 """<node_dir>/node.json: the record of a running node that `decentrl node status` reads (its pid,
-roles, Redis, rate limit, metrics port and children). Written by whoever runs the node's
+roles, Redis, rate limit, fee cap, metrics port and children). Written by whoever runs the node's
 Supervisor — `decentrl node start`, or a local network (the demo) — and removed when it stops."""
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ def write_node_state(node_dir: Path | str, supervisor, roles, metrics_port: int 
     config = supervisor.config
     state = {"pid": os.getpid(), "roles": list(roles), "redis": config.redis_url, "node_name": config.node_name,
              "rate": {"per_s": config.rate_per_s, "burst": config.burst}, "metrics_port": metrics_port or None,
+             "max_fee_per_gas": (config.extra or {}).get("max_fee_per_gas"),
              "children": {n: {"pid": h["pid"], "log": h["log"]} for n, h in supervisor.health().items()}}
     write_json_atomically(node_state_path(node_dir), state)
 

@@ -9,6 +9,8 @@ the first); here every one is checked on its own, so an operator sees all that m
     reputation-low      score below the threshold: no new work for any role
     rate-limited        the node's claim bucket is empty: its next claim waits (workers/node/ratelimit)
     redis-down          (while running) its Redis does not answer: no event reaches its workers
+    fee-cap             (while running) the chain's base fee is above the node's --max-fee-gwei:
+                        it sends nothing, claims included, until the fee falls
     no-open-tasks       no recent task has a vacant slot of the node's roles (validators are drawn,
                         so for them: no task is waiting for a draw)
 """
@@ -17,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from workers.chain.errors import gwei
 from workers.protocol import Role, Status
 
 SCAN_TASKS = 200
@@ -103,6 +106,13 @@ def why_no_work(view, address: str, roles, running: dict | None, scan: int = SCA
         if wait:
             reasons.append(Reason("rate-limited", f"rate limit hit: claims are booked {wait:.1f} s ahead "
                                                   f"({rate['per_s']:g} new tasks/s, burst {rate['burst']})"))
+    cap = running.get("max_fee_per_gas") if running else None
+    if cap:
+        base = view.deployment.w3.eth.get_block("latest")["baseFeePerGas"]
+        if base > cap:
+            reasons.append(Reason("fee-cap", f"the chain's base fee is {gwei(base)} gwei, above the node's fee cap of "
+                                             f"{gwei(cap)} gwei (--max-fee-gwei): it sends nothing, claims included, "
+                                             "until the base fee falls under the cap; raise the cap to send now"))
     slots = open_slots(view, address, roles, scan)
     idle = [name for name in roles if not slots[name]]
     if idle:

@@ -48,7 +48,8 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3
     env = {**os.environ, "DECENTRL_KEYSTORE_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT)}
     env.pop("REDIS_URL", None)
     proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "--rpc", anvil.http_url, "--deployment",
-                             str(deployment_file), "--node-dir", str(node_dir), "node", "start", "--metrics-port", "0",
+                             str(deployment_file), "--node-dir", str(node_dir), "--max-fee-gwei", "1000", "node", "start",
+                             "--metrics-port", "0",
                              "--roles", "sampler,validator", "--poll-interval", "0.5", "--confirmations", "1",
                              "--keeper-turn-blocks", "3"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
@@ -63,6 +64,7 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3
         time.sleep(0.2)
         state = json.loads(state_file.read_text())
         assert state["pid"] == proc.pid and state["roles"] == ["sampler", "validator"]
+        assert state["max_fee_per_gas"] == 1000 * 10**9  # the cap its workers' senders were given
         assert set(state["children"]) == {"sampler", "validator", "claims", "watcher"}
         pids = [c["pid"] for c in state["children"].values()]
         assert all(alive(p) for p in pids)

@@ -1,6 +1,7 @@
 """`decentrl node status` says why no work arrives, each reason made true on a real anvil with the
 protocol deployed: not running, stake too low, paused, reputation below threshold, no open tasks,
-(and, with a running node, the rate limit: test_status_running.py)."""
+a running node's Redis down or its fee cap under the base fee (and, with a running node, the rate
+limit: test_status_running.py)."""
 
 import json
 import os
@@ -106,3 +107,21 @@ def test_a_running_node_whose_redis_is_down(node, invoke, redis_server, tmp_path
     assert why["redis-down"] == ["the node's Redis is unreachable (ConnectionError): no event reaches its workers; "
                                  "see the health lines above"]
     assert "not-running" not in why
+
+
+def test_a_running_node_whose_fee_cap_is_under_the_base_fee(node, invoke, redis_server, w3):
+    node_dir, _ = node()
+    base = w3.eth.get_block("latest")["baseFeePerGas"]
+    assert base > 1, "this anvil must run with a base fee"
+
+    def running_with_cap(cap):
+        (node_dir / "node.json").write_text(json.dumps({
+            "pid": os.getpid(), "roles": ["sampler"], "redis": redis_server.url, "node_name": "capped",
+            "rate": {"per_s": 10.0, "burst": 10}, "metrics_port": None, "max_fee_per_gas": cap, "children": {}}))
+        return reasons(status(invoke, node_dir))
+
+    assert running_with_cap(1)["fee-cap"] == [
+        f"the chain's base fee is {base / 1e9:.9g} gwei, above the node's fee cap of 1e-09 gwei (--max-fee-gwei): it "
+        "sends nothing, claims included, until the base fee falls under the cap; raise the cap to send now"]
+    assert "fee-cap" not in running_with_cap(base * 10)
+    assert "fee-cap" not in running_with_cap(None)  # no cap
