@@ -73,6 +73,11 @@ def echo_metrics(node_dir) -> None:
                       if k.startswith("decentrl_tx_failures_total{reason=") and v)
     if failures:
         click.echo("  failures   " + ", ".join(f"{reason} {_n(v)}" for reason, v in failures))
+    reorgs = get("decentrl_chain_reorgs_total")
+    if reorgs:
+        click.echo(f"  reorgs     {_n(reorgs)} chain reorganisations replaced {_n(get('decentrl_chain_reorg_blocks_total'))} "
+                   "blocks whose events the node had taken (their events were taken again; deeper than "
+                   "--confirmations: give more)")
     steps, env_s = get("decentrl_env_steps_total"), get("decentrl_env_seconds_total")
     samples, train_s = get("decentrl_train_samples_total"), get("decentrl_train_seconds_total")
     click.echo(f"  work       env steps {_n(steps)}" + (f" ({steps / env_s:,.0f}/s)" if env_s else "") +

@@ -5,6 +5,7 @@ limit: test_status_running.py)."""
 
 import json
 import os
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +13,8 @@ from observe_support import reasons, send_as, stake, status
 from tests.ports import dead_port
 from workers.protocol import Outcome
 from workers.spec import DEMO_CARTPOLE
+
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_a_new_node_not_running_without_stake_and_no_tasks(node, invoke, contracts):
@@ -125,3 +128,22 @@ def test_a_running_node_whose_fee_cap_is_under_the_base_fee(node, invoke, redis_
         "sends nothing, claims included, until the base fee falls under the cap; raise the cap to send now"]
     assert "fee-cap" not in running_with_cap(base * 10)
     assert "fee-cap" not in running_with_cap(None)  # no cap
+
+
+def test_reorganisations_the_watcher_found_are_shown(node, invoke):
+    """The watcher's counters as its process leaves them (prometheus multiprocess files in
+    NODE_DIR/metrics, written here by a child process standing in for it)."""
+    import subprocess
+    import sys
+
+    from workers.node.metrics import metrics_dir
+
+    node_dir, _ = node()
+    assert "reorgs" not in status(invoke, node_dir)
+    folder = metrics_dir(node_dir)
+    folder.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-c", "from workers.node import metrics; metrics.chain_reorg('registry', 3); "
+                    "metrics.chain_reorg('registry', 1)"], check=True,
+                   env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(folder), "PYTHONPATH": str(ROOT)})
+    assert ("  reorgs     2 chain reorganisations replaced 4 blocks whose events the node had taken (their events "
+            "were taken again; deeper than --confirmations: give more)") in status(invoke, node_dir)
