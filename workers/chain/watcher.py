@@ -133,8 +133,7 @@ class SqliteCursor:
     def set(self, block: int, log_index: int, block_hash: str | None = None) -> None:
         """Moves to (block, log_index); `block_hash` is that block's hash, kept with it."""
         with self._connect() as db:
-            db.execute("INSERT INTO cursor VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET block = excluded.block, "
-                       "log_index = excluded.log_index", (self.name, block, log_index))
+            self._move(db, block, log_index)
             if block_hash is not None:
                 db.execute("INSERT OR REPLACE INTO block_hash VALUES (?, ?, ?)", (self.name, block, block_hash))
                 if log_index == END and block % PRUNE_EVERY == 0:  # not on every block: a write saved
@@ -155,8 +154,11 @@ class SqliteCursor:
         """Back to the end of `block`: the blocks after it (and their hashes) are read again."""
         with self._connect() as db:
             db.execute("DELETE FROM block_hash WHERE name = ? AND block > ?", (self.name, block))
-            db.execute("INSERT INTO cursor VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET block = excluded.block, "
-                       "log_index = excluded.log_index", (self.name, block, END))
+            self._move(db, block, END)
+
+    def _move(self, db, block: int, log_index: int) -> None:
+        db.execute("INSERT INTO cursor VALUES (?, ?, ?) ON CONFLICT(name) DO UPDATE SET block = excluded.block, "
+                   "log_index = excluded.log_index", (self.name, block, log_index))
 
     def last_processed_block(self) -> int | None:
         position = self.get()
@@ -439,20 +441,18 @@ class EventWatcher:
         try:
             return raw_request(self.w3, method, params)
         except (OSError, Web3RPCError) as exc:  # OSError: sockets' errors and requests' (its RequestException)
-            raise ChainReadError(f"chain read {method} at {self._endpoint} failed: {type(exc).__name__}: {exc}") from exc
+            raise self._read_failed(method, exc) from exc
 
     def _read_batch(self, calls: list[tuple[str, list]]) -> list:
         """The results of `calls` read in one round trip; ChainReadError as _read."""
-        methods = "+".join(dict.fromkeys(method for method, _ in calls))
         try:
             return [result_of(method, answer) for (method, _), answer in zip(calls, raw_batch(self.w3, calls))]
         except (OSError, Web3RPCError) as exc:
-            raise ChainReadError(f"chain read {methods} at {self._endpoint} failed: {type(exc).__name__}: {exc}") \
-                from exc
+            raise self._read_failed("+".join(dict.fromkeys(method for method, _ in calls)), exc) from exc
 
-    @property
-    def _endpoint(self) -> str:
-        return getattr(self.w3.provider, "endpoint_uri", "the chain node")
+    def _read_failed(self, what: str, exc: BaseException) -> ChainReadError:
+        endpoint = getattr(self.w3.provider, "endpoint_uri", "the chain node")
+        return ChainReadError(f"chain read {what} at {endpoint} failed: {type(exc).__name__}: {exc}")
 
     # -- websocket wake-ups ----------------------------------------------------------------
 

@@ -21,7 +21,7 @@ from workers.cli.common import DEFAULT_NETWORK, DEFAULT_RPC, Context, default_no
 @click.option("--store-dir", default=lambda: os.environ.get("DECENTRL_STORE_DIR"),
               show_default="$DECENTRL_STORE_DIR or NODE_DIR/store",
               help="The embedded content store (share one folder between the nodes of a machine).")
-@click.option("--max-fee-gwei", type=click.FloatRange(min=0, min_open=True), envvar="DECENTRL_MAX_FEE_GWEI",
+@click.option("--max-fee-gwei", type=click.FloatRange(min=1e-9), envvar="DECENTRL_MAX_FEE_GWEI",
               default=None, show_default="no cap",
               help="The most a transaction of this account may pay per gas, base fee and tip ($DECENTRL_MAX_FEE_GWEI): "
                    "above it nothing is sent until the base fee falls, and speed-ups stop there.")

@@ -127,6 +127,8 @@ def test_a_fee_cap_under_the_base_fee_sends_nothing_and_says_what_to_change(node
     assert contracts.stakes.functions.availableStake(address, Role.SAMPLER).call() == 100 * 10**18
     bad = invoke(node_dir, "--max-fee-gwei", "0", "node", "status")
     assert bad.exit_code == 2 and "--max-fee-gwei" in bad.output
+    under_a_wei = invoke(node_dir, "--max-fee-gwei", "1e-10", "node", "status")  # would round to no fee at all
+    assert under_a_wei.exit_code == 2 and "--max-fee-gwei" in under_a_wei.output
 
 
 def test_wrong_network_is_a_clear_error(node, invoke, deployment_file, tmp_path):
