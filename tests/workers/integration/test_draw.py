@@ -7,12 +7,16 @@ import time
 
 import pytest
 
-from network import TOKEN, Network, as_node, create_task, handled, task_created
+from network import Network, as_node, create_task, handled, task_created
 from workers.localnet.chain import Ticker
 from workers.node import assignment_handlers, keeper_turns
 from workers.node.dispatch import Deferred, RetryableError
 from workers.node.keeper_turns import MAX_TURNS, turn_of
 from workers.protocol import Role, Status
+
+
+TASKS_AT_MOST = 12
+"""The tasks this module creates at most: one in the first and the last test, up to 10 in the second."""
 
 
 @pytest.fixture(scope="module")
@@ -21,10 +25,13 @@ def net(tmp_path_factory):
                       [("sampler0", "sampler"), ("trainer0", "trainer"), ("validator0", "validator"),
                        ("validator1", "validator"), ("validator2", "validator")], tick_s=0)
     d = network.deployment
-    for name, role in (("sampler0", Role.SAMPLER), ("trainer0", Role.TRAINER)):  # a slot in each test's task
+    for name, role in (("sampler0", Role.SAMPLER), ("trainer0", Role.TRAINER), ("validator0", Role.VALIDATOR),
+                       ("validator1", Role.VALIDATOR), ("validator2", Role.VALIDATOR)):
         node = network.node(name)
-        node.sender.send(d.token.functions.approve(d.stakes.address, 1000 * TOKEN))
-        node.sender.send(d.stakes.functions.stake(role, 1000 * TOKEN))
+        # each claim or draw locks the role's minimum stake until its task ends, and these tasks never end
+        more = TASKS_AT_MOST * d.stakes.functions.minStake(role).call() - d.stakes.functions.availableStake(node.address, role).call()
+        node.sender.send(d.token.functions.approve(d.stakes.address, more))
+        node.sender.send(d.stakes.functions.stake(role, more))
     yield network
     network.stop()
 
