@@ -49,7 +49,8 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
                          reveals at once
   SampleReveal, sampler  reveal (root, cid, salt) from the secrets DB, unless revealed already
   TrainCommit,  trainer  fetch the revealed shards, train_round, store (trace states, trace,
-                         bundle), commit, reveal
+                         bundle: pinned when ppo.checkpoint_every env steps have passed since
+                         the last one kept), commit, reveal
   TrainReveal,  trainer  reveal, unless revealed already
   Attest,       sampler  roll out the next round's shard ahead with the trainer's revealed
                          checkpoint, held in the process for SampleCommit
@@ -66,6 +67,8 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
   every phase,  validator  (keeper) schedule a DeadlineReached check at the phase's deadline
   (PhaseStarted reaches only the nodes that hold a slot in the task: workers.node.interest,
   and a sampler's or trainer's worker only for the phases above: the other phases are not queued)
+- TaskSettled, trainer: a task it held a slot in completed: pin its final checkpoint if this node
+  stored it (so that it outlives the store's retention).
 - DeadlineReached, validator: a synthetic event this module schedules (a delayed Celery task,
   countdown = deadline - protocolTime + 1 s, capped at half the visibility timeout and
   rescheduled when early): if the task is still in that round and phase, advance().

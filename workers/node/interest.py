@@ -8,12 +8,14 @@ slot in (SlotAssigned / SlotVacated naming it, TaskSettled) and queues:
 - TaskCreated, SlotVacated of others, DrawArmed: always (claims, reclaims, keepers);
 - SlotAssigned, RewardEarned: only when it names this node (RewardEarned: its held pay to
   release, workers.node.dispute_handlers);
-- PhaseStarted: only for a task this node holds a slot in (work and phase-deadline keeping);
+- PhaseStarted, TaskSettled: only for a task this node holds a slot in (work and phase-deadline
+  keeping; a trainer pins a completed task's final policy);
 - anything else: as before (the dispatch table decides).
 
 The held set lives in the watcher's SQLite file beside its cursor and is updated before the
 cursor moves past the event, so a restarted watcher neither forgets a task nor misses one (an
-event seen twice is applied twice, to the same effect).
+event seen twice is applied twice, to the same effect: a task held when it settled is remembered
+as such, so its TaskSettled seen again is queued again).
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ class Interest:
         self.path, self._connect = file.path, file.connect  # once per thread: asked on every event
         with self._connect() as db:
             db.execute("CREATE TABLE IF NOT EXISTS held (task_id INTEGER PRIMARY KEY)")
+            db.execute("CREATE TABLE IF NOT EXISTS settled (task_id INTEGER PRIMARY KEY)")  # held when settled
 
     def held(self) -> set[int]:
         with self._connect() as db:
@@ -49,6 +52,14 @@ class Interest:
         with self._connect() as db:
             return db.execute("SELECT 1 FROM held WHERE task_id = ?", (task_id,)).fetchone() is not None
 
+    def _settle(self, task_id: int) -> bool:
+        """Drops a settled task from the held set; whether this node held it when it settled."""
+        with self._connect() as db:
+            if db.execute("DELETE FROM held WHERE task_id = ? RETURNING task_id", (task_id,)).fetchone():
+                db.execute("INSERT OR IGNORE INTO settled VALUES (?)", (task_id,))
+                return True
+            return db.execute("SELECT 1 FROM settled WHERE task_id = ?", (task_id,)).fetchone() is not None
+
     def wants(self, name: str, args: dict) -> bool:
         """Whether to queue this event for the node (and note what it says about the node's tasks)."""
         task = args.get("taskId")
@@ -64,7 +75,7 @@ class Interest:
                 self._hold(int(task), False)
             return not mine
         if name == "TaskSettled":
-            self._hold(int(task), False)
+            return self._settle(int(task))
         if name == "PhaseStarted":
             return self._holds(int(task))
         return True

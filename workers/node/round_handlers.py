@@ -1,5 +1,7 @@
 """A sampler's and a trainer's phase work: roll out or train, store, commit, reveal
-(workers.node.handlers, WHO DOES WHAT); a sampler's rollout ahead is workers.node.sample_ahead."""
+(workers.node.handlers, WHO DOES WHAT); a sampler's rollout ahead is workers.node.sample_ahead.
+The checkpoints a trainer keeps past its store's retention: one every `ppo.checkpoint_every` env
+steps, and a completed task's final policy."""
 from __future__ import annotations
 
 import logging
@@ -9,7 +11,8 @@ from workers.node import metrics
 from workers.node.common import ZERO32, checkpoint_bundle, current, in_phases, my_slot, send, spec_of, submission
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent
-from workers.protocol import Phase, Role
+from workers.protocol import Phase, Role, Status
+from workers.storage import ContentNotFound
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +79,9 @@ def commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
         storing = time.time()
         ctx.store.put_many(note.pop("stored"))  # the trace, before the commitment that binds it
         note["store_trace_s"] = round(time.time() - storing, 3)
-    cid = ctx.store.put(blob)
+    # A trainer's checkpoint every `ppo.checkpoint_every` env steps is pinned: the task's restore
+    # points outlive the retention that drops the other rounds' results.
+    cid = ctx.store.put(blob, pin=role == Role.TRAINER and bool(note["stats"].get("checkpoint_due")))
     note.update(cid=cid, root="0x" + root.hex(), work_s=round(time.time() - started, 3))
     ctx.secrets.note(task_id, round_, role, "work", note)
     secret = ctx.secrets.save_commitment(task_id, round_, role, root, cid)  # before the send
@@ -164,3 +169,20 @@ def _reveal_round(ctx: NodeContext, task_id: int, round_: int, role: Role, phase
                            f"{ctx.secrets.path}; the reveal is lost (the slot will be vacated)")
     send(ctx, ctx.deployment.registry.functions.reveal(task_id, secret.root, secret.cid, secret.salt),
          done=("AlreadyRevealed",))
+
+
+@DISPATCH.on("TaskSettled", "trainer", when=lambda args: int(args["status"]) == Status.COMPLETED)
+def pin_final_policy(ev: HandledEvent) -> None:
+    """A completed task's final policy (its checkpoint when it settled) is pinned by the trainer
+    that stored it, so that the requester can fetch it after the retention has passed."""
+    ctx = NodeContext.current()
+    task_id = int(ev.args["taskId"])
+    cid = ctx.view.task(task_id).checkpoint_cid
+    if not cid:
+        return
+    try:
+        ctx.store.pin(cid)
+    except ContentNotFound:  # trained by another node (this node's slot changed hands), which keeps it
+        log.info("task %d: final checkpoint %s was not stored by this node; not pinning it", task_id, cid)
+        return
+    log.info("task %d: pinned its final checkpoint %s", task_id, cid)

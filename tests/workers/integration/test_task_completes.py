@@ -54,6 +54,17 @@ def test_final_checkpoint_is_stored_and_matches_its_root(run):
     assert [slot for slot, _ in result.inputs] == [0, 1]
 
 
+def test_the_trainer_pinned_the_final_policy_only(run):
+    """Its worker took the task's TaskSettled and pinned the final checkpoint; round 0's checkpoint
+    (512 env steps, under ppo.checkpoint_every) expires with the retention."""
+    view = ChainView(run.net.deployment)
+    checkpoints = [view.submissions(run.task_id, r) for r in range(run.params.num_rounds)]
+    cids = [next(s.cid for s in subs if s.role == Role.TRAINER) for subs in checkpoints]
+    assert cids[-1] == view.task(run.task_id).checkpoint_cid
+    pinned = {entry.cid: entry.pinned for entry in run.store.list()}
+    assert [pinned.get(cid) for cid in cids] == [False, True]
+
+
 def test_nodes_noted_their_work(run):
     trainer = Secrets(run.net.node("trainer").node_dir / "secrets.sqlite")
     work = [n for n in trainer.notes(run.task_id) if n["kind"] == "work"]

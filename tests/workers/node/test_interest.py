@@ -26,9 +26,22 @@ def test_a_vacated_or_settled_task_is_no_longer_held(tmp_path):
     assert interest.wants("SlotVacated", {"taskId": 1, "node": OTHER, "role": 0, "slot": 0, "reason": 2})  # a reclaim
     assert not interest.wants("SlotVacated", {"taskId": 1, "node": ME, "role": 1, "slot": 0, "reason": 2})
     assert not interest.wants("PhaseStarted", {"taskId": 1, "round": 1, "phase": 0})
-    assert interest.wants("TaskSettled", {"taskId": 2, "status": 3})
+    assert interest.wants("TaskSettled", {"taskId": 2, "status": 3})  # held until then
     assert interest.held() == set()
+    assert not interest.wants("TaskSettled", {"taskId": 1, "status": 3})  # its slot was vacated before
+    assert not interest.wants("TaskSettled", {"taskId": 5, "status": 3})  # another node's task
     interest.wants("SlotVacated", {"taskId": 1, "node": ME, "role": 1, "slot": 0, "reason": 2})  # seen twice: same
+    assert interest.held() == set()
+
+
+def test_a_settled_task_seen_again_is_queued_again(tmp_path):
+    """A watcher that fails to enqueue an event reads it again: a task held when it settled (whose
+    trainer pins the final policy) is still wanted then, and after a restart."""
+    interest = Interest(tmp_path / "watcher.sqlite", ME)
+    interest.wants("SlotAssigned", {"taskId": 3, "node": ME, "role": 1, "slot": 0})
+    assert interest.wants("TaskSettled", {"taskId": 3, "status": 3})
+    assert interest.wants("TaskSettled", {"taskId": 3, "status": 3})
+    assert Interest(tmp_path / "watcher.sqlite", ME).wants("TaskSettled", {"taskId": 3, "status": 3})
     assert interest.held() == set()
 
 
