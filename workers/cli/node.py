@@ -11,6 +11,7 @@ import click
 from workers.cli.common import ROLE_NAMES, fmt_drl, parse_drl, Context, send, role_of
 from workers.cli.group import cli
 from workers.rl.config import DEVICES
+from workers.node.config import NodeConfig
 from workers.node.keeper_turns import LOCAL_TURN_BLOCKS, REMOTE_TURN_BLOCKS, default_turn_blocks
 from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS
 
@@ -208,6 +209,9 @@ def default_confirmations(rpc_url: str) -> int:
               help="Where the trainer's PPO update runs (auto: CUDA when torch sees a GPU). A CPU update is "
                    "re-executed by validators bit for bit, a CUDA one within a tolerance; small policies train "
                    "faster on the CPU.")
+@click.option("--claim-burst", type=click.IntRange(min=1), default=NodeConfig.burst, show_default=True,
+              help=f"New tasks the node may claim at once before its claims slow to the rate of "
+                   f"{NodeConfig.rate_per_s:g} a second (a token bucket shared by its workers).")
 @click.option("--keeper-turn-blocks", type=click.IntRange(min=0), default=None,
               help="Blocks each turn lasts when the validator pool takes turns at the calls any of them may send "
                    "(a draw, failing an unfilled task), so that about one sends instead of all; default "
@@ -215,7 +219,7 @@ def default_confirmations(rpc_url: str) -> int:
 @click.pass_obj
 def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirmations, ipfs_api, retention_days,
                metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
-               aggregate_min_signers, trainer_device, keeper_turn_blocks):
+               aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
@@ -266,7 +270,7 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
                            aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback,
                            aggregate_min_signers=aggregate_min_signers, trainer_device=trainer_device,
                            keeper_turn_blocks=keeper_turn_blocks, max_fee_per_gas=obj.max_fee_per_gas)
-        config = node_config(service.url, f"node-{account.address[2:10].lower()}", extra)
+        config = node_config(service.url, f"node-{account.address[2:10].lower()}", extra, burst=claim_burst)
         sup = supervisor(config, names, concurrency=concurrency, env={PASSWORD_ENV: password}, log_format=log_format)
         checker = HealthChecker(sup, obj.rpc, str(obj.deployment_file()), account.address, str(obj.store_dir),
                                 ipfs_api=ipfs_api, interval_s=health_interval, metrics_port=metrics_port or None,

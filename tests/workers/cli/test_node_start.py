@@ -51,7 +51,7 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3
                              str(deployment_file), "--node-dir", str(node_dir), "--max-fee-gwei", "1000", "node", "start",
                              "--metrics-port", "0",
                              "--roles", "sampler,validator", "--poll-interval", "0.5", "--confirmations", "1",
-                             "--keeper-turn-blocks", "3"],
+                             "--keeper-turn-blocks", "3", "--claim-burst", "25"],
                             cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
                             start_new_session=True)
     state_file = node_dir / "node.json"
@@ -65,6 +65,7 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3
         state = json.loads(state_file.read_text())
         assert state["pid"] == proc.pid and state["roles"] == ["sampler", "validator"]
         assert state["max_fee_per_gas"] == 1000 * 10**9  # the cap its workers' senders were given
+        assert state["rate"] == {"per_s": 10.0, "burst": 25}  # the claims' token bucket its workers share
         assert set(state["children"]) == {"sampler", "validator", "claims", "watcher"}
         pids = [c["pid"] for c in state["children"].values()]
         assert all(alive(p) for p in pids)
