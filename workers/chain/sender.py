@@ -2,7 +2,9 @@
 
 Every send takes a per-account Redis lock around "allocate nonce, sign, send", so however many
 Celery workers, threads or processes send from the account, nonces come out as one contiguous
-sequence. The next nonce lives in Redis (`decentrl:nonce:<chainId>:<address>`); it is taken from
+sequence. The next nonce lives in Redis (`decentrl:nonce:<chainId>:<genesis>:<address>`, a chain
+being its id and its genesis block: a restarted dev chain with the same id is a new chain, where a
+nonce kept for the old one would queue every send behind a gap nobody fills); it is taken from
 the chain's pending nonce when the key is missing, and resynced from it after a 'nonce too low'
 / 'nonce too high' answer, a failed send, or a dropped transaction; an 'already known' answer
 means the node holds this very transaction, which is then taken as sent. Gas is estimated (a revert
@@ -85,8 +87,9 @@ class TxSender:
         self.lock_timeout = lock_timeout
         self.lock_poll = lock_poll  # redis-py polls a held lock; its default 0.1 s idles the account
         self.max_resyncs = max_resyncs
-        self.nonce_key = f"{key_prefix}:nonce:{self.chain_id}:{account.address}"
-        self.lock_key = f"{key_prefix}:nonce-lock:{self.chain_id}:{account.address}"
+        chain = f"{self.chain_id}:{bytes(w3.eth.get_block(0)['hash']).hex()[:16]}"
+        self.nonce_key = f"{key_prefix}:nonce:{chain}:{account.address}"
+        self.lock_key = f"{key_prefix}:nonce-lock:{chain}:{account.address}"
         self.stats = Counter()
         self._stats_lock = threading.Lock()
 

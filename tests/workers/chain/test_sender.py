@@ -39,6 +39,30 @@ def test_threads_and_processes_share_one_contiguous_nonce_sequence(anvil, redis_
         assert stats["sent"] == threads * per_thread
 
 
+def test_a_restarted_chain_of_the_same_id_starts_a_new_nonce_sequence(w3, redis_client, new_account):
+    """A dev chain restarted (anvil again, chain id 31337) is a new chain: the nonce kept for the
+    old one would put every send behind a gap that nobody fills, and it would never be mined."""
+    from chain_services import fund, http_w3
+    from workers.localnet.chain import Anvil
+
+    account = new_account()
+    old = TxSender(w3, account, redis_client)
+    for _ in range(3):
+        old.send(to=SINK, value=1)
+    restarted = Anvil()
+    try:
+        w3_again = http_w3(restarted.http_url)
+        assert w3_again.eth.chain_id == w3.eth.chain_id
+        fund(w3_again, account.address, 10**18)
+        again = TxSender(w3_again, account, redis_client, receipt_timeout=5)
+        assert again.nonce_key != old.nonce_key
+        assert again.send(to=SINK, value=1)["status"] == 1  # at nonce 0, not 3
+        assert w3_again.eth.get_transaction_count(account.address) == 1
+        assert int(redis_client.get(old.nonce_key)) == 3  # the first chain's sequence, kept for it
+    finally:
+        restarted.stop()
+
+
 def test_mined_revert_is_re_simulated_and_decoded(w3, deployment, redis_client, new_account):
     sender = TxSender(w3, new_account(), redis_client)
     with pytest.raises(TxReverted) as info:
@@ -291,7 +315,7 @@ def test_receipts_are_polled_gently_on_a_remote_chain(w3, redis_client, new_acco
 
     assert TxSender(w3, new_account(), redis_client).poll_latency == LOCAL_POLL_S == 0.02
     remote = SimpleNamespace(provider=SimpleNamespace(endpoint_uri="https://sepolia.infura.io/v3/KEY"),
-                             eth=SimpleNamespace(chain_id=11155111))
+                             eth=SimpleNamespace(chain_id=11155111, get_block=lambda n: {"hash": b"\x25" * 32}))
     assert TxSender(remote, new_account(), redis_client).poll_latency == REMOTE_POLL_S == 0.5
     assert TxSender(remote, new_account(), redis_client, poll_latency=0.1).poll_latency == 0.1
 
