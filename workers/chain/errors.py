@@ -162,11 +162,18 @@ class TxReverted(ChainError):
 
 
 class DroppedTransaction(ChainError):
-    """A sent transaction was not mined within the timeout."""
+    """A sent transaction was not mined within the timeout. `sends`: the hashes of every send of it
+    (the first, then its sped-up replacements at the same nonce); `pending`: those the chain node
+    still held when it was given up, one of which may yet be mined."""
 
-    def __init__(self, tx_hash: str, nonce: int, timeout: float, why: str = ""):
+    def __init__(self, tx_hash: str, nonce: int, timeout: float, why: str = "", sends: tuple = (),
+                 pending: tuple = ()):
         self.tx_hash, self.nonce, self.timeout = tx_hash, nonce, timeout
-        super().__init__(f"transaction {tx_hash} (nonce {nonce}) not mined within {timeout:g} s{why}")
+        self.sends, self.pending = tuple(sends) or (tx_hash,), tuple(pending)
+        others = f" (sent {len(self.sends)} times: {', '.join(self.sends)})" if len(self.sends) > 1 else ""
+        still = (f"; {self.pending[-1]} is still at the chain node and may yet be mined: check whether it was "
+                 "before doing this again" if self.pending else "")
+        super().__init__(f"transaction {tx_hash} (nonce {nonce}) not mined within {timeout:g} s{others}{why}{still}")
 
 
 class FeeCapExceeded(ChainError):

@@ -275,7 +275,9 @@ class TxSender:
         cap = self.max_fee_per_gas
         at_cap = cap is not None and sends[-1].tx["maxFeePerGas"] * REPLACEMENT_MIN > cap
         why = f"; its fees are at this account's cap of {gwei(cap)} gwei (--max-fee-gwei)" if at_cap else ""
-        raise DroppedTransaction(sent.tx_hash, sent.nonce, waited, why) from None
+        pending = tuple(s.tx_hash for s in sends if self._at_node(s.tx_hash))
+        raise DroppedTransaction(sent.tx_hash, sent.nonce, waited, why, tuple(s.tx_hash for s in sends),
+                                 pending) from None
 
     def _at_node(self, tx_hash: str) -> bool:
         try:

@@ -167,6 +167,7 @@ def test_a_transaction_the_node_dropped_is_dropped_and_its_nonce_reused(w3, redi
     finally:
         w3.provider.make_request("evm_setAutomine", [True])
     assert sender.stats["replaced"] == 0  # nothing left to speed up
+    assert info.value.pending == () and "may yet be mined" not in str(info.value)
     assert redis_client.get(sender.nonce_key) is None  # resync on the next send
     receipt = sender.send(to=SINK, value=2)
     assert w3.eth.get_transaction(receipt["transactionHash"])["nonce"] == info.value.nonce == 0
@@ -177,7 +178,7 @@ def test_a_transaction_never_mined_is_sped_up_max_bumps_times_then_dropped(w3, r
     sender = TxSender(w3, account, redis_client, receipt_timeout=0.3, max_bumps=3)
     w3.provider.make_request("evm_setAutomine", [False])
     try:
-        with pytest.raises(DroppedTransaction, match=r"\(nonce 0\) not mined within 1.2 s"):
+        with pytest.raises(DroppedTransaction, match=r"\(nonce 0\) not mined within 1.2 s") as info:
             sender.send(to=SINK, value=1)
         pending = w3.eth.get_block("pending", full_transactions=True)["transactions"]
         fees = [tx["maxFeePerGas"] for tx in pending if tx["from"] == account.address]
@@ -185,6 +186,11 @@ def test_a_transaction_never_mined_is_sped_up_max_bumps_times_then_dropped(w3, r
     finally:
         w3.provider.make_request("evm_setAutomine", [True])
     assert sender.stats["replaced"] == 3 and len(fees) == 1  # each send replaced the one before at the node
+    # what the caller is told: every send, and that the last one may still be mined
+    last = pending[-1]["hash"].to_0x_hex()
+    assert len(info.value.sends) == 4 and info.value.sends[-1] == last and info.value.pending == (last,)
+    assert f"(sent 4 times: {', '.join(info.value.sends)})" in str(info.value)
+    assert f"{last} is still at the chain node and may yet be mined" in str(info.value)
 
 
 def test_a_transaction_still_pending_is_sent_again_with_higher_fees_and_that_send_mined(w3, redis_client, new_account):
@@ -292,7 +298,7 @@ def test_speed_ups_stop_at_the_cap_and_the_drop_names_it(w3, redis_client, new_a
         first_fee = 2 * base + tip
         cap = int(first_fee * 1.3)
         sender = TxSender(w3, account, redis_client, receipt_timeout=0.2, max_bumps=3, max_fee_per_gas=cap)
-        with pytest.raises(DroppedTransaction, match=r"not mined within 0.8 s; its fees are at this account's cap"):
+        with pytest.raises(DroppedTransaction, match=r"not mined within 0.8 s \(sent 2 times: .*\); its fees are at this account's cap"):
             sender.send(to=SINK, value=1)
         pending = [tx for tx in w3.eth.get_block("pending", full_transactions=True)["transactions"]
                    if tx["from"] == account.address]
