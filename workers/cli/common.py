@@ -121,17 +121,31 @@ class Context:
 
 
 def send(sender, call, what: str, **tx):
-    """Sends `call` (or a plain transaction: to=, value=), turning a decoded revert into a
-    ClickException that names it."""
+    """Sends `call` (or a plain transaction: to=, value=), turning a decoded revert, a send the
+    chain node refuses (no ETH for gas) and a Ctrl-C while it is mined into a ClickException that
+    says what happened to it."""
+    from web3.exceptions import Web3RPCError
+
     from workers.chain.errors import ChainError, TxReverted
 
+    sent = None
     try:
-        return sender.send(call, **tx)
+        sent = sender.send(call, wait=False, **tx)
+        return sender.wait(sent)
     except TxReverted as exc:
         where = f" (tx {exc.tx_hash})" if exc.tx_hash else ""
         raise click.ClickException(f"{what} reverted: {exc.error.message}{where}") from None
     except ChainError as exc:
         raise click.ClickException(f"{what} failed: {exc}") from None
+    except Web3RPCError as exc:
+        message = (exc.rpc_response or {}).get("error", {}).get("message") or str(exc)
+        hint = f"; {sender.address} needs ETH for its gas" if "insufficient funds" in message.lower() else ""
+        raise click.ClickException(f"{what}: the chain node refused it: {message}{hint}") from None
+    except KeyboardInterrupt:
+        if sent is None:
+            raise
+        raise click.ClickException(f"interrupted: {what} was sent as {sent.tx_hash} (nonce {sent.nonce}) and may "
+                                   "still be mined; check before doing it again") from None
 
 
 def role_of(name: str):

@@ -28,3 +28,44 @@ def test_send_more_than_held_or_to_a_bad_address_is_refused_before_sending(node,
     assert bad.exit_code == 2 and "not an Ethereum address" in bad.output
     assert w3.eth.get_transaction_count(payer) == nonce
     assert contracts.token.functions.balanceOf(payer).call() == 10 * TOKEN
+
+
+def test_a_send_without_eth_for_gas_says_so(node, invoke, contracts):
+    """An account with DRL but no ETH (a requester whose tasks a relayer submitted) cannot send
+    its own transactions: the chain node's refusal is an error that names what is missing."""
+    payer_dir, payer = node(drl=10, eth=0)
+    result = invoke(payer_dir, "wallet", "send", payer, "1")
+    assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output  # not a traceback
+    assert "DRL transfer: the chain node refused it:" in result.output
+    assert f"{payer} needs ETH for its gas" in result.output
+    assert contracts.token.functions.balanceOf(payer).call() == 10 * TOKEN
+
+
+def test_ctrl_c_while_a_transaction_is_mined_names_it():
+    """Interrupted after the send, the command says which transaction may still be mined (a task
+    submitted twice costs two bounties); before the send, Ctrl-C aborts as usual."""
+    import click
+    import pytest
+
+    from workers.chain.sender import SentTx
+    from workers.cli.common import send
+
+    class Interrupted:
+        address = "0x" + "ab" * 20
+
+        def __init__(self, at_send):
+            self.at_send = at_send
+
+        def send(self, call, wait, **tx):
+            if self.at_send:
+                raise KeyboardInterrupt
+            return SentTx("0x" + "cd" * 32, 7, {}, "createTaskWithSig")
+
+        def wait(self, sent):
+            raise KeyboardInterrupt
+
+    with pytest.raises(click.ClickException, match=r"interrupted: createTaskWithSig was sent as 0x(cd){32} \(nonce 7\) "
+                                                   r"and may still be mined"):
+        send(Interrupted(at_send=False), None, "createTaskWithSig")
+    with pytest.raises(KeyboardInterrupt):
+        send(Interrupted(at_send=True), None, "createTaskWithSig")
