@@ -54,6 +54,11 @@ RETRYABLE_RPC_MESSAGES = re.compile(
 )
 
 
+HINTS = {"EnforcedPause": "the protocol is paused by its guardian (no new tasks, claims or round work until it "
+                          "is unpaused); try again later"}
+"""What a revert means where its name alone does not say (OpenZeppelin's errors)."""
+
+
 @dataclass(frozen=True)
 class DecodedError:
     """A decoded revert: `name` as in Solidity, `args` in declaration order, `arg_names` to match."""
@@ -77,7 +82,8 @@ class DecodedError:
         if self.name == "Unknown":
             return f"reverted with unrecognised data 0x{self.data.hex()}" if self.data else "reverted without data"
         shown = ", ".join(f"{n}={_show(v)}" if n else _show(v) for n, v in zip(self.arg_names, self.args))
-        return f"{self.name}({shown})"
+        hint = HINTS.get(self.name)
+        return f"{self.name}({shown})" + (f": {hint}" if hint else "")
 
     @property
     def retryable(self) -> bool:

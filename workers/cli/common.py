@@ -20,6 +20,8 @@ def default_node_dir() -> str:
 
 
 def fmt_drl(wei: int) -> str:
+    if 0 < abs(wei) < TOKEN // 10**4:  # would show as 0 DRL
+        return f"{wei:,} wei"
     return f"{Decimal(wei) / TOKEN:,.4f}".rstrip("0").rstrip(".") + " DRL"
 
 

@@ -334,16 +334,22 @@ def show_status(obj: Context, task_id: int) -> None:
     view, t = _task(obj, task_id)
     now = obj.deployment.registry.functions.protocolTime().call()
     click.echo(f"task {task_id}: {t.status.name.lower()}, requester {t.requester}, bounty {fmt_drl(t.bounty)}")
-    ran = t.status in (Status.ACTIVE, Status.COMPLETED, Status.FAILED)
+    ran = _ran(t)
     if t.status == Status.ACTIVE:
         left = t.phase_deadline - now
         click.echo(f"round {t.round + 1} of {t.num_rounds}, phase {t.phase.name.lower()}, deadline in {left} s")
     elif ran:
         click.echo(f"ended in round {t.round + 1} of {t.num_rounds}")
+    elif t.status == Status.FAILED:
+        click.echo("failed before its first round: its slots were not all filled within the claim window "
+                   "(the bounty was refunded: decentrl wallet claim)")
     else:
         click.echo(f"round 0 of {t.num_rounds} (rounds start once every slot is filled)")
     if t.status in (Status.OPEN, Status.DRAWING):
-        click.echo(f"claim deadline in {t.claim_deadline - now} s")
+        left = t.claim_deadline - now
+        click.echo(f"claim deadline in {left} s" if left >= 0 else
+                   f"claim deadline passed {-left} s ago: `decentrl task advance {task_id}` fails the task and "
+                   "refunds its bounty")
     click.echo(f"spec {t.spec_cid}")
     if t.checkpoint_cid:
         click.echo(f"checkpoint {t.checkpoint_cid} (root 0x{bytes(t.checkpoint_root).hex()})")
@@ -358,6 +364,13 @@ def show_status(obj: Context, task_id: int) -> None:
             for s in subs:
                 click.echo(f"  {s.role.name.lower():<10}{s.slot}  {'revealed' if s.revealed else 'committed'}  "
                            f"verdict {s.verdict.name.lower()}")
+
+
+def _ran(t) -> bool:
+    """Whether the task's rounds started (a phase deadline is set only then)."""
+    from workers.protocol import Status
+
+    return t.status in (Status.ACTIVE, Status.COMPLETED) or (t.status == Status.FAILED and t.phase_deadline != 0)
 
 
 def follow_task(obj: Context, task_id: int, interval: float) -> None:
@@ -390,7 +403,9 @@ def follow_task(obj: Context, task_id: int, interval: float) -> None:
                 note = f"chain node not answering ({type(exc).__name__}); looking again"
     if t.status != Status.COMPLETED:
         raise click.ClickException(f"task {task_id} {t.status.name.lower()}"
-                                   + (f" in round {t.round + 1} of {t.num_rounds}" if t.status == Status.FAILED else ""))
+                                   + (f" in round {t.round + 1} of {t.num_rounds}" if _ran(t) else
+                                      " before its first round (its slots were not filled in the claim window)"
+                                      if t.status == Status.FAILED else ""))
     rounds = f"{t.num_rounds} round" + ("s" if t.num_rounds != 1 else "")
     click.echo(f"task {task_id} completed after {rounds}; its policy: decentrl task result {task_id} -o DIR")
 

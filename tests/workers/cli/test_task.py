@@ -160,7 +160,8 @@ def test_revert_is_decoded(node, invoke, spec_file, contracts, admin, w3):
     finally:
         assert w3.eth.wait_for_transaction_receipt(registry.functions.unpause().transact({"from": admin})).status == 1
     assert result.exit_code == 1
-    assert "Error: createTaskWithSig reverted: EnforcedPause()" in result.output, result.output
+    assert "Error: createTaskWithSig reverted: EnforcedPause(): the protocol is paused by its guardian" in result.output, \
+        result.output
 
 
 def test_status_and_result_of_unknown_or_unfinished_tasks(node, invoke, spec_file, tmp_path):
@@ -171,6 +172,31 @@ def test_status_and_result_of_unknown_or_unfinished_tasks(node, invoke, spec_fil
     task_id = re.search(r"^task (\d+) created", created.output, re.M).group(1)
     result = invoke(node_dir, "task", "result", task_id, "-o", str(tmp_path / "out"))
     assert result.exit_code == 1 and f"task {task_id} has no checkpoint yet (status open)" in result.output
+
+
+def test_a_task_nobody_filled_says_how_to_end_it_then_that_it_never_ran(node, invoke, spec_file, w3):
+    node_dir, _ = node(drl=100)
+    created = invoke(node_dir, "task", "submit", str(spec_file), "--bounty", "10", "--claim-window", "60")
+    task_id = re.search(r"^task (\d+) created", created.output, re.M).group(1)
+    w3.provider.make_request("evm_increaseTime", [90])
+    w3.provider.make_request("evm_mine", [])
+    waiting = invoke(node_dir, "task", "status", task_id)
+    assert re.search(rf"claim deadline passed \d+ s ago: `decentrl task advance {task_id}` fails the task and "
+                     "refunds its bounty", waiting.output), waiting.output
+    assert invoke(node_dir, "task", "advance", task_id).exit_code == 0
+    failed = invoke(node_dir, "task", "status", task_id)
+    assert f"task {task_id}: failed" in failed.output and "failed before its first round" in failed.output
+    assert "ended in round" not in failed.output, failed.output
+    followed = invoke(node_dir, "task", "status", task_id, "--follow", "--interval", "0.05")
+    assert followed.exit_code == 1
+    assert f"task {task_id} failed before its first round" in followed.output, followed.output
+
+
+def test_amounts_under_a_ten_thousandth_of_a_drl_are_shown_in_wei():
+    from workers.cli.common import fmt_drl
+
+    assert fmt_drl(1) == "1 wei" and fmt_drl(99_999_999_999_999) == "99,999,999,999,999 wei"
+    assert fmt_drl(10**14) == "0.0001 DRL" and fmt_drl(0) == "0 DRL" and fmt_drl(1500 * TOKEN) == "1,500 DRL"
 
 
 def test_status_follow_waits_out_a_chain_node_that_does_not_answer(monkeypatch, capsys):
