@@ -76,7 +76,8 @@ def find_keystore(node_dir: str | Path, address: str | None = None) -> Path:
         raise KeystoreError(f"no keystore in {keystore_dir(node_dir)}: create one with `decentrl node init`")
     if len(files) > 1:
         names = ", ".join(p.stem for p in files)
-        raise KeystoreError(f"several keystores in {keystore_dir(node_dir)} ({names}): say which address to use")
+        raise KeystoreError(f"several keystores in {keystore_dir(node_dir)} ({names}): a node folder holds one "
+                            "account; move the others to folders of their own")
     return files[0]
 
 

@@ -28,8 +28,13 @@ def node():
 @click.pass_obj
 def node_init(obj: Context, import_key, scrypt_n):
     """Create (or import) the node's encrypted keystore in NODE_DIR/keystore."""
-    from workers.chain.keystore import PASSWORD_ENV, KeystoreError, create_keystore
+    from workers.chain.keystore import PASSWORD_ENV, KeystoreError, create_keystore, list_keystores
 
+    held = list_keystores(obj.node_dir)
+    if held:  # every command signs with the folder's one account
+        raise click.ClickException(f"{obj.node_dir} already holds the keystore of {held[0].stem}: a node folder "
+                                   "has one account; give another one a folder of its own (--node-dir or "
+                                   "$DECENTRL_NODE_DIR)")
     key = None
     if import_key:
         key = click.prompt("Private key (hex)", hide_input=True, err=True).strip()

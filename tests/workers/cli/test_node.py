@@ -39,7 +39,10 @@ def test_import_then_wrong_password_is_a_clear_error(tmp_path, invoke, key, w3):
     assert key.key.hex() not in result.output
 
     again = invoke(node_dir, "node", "init", "--import-key", "--scrypt-n", "1024", input=key.key.hex() + "\n")
-    assert again.exit_code == 1 and "already in this node's keystore" in again.output
+    assert again.exit_code == 1 and f"already holds the keystore of {key.address}" in again.output
+    other = invoke(node_dir, "node", "init", "--scrypt-n", "1024")  # a new key: one account per folder all the same
+    assert other.exit_code == 1 and "give another one a folder of its own" in other.output, other.output
+    assert len(list((node_dir / "keystore").glob("0x*.json"))) == 1
 
     bad = invoke(node_dir, "node", "stake", "--role", "sampler", "--amount", "100", password="not it")
     assert bad.exit_code == 1
