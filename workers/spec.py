@@ -52,6 +52,11 @@ MAX_EVAL_EPISODES = 10_000
 MAX_CHALLENGES = 10_000
 MAX_LOGP_TOLERANCE = 0.1
 MAX_STEPS_PER_LEAF = 10_000
+MAX_HIDDEN_WEIGHTS = 10**8
+"""Weights between the policy's hidden layers (400 MB of float32 per network): a larger policy is
+more than a node's memory and the nodes' transfers per round can hold."""
+MAX_UPDATE_EPOCHS = 1_000
+MAX_LEARNING_RATE = 1.0
 _PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig) if f.name != "device")
 
 
@@ -59,7 +64,7 @@ class SpecError(ValueError):
     """A spec that cannot be used; the message starts with the field path and says what to fix."""
 
     def __init__(self, path: str, problem: str):
-        super().__init__(f"{path}: {problem}")
+        super().__init__(f"{path}: {problem}" if path else f"the spec {problem}")
         self.path = path
         self.problem = problem
 
@@ -205,6 +210,11 @@ def _ppo(d) -> PPOConfig:
             PPOConfig(**{f.name: v})
         except ValueError as error:
             raise SpecError(path, str(error).removeprefix("invalid PPOConfig: ")) from None
+        if f.name == "update_epochs" and v > MAX_UPDATE_EPOCHS:
+            raise SpecError(path, f"must be at most {MAX_UPDATE_EPOCHS}, got {v}: each epoch is a pass over the "
+                                  "round's samples within the trainer's commit window")
+        if f.name in ("learning_rate", "final_learning_rate") and v > MAX_LEARNING_RATE:
+            raise SpecError(path, f"must be at most {MAX_LEARNING_RATE}, got {v!r}")
         values[f.name] = v
     return PPOConfig(**values)
 
@@ -229,6 +239,10 @@ def _validate(d: dict) -> dict:
     if not isinstance(hidden, (list, tuple)) or not hidden:
         raise SpecError("policy.hidden_sizes", f"must be a non-empty list of layer widths, got {hidden!r}")
     hidden = tuple(_int(f"policy.hidden_sizes[{i}]", h, 1, 65_537) for i, h in enumerate(hidden))
+    weights = sum(a * b for a, b in zip(hidden, hidden[1:]))
+    if weights > MAX_HIDDEN_WEIGHTS:
+        raise SpecError("policy.hidden_sizes", f"{weights:,} weights between the hidden layers, more than the "
+                                               f"{MAX_HIDDEN_WEIGHTS:,} a node is asked to hold")
     activation = _str("policy.activation", pol["activation"])
     if activation not in ACTIVATIONS:
         raise SpecError("policy.activation", f"must be one of {', '.join(sorted(ACTIVATIONS))}, got {activation!r}")
@@ -280,6 +294,8 @@ def parse(data: bytes, *, digest: bytes | None = None) -> TaskSpec:
                        parse_constant=lambda c: (_ for _ in ()).throw(ValueError(f"{c} is not allowed")))
     except (UnicodeDecodeError, ValueError) as error:
         raise SpecError("(bytes)", f"not valid UTF-8 JSON: {error}") from None
+    except RecursionError:
+        raise SpecError("(bytes)", "not a task spec: its JSON is nested too deeply") from None
     return from_dict(d)
 
 

@@ -84,7 +84,8 @@ def test_parse_checks_the_digest_first():
     (b"\xff", "not valid UTF-8 JSON"),
     (b"{", "not valid UTF-8 JSON"),
     (b'{"seed": NaN}', "NaN is not allowed"),
-    (b"[]", "must be a JSON object"),
+    (b"[]", "^the spec must be a JSON object"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
 ])
 def test_bytes_that_are_not_a_json_object(data, message):
     with pytest.raises(SpecError, match=message):
@@ -140,6 +141,10 @@ def test_unknown_and_missing_keys():
     ("verification__challenges_per_trainer", 0, "must be in [1, 10001)"),
     ("verification__steps_per_leaf", 0, "must be in [1, 10001), got 0"),
     ("verification__steps_per_leaf", 1.5, "must be an integer, got float"),
+    ("policy__hidden_sizes", [65536, 65536, 65536], "8,589,934,592 weights between the hidden layers"),
+    ("ppo__update_epochs", 1001, "must be at most 1000, got 1001"),
+    ("ppo__learning_rate", 1e300, "must be at most 1.0"),
+    ("ppo__final_learning_rate", 2.0, "must be at most 1.0"),
 ])
 def test_bad_values_name_the_field(path, value, message):
     e = error_of(spec_dict(**{path: value}))
