@@ -104,12 +104,20 @@ def load_deployment(w3, network: str | None = None, path: str | Path | None = No
             f"deployment record {path} not found: deploy first with "
             f"`brownie run scripts/deploy.py --network {network or path.stem}`"
         )
-    record = json.loads(path.read_text())
+    try:
+        record = json.loads(path.read_text())
+    except (OSError, ValueError) as exc:
+        raise DeploymentError(f"deployment record {path} cannot be read as JSON: {exc}") from None
+    if not isinstance(record, dict) or not isinstance(record.get("contracts", {}), dict):
+        raise DeploymentError(f"deployment record {path} is not a deployment (an object with chainId and contracts)")
     missing = [name for name in CONTRACTS if name not in record.get("contracts", {})]
     if missing or "chainId" not in record:
         raise DeploymentError(f"deployment record {path} lacks {', '.join(missing) or 'chainId'}")
     rpc_chain = _chain_of(w3, record, path)
-    contracts = contracts_for(w3, record["contracts"])
+    try:
+        contracts = contracts_for(w3, record["contracts"])
+    except (TypeError, ValueError) as exc:
+        raise DeploymentError(f"deployment record {path} has an address that is not one: {exc}") from None
     if check_code:
         _require_registry_code(w3, contracts["TaskRegistry"].address, path)
     return Deployment(

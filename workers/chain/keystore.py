@@ -99,13 +99,18 @@ def load_account(path: str | Path, password: str | None = None) -> LocalAccount:
     if mode & 0o077:
         raise KeystoreError(f"keystore {path} is readable by others (mode {mode:04o}): run `chmod 600 {path}`")
     password = _password(password)
-    document = json.loads(path.read_text())
+    try:
+        document = json.loads(path.read_text())
+    except ValueError as exc:
+        raise KeystoreError(f"keystore {path} is not a keystore file (not JSON: {exc})") from None
     try:
         key = Account.decrypt(document, password)
     except ValueError as exc:
         if "MAC mismatch" in str(exc):
             raise WrongPassword(f"wrong password for keystore {path}") from None
         raise KeystoreError(f"keystore {path} cannot be decrypted: {exc}") from None
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise KeystoreError(f"keystore {path} is not a keystore file (no {exc} in it)") from None
     account = Account.from_key(key)
     expected = document.get("address")
     if expected and to_checksum_address(expected) != account.address:

@@ -4,6 +4,7 @@ transaction with a readable revert."""
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 from decimal import Decimal, InvalidOperation
 from pathlib import Path
 
@@ -31,6 +32,8 @@ def parse_drl(text: str) -> int:
         value = Decimal(str(text))
     except InvalidOperation:
         raise click.BadParameter(f"{text!r} is not a number of DRL") from None
+    if not value.is_finite():
+        raise click.BadParameter(f"{text!r} is not a number of DRL")
     wei = int(value * TOKEN)
     if value <= 0 or wei != value * TOKEN:
         raise click.BadParameter(f"{text!r}: give a positive amount of DRL (at most 18 decimals)")
@@ -148,6 +151,21 @@ def send(sender, call, what: str, **tx):
             raise
         raise click.ClickException(f"interrupted: {what} was sent as {sent.tx_hash} (nonce {sent.nonce}) and may "
                                    "still be mined; check before doing it again") from None
+
+
+@contextmanager
+def writing(what: str):
+    """An OSError while the block writes the command's output (a folder that cannot be made, a
+    read-only or full disk) is an error that names it, not a traceback."""
+    try:
+        yield
+    except OSError as exc:
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise click.ClickException(f"cannot write {what}{where}: {exc.strerror or exc}") from None
+
+
+TASK_ID = click.IntRange(0, 2**256 - 1)
+"""A task id argument: a uint256 (a larger number is not an id, rather than an encoding error)."""
 
 
 def role_of(name: str):

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import click
 
-from workers.cli.common import Context
+from workers.cli.common import TASK_ID, Context, writing
 from workers.cli.explorer import eval_episodes_option, ipfs_api_option
 from workers.cli.task import task
 
 
 @task.command("report")
-@click.argument("task_id", type=int)
+@click.argument("task_id", type=TASK_ID)
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), required=True)
 @ipfs_api_option
 @eval_episodes_option
@@ -34,7 +34,8 @@ def task_report(obj: Context, task_id, out_dir, ipfs_api, eval_episodes):
     curve = learning_curve(history, open_node_store(obj.store_dir, ipfs_api), eval_episodes)
     for error in curve.errors:
         click.echo(f"note: learning curve: {error}", err=True)
-    written = write_report(history, curve, Path(out_dir))
+    with writing("the report"):
+        written = write_report(history, curve, Path(out_dir))
     click.echo(f"task {task_id}: {history.status.name.lower()}, {len(history.rounds)} rounds, "
                f"{sum(tx.gas_used for tx in history.gas):,} gas in {len(history.gas)} transactions")
     click.echo(f"wrote {written['markdown']} with {', '.join(p.name for k, p in written.items() if p.suffix == '.png')}")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from workers.cli.common import fmt_drl, parse_drl, Context, send, send_as
+from workers.cli.common import TASK_ID, fmt_drl, parse_drl, Context, send, send_as, writing
 from workers.cli.group import cli
 
 
@@ -34,8 +34,9 @@ WINDOW = click.IntRange(60, 30 * 24 * 3600)
 def task_spec(demo, env_id, seed, output):
     """Write a task spec with every field at its default: edit it, then `task submit` it.
 
-    The file is the spec's canonical JSON; `task submit` checks every field and names the first
-    bad one (docs/requesters.md lists the fields, defaults and limits)."""
+    The file is the spec's JSON, indented for editing (`task submit` publishes its canonical form);
+    `task submit` checks every field and names the first bad one (docs/requesters.md lists the
+    fields, defaults and limits)."""
     import dataclasses
 
     from workers.spec import DEMO_CARTPOLE, SpecError, TaskSpec
@@ -50,7 +51,8 @@ def task_spec(demo, env_id, seed, output):
     if output == "-":
         click.echo(text, nl=False)
     else:
-        Path(output).write_text(text)
+        with writing("the spec"):
+            Path(output).write_text(text)
         click.echo(f"wrote {output}", err=True)
 
 
@@ -73,8 +75,10 @@ def open_node_store(store_dir: Path, ipfs_api: str | None):
 
     try:
         return open_store(ipfs_api, store_dir)
-    except StorageError as exc:
+    except (StorageError, ValueError) as exc:  # ValueError: an --ipfs-api that is no address
         raise click.ClickException(str(exc)) from None
+    except OSError as exc:
+        raise click.ClickException(f"cannot use the store folder {store_dir}: {exc.strerror or exc}") from None
 
 
 def create_task(dep, store, requester, sender, task_spec, **params):
@@ -249,7 +253,7 @@ def post_task_keys(obj: Context, requester, task_id: int, store, *, wait_s: floa
 
 
 @task.command("keys")
-@click.argument("task_id", type=int)
+@click.argument("task_id", type=TASK_ID)
 @click.option("--follow", is_flag=True, help="Keep posting after each assignment change until the task ends.")
 @click.option("--wait", "wait_s", type=float, default=3600.0, show_default=True,
               help="Seconds to wait for every slot to be filled.")
@@ -273,7 +277,7 @@ def _task(obj: Context, task_id: int):
 
 
 @task.command("cancel")
-@click.argument("task_id", type=int)
+@click.argument("task_id", type=TASK_ID)
 @click.pass_obj
 def task_cancel(obj: Context, task_id):
     """Cancel your task before its rounds start (open or drawing); the whole bounty becomes
@@ -292,7 +296,7 @@ def task_cancel(obj: Context, task_id):
 
 
 @task.command("advance")
-@click.argument("task_id", type=int)
+@click.argument("task_id", type=TASK_ID)
 @click.pass_obj
 def task_advance(obj: Context, task_id):
     """Close a phase whose deadline passed (anyone may): nodes that did not act are vacated and
@@ -314,7 +318,7 @@ def task_advance(obj: Context, task_id):
 
 
 @task.command("status")
-@click.argument("task_id", type=int)
+@click.argument("task_id", type=TASK_ID)
 @click.option("--follow", is_flag=True,
               help="Then follow the task until it ends (a bar over its rounds, with its phase); exits 1 if it "
                    "fails or is cancelled.")
@@ -411,7 +415,7 @@ def follow_task(obj: Context, task_id: int, interval: float) -> None:
 
 
 @task.command("result")
-@click.argument("task_id", type=int)
+@click.argument("task_id", type=TASK_ID)
 @click.option("-o", "--output", "out_dir", type=click.Path(file_okay=False), required=True)
 @click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
               help="IPFS RPC API to fetch from; default: the embedded store (--store-dir).")
@@ -420,7 +424,7 @@ def task_result(obj: Context, task_id, out_dir, ipfs_api):
     """Download the task's final checkpoint, verify it against the on-chain checkpointRoot, and
     write DIR/policy.safetensors and DIR/metadata.json."""
     from workers.protocol import Status
-    from workers.storage import StorageError
+    from workers.storage import CIDMismatch, ContentNotFound, StorageError
 
     _, t = _task(obj, task_id)
     if not t.checkpoint_cid:
@@ -433,7 +437,11 @@ def task_result(obj: Context, task_id, out_dir, ipfs_api):
     with click.progressbar(length=3, label="checkpoint", file=sys.stderr) as bar:
         try:
             bundle = store.get(t.checkpoint_cid)  # checked against its CID
-        except StorageError as exc:
+        except ContentNotFound as exc:
+            elsewhere = "" if ipfs_api else (" (the embedded store holds only what went through this --store-dir; "
+                                             "the network's nodes publish to their IPFS node: --ipfs-api)")
+            raise click.ClickException(f"cannot fetch checkpoint {t.checkpoint_cid}: {exc}{elsewhere}") from None
+        except (StorageError, CIDMismatch) as exc:
             raise click.ClickException(f"cannot fetch checkpoint {t.checkpoint_cid}: {exc}") from None
         bar.update(1)
         try:
@@ -442,11 +450,12 @@ def task_result(obj: Context, task_id, out_dir, ipfs_api):
             raise click.ClickException(f"checkpoint {t.checkpoint_cid} does not verify: {exc}") from None
         bar.update(1)
         out = Path(out_dir)
-        out.mkdir(parents=True, exist_ok=True)
-        (out / "policy.safetensors").write_bytes(result.policy_bytes)
         meta = {**result.meta, "cid": t.checkpoint_cid, "checkpoint_root": "0x" + result.root.hex(),
                 "task_status": t.status.name.lower(), "spec_cid": t.spec_cid}
-        (out / "metadata.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        with writing("the policy"):
+            out.mkdir(parents=True, exist_ok=True)
+            (out / "policy.safetensors").write_bytes(result.policy_bytes)
+            (out / "metadata.json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
         bar.update(1)
     click.echo(f"verified checkpoint of round {result.round + 1} against root 0x{result.root.hex()}")
     click.echo(f"wrote {out / 'policy.safetensors'} and {out / 'metadata.json'}")

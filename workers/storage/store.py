@@ -275,25 +275,49 @@ class EmbeddedStore(ContentStore):
         self._path(cid).unlink(missing_ok=True)
 
 
+def ipfs_api_address(api: str) -> str:
+    """The multiaddr of an IPFS RPC API given as one (`/ip4/127.0.0.1/tcp/5001/http`) or as the URL
+    an IPFS node prints for it (`http://127.0.0.1:5001`)."""
+    import ipaddress
+    from urllib.parse import urlsplit
+
+    if not api.startswith(("http://", "https://")):
+        return api
+    url = urlsplit(api)
+    try:
+        port = url.port
+    except ValueError:
+        port = None
+    if not url.hostname or port is None or url.path not in ("", "/") or url.query:
+        raise ValueError(f"bad IPFS API address {api!r}: give its host and port (http://127.0.0.1:5001) or a "
+                         "multiaddr (/ip4/127.0.0.1/tcp/5001/http)")
+    try:
+        kind = "ip4" if ipaddress.ip_address(url.hostname).version == 4 else "ip6"
+    except ValueError:
+        kind = "dns"
+    return f"/{kind}/{url.hostname}/tcp/{port}/{url.scheme}"
+
+
 class IpfsStore(ContentStore):
     """A real IPFS node's RPC API (kubo, or js-ipfs as in the tests). `api` is a multiaddr
-    such as `/ip4/127.0.0.1/tcp/5001/http`; the ledger lives at `ledger_path`."""
+    such as `/ip4/127.0.0.1/tcp/5001/http`, or its URL (`http://127.0.0.1:5001`); the ledger lives
+    at `ledger_path`."""
 
     ADD_OPTS = {"cid-version": 1, "raw-leaves": True, "cid-base": "base32", "pin": True}
 
     def __init__(self, api: str, ledger_path: Path | str, *, timeout: float = DEFAULT_TIMEOUT, **kwargs):
         import ipfshttpclient  # deferred: only IPFS users pay for its import
 
-        super().__init__(Path(ledger_path), **kwargs)
-        self.api = api
+        self.api = ipfs_api_address(api)
         self.timeout = timeout
         self._errors = ipfshttpclient.exceptions
-        try:
+        try:  # before the ledger: a bad address leaves nothing behind
             # Not ipfshttpclient.connect(): it refuses every daemon newer than 0.8.
-            self._client = ipfshttpclient.client.Client(addr=api, session=True, timeout=timeout)
+            self._client = ipfshttpclient.client.Client(addr=self.api, session=True, timeout=timeout)
         except ipfshttpclient.exceptions.AddressError as error:
-            raise ValueError(f"bad IPFS API address {api!r} (expected e.g. /ip4/127.0.0.1/tcp/5001/http): "
-                             f"{error}") from None
+            raise ValueError(f"bad IPFS API address {api!r} (expected e.g. /ip4/127.0.0.1/tcp/5001/http or "
+                             f"http://127.0.0.1:5001): {error}") from None
+        super().__init__(Path(ledger_path), **kwargs)
 
     def close(self) -> None:
         self._client.close()
@@ -382,4 +406,4 @@ def open_store(ipfs_api: str | None, root: Path | str, **kwargs) -> ContentStore
 
 
 __all__ = ["CIDMismatch", "ContentNotFound", "ContentStore", "EmbeddedStore", "Entry", "IpfsStore",
-           "RETRYABLE", "StorageError", "StoreUnavailable", "gc_forever", "open_store"]
+           "RETRYABLE", "StorageError", "StoreUnavailable", "gc_forever", "ipfs_api_address", "open_store"]

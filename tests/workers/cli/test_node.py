@@ -49,6 +49,16 @@ def test_import_then_wrong_password_is_a_clear_error(tmp_path, invoke, key, w3):
     assert f"wrong password for keystore {node_dir / 'keystore' / (key.address + '.json')}" in bad.output
 
 
+def test_a_keystore_file_that_is_not_one_is_named(node, invoke):
+    node_dir, address = node()
+    path = node_dir / "keystore" / f"{address}.json"
+    for text, message in [("{broken", "is not a keystore file (not JSON"), ('{"address": "x"}', "is not a keystore file")]:
+        path.write_text(text)
+        result = invoke(node_dir, "wallet", "claim")
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+        assert f"keystore {path} {message}" in result.output, result.output
+
+
 def test_import_refuses_a_malformed_key(tmp_path, invoke):
     result = invoke(tmp_path / "n", "node", "init", "--import-key", input="0x1234\n")
     assert result.exit_code == 1 and "64 hex digits" in result.output

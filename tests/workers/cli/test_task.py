@@ -220,3 +220,26 @@ def test_status_follow_waits_out_a_chain_node_that_does_not_answer(monkeypatch, 
     task_cli.follow_task(None, 7, 0.01)
     assert answers == []
     assert "task 7 completed after 2 rounds; its policy: decentrl task result 7 -o DIR" in capsys.readouterr().out
+
+
+def test_inputs_the_cli_cannot_use_are_errors_not_tracebacks(node, invoke, spec_file, tmp_path, deployment_file):
+    node_dir, _ = node(drl=100)
+    cases = [
+        (["task", "submit", str(spec_file), "--bounty", "NaN"], 2, "'NaN' is not a number of DRL"),
+        (["task", "submit", str(spec_file), "--bounty", "inf"], 2, "'inf' is not a number of DRL"),
+        (["task", "status", str(2**256)], 2, "is not in the range 0<=x<="),
+        (["task", "spec", "-o", "/proc/decentrl/spec.json"], 1, "cannot write the spec"),
+    ]
+    for args, code, message in cases:
+        result = invoke(node_dir, *args)
+        assert result.exit_code == code and isinstance(result.exception, SystemExit), (args, result.output)
+        assert message in result.output, (args, result.output)
+
+    broken = tmp_path / "broken.json"
+    for text, message in [("{not json", "cannot be read as JSON"), ("[]", "is not a deployment"),
+                          (deployment_file.read_text().replace('"TaskRegistry": "0x', '"TaskRegistry": "0x12'),
+                           "has an address that is not one")]:
+        broken.write_text(text)
+        result = invoke(node_dir, "task", "status", "1", deployment=broken)
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
+        assert f"deployment record {broken} {message}" in result.output, result.output

@@ -72,3 +72,23 @@ def test_result_downloads_and_verifies_the_final_policy(finished, tmp_path):
                                        str(tmp_path / "empty-store"), "task", "result", str(d.task_id),
                                        "-o", str(tmp_path / "x")])
     assert missing.exit_code == 1 and f"cannot fetch checkpoint {task.checkpointCid}" in missing.output
+    assert "the network's nodes publish to their IPFS node: --ipfs-api" in missing.output
+
+    # what cannot be used is an error that names it, never a traceback
+    from workers.storage.store import EmbeddedStore
+
+    corrupted = EmbeddedStore(tmp_path / "corrupted-store")
+    path = corrupted._path(task.checkpointCid)
+    path.parent.mkdir(parents=True)
+    path.write_bytes(d.store.get(task.checkpointCid)[:-1] + b"\0")
+    global_args = ["--rpc", d.net.anvil.http_url, "--deployment", str(d.net.deployment_path), "--node-dir",
+                   str(tmp_path / "reader")]
+    for store, extra, message in [
+        (tmp_path / "corrupted-store", ["-o", str(tmp_path / "y")], f"cannot fetch checkpoint {task.checkpointCid}: "),
+        (d.net.store_dir, ["-o", str(tmp_path / "y"), "--ipfs-api", "5001"], "bad IPFS API address '5001'"),
+        (d.net.store_dir, ["-o", "/proc/decentrl-result"], "cannot write the policy"),
+    ]:
+        refused = CliRunner().invoke(cli, [*global_args, "--store-dir", str(store), "task", "result", str(d.task_id),
+                                           *extra])
+        assert refused.exit_code == 1 and isinstance(refused.exception, SystemExit), refused.output
+        assert message in refused.output, refused.output

@@ -34,9 +34,30 @@ def test_unreachable_node_says_so(down_store, call):
         call(down_store)
 
 
-def test_bad_api_address_is_a_value_error(tmp_path):
-    with pytest.raises(ValueError, match="bad IPFS API address 'localhost:5001'"):
-        IpfsStore("localhost:5001", tmp_path / "ledger.sqlite")
+def test_bad_api_address_is_a_value_error_that_leaves_nothing_behind(tmp_path):
+    for bad in ("localhost:5001", "http://127.0.0.1", "http://127.0.0.1:5001/api/v0", "http://127.0.0.1:port"):
+        with pytest.raises(ValueError, match="bad IPFS API address"):
+            IpfsStore(bad, tmp_path / "store" / "ledger.sqlite")
+    assert not (tmp_path / "store").exists()
+
+
+def test_the_api_may_be_given_as_the_url_an_ipfs_node_prints():
+    from workers.storage.store import ipfs_api_address
+
+    assert ipfs_api_address("http://127.0.0.1:5001") == "/ip4/127.0.0.1/tcp/5001/http"
+    assert ipfs_api_address("https://ipfs.example.org:443/") == "/dns/ipfs.example.org/tcp/443/https"
+    assert ipfs_api_address("http://[::1]:5001") == "/ip6/::1/tcp/5001/http"
+    assert ipfs_api_address("/ip4/10.0.0.2/tcp/5001/http") == "/ip4/10.0.0.2/tcp/5001/http"  # as given
+
+
+def test_a_store_given_the_url_reaches_the_node(ipfs_node, tmp_path):
+    port = ipfs_node.api.split("/tcp/")[1].split("/")[0]
+    store = IpfsStore(f"http://127.0.0.1:{port}", tmp_path / "ledger.sqlite")
+    try:
+        cid = store.put(b"by its URL")
+        assert store.get(cid) == b"by its URL" and store.api == ipfs_node.api
+    finally:
+        store.close()
 
 
 def test_default_timeout_is_the_design_value(ipfs_store):
