@@ -39,4 +39,14 @@ __all__ = ["cli", "create_task", "main"]
 
 
 def main(argv=None):
+    """The `decentrl` command. SIGTERM (a service manager, `timeout`, `kill`) ends a command the way
+    Ctrl-C does, through its cleanup: the embedded Redis a command started is stopped, not left
+    running (`node start` handles SIGTERM itself once its processes run)."""
+    import signal
+
+    signal.signal(signal.SIGTERM, _terminated)
     cli.main(args=argv, prog_name="decentrl")
+
+
+def _terminated(signum, frame):
+    raise KeyboardInterrupt  # as Ctrl-C: the same cleanup, and a transaction sent is named

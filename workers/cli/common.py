@@ -131,7 +131,7 @@ def send(sender, call, what: str, **tx):
     says what happened to it."""
     from web3.exceptions import Web3RPCError
 
-    from workers.chain.errors import ChainError, TxReverted
+    from workers.chain.errors import ChainError, FeeCapExceeded, TxReverted, gwei
 
     sent = None
     try:
@@ -140,6 +140,10 @@ def send(sender, call, what: str, **tx):
     except TxReverted as exc:
         where = f" (tx {exc.tx_hash})" if exc.tx_hash else ""
         raise click.ClickException(f"{what} reverted: {exc.error.message}{where}") from None
+    except FeeCapExceeded as exc:  # a node sends it later; a command gives up
+        raise click.ClickException(f"{what} not sent: the chain's base fee is {gwei(exc.base_fee)} gwei, above this "
+                                   f"account's fee cap of {gwei(exc.cap)} gwei (--max-fee-gwei / "
+                                   "$DECENTRL_MAX_FEE_GWEI): raise the cap, or run this again once fees fall") from None
     except ChainError as exc:
         raise click.ClickException(f"{what} failed: {exc}") from None
     except Web3RPCError as exc:

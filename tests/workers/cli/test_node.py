@@ -131,7 +131,10 @@ def test_a_fee_cap_under_the_base_fee_sends_nothing_and_says_what_to_change(node
     node_dir, address = node(drl=500)
     capped = invoke(node_dir, "--max-fee-gwei", "1e-9", "node", "stake", "--role", "sampler", "--amount", "100")
     assert capped.exit_code == 1
-    assert "above this account's fee cap of 1e-09 gwei (--max-fee-gwei / $DECENTRL_MAX_FEE_GWEI)" in capped.output
+    assert "approve not sent: the chain's base fee is " in capped.output
+    assert "above this account's fee cap of 1e-09 gwei (--max-fee-gwei / $DECENTRL_MAX_FEE_GWEI): raise the cap, " \
+           "or run this again once fees fall" in capped.output
+    assert "sent once the base fee falls" not in capped.output  # a node's promise, not a command's
     assert contracts.stakes.functions.availableStake(address, Role.SAMPLER).call() == 0
     monkeypatch.setenv("DECENTRL_MAX_FEE_GWEI", "1e-9")  # the same cap from the environment
     assert "fee cap of 1e-09 gwei" in invoke(node_dir, "node", "stake", "--role", "sampler", "--amount", "100").output

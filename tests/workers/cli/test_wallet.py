@@ -69,3 +69,52 @@ def test_ctrl_c_while_a_transaction_is_mined_names_it():
         send(Interrupted(at_send=False), None, "createTaskWithSig")
     with pytest.raises(KeyboardInterrupt):
         send(Interrupted(at_send=True), None, "createTaskWithSig")
+
+
+def test_sigterm_ends_a_command_through_its_cleanup(node, anvil, deployment_file, w3):
+    """`timeout` or a service manager stopping a command (SIGTERM) while its transaction waits to be
+    mined: the embedded Redis it started is stopped, and the transaction is named."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+    from pathlib import Path
+
+    from cli_support import PASSWORD
+
+    node_dir, payer = node(drl=10, eth=10)
+    redis_dir = str((node_dir / "cli" / "redis").resolve())
+
+    def redis_pids():
+        """The servers working in the command's Redis folder (redis-server changes its process
+        title, not its working directory: its --dir)."""
+        pids = []
+        for proc in Path("/proc").iterdir():
+            try:
+                if proc.name.isdigit() and os.readlink(proc / "cwd") == redis_dir:
+                    pids.append(int(proc.name))
+            except OSError:
+                continue
+        return pids
+
+    root = Path(__file__).resolve().parents[3]
+    env = {**os.environ, "DECENTRL_KEYSTORE_PASSWORD": PASSWORD, "PYTHONPATH": str(root)}
+    env.pop("REDIS_URL", None)
+    w3.provider.make_request("evm_setAutomine", [False])
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "--rpc", anvil.http_url, "--deployment",
+                                 str(deployment_file), "--node-dir", str(node_dir), "wallet", "send", payer, "1"],
+                                cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + 60
+        while w3.eth.get_transaction_count(payer, "pending") == 0:  # sent, waiting to be mined
+            assert proc.poll() is None and time.monotonic() < deadline, proc.stdout.read()
+            time.sleep(0.05)
+        assert redis_pids()
+        proc.send_signal(signal.SIGTERM)
+        out, _ = proc.communicate(timeout=30)
+    finally:
+        w3.provider.make_request("anvil_dropAllTransactions", [])
+        w3.provider.make_request("evm_setAutomine", [True])
+    assert proc.returncode == 1 and "interrupted: DRL transfer was sent as 0x" in out, out
+    assert redis_pids() == []
