@@ -26,18 +26,24 @@ def fmt_drl(wei: int) -> str:
     return f"{Decimal(wei) / TOKEN:,.4f}".rstrip("0").rstrip(".") + " DRL"
 
 
-def parse_drl(text: str) -> int:
-    """'12.5' -> 12.5 * 10**18 wei; a UsageError for anything not a positive amount."""
+def parse_drl(text: str, name: str | None = None) -> int:
+    """'12.5' -> 12.5 * 10**18 wei; a UsageError naming the option or argument `name` for
+    anything not a positive amount."""
     try:
         value = Decimal(str(text))
     except InvalidOperation:
-        raise click.BadParameter(f"{text!r} is not a number of DRL") from None
-    if not value.is_finite():
-        raise click.BadParameter(f"{text!r} is not a number of DRL")
+        value = None
+    if value is None or not value.is_finite():
+        raise click.BadParameter(f"{text!r} is not a number of DRL", param_hint=name)
     wei = int(value * TOKEN)
     if value <= 0 or wei != value * TOKEN:
-        raise click.BadParameter(f"{text!r}: give a positive amount of DRL (at most 18 decimals)")
+        raise click.BadParameter(f"{text!r}: give a positive amount of DRL (at most 18 decimals)", param_hint=name)
     return wei
+
+
+def counted(n: int, noun: str) -> str:
+    """'1 sampler', '2 samplers'."""
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 class Context:

@@ -60,7 +60,7 @@ def node_init(obj: Context, import_key, scrypt_n):
 @click.pass_obj
 def node_stake(obj: Context, role, amount):
     """Approve and stake AMOUNT DRL for ROLE from the node's account."""
-    wei = parse_drl(amount)
+    wei = parse_drl(amount, "'--amount'")
     dep = obj.deployment
     account = obj.account()
     balance = dep.token.functions.balanceOf(account.address).call()

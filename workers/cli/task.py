@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from workers.cli.common import TASK_ID, fmt_drl, parse_drl, Context, send, send_as, writing
+from workers.cli.common import TASK_ID, counted, fmt_drl, parse_drl, Context, send, send_as, writing
 from workers.cli.group import cli
 
 
@@ -139,7 +139,7 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
     if post_keys and not inputs_path:
         raise click.UsageError("--post-keys needs --encrypt-inputs")
     task_spec = load_spec(spec)
-    wei = parse_drl(bounty)
+    wei = parse_drl(bounty, "'--bounty'")
     dep = obj.deployment  # WrongNetwork: the RPC's chain is not the deployment's
     requester = obj.account()
     balance = dep.token.functions.balanceOf(requester.address).call()
@@ -169,8 +169,9 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
         service.stop()
     cid = params.spec_cid
     click.echo(f"spec {cid} (digest 0x{task_spec.digest().hex()})")
-    click.echo(f"task {task_id} created: bounty {fmt_drl(wei)}, {samplers} samplers, {validators} validators, "
-               f"{rounds} rounds (tx {receipt['transactionHash'].to_0x_hex()})")
+    click.echo(f"task {task_id} created: bounty {fmt_drl(wei)}, {counted(samplers, 'sampler')}, "
+               f"{counted(validators, 'validator')}, {counted(rounds, 'round')} "
+               f"(tx {receipt['transactionHash'].to_0x_hex()})")
     if inputs_path and post_keys:
         post_task_keys(obj, requester, task_id, store, wait_s=claim_window, follow=False)
     elif inputs_path:
@@ -410,7 +411,7 @@ def follow_task(obj: Context, task_id: int, interval: float) -> None:
                                    + (f" in round {t.round + 1} of {t.num_rounds}" if _ran(t) else
                                       " before its first round (its slots were not filled in the claim window)"
                                       if t.status == Status.FAILED else ""))
-    rounds = f"{t.num_rounds} round" + ("s" if t.num_rounds != 1 else "")
+    rounds = counted(t.num_rounds, "round")
     click.echo(f"task {task_id} completed after {rounds}; its policy: decentrl task result {task_id} -o DIR")
 
 

@@ -124,7 +124,7 @@ def test_stake_errors(node, invoke):
     bad = invoke(node_dir, "node", "stake", "--role", "trainer", "--amount", "-3")
     assert bad.exit_code == 2 and "positive amount" in bad.output
     word = invoke(node_dir, "node", "stake", "--role", "trainer", "--amount", "lots")
-    assert word.exit_code == 2 and "is not a number of DRL" in word.output
+    assert word.exit_code == 2 and "Invalid value for '--amount': 'lots' is not a number of DRL" in word.output
 
 
 def test_a_fee_cap_under_the_base_fee_sends_nothing_and_says_what_to_change(node, invoke, contracts, monkeypatch):

@@ -225,7 +225,7 @@ def test_status_follow_waits_out_a_chain_node_that_does_not_answer(monkeypatch, 
 def test_inputs_the_cli_cannot_use_are_errors_not_tracebacks(node, invoke, spec_file, tmp_path, deployment_file):
     node_dir, _ = node(drl=100)
     cases = [
-        (["task", "submit", str(spec_file), "--bounty", "NaN"], 2, "'NaN' is not a number of DRL"),
+        (["task", "submit", str(spec_file), "--bounty", "NaN"], 2, "Invalid value for '--bounty': 'NaN' is not a number"),
         (["task", "submit", str(spec_file), "--bounty", "inf"], 2, "'inf' is not a number of DRL"),
         (["task", "status", str(2**256)], 2, "is not in the range 0<=x<="),
         (["task", "spec", "-o", "/proc/decentrl/spec.json"], 1, "cannot write the spec"),
