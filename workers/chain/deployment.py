@@ -101,8 +101,10 @@ def load_deployment(w3, network: str | None = None, path: str | Path | None = No
     path = Path(path)
     if not path.exists():
         raise DeploymentError(
-            f"deployment record {path} not found: deploy first with "
-            f"`brownie run scripts/deploy.py --network {network or path.stem}`"
+            f"deployment record {path} not found: a network's operators publish its record (give its path "
+            f"with --deployment, or put it in {deployments_dir()}); to deploy the protocol yourself: "
+            f"`brownie run scripts/deploy.py` (a local chain) or `brownie run scripts/deploy.py live --network "
+            f"{network or path.stem}`"
         )
     try:
         record = json.loads(path.read_text())

@@ -68,7 +68,11 @@ def find_keystore(node_dir: str | Path, address: str | None = None) -> Path:
     """The node's keystore file: the one for `address`, or the only one there is."""
     files = list_keystores(node_dir)
     if address is not None:
-        path = keystore_dir(node_dir) / f"{to_checksum_address(address)}.json"
+        try:
+            address = to_checksum_address(address)
+        except ValueError:
+            raise KeystoreError(f"{address!r} is not an Ethereum address") from None
+        path = keystore_dir(node_dir) / f"{address}.json"
         if not path.exists():
             raise KeystoreError(f"no keystore for {address} in {keystore_dir(node_dir)}")
         return path

@@ -56,8 +56,9 @@ class Context:
         """Every transaction's fee cap in wei (TxSender's max_fee_per_gas); None: no cap."""
         self.deployment_path = deployment
         self.network = network or DEFAULT_NETWORK
-        self.node_dir = Path(node_dir).expanduser()
-        self.store_dir = Path(store_dir).expanduser() if store_dir else self.node_dir / "store"
+        # absolute: the node's processes work in another folder than the one the command ran in
+        self.node_dir = Path(node_dir).expanduser().absolute()
+        self.store_dir = Path(store_dir).expanduser().absolute() if store_dir else self.node_dir / "store"
         self._w3 = self._dep = None
 
     def deployment_file(self) -> Path:

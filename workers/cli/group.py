@@ -16,9 +16,10 @@ from workers.cli.common import DEFAULT_NETWORK, DEFAULT_RPC, Context, default_no
               help="Deployment record (JSON written by scripts/deploy.py).")
 @click.option("--network", default=None,
               help=f"Read deployments/<NETWORK>.json instead (default {DEFAULT_NETWORK}).")
-@click.option("--node-dir", default=default_node_dir, show_default="$DECENTRL_NODE_DIR or ~/.decentrl",
+@click.option("--node-dir", type=click.Path(file_okay=False), default=default_node_dir,
+              show_default="$DECENTRL_NODE_DIR or ~/.decentrl",
               help="The node's folder: keystore, logs, Redis and store data.")
-@click.option("--store-dir", default=lambda: os.environ.get("DECENTRL_STORE_DIR"),
+@click.option("--store-dir", type=click.Path(file_okay=False), default=lambda: os.environ.get("DECENTRL_STORE_DIR"),
               show_default="$DECENTRL_STORE_DIR or NODE_DIR/store",
               help="The embedded content store (share one folder between the nodes of a machine).")
 @click.option("--max-fee-gwei", type=click.FloatRange(min=1e-9), envvar="DECENTRL_MAX_FEE_GWEI",

@@ -44,6 +44,13 @@ def node_init(obj: Context, import_key, scrypt_n):
                 raise ValueError
         except ValueError:
             raise click.ClickException("a private key is 32 bytes of hex (64 hex digits)") from None
+        from eth_account import Account
+
+        try:
+            Account.from_key(key)
+        except ValueError:  # 0, or not below the curve's order
+            raise click.ClickException("that is not a private key: it must be between 1 and the secp256k1 "
+                                       "curve order") from None
     password = os.environ.get(PASSWORD_ENV) or click.prompt("New keystore password", hide_input=True,
                                                             confirmation_prompt=True, err=True)
     try:
@@ -105,13 +112,45 @@ def _register_bls_key(obj: Context, account, sender) -> str:
 @click.pass_obj
 def node_status(obj: Context, address):
     """Account, stake per role, reputation, claimable rewards, eligibility, processes, health of each
-    service, key metrics, and why no work arrives."""
+    service, key metrics, and why no work arrives. The node's processes and health are shown
+    even when the chain cannot be read (exit status 1 then)."""
+    account = obj.address(address)
+    click.echo(f"account     {account}")
+    try:
+        view = _echo_chain_status(obj, account)
+    except (click.ClickException, OSError) as exc:  # the RPC down, a wrong deployment
+        view = None
+        click.echo(f"chain       cannot be read: {exc.message if isinstance(exc, click.ClickException) else exc}")
+    from workers.node.state import leftover_children, pid_alive, read_node_state
+
+    state = read_node_state(obj.node_dir)
+    running = state if state and pid_alive(state.get("pid")) else None
+    if running:
+        click.echo(f"processes   node running (pid {state['pid']}, roles {','.join(state.get('roles', []))})")
+        for name, child in sorted(state.get("children", {}).items()):
+            alive = "running" if pid_alive(child.get("pid")) else "stopped"
+            restarts = child.get("restarts", 0)
+            again = f", restarted {restarts} time{'s' if restarts != 1 else ''}" if restarts else ""
+            click.echo(f"  {name:<10} pid {child.get('pid')} {alive}{again}  log {child.get('log')}")
+    else:
+        left = leftover_children(obj.node_dir)
+        shown = f" (but processes of its last run still are: {', '.join(f'{n} {p}' for n, p in left)})" if left else ""
+        click.echo(f"processes   not running{shown}")
+    from workers.cli.node_health import echo_health, echo_metrics, echo_why_idle, node_roles
+
+    echo_health(obj.node_dir, running)
+    echo_metrics(obj.node_dir)
+    if view is None:
+        raise click.exceptions.Exit(1)
+    echo_why_idle(view, account, node_roles(view, account, running), running)
+
+
+def _echo_chain_status(obj: Context, account: str):
+    """What the chain says of the account (network, balances, reputation, stakes); its ChainView."""
     from workers.protocol import Role
 
-    account = obj.address(address)
     view = obj.view()
     dep = obj.deployment
-    click.echo(f"account     {account}")
     click.echo(f"network     {dep.network} (chain {dep.chain_id}), registry {dep.addresses['TaskRegistry']}")
     click.echo(f"balance     {fmt_drl(dep.token.functions.balanceOf(account).call())}, "
                f"{obj.w3.eth.get_balance(account) / 1e18:.4f} ETH")
@@ -128,22 +167,7 @@ def node_status(obj: Context, address):
         verdict = "eligible" if e.eligible else f"not eligible: {e.reason}"
         click.echo(f"  {role.name.lower():<10} staked {fmt_drl(s.staked)}, locked {fmt_drl(s.locked)}, "
                    f"unbonding {fmt_drl(s.unbonding)}, min {fmt_drl(e.required_stake)} -> {verdict}")
-    from workers.node.state import pid_alive, read_node_state
-
-    state = read_node_state(obj.node_dir)
-    running = state if state and pid_alive(state.get("pid")) else None
-    if running:
-        click.echo(f"processes   node running (pid {state['pid']}, roles {','.join(state.get('roles', []))})")
-        for name, child in sorted(state.get("children", {}).items()):
-            alive = "running" if pid_alive(child.get("pid")) else "stopped"
-            click.echo(f"  {name:<10} pid {child.get('pid')} {alive}  log {child.get('log')}")
-    else:
-        click.echo("processes   not running")
-    from workers.cli.node_health import echo_health, echo_metrics, echo_why_idle, node_roles
-
-    echo_health(obj.node_dir, running)
-    echo_metrics(obj.node_dir)
-    echo_why_idle(view, account, node_roles(view, account, running), running)
+    return view
 
 
 def _websocket_url(ctx, param, value):
@@ -179,7 +203,8 @@ def default_confirmations(rpc_url: str) -> int:
 @node.command("start")
 @click.option("--roles", default="sampler,trainer,validator", show_default=True,
               help="Comma-separated roles this node runs (one Celery worker each).")
-@click.option("--concurrency", type=int, default=1, show_default=True, help="Processes per Celery worker.")
+@click.option("--concurrency", type=click.IntRange(min=1), default=1, show_default=True,
+              help="Processes per Celery worker.")
 @click.option("--ws", "ws_url", default=None, callback=_websocket_url,
               help="Websocket RPC for the watcher, ws:// or wss:// (default: HTTP polling).")
 @click.option("--poll-interval", type=click.FloatRange(min=0.01), default=None,
@@ -222,16 +247,12 @@ def default_confirmations(rpc_url: str) -> int:
                    "(a draw, failing an unfilled task), so that about one sends instead of all; default "
                    f"{LOCAL_TURN_BLOCKS} (no turns) for an RPC on this machine, {REMOTE_TURN_BLOCKS} for any other.")
 @click.pass_obj
-def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirmations, ipfs_api, retention_days,
-               metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
-               aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks):
+def node_start(obj: Context, roles, trainer_device, **options):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
     Metrics are served on 127.0.0.1 (--metrics-port); health is checked every --health-interval s
     and written to NODE_DIR/health.json (`decentrl node status` shows it)."""
-    from workers.chain.keystore import PASSWORD_ENV
-
     names = tuple(dict.fromkeys(r.strip() for r in roles.split(",") if r.strip()))
     bad = [r for r in names if r not in ROLE_NAMES]
     if bad or not names:
@@ -243,6 +264,31 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
             raise click.UsageError("--trainer-device cuda: torch sees no CUDA device on this machine "
                                    f"(torch {torch.__version__}); use auto or cpu")
     obj.deployment  # noqa: B018 - wrong network or missing record: fail before starting anything
+    if options["ipfs_api"]:  # each of the node's processes would fail on a bad one, again and again
+        from workers.storage.store import check_ipfs_api
+
+        try:
+            check_ipfs_api(options["ipfs_api"])
+        except ValueError as exc:
+            raise click.UsageError(f"--ipfs-api: {exc}") from None
+    from workers.node.state import NodeRunning, claim_node_dir
+
+    try:
+        lock = claim_node_dir(obj.node_dir)  # before anything is started or written
+    except NodeRunning as exc:
+        raise click.ClickException(str(exc)) from None
+    try:
+        _start(obj, names, trainer_device=trainer_device, **options)
+    finally:
+        os.close(lock)
+
+
+def _start(obj: Context, names, *, concurrency, ws_url, poll_interval, confirmations, ipfs_api, retention_days,
+           metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
+           aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks):
+    """node start once its folder is its own (node_start)."""
+    from workers.chain.keystore import PASSWORD_ENV
+
     password = os.environ.get(PASSWORD_ENV) or click.prompt("Keystore password", hide_input=True, err=True)
     os.environ[PASSWORD_ENV] = password  # checked now; the workers read it from their environment
     account = obj.account()
@@ -325,6 +371,7 @@ def run_supervisor(node_dir: Path, supervisor, roles, service, checker=None, met
 
     stopping = []
     old = {s: signal.signal(s, lambda *_: stopping.append(True)) for s in (signal.SIGTERM, signal.SIGINT)}
+    from workers.node.redis_service import redacted
     from workers.node.state import clear_node_state, write_node_state
 
     server = None
@@ -344,7 +391,7 @@ def run_supervisor(node_dir: Path, supervisor, roles, service, checker=None, met
 
         record()
         where = f"; metrics on http://127.0.0.1:{metrics_port}/metrics" if metrics_port else ""
-        click.echo(f"node running: roles {','.join(roles)}, Redis {service.url}; logs in {Path(node_dir) / 'logs'}"
+        click.echo(f"node running: roles {','.join(roles)}, Redis {redacted(service.url)}; logs in {Path(node_dir) / 'logs'}"
                    f"{where}")
         while not stopping:
             time.sleep(1.0)

@@ -21,6 +21,7 @@ from eth_utils import keccak
 from web3 import Web3
 
 from workers.chain.rpc import http_w3  # noqa: F401  (re-exported: the local network's client)
+from workers.node.lifetime import ending_with_starter
 from workers.ports import owns_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -103,7 +104,8 @@ class Anvil:
             self.proc = subprocess.Popen(
                 [anvil_binary(), "--port", str(self.port), "--host", "127.0.0.1", "--chain-id", "31337",
                  "--hardfork", "prague", "--balance", "1000000"] + ([] if log_path else ["--silent"]),
-                stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True)
+                stdin=subprocess.DEVNULL, stdout=self._log, stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=ending_with_starter())
             try:
                 wait_for_port(self.port, self.proc, "anvil")
                 break

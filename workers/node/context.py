@@ -101,6 +101,10 @@ class Secrets:
     def __init__(self, path: str | Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        # the salts are secret until each reveal: readable by the node's user only (SQLite gives
+        # its -wal and -shm files the database file's mode)
+        os.close(os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600))
+        os.chmod(self.path, 0o600)
         with self._db() as db:
             db.execute("CREATE TABLE IF NOT EXISTS commitments (task INTEGER, round INTEGER, role INTEGER, "
                        "salt BLOB, root BLOB, cid TEXT, created REAL, PRIMARY KEY (task, round, role))")

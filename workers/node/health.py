@@ -20,6 +20,7 @@ from typing import Callable
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 
+from workers.node.redis_service import redacted
 from workers.node.state import write_json_atomically
 
 HEALTH_FILE = "health.json"
@@ -80,8 +81,8 @@ def check_redis(url: str) -> dict:
         finally:
             client.close()
     except Exception as exc:  # noqa: BLE001 - any failure means "down"
-        return _result(False, f"Redis at {url}: {_error(exc)}", started)
-    return _result(True, f"Redis at {url} answers PING", started)
+        return _result(False, f"Redis at {redacted(url)}: {_error(exc)}", started)
+    return _result(True, f"Redis at {redacted(url)} answers PING", started)
 
 
 PROBE = b"decentrl health probe\n"

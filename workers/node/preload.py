@@ -13,8 +13,14 @@ import py_ecc.optimized_bn128  # noqa: F401
 import redis  # noqa: F401
 import web3  # noqa: F401
 
+import os
+
 from workers.node import spawn  # noqa: F401 - the children's entry point, as the supervisor has it
+from workers.node.lifetime import end_with_parent
 from workers.roles import warmup
+
+if os.environ.get(spawn.ENDS_WITH_PARENT_ENV) == "1":  # the supervising process killed: this server ends,
+    end_with_parent(os.getppid())                       # and its children with it
 
 # Trainers and validators update a policy; the rest share the warmed modules for free.
 warmup.exercise(update=True)

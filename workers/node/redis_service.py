@@ -20,6 +20,7 @@ from typing import Iterable
 
 import redis
 
+from workers.node.lifetime import ending_with_starter
 from workers.ports import owns_port
 
 
@@ -101,13 +102,37 @@ class RedisService:
         self.stop()
 
 
+def redacted(url: str) -> str:
+    """`url` with its password, if any, as *** (for output and logs: REDIS_URL may carry one)."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    try:
+        parts = urlsplit(url)
+        if parts.password is None:
+            return url
+        user = parts.username or ""
+        host = parts.netloc.rsplit("@", 1)[1]
+        return urlunsplit(parts._replace(netloc=f"{user}:***@{host}"))
+    except ValueError:
+        return "<a Redis URL that cannot be parsed>"
+
+
 def connect(url: str, timeout: float = 3.0) -> RedisService:
-    """An external Redis, checked with PING; a clear error when it cannot be reached."""
+    """An external Redis, checked with PING; a clear error when it cannot be reached, refuses the
+    URL's password, or the URL is none."""
+    shown = redacted(url)
     try:
         redis.Redis.from_url(url, socket_connect_timeout=timeout, socket_timeout=timeout).ping()
+    except (redis.AuthenticationError, redis.ResponseError) as exc:  # NOAUTH, WRONGPASS
+        if shown == url:  # no password in the URL
+            raise RedisUnavailable(f"Redis at {shown} asks for a password: give it in REDIS_URL "
+                                   "(redis://:PASSWORD@HOST:PORT/DB)") from exc
+        raise RedisUnavailable(f"Redis at {shown} refused the credentials in REDIS_URL ({exc})") from exc
     except (redis.ConnectionError, redis.TimeoutError, OSError) as exc:
-        raise RedisUnavailable(f"cannot reach Redis at {url}: start it or unset REDIS_URL to use "
+        raise RedisUnavailable(f"cannot reach Redis at {shown}: start it or unset REDIS_URL to use "
                                f"the embedded one ({exc})") from exc
+    except ValueError as exc:  # not a redis:// URL
+        raise RedisUnavailable(f"REDIS_URL {shown!r} is not a Redis URL ({exc}): give redis://HOST:PORT/DB") from exc
     return RedisService(url=url)
 
 
@@ -137,7 +162,7 @@ def start_embedded(data_dir: str | os.PathLike, ports: Iterable[int] | None = No
                 "--dir", str(data_dir), "--daemonize", "no",
                 "--logfile", str(log), "--protected-mode", "yes", "--databases", str(databases)]
         proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+                                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=ending_with_starter())
         service = RedisService(url=f"redis://127.0.0.1:{port}/0", data_dir=data_dir, process=proc)
         deadline = time.monotonic() + start_timeout
         client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.5)

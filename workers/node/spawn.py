@@ -23,6 +23,9 @@ import types
 from pathlib import Path
 
 PRELOAD = "workers.node.preload"
+ENDS_WITH_PARENT_ENV = "DECENTRL_FORKSERVER_ENDS_WITH_PARENT"
+"""Set for the fork server when it is started from its parent's main thread: it then ends with
+that process (workers.node.lifetime: the parent-death signal follows the thread that forked)."""
 
 _context = None
 _main_lock = threading.Lock()
@@ -45,6 +48,8 @@ def start(name: str, argv: list[str], env: dict, log_path: Path, cwd: Path):
     subprocess's start_new_session."""
     if len(argv) < 3 or argv[1] != "-m":
         raise ValueError(f"expected [python, '-m', module, ...], got {argv!r}")
+    # the first start starts the fork server, which inherits this process's environment
+    os.environ.setdefault(ENDS_WITH_PARENT_ENV, "1" if threading.current_thread() is threading.main_thread() else "0")
     process = context().Process(target=_child, args=(name, argv[2], argv[3:], env, str(log_path), str(cwd)),
                                 name=name)
     with _without_main():
@@ -81,9 +86,13 @@ def _child(name: str, module: str, args: list[str], env: dict, log_path: str, cw
     """In the forked child: a session of its own (its pool stops with it, and the scheduler's
     autogroup sees it apart: workers.node.priority), stdin from /dev/null, stdout and stderr to
     `log_path`, then `python -m module args` as the supervisor asked. Its title in ps names it
-    (the command line would be the fork server's)."""
+    (the command line would be the fork server's). It ends with the fork server (SIGTERM), which
+    ends with the supervising process."""
     from setproctitle import setproctitle
 
+    from workers.node.lifetime import end_with_parent
+
+    end_with_parent(os.getppid())
     os.setsid()
     setproctitle(f"decentrl {name}: python -m {' '.join([module, *args])}")
     null = os.open(os.devnull, os.O_RDONLY)

@@ -298,6 +298,20 @@ def ipfs_api_address(api: str) -> str:
     return f"/{kind}/{url.hostname}/tcp/{port}/{url.scheme}"
 
 
+def check_ipfs_api(api: str) -> str:
+    """The API's multiaddr (ipfs_api_address), or ValueError naming what is wrong with it: for a
+    command that starts processes which would each fail on it."""
+    import ipfshttpclient
+
+    address = ipfs_api_address(api)
+    try:
+        ipfshttpclient.client.Client(addr=address).close()
+    except ipfshttpclient.exceptions.AddressError as error:
+        raise ValueError(f"bad IPFS API address {api!r} (expected e.g. /ip4/127.0.0.1/tcp/5001/http or "
+                         f"http://127.0.0.1:5001): {error}") from None
+    return address
+
+
 class IpfsStore(ContentStore):
     """A real IPFS node's RPC API (kubo, or js-ipfs as in the tests). `api` is a multiaddr
     such as `/ip4/127.0.0.1/tcp/5001/http`, or its URL (`http://127.0.0.1:5001`); the ledger lives
@@ -308,15 +322,11 @@ class IpfsStore(ContentStore):
     def __init__(self, api: str, ledger_path: Path | str, *, timeout: float = DEFAULT_TIMEOUT, **kwargs):
         import ipfshttpclient  # deferred: only IPFS users pay for its import
 
-        self.api = ipfs_api_address(api)
+        self.api = check_ipfs_api(api)  # before the ledger: a bad address leaves nothing behind
         self.timeout = timeout
         self._errors = ipfshttpclient.exceptions
-        try:  # before the ledger: a bad address leaves nothing behind
-            # Not ipfshttpclient.connect(): it refuses every daemon newer than 0.8.
-            self._client = ipfshttpclient.client.Client(addr=self.api, session=True, timeout=timeout)
-        except ipfshttpclient.exceptions.AddressError as error:
-            raise ValueError(f"bad IPFS API address {api!r} (expected e.g. /ip4/127.0.0.1/tcp/5001/http or "
-                             f"http://127.0.0.1:5001): {error}") from None
+        # Not ipfshttpclient.connect(): it refuses every daemon newer than 0.8.
+        self._client = ipfshttpclient.client.Client(addr=self.api, session=True, timeout=timeout)
         super().__init__(Path(ledger_path), **kwargs)
 
     def close(self) -> None:

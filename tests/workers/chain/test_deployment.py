@@ -25,7 +25,8 @@ def test_loads_by_network_name_from_the_deployments_dir(w3, deployment_file, mon
 
 def test_missing_file_says_how_to_deploy(w3, tmp_path, monkeypatch):
     monkeypatch.setenv("DECENTRL_DEPLOYMENTS_DIR", str(tmp_path))
-    with pytest.raises(DeploymentError, match=r"sepolia\.json not found: deploy first with .*--network sepolia"):
+    with pytest.raises(DeploymentError, match=r"sepolia\.json not found: a network's operators publish its record "
+                                              r".*scripts/deploy.py live --network sepolia"):
         load_deployment(w3, "sepolia")
 
 

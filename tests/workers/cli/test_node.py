@@ -166,3 +166,37 @@ def test_unreachable_rpc(tmp_path, deployment_file):
     result = CliRunner().invoke(cli, ["--rpc", "http://127.0.0.1:8679", "--deployment", str(deployment_file),
                                       "--node-dir", str(tmp_path), "task", "status", "1"])
     assert result.exit_code == 1 and "cannot reach the RPC at http://127.0.0.1:8679" in result.output
+
+
+def test_what_an_operator_can_mistype_is_named_not_a_traceback(tmp_path, invoke, node):
+    zeros = invoke(tmp_path / "z", "node", "init", "--import-key", input="00" * 32 + "\n")
+    assert zeros.exit_code == 1 and "that is not a private key" in zeros.output, zeros.output
+    assert not (tmp_path / "z" / "keystore").exists()
+    a_file = tmp_path / "a-file"
+    a_file.write_text("")
+    as_dir = invoke(a_file, "node", "status")
+    assert as_dir.exit_code == 2 and "is a file" in as_dir.output, as_dir.output
+    node_dir, _ = node()
+    bad = invoke(node_dir, "node", "status", "--address", "0x1234")
+    assert bad.exit_code == 1 and "'0x1234' is not an Ethereum address" in bad.output, bad.output
+
+
+def test_status_shows_the_processes_when_the_chain_cannot_be_read(node, invoke, deployment_file):
+    """The RPC down is when an operator runs `node status` most: its local part still shows."""
+    import json
+
+    from tests.ports import dead_port
+
+    node_dir, address = node()
+    (node_dir / "node.json").write_text(json.dumps({"pid": 999_999_999, "roles": ["sampler"], "children": {}}))
+    from click.testing import CliRunner
+
+    from workers.cli import cli
+
+    with dead_port() as port:
+        result = CliRunner().invoke(cli, ["--rpc", f"http://127.0.0.1:{port}", "--deployment", str(deployment_file),
+                                          "--node-dir", str(node_dir), "node", "status"])
+    assert result.exit_code == 1, result.output
+    assert f"account     {address}" in result.output
+    assert "chain       cannot be read: cannot reach the RPC at http://127.0.0.1:" in result.output
+    assert "processes   not running" in result.output

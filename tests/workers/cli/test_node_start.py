@@ -131,3 +131,59 @@ def test_start_refuses_unknown_roles_and_a_wrong_password(node, invoke, monkeypa
     wrong = invoke(node_dir, "node", "start", "--roles", "sampler", password="nope")
     assert wrong.exit_code == 1 and "wrong password" in wrong.output
     assert not (node_dir / "node.json").exists()
+
+
+def _processes_working_in(folder: Path) -> list[int]:
+    """Processes whose working directory is `folder` (an embedded redis-server runs in its --dir)."""
+    pids = []
+    for proc in Path("/proc").iterdir():
+        try:
+            if proc.name.isdigit() and os.readlink(proc / "cwd") == str(folder.resolve()):
+                pids.append(int(proc.name))
+        except OSError:
+            continue
+    return pids
+
+
+def test_one_node_per_folder_and_its_processes_end_with_it(node, invoke, anvil, deployment_file, monkeypatch):
+    """A second `node start` in a running node's folder is refused before it touches anything; and
+    a node killed outright (SIGKILL: nothing of its own runs) takes its processes and its embedded
+    Redis with it, so that the folder can be started again."""
+    node_dir, _ = node()
+    monkeypatch.delenv("REDIS_URL", raising=False)
+    env = {**os.environ, "DECENTRL_KEYSTORE_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT)}
+    env.pop("REDIS_URL", None)
+    argv = [sys.executable, "-m", "workers.cli", "--rpc", anvil.http_url, "--deployment", str(deployment_file),
+            "--node-dir", str(node_dir), "node", "start", "--roles", "sampler", "--metrics-port", "0"]
+    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+    state_file = node_dir / "node.json"
+    try:
+        deadline = time.monotonic() + 60
+        while not state_file.exists():
+            assert proc.poll() is None, proc.stdout.read()
+            assert time.monotonic() < deadline, "node.json was not written"
+            time.sleep(0.1)
+        time.sleep(0.2)
+        state = json.loads(state_file.read_text())
+        children = [c["pid"] for c in state["children"].values()]
+        redis = _processes_working_in(node_dir / "redis")
+        assert children and redis and all(alive(p) for p in children + redis)
+
+        second = invoke(node_dir, "node", "start", "--roles", "sampler", "--metrics-port", "0")
+        assert second.exit_code == 1, second.output
+        assert f"a node is already running in {node_dir} (pid {proc.pid})" in second.output
+        assert json.loads(state_file.read_text())["pid"] == proc.pid  # the running node's record untouched
+
+        os.kill(proc.pid, signal.SIGKILL)
+        proc.wait(10)
+        deadline = time.monotonic() + 60
+        while any(alive(p) for p in children + redis):
+            assert time.monotonic() < deadline, [p for p in children + redis if alive(p)]
+            time.sleep(0.1)
+    finally:
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGTERM)
+            proc.wait(60)
+    status = invoke(node_dir, "node", "status")
+    assert "processes   not running" in status.output and "still are" not in status.output, status.output

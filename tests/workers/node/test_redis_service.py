@@ -60,3 +60,29 @@ def test_unreachable_redis_url_says_what_to_do(tmp_path, monkeypatch):
     with pytest.raises(redis_service.RedisUnavailable,
                        match=f"cannot reach Redis at {url}: start it or unset REDIS_URL"):
         redis_service.redis_for_node(tmp_path)
+
+
+def test_a_redis_password_is_never_shown():
+    assert redis_service.redacted("redis://:s3cret@127.0.0.1:6379/3") == "redis://:***@127.0.0.1:6379/3"
+    assert redis_service.redacted("redis://user:s3cret@h:6379/0") == "redis://user:***@h:6379/0"
+    assert redis_service.redacted("redis://127.0.0.1:6379/0") == "redis://127.0.0.1:6379/0"
+
+
+def test_credentials_and_urls_redis_refuses_are_named(tmp_path, monkeypatch):
+    """A password-protected Redis: none given, a wrong one (never echoed), and a REDIS_URL that is
+    no URL each say what to fix."""
+    server = redis_service.start_embedded(tmp_path, ports=PORTS)
+    try:
+        server.client().config_set("requirepass", "right-pw")
+        port = server.url.rsplit(":", 1)[1].split("/")[0]
+        with pytest.raises(redis_service.RedisUnavailable, match="asks for a password: give it in REDIS_URL"):
+            redis_service.connect(f"redis://127.0.0.1:{port}/0")
+        with pytest.raises(redis_service.RedisUnavailable, match=r"refused the credentials in REDIS_URL") as info:
+            redis_service.connect(f"redis://:wrong-pw@127.0.0.1:{port}/0")
+        assert "wrong-pw" not in str(info.value) and ":***@" in str(info.value)
+        assert redis_service.connect(f"redis://:right-pw@127.0.0.1:{port}/0").client().ping()
+    finally:
+        redis_service.RedisService(f"redis://:right-pw@127.0.0.1:{port}/0").client().shutdown(nosave=True)
+        server.process.wait(10)
+    with pytest.raises(redis_service.RedisUnavailable, match="is not a Redis URL"):
+        redis_service.connect("notaurl")

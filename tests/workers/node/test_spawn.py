@@ -86,4 +86,4 @@ def test_the_preload_reads_no_node_setting_and_starts_no_thread():
     done = subprocess.run([sys.executable, "-c", "import json; " + probe], cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == [["workers.node.preload", "workers.node.spawn"], 1]
+    assert json.loads(done.stdout) == [["workers.node.lifetime", "workers.node.preload", "workers.node.spawn"], 1]
