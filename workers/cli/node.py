@@ -305,6 +305,10 @@ def _start(obj: Context, names, *, concurrency, ws_url, poll_interval, confirmat
     try:
         if "validator" in names:
             _register_at_start(obj, account, service)
+        for role in (r for r in names if r != "validator"):  # (the validator's line is _register_at_start's)
+            if obj.view().stake(account.address, role_of(role)).staked == 0:
+                click.echo(f"{role}: not staked yet (`decentrl node stake --role {role}`): it takes no work until then",
+                           err=True)
         poll_interval = poll_interval or default_poll_interval(obj.rpc)
         confirmations = default_confirmations(obj.rpc) if confirmations is None else confirmations
         keeper_turn_blocks = default_turn_blocks(obj.rpc) if keeper_turn_blocks is None else keeper_turn_blocks

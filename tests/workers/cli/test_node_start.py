@@ -85,6 +85,7 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3
     assert "registered the node's BLS key" in out
     assert f"events: polling {anvil.http_url} (polls every 0.5 s), 1 confirmation" in out
     assert "keeper calls: in turns of 3 blocks" in out
+    assert "sampler: not staked yet" not in out and "validator: not staked yet" not in out  # both were
     watcher_log = (node_dir / "logs" / "watcher.log").read_text()
     assert f"polling {anvil.http_url} every 0.5 s; confirmation depth 1" in watcher_log
     assert not any(alive(p) for p in pids)
@@ -185,5 +186,7 @@ def test_one_node_per_folder_and_its_processes_end_with_it(node, invoke, anvil, 
         if proc.poll() is None:
             os.kill(proc.pid, signal.SIGTERM)
             proc.wait(60)
+    out = proc.stdout.read()
+    assert "sampler: not staked yet (`decentrl node stake --role sampler`): it takes no work until then" in out, out
     status = invoke(node_dir, "node", "status")
     assert "processes   not running" in status.output and "still are" not in status.output, status.output
