@@ -55,6 +55,10 @@ MAX_STEPS_PER_LEAF = 10_000
 MAX_HIDDEN_WEIGHTS = 10**8
 """Weights between the policy's hidden layers (400 MB of float32 per network): a larger policy is
 more than a node's memory and the nodes' transfers per round can hold."""
+MAX_SPEC_BYTES = 1 << 20
+"""A spec's JSON is ~1 KB; its encrypted-inputs descriptor keeps it far under this."""
+MAX_NESTING = 16
+"""Levels of arrays and objects: a spec has three (the object, its sections, hidden_sizes)."""
 MAX_UPDATE_EPOCHS = 1_000
 MAX_LEARNING_RATE = 1.0
 _PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig) if f.name != "device")
@@ -289,14 +293,40 @@ def parse(data: bytes, *, digest: bytes | None = None) -> TaskSpec:
     if digest is not None and keccak(bytes(data)) != bytes(digest):
         raise SpecError("(bytes)", f"keccak256 is {keccak(bytes(data)).hex()}, the task's specDigest is "
                                    f"{bytes(digest).hex()}: wrong or corrupted spec file")
+    if len(data) > MAX_SPEC_BYTES:
+        raise SpecError("(bytes)", f"{len(data):,} bytes: a spec is at most {MAX_SPEC_BYTES:,}")
+    if _nesting(bytes(data)) > MAX_NESTING:
+        raise SpecError("(bytes)", f"not a task spec: its JSON nests deeper than {MAX_NESTING} levels")
     try:
         d = json.loads(bytes(data).decode("utf-8"),
                        parse_constant=lambda c: (_ for _ in ()).throw(ValueError(f"{c} is not allowed")))
     except (UnicodeDecodeError, ValueError) as error:
         raise SpecError("(bytes)", f"not valid UTF-8 JSON: {error}") from None
-    except RecursionError:
-        raise SpecError("(bytes)", "not a task spec: its JSON is nested too deeply") from None
     return from_dict(d)
+
+
+def _nesting(data: bytes) -> int:
+    """How deep the JSON text's arrays and objects nest (brackets inside strings not counted),
+    found before parsing it: a spec comes from the network, and json's C parser recurses once per
+    level (on a thread's smaller stack, tens of thousands of levels crash the process)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for byte in data:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:  # quote
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):  # [ {
+            depth += 1
+            deepest = max(deepest, depth)
+        elif byte in (0x5D, 0x7D):  # ] }
+            depth -= 1
+    return deepest
 
 
 # -- the demo ---------------------------------------------------------------------------------------

@@ -85,7 +85,9 @@ def test_parse_checks_the_digest_first():
     (b"{", "not valid UTF-8 JSON"),
     (b'{"seed": NaN}', "NaN is not allowed"),
     (b"[]", "^the spec must be a JSON object"),
-    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+    (b"[" * 100_000 + b"]" * 100_000, "nests deeper than 16 levels"),
+    (b'{"a": "' + b"[" * 100 + b'"}', "^a: unknown key"),  # brackets in a string do not nest
+    (b" " * (1 << 20) + b"{}", "a spec is at most 1,048,576"),
 ])
 def test_bytes_that_are_not_a_json_object(data, message):
     with pytest.raises(SpecError, match=message):

@@ -39,30 +39,39 @@ def stake_without_bls_key(w3, contracts, address, amount):
     w3.provider.make_request("anvil_stopImpersonatingAccount", [address])
 
 
+def start_node(anvil, deployment_file, node_dir, *args):
+    """`decentrl ARGS` (a node start) as its own process, with the node's password and no REDIS_URL."""
+    env = {**os.environ, "DECENTRL_KEYSTORE_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT)}
+    env.pop("REDIS_URL", None)
+    return subprocess.Popen([sys.executable, "-m", "workers.cli", "--rpc", anvil.http_url, "--deployment",
+                             str(deployment_file), "--node-dir", str(node_dir), *args],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+                            start_new_session=True)
+
+
+def running_state(proc, state_file) -> dict:
+    """node.json once the started node has written it."""
+    deadline = time.monotonic() + 60
+    while not state_file.exists():
+        assert proc.poll() is None, proc.stdout.read()
+        assert time.monotonic() < deadline, "node.json was not written"
+        time.sleep(0.1)
+    time.sleep(0.2)
+    return json.loads(state_file.read_text())
+
+
 def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3, contracts):
     node_dir, address = node(drl=1000)
     assert invoke(node_dir, "node", "stake", "--role", "sampler", "--amount", "100").exit_code == 0
     stake_without_bls_key(w3, contracts, address, 200 * 10**18)
     assert registered_key(contracts, address) == ((0, 0, 0, 0), (0, 0))
     monkeypatch.delenv("REDIS_URL", raising=False)
-    env = {**os.environ, "DECENTRL_KEYSTORE_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT)}
-    env.pop("REDIS_URL", None)
-    proc = subprocess.Popen([sys.executable, "-m", "workers.cli", "--rpc", anvil.http_url, "--deployment",
-                             str(deployment_file), "--node-dir", str(node_dir), "--max-fee-gwei", "1000", "node", "start",
-                             "--metrics-port", "0",
-                             "--roles", "sampler,validator", "--poll-interval", "0.5", "--confirmations", "1",
-                             "--keeper-turn-blocks", "3", "--claim-burst", "25"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+    proc = start_node(anvil, deployment_file, node_dir, "--max-fee-gwei", "1000", "node", "start", "--metrics-port", "0",
+                      "--roles", "sampler,validator", "--poll-interval", "0.5", "--confirmations", "1",
+                      "--keeper-turn-blocks", "3", "--claim-burst", "25")
     state_file = node_dir / "node.json"
     try:
-        deadline = time.monotonic() + 60
-        while not state_file.exists():
-            assert proc.poll() is None, proc.stdout.read()
-            assert time.monotonic() < deadline, "node.json was not written"
-            time.sleep(0.1)
-        time.sleep(0.2)
-        state = json.loads(state_file.read_text())
+        state = running_state(proc, state_file)
         assert state["pid"] == proc.pid and state["roles"] == ["sampler", "validator"]
         assert state["max_fee_per_gas"] == 1000 * 10**9  # the cap its workers' senders were given
         assert state["rate"] == {"per_s": 10.0, "burst": 25}  # the claims' token bucket its workers share
@@ -152,21 +161,10 @@ def test_one_node_per_folder_and_its_processes_end_with_it(node, invoke, anvil, 
     Redis with it, so that the folder can be started again."""
     node_dir, _ = node()
     monkeypatch.delenv("REDIS_URL", raising=False)
-    env = {**os.environ, "DECENTRL_KEYSTORE_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT)}
-    env.pop("REDIS_URL", None)
-    argv = [sys.executable, "-m", "workers.cli", "--rpc", anvil.http_url, "--deployment", str(deployment_file),
-            "--node-dir", str(node_dir), "node", "start", "--roles", "sampler", "--metrics-port", "0"]
-    proc = subprocess.Popen(argv, cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            start_new_session=True)
+    proc = start_node(anvil, deployment_file, node_dir, "node", "start", "--roles", "sampler", "--metrics-port", "0")
     state_file = node_dir / "node.json"
     try:
-        deadline = time.monotonic() + 60
-        while not state_file.exists():
-            assert proc.poll() is None, proc.stdout.read()
-            assert time.monotonic() < deadline, "node.json was not written"
-            time.sleep(0.1)
-        time.sleep(0.2)
-        state = json.loads(state_file.read_text())
+        state = running_state(proc, state_file)
         children = [c["pid"] for c in state["children"].values()]
         redis = _processes_working_in(node_dir / "redis")
         assert children and redis and all(alive(p) for p in children + redis)
