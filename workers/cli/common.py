@@ -33,11 +33,12 @@ def parse_drl(text: str, name: str | None = None) -> int:
         value = Decimal(str(text))
     except InvalidOperation:
         value = None
+    hint = f"'{name}'" if name else None
     if value is None or not value.is_finite():
-        raise click.BadParameter(f"{text!r} is not a number of DRL", param_hint=name)
+        raise click.BadParameter(f"{text!r} is not a number of DRL", param_hint=hint)
     wei = int(value * TOKEN)
     if value <= 0 or wei != value * TOKEN:
-        raise click.BadParameter(f"{text!r}: give a positive amount of DRL (at most 18 decimals)", param_hint=name)
+        raise click.BadParameter(f"{text!r}: give a positive amount of DRL (at most 18 decimals)", param_hint=hint)
     return wei
 
 

@@ -67,7 +67,7 @@ def node_init(obj: Context, import_key, scrypt_n):
 @click.pass_obj
 def node_stake(obj: Context, role, amount):
     """Approve and stake AMOUNT DRL for ROLE from the node's account."""
-    wei = parse_drl(amount, "'--amount'")
+    wei = parse_drl(amount, "--amount")
     dep = obj.deployment
     account = obj.account()
     balance = dep.token.functions.balanceOf(account.address).call()
@@ -305,8 +305,9 @@ def _start(obj: Context, names, *, concurrency, ws_url, poll_interval, confirmat
     try:
         if "validator" in names:
             _register_at_start(obj, account, service)
+        view = obj.view()
         for role in (r for r in names if r != "validator"):  # (the validator's line is _register_at_start's)
-            if obj.view().stake(account.address, role_of(role)).staked == 0:
+            if view.stake(account.address, role_of(role)).staked == 0:
                 click.echo(f"{role}: not staked yet (`decentrl node stake --role {role}`): it takes no work until then",
                            err=True)
         poll_interval = poll_interval or default_poll_interval(obj.rpc)

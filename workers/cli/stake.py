@@ -22,7 +22,7 @@ def node_unstake(obj: Context, role, amount):
     account = obj.account()
     view = obj.view()
     info = view.stake(account.address, role_of(role))
-    wei = parse_drl(amount, "'--amount'") if amount else info.available
+    wei = parse_drl(amount, "--amount") if amount else info.available
     if info.available == 0 or wei > info.available:
         raise click.ClickException(f"{role} stake available to unbond: {fmt_drl(info.available)} (staked "
                                    f"{fmt_drl(info.staked)}, locked in tasks {fmt_drl(info.locked)})"

@@ -139,7 +139,7 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
     if post_keys and not inputs_path:
         raise click.UsageError("--post-keys needs --encrypt-inputs")
     task_spec = load_spec(spec)
-    wei = parse_drl(bounty, "'--bounty'")
+    wei = parse_drl(bounty, "--bounty")
     dep = obj.deployment  # WrongNetwork: the RPC's chain is not the deployment's
     requester = obj.account()
     balance = dep.token.functions.balanceOf(requester.address).call()

@@ -40,7 +40,7 @@ def wallet_balance(obj: Context, address):
 @click.pass_obj
 def wallet_send(obj: Context, to, amount, eth):
     """Send AMOUNT DRL (or ETH with --eth) from the node's account to TO."""
-    to, wei = checksum(to), parse_drl(amount, "'AMOUNT'")
+    to, wei = checksum(to), parse_drl(amount, "AMOUNT")
     dep = obj.deployment
     account = obj.account()
     unit = "ETH" if eth else "DRL"
@@ -66,7 +66,7 @@ def wallet_claim(obj: Context, amount, to):
     dep = obj.deployment
     account = obj.account()
     claimable = dep.vault.functions.claimableOf(account.address).call()
-    wei = parse_drl(amount, "'--amount'") if amount else claimable
+    wei = parse_drl(amount, "--amount") if amount else claimable
     if claimable == 0 or wei > claimable:
         raise click.ClickException(f"{account.address} can claim {fmt_drl(claimable)}"
                                    + (f", asked for {amount} DRL" if amount else ""))

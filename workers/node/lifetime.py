@@ -23,28 +23,25 @@ except (OSError, AttributeError):  # not Linux
     _prctl = None
 
 
-def end_with_parent(parent: int, sig: int = signal.SIGTERM) -> bool:
-    """This process gets `sig` when its parent (pid `parent`, the thread that forked it) ends, or at
-    once if it already has. Safe in a Popen preexec_fn (the libc function is bound beforehand).
+def end_with_parent(parent: int | None = None, sig: int = signal.SIGTERM) -> bool:
+    """This process gets `sig` when its parent (the thread that forked it) ends. With the parent's
+    pid, also at once if it has ended already (a child that cannot know it, as the fork server's,
+    runs a moment unguarded). Safe in a Popen preexec_fn (the libc function is bound beforehand).
     False where the kernel offers no parent-death signal."""
     if _prctl is None or _prctl(PR_SET_PDEATHSIG, int(sig), 0, 0, 0) != 0:
         return False
-    if os.getppid() != parent:  # it ended before the request was in place
+    if parent is not None and os.getppid() != parent:  # it ended before the request was in place
         os.kill(os.getpid(), sig)
     return True
 
 
-def ending_with_this_process(sig: int = signal.SIGTERM):
-    """A Popen preexec_fn: the child ends (`sig`) when the calling thread's process ends. Only for
-    a child started from a thread that lives as long as its process (the main thread): the signal
-    follows the forking thread."""
-    parent = os.getpid()
-    return lambda: end_with_parent(parent, sig)
-
-
 def ending_with_starter(sig: int = signal.SIGTERM):
-    """ending_with_this_process() when called from the main thread, else None (a server started
-    from another thread is not tied to that thread's life)."""
+    """A Popen preexec_fn by which the child ends (`sig`) when this process ends, when called from
+    the main thread; else None: the signal follows the forking thread, and a server started from
+    another thread is not tied to that thread's life."""
     import threading
 
-    return ending_with_this_process(sig) if threading.current_thread() is threading.main_thread() else None
+    if threading.current_thread() is not threading.main_thread():
+        return None
+    parent = os.getpid()
+    return lambda: end_with_parent(parent, sig)

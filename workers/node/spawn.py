@@ -92,7 +92,7 @@ def _child(name: str, module: str, args: list[str], env: dict, log_path: str, cw
 
     from workers.node.lifetime import end_with_parent
 
-    end_with_parent(os.getppid())
+    end_with_parent()
     os.setsid()
     setproctitle(f"decentrl {name}: python -m {' '.join([module, *args])}")
     null = os.open(os.devnull, os.O_RDONLY)
