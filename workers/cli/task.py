@@ -184,11 +184,11 @@ def encrypt_inputs(task_spec, path: Path, requester, store):
     import dataclasses
 
     from workers.crypto import inputs
-    from workers.node.encrypted_inputs import BadInputs, initial_bundle_of
+    from workers.node.encrypted_inputs import BadInputs, check_initial_policy
 
     plaintext = path.read_bytes()
     try:
-        initial_bundle_of(task_spec, 0, plaintext)
+        check_initial_policy(task_spec, plaintext)
     except BadInputs as exc:
         raise click.ClickException(f"--encrypt-inputs {path}: {exc}") from None
     except Exception as exc:  # safetensors' parse errors: not a policy file at all

@@ -27,17 +27,24 @@ class BadInputs(ValueError):
     """The decrypted inputs cannot be used with the task's spec."""
 
 
-def initial_bundle_of(spec, task_id: int, policy_bytes: bytes) -> bytes:
-    """The initial checkpoint bundle (module doc) of `policy_bytes`; BadInputs if it is not a
-    policy of the spec's architecture."""
-    from workers.rl.ppo import TrainState
+def check_initial_policy(spec, policy_bytes: bytes, what: str = "the initial policy") -> None:
+    """BadInputs ("`what` cannot be used: ...") if `policy_bytes` is not a policy of the spec's
+    architecture (a requester checks before encrypting it, a node after decrypting it)."""
     from workers.roles.sampler import round_policy
-    from workers.roles.trainer import make_checkpoint
 
     try:
         round_policy(spec, policy_bytes)
     except ValueError as error:
-        raise BadInputs(f"task {task_id}: the encrypted initial policy cannot be used: {error}") from None
+        raise BadInputs(f"{what} cannot be used: {error}") from None
+
+
+def initial_bundle_of(spec, task_id: int, policy_bytes: bytes) -> bytes:
+    """The initial checkpoint bundle (module doc) of `policy_bytes`; BadInputs if it is not a
+    policy of the spec's architecture."""
+    from workers.rl.ppo import TrainState
+    from workers.roles.trainer import make_checkpoint
+
+    check_initial_policy(spec, policy_bytes, f"task {task_id}: the encrypted initial policy")
     # No training made this checkpoint: it has no trace (zero root, no CID); nobody verifies it as
     # a round's work, it only seeds round 0 in memory.
     return make_checkpoint(task_id=task_id, round_=-1, spec_digest=spec.digest(), prev_root=None, inputs=[],

@@ -141,3 +141,25 @@ def requester_key(node_dir) -> str:
     from workers.chain.keystore import find_keystore, load_account
 
     return load_account(find_keystore(node_dir), PASSWORD).key.hex()
+
+
+@pytest.mark.parametrize("policy, says", [
+    (lambda: to_bytes(make_policy(space_spec(make_env(DEMO_CARTPOLE.env_id)), PolicyConfig(hidden_sizes=(8,)))),
+     "the initial policy cannot be used: checkpoint policy"),
+    (lambda: b"not safetensors at all", "the initial policy cannot be used: not a safetensors checkpoint")])
+def test_an_unusable_policy_is_refused_before_anything_is_stored_or_sent(node, invoke, contracts, w3, tmp_path,
+                                                                          policy, says):
+    policy_file = tmp_path / "policy.safetensors"
+    policy_file.write_bytes(policy())
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_bytes(DEMO_CARTPOLE.to_bytes())
+    requester_dir, requester = node(drl=1000)
+    tasks, nonce = contracts.registry.functions.taskCount().call(), w3.eth.get_transaction_count(requester)
+
+    refused = invoke(requester_dir, "task", "submit", str(spec_file), "--bounty", "100", "--encrypt-inputs",
+                     str(policy_file))
+    assert refused.exit_code == 1, refused.output
+    assert refused.output.startswith(f"Error: --encrypt-inputs {policy_file}: {says}"), refused.output
+    assert "task 0" not in refused.output and "Traceback" not in refused.output
+    assert (contracts.registry.functions.taskCount().call(), w3.eth.get_transaction_count(requester)) == (tasks, nonce)
+    assert not (requester_dir / "store").exists() or not any((requester_dir / "store").rglob("blocks/*/*"))
