@@ -29,6 +29,7 @@ import sqlite3
 import tempfile
 import threading
 import time
+import warnings
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from pathlib import Path
@@ -322,6 +323,9 @@ class IpfsStore(ContentStore):
     def __init__(self, api: str, ledger_path: Path | str, *, timeout: float = DEFAULT_TIMEOUT, **kwargs):
         import ipfshttpclient  # deferred: only IPFS users pay for its import
 
+        # ipfshttpclient hands urllib3 a `strict` argument, which urllib3 2 answers with a
+        # FutureWarning (shown by default) on every new connection: nothing an operator can act on
+        warnings.filterwarnings("ignore", message="The 'strict' parameter is no longer needed", category=FutureWarning)
         self.api = check_ipfs_api(api)  # before the ledger: a bad address leaves nothing behind
         self.timeout = timeout
         self._errors = ipfshttpclient.exceptions

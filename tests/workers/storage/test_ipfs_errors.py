@@ -62,3 +62,18 @@ def test_a_store_given_the_url_reaches_the_node(ipfs_node, tmp_path):
 
 def test_default_timeout_is_the_design_value(ipfs_store):
     assert ipfs_store.timeout == 30.0
+
+
+def test_an_unreachable_node_is_one_error_and_no_library_warning(tmp_path):
+    """Run as a user runs it, with Python's default warning filters (FutureWarning is shown)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    code = ("from workers.storage.store import IpfsStore, StoreUnavailable\n"
+            f"store = IpfsStore('/ip4/127.0.0.1/tcp/{free_port()}/http', {str(tmp_path / 'ledger.sqlite')!r})\n"
+            "try:\n    store.put(b'data')\nexcept StoreUnavailable as error:\n    print('unreachable:', error)\n")
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60,
+                         cwd=Path(__file__).resolve().parents[3])
+    assert run.returncode == 0 and run.stdout.startswith("unreachable: IPFS node at"), run.stdout + run.stderr
+    assert run.stderr == "", run.stderr
