@@ -47,6 +47,21 @@ def counted(n: int, noun: str) -> str:
     return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
+def keystore_password(prompt: str, confirm: bool = False) -> str:
+    """$DECENTRL_KEYSTORE_PASSWORD, else the password typed at a hidden prompt (on stderr). Set
+    but empty is an error rather than a prompt: no keystore has an empty password, and a script
+    that set the variable has nobody to answer a prompt."""
+    from workers.chain.keystore import PASSWORD_ENV
+
+    password = os.environ.get(PASSWORD_ENV)
+    if password is None:
+        return click.prompt(prompt, hide_input=True, confirmation_prompt=confirm, err=True)
+    if not password:
+        raise click.ClickException(f"${PASSWORD_ENV} is set but empty: set it to the keystore's password, or "
+                                   "unset it to be asked for the password")
+    return password
+
+
 class Context:
     """The global options, and the chain objects made from them on first use."""
 
@@ -110,11 +125,10 @@ class Context:
 
     def account(self, address: str | None = None):
         """The node's signing account: the keystore decrypted with the prompted password."""
-        from workers.chain.keystore import PASSWORD_ENV, KeystoreError, load_account
+        from workers.chain.keystore import KeystoreError, load_account
 
         path = self.keystore_path(address)
-        password = os.environ.get(PASSWORD_ENV) or click.prompt(f"Password for {path.stem}", hide_input=True,
-                                                                err=True)
+        password = keystore_password(f"Password for {path.stem}")
         try:
             return load_account(path, password)
         except KeystoreError as exc:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from workers.cli.common import ROLE_NAMES, fmt_drl, parse_drl, Context, send, role_of
+from workers.cli.common import ROLE_NAMES, fmt_drl, keystore_password, parse_drl, Context, send, role_of
 from workers.cli.group import cli
 from workers.rl.config import DEVICES
 from workers.node.config import NodeConfig
@@ -28,7 +28,7 @@ def node():
 @click.pass_obj
 def node_init(obj: Context, import_key, scrypt_n):
     """Create (or import) the node's encrypted keystore in NODE_DIR/keystore."""
-    from workers.chain.keystore import PASSWORD_ENV, KeystoreError, create_keystore, list_keystores
+    from workers.chain.keystore import KeystoreError, create_keystore, list_keystores
 
     held = list_keystores(obj.node_dir)
     if held:  # every command signs with the folder's one account
@@ -51,8 +51,7 @@ def node_init(obj: Context, import_key, scrypt_n):
         except ValueError:  # 0, or not below the curve's order
             raise click.ClickException("that is not a private key: it must be between 1 and the secp256k1 "
                                        "curve order") from None
-    password = os.environ.get(PASSWORD_ENV) or click.prompt("New keystore password", hide_input=True,
-                                                            confirmation_prompt=True, err=True)
+    password = keystore_password("New keystore password", confirm=True)
     try:
         path = create_keystore(obj.node_dir, password, key, scrypt_n=scrypt_n)
     except KeystoreError as exc:
@@ -289,7 +288,7 @@ def _start(obj: Context, names, *, concurrency, ws_url, poll_interval, confirmat
     """node start once its folder is its own (node_start)."""
     from workers.chain.keystore import PASSWORD_ENV
 
-    password = os.environ.get(PASSWORD_ENV) or click.prompt("Keystore password", hide_input=True, err=True)
+    password = keystore_password("Keystore password")
     os.environ[PASSWORD_ENV] = password  # checked now; the workers read it from their environment
     account = obj.account()
     from workers.node.context import node_extra

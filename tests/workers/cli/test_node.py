@@ -31,6 +31,21 @@ def test_init_prompt_mismatch_creates_nothing(tmp_path, invoke):
     assert len(list((node_dir / "keystore").glob("0x*.json"))) == 1
 
 
+def test_an_empty_password_variable_is_an_error_not_a_prompt(tmp_path, invoke, node):
+    """A script that set $DECENTRL_KEYSTORE_PASSWORD has nobody to answer a prompt."""
+    node_dir = tmp_path / "n"
+    for args in (("node", "init", "--scrypt-n", "1024"), ("node", "init", "--import-key", "--scrypt-n", "1024")):
+        result = invoke(node_dir, *args, password="", input="0x" + "11" * 32 + "\n")
+        assert result.exit_code == 1, result.output
+        assert "$DECENTRL_KEYSTORE_PASSWORD is set but empty" in result.output, result.output
+        assert "New keystore password" not in result.output  # no prompt
+    assert not (node_dir / "keystore").exists() or not list((node_dir / "keystore").iterdir())
+    funded_dir, _ = node(drl=5)
+    sent = invoke(funded_dir, "wallet", "send", "0x" + "22" * 20, "1", password="")
+    assert sent.exit_code == 1 and "$DECENTRL_KEYSTORE_PASSWORD is set but empty" in sent.output, sent.output
+    assert "Password for" not in sent.output  # no prompt
+
+
 def test_import_then_wrong_password_is_a_clear_error(tmp_path, invoke, key, w3):
     node_dir = tmp_path / "n"
     result = invoke(node_dir, "node", "init", "--import-key", "--scrypt-n", "1024", input=key.key.hex() + "\n")
