@@ -27,6 +27,7 @@ from brownie import (
     web3,
 )
 
+from workers.chain.deployment import genesis_hash
 from workers.protocol import Role
 
 DEPLOYMENTS_DIR = Path(__file__).resolve().parent.parent / "deployments"
@@ -133,6 +134,7 @@ def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
     record = {
         "network": network_name,
         "chainId": web3.eth.chain_id,
+        "genesisHash": genesis_hash(web3),
         "block": web3.eth.block_number,
         "admin": dep.admin,
         "contracts": dep.addresses(),

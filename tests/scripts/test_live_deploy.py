@@ -121,6 +121,7 @@ def test_confirmed_live_deploy_writes_record_and_contracts_exist(brownie_home, l
     record = json.loads((tmp_path / "anvil-live.json").read_text())
     assert record["network"] == "anvil-live"
     assert record["chainId"] == chain_id
+    assert record["genesisHash"] == rpc(url, "eth_getBlockByNumber", "0x0", False)["hash"]  # tells same-id chains apart
     assert record["admin"] == ADDRESS
     assert sorted(record["contracts"]) == sorted(CONTRACTS)
     for name, address in record["contracts"].items():

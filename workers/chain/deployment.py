@@ -149,12 +149,25 @@ def recheck_deployment(deployment: Deployment, path: str | Path) -> Deployment:
     return deployment
 
 
+def genesis_hash(w3) -> str:
+    """The chain's block 0 hash (0x-hex): what tells apart two chains with one id (two local
+    chains, or one restarted); a fork of a chain keeps it."""
+    return "0x" + bytes(w3.eth.get_block(0)["hash"]).hex()
+
+
 def _chain_of(w3, record: dict, path: Path) -> int:
     rpc_chain = w3.eth.chain_id
     if int(record["chainId"]) != rpc_chain:
         raise WrongNetwork(
             f"wrong network: deployment is for chain {record['chainId']}, "
             f"the RPC at {endpoint_of(w3)} is chain {rpc_chain} ({path})"
+        )
+    recorded = record.get("genesisHash")  # records written before it was recorded lack it
+    if recorded is not None and str(recorded).lower() != genesis_hash(w3):
+        raise WrongNetwork(
+            f"wrong network: the RPC at {endpoint_of(w3)} is another chain with id {rpc_chain} (genesis block "
+            f"{genesis_hash(w3)[:18]}.., the deployment's is {str(recorded)[:18]}..): point --rpc at the chain "
+            f"{path} was deployed on, or deploy again (a restarted local chain is a new chain)"
         )
     return rpc_chain
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from eth_utils import keccak
 from web3 import Web3
 
+from workers.chain.deployment import genesis_hash
 from workers.chain.rpc import http_w3  # noqa: F401  (re-exported: the local network's client)
 from workers.node.lifetime import ending_with_starter
 from workers.ports import owns_port
@@ -250,7 +251,8 @@ def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local",
         w3.eth.wait_for_transaction_receipt(
             registry.functions.setDisputeManager(disputes.address).transact({"from": admin}))
     return {
-        "network": network, "chainId": w3.eth.chain_id, "block": w3.eth.block_number, "admin": admin,
+        "network": network, "chainId": w3.eth.chain_id, "genesisHash": genesis_hash(w3), "block": w3.eth.block_number,
+        "admin": admin,
         "contracts": {"RLToken": token.address, "StakeManager": stakes.address, "Reputation": reputation.address,
                       "RewardVault": vault.address, "TaskRegistry": registry.address, "RoundLogic": logic.address,
                       "KeyringBoard": keyrings.address, "AggregateAttest": aggregate.address,

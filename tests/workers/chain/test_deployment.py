@@ -47,3 +47,37 @@ def test_no_code_at_the_registry_means_a_reset_chain(w3, deployment_file, tmp_pa
     path.write_text(json.dumps(record))
     with pytest.raises(DeploymentError, match="no contract at TaskRegistry .*deploy again"):
         load_deployment(w3, path=path)
+
+
+def test_another_chain_with_the_same_id_and_contracts_is_a_wrong_network(w3, admin, deployment_file, tmp_path):
+    """Two local chains (or one restarted) share chain id 31337, and the same deployer gives the
+    same addresses on both: only the genesis block tells them apart."""
+    from chain_services import ANVIL_PORTS
+    from workers.chain.deployment import genesis_hash
+    from workers.localnet.chain import Anvil, deploy_protocol
+
+    record = json.loads(deployment_file.read_text())
+    assert record["genesisHash"] == genesis_hash(w3)
+    other = Anvil(ANVIL_PORTS)
+    try:
+        other_w3 = http_w3(other.http_url)
+        other_record = deploy_protocol(other_w3, admin, treasury=other_w3.eth.accounts[9], network="chain-test")
+        assert other_record["contracts"]["TaskRegistry"] == record["contracts"]["TaskRegistry"]
+        assert other_w3.eth.get_code(record["contracts"]["TaskRegistry"])  # the old check passed it
+        with pytest.raises(WrongNetwork, match=rf"wrong network: the RPC at {other.http_url} is another chain "
+                                               rf"with id 31337 \(genesis block 0x[0-9a-f]{{16}}\.\., the "
+                                               rf"deployment's is {record['genesisHash'][:18]}\.\.\): point --rpc"):
+            load_deployment(other_w3, path=deployment_file)
+        other_path = tmp_path / "other.json"
+        other_path.write_text(json.dumps(other_record))
+        assert load_deployment(other_w3, path=other_path).registry.address == record["contracts"]["TaskRegistry"]
+    finally:
+        other.stop()
+
+
+def test_a_record_without_a_genesis_hash_is_checked_by_chain_id_alone(w3, deployment_file, tmp_path):
+    record = json.loads(deployment_file.read_text())
+    del record["genesisHash"]  # written before records held it
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(record))
+    assert load_deployment(w3, path=path).registry.address == record["contracts"]["TaskRegistry"]
