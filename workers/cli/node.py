@@ -116,10 +116,10 @@ def node_status(obj: Context, address):
     account = obj.address(address)
     click.echo(f"account     {account}")
     try:
-        view = _echo_chain_status(obj, account)
+        view, chain_error = _echo_chain_status(obj, account), ""
     except (click.ClickException, OSError) as exc:  # the RPC down, a wrong deployment
-        view = None
-        click.echo(f"chain       cannot be read: {exc.message if isinstance(exc, click.ClickException) else exc}")
+        view, chain_error = None, exc.message if isinstance(exc, click.ClickException) else str(exc)
+        click.echo(f"chain       cannot be read: {chain_error}")
     from workers.node.state import leftover_children, pid_alive, read_node_state
 
     state = read_node_state(obj.node_dir)
@@ -140,8 +140,9 @@ def node_status(obj: Context, address):
     echo_health(obj.node_dir, running)
     echo_metrics(obj.node_dir)
     if view is None:
+        echo_why_idle(None, account, node_roles(None, account, running), running, obj.node_dir, chain_error)
         raise click.exceptions.Exit(1)
-    echo_why_idle(view, account, node_roles(view, account, running), running)
+    echo_why_idle(view, account, node_roles(view, account, running), running, obj.node_dir)
 
 
 def _echo_chain_status(obj: Context, account: str):

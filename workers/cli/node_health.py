@@ -18,11 +18,14 @@ def _ago(ts: float) -> str:
 
 
 def node_roles(view, account: str, running: dict | None) -> list[str]:
-    """The roles the node runs (while running), else those it has stake for, else all."""
+    """The roles the node runs (while running), else those it has stake for (all without a
+    readable chain, `view` None), else all."""
     from workers.protocol import Role
 
     if running:
         return [r for r in running.get("roles", []) if r in ROLE_NAMES]
+    if view is None:
+        return list(ROLE_NAMES)
     staked = [name for name in ROLE_NAMES if view.stake(account, Role[name.upper()]).staked > 0]
     return staked or list(ROLE_NAMES)
 
@@ -89,10 +92,16 @@ def echo_metrics(node_dir) -> None:
                f"{_n(get('decentrl_store_bytes_total{op=get}'))} B, errors {_n(get('decentrl_store_errors_total'))}")
 
 
-def echo_why_idle(view, account: str, roles, running: dict | None) -> None:
-    from workers.node.why_idle import why_no_work
+def echo_why_idle(view, account: str, roles, running: dict | None, node_dir, chain_error: str = "") -> None:
+    """The reasons no work arrives; `view` None: the chain could not be read (`chain_error`)."""
+    from workers.node.health import read_health
+    from workers.node.why_idle import offline_reasons, why_no_work
 
-    reasons = why_no_work(view, account, roles, running)
+    health = read_health(node_dir)
+    if view is None:
+        reasons = offline_reasons(chain_error, running, health)
+    else:
+        reasons = why_no_work(view, account, roles, running, health=health)
     if not reasons:
         click.echo(f"work        nothing stands in the way ({', '.join(roles)})")
         return

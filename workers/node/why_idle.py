@@ -3,12 +3,16 @@
 The chain decides eligibility (paused, then stake, then reputation: ChainView.eligibility reports
 the first); here every one is checked on its own, so an operator sees all that must be fixed:
 
+    chain-down          the chain cannot be read (the RPC is unreachable or not the deployment's
+                        chain): no event reaches the node and nothing can be sent
     not-running         the node's processes are not running (`decentrl node start`)
     paused              the node paused itself (StakeManager.setNodePaused)
     stake-too-low       available stake below the role's minimum (one reason per role)
     reputation-low      score below the threshold: no new work for any role
     rate-limited        the node's claim bucket is empty: its next claim waits (workers/node/ratelimit)
     redis-down          (while running) its Redis does not answer: no event reaches its workers
+    store-down          (while running) its content store failed the last health check: no spec,
+                        shard or checkpoint can be fetched or stored
     fee-cap             (while running) the chain's base fee is above the node's --max-fee-gwei:
                         it sends nothing, claims included, until the fee falls
     no-open-tasks       no recent task has a vacant slot of the node's roles (validators are drawn,
@@ -90,11 +94,33 @@ def rate_limit_wait(redis_url: str, node_name: str, rate: float, burst: int) -> 
     return 0.0 if level >= 1 else (1 - level) / rate
 
 
-def why_no_work(view, address: str, roles, running: dict | None, scan: int = SCAN_TASKS) -> list[Reason]:
+NOT_RUNNING = Reason("not-running", "the node is not running: `decentrl node start`")
+
+
+def store_reasons(running: dict | None, health: dict | None) -> list[Reason]:
+    """store-down while the node runs and its last health check (health.json) found the store failing."""
+    store = (health or {}).get("services", {}).get("store")
+    if not running or not store or store.get("ok"):
+        return []
+    return [Reason("store-down", f"the node's content store failed its last check ({store.get('detail', '')}): no "
+                                 "spec, shard or checkpoint can be fetched or stored; see the health lines above")]
+
+
+def offline_reasons(chain_error: str, running: dict | None, health: dict | None) -> list[Reason]:
+    """What can be said while the chain cannot be read."""
+    return ([Reason("chain-down", f"the chain cannot be read ({chain_error}): no event reaches the node and it can "
+                                  "send nothing; check --rpc and the chain node")]
+            + ([] if running else [NOT_RUNNING]) + store_reasons(running, health))
+
+
+def why_no_work(view, address: str, roles, running: dict | None, scan: int = SCAN_TASKS,
+                health: dict | None = None) -> list[Reason]:
     """Every reason that holds now. running: the node's record (node.json) while it runs, with its
-    redis URL, node name and rate settings; None when it is not running."""
-    reasons = [] if running else [Reason("not-running", "the node is not running: `decentrl node start`")]
+    redis URL, node name and rate settings; None when it is not running. health: its last health
+    check (health.json), if any."""
+    reasons = [] if running else [NOT_RUNNING]
     reasons += chain_reasons(view, address, roles)
+    reasons += store_reasons(running, health)
     if running and running.get("rate"):
         rate = running["rate"]
         try:

@@ -215,3 +215,8 @@ def test_status_shows_the_processes_when_the_chain_cannot_be_read(node, invoke, 
     assert f"account     {address}" in result.output
     assert "chain       cannot be read: cannot reach the RPC at http://127.0.0.1:" in result.output
     assert "processes   not running" in result.output
+    # and why no work arrives, as far as it can be told without the chain
+    why = result.output[result.output.index("WHY NO WORK ARRIVES (sampler, trainer, validator):"):].splitlines()[1:]
+    assert why[0].startswith(f"  [chain-down] the chain cannot be read (cannot reach the RPC at http://127.0.0.1:{port}")
+    assert why[0].endswith("no event reaches the node and it can send nothing; check --rpc and the chain node")
+    assert why[1:] == ["  [not-running] the node is not running: `decentrl node start`"]

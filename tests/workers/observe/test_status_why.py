@@ -1,7 +1,7 @@
 """`decentrl node status` says why no work arrives, each reason made true on a real anvil with the
 protocol deployed: not running, stake too low, paused, reputation below threshold, no open tasks,
-a running node's Redis down or its fee cap under the base fee (and, with a running node, the rate
-limit: test_status_running.py)."""
+a running node's Redis or store down or its fee cap under the base fee (and, with a running node,
+the rate limit: test_status_running.py; the chain down: tests/workers/cli/test_node.py)."""
 
 import json
 import os
@@ -110,6 +110,33 @@ def test_a_running_node_whose_redis_is_down(node, invoke, redis_server, tmp_path
     assert why["redis-down"] == ["the node's Redis is unreachable (ConnectionError): no event reaches its workers; "
                                  "see the health lines above"]
     assert "not-running" not in why
+
+
+def test_a_running_node_whose_store_failed_its_health_check(node, invoke, redis_server):
+    import time
+
+    from workers.node.health import write_health
+
+    node_dir, _ = node()
+    (node_dir / "node.json").write_text(json.dumps({
+        "pid": os.getpid(), "roles": ["trainer"], "redis": redis_server.url, "node_name": "storeless",
+        "rate": {"per_s": 10.0, "burst": 10}, "metrics_port": None, "children": {}}))
+
+    def checked(store_ok: bool) -> dict:
+        result = {"ok": store_ok, "detail": "put ok, get ok" if store_ok else "IPFS node at /ip4/127.0.0.1/tcp/1/http "
+                  "is unreachable (add)", "checked_at": time.time()}
+        write_health(node_dir, {"checked_at": time.time(), "interval_s": 60, "services": {"store": result}})
+        return reasons(status(invoke, node_dir))
+
+    assert checked(False)["store-down"] == [
+        "the node's content store failed its last check (IPFS node at /ip4/127.0.0.1/tcp/1/http is unreachable (add)): "
+        "no spec, shard or checkpoint can be fetched or stored; see the health lines above"]
+    assert "store-down" not in checked(True)
+    (node_dir / "node.json").unlink()  # a stopped node's last check is not news of now
+    write_health(node_dir, {"checked_at": time.time(), "interval_s": 60,
+                            "services": {"store": {"ok": False, "detail": "gone", "checked_at": time.time()}}})
+    assert set(reasons(status(invoke, node_dir))) >= {"not-running"} and "store-down" not in reasons(
+        status(invoke, node_dir))
 
 
 def test_a_running_node_whose_fee_cap_is_under_the_base_fee(node, invoke, redis_server, w3):
