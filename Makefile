@@ -143,6 +143,8 @@ contract-checks:
 TEST_WORKERS ?= 2
 
 test-brownie:
+	@$(VENV)/bin/python tools/port_free.py 8545 "brownie test starts its own anvil there and would attach to \
+	this one instead; stop it (another run's chain, an anvil of your own) and run make test again"
 	brownie compile  # here, not in the workers: two of them would load a half-written build/
 	brownie test tests/ -n $(TEST_WORKERS) --dist loadfile
 

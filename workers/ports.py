@@ -38,3 +38,25 @@ def owns_port(pid: int, port: int) -> bool | None:
         if link.startswith("socket:[") and link[8:-1] in inodes:
             return True
     return False
+
+
+def listeners(port: int) -> list[int]:
+    """The pids holding a listening socket on TCP `port` that /proc lets this user see."""
+    inodes = _listening_inodes(port)
+    found = []
+    if not inodes:
+        return found
+    for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
+        try:
+            fds = os.listdir(f"/proc/{pid}/fd")
+        except OSError:
+            continue
+        for fd in fds:
+            try:
+                link = os.readlink(f"/proc/{pid}/fd/{fd}")
+            except OSError:
+                continue
+            if link.startswith("socket:[") and link[8:-1] in inodes:
+                found.append(pid)
+                break
+    return found

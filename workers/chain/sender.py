@@ -35,6 +35,7 @@ from eth_utils import function_abi_to_4byte_selector, keccak
 from web3.exceptions import ContractLogicError, TimeExhausted, TransactionNotFound, Web3RPCError
 
 from workers.chain.abi import canonical_type
+from workers.chain.deployment import genesis_hash
 from workers.chain.errors import (DecodedError, DroppedTransaction, FeeCapExceeded, TxReverted, decode_revert, gwei,
                                   revert_data_of)
 from workers.chain.rpc import is_local_url, raw_batch, result_of
@@ -87,7 +88,7 @@ class TxSender:
         self.lock_timeout = lock_timeout
         self.lock_poll = lock_poll  # redis-py polls a held lock; its default 0.1 s idles the account
         self.max_resyncs = max_resyncs
-        chain = f"{self.chain_id}:{bytes(w3.eth.get_block(0)['hash']).hex()[:16]}"
+        chain = f"{self.chain_id}:{genesis_hash(w3)[2:18]}"
         self.nonce_key = f"{key_prefix}:nonce:{chain}:{account.address}"
         self.lock_key = f"{key_prefix}:nonce-lock:{chain}:{account.address}"
         self.stats = Counter()
