@@ -23,40 +23,33 @@ def _listening_inodes(port: int) -> set[str]:
     return inodes
 
 
-def owns_port(pid: int, port: int) -> bool | None:
-    """Whether process `pid` holds the listening socket of `port`; None where /proc cannot tell."""
+def _socket_inodes(pid: int) -> set[str] | None:
+    """The inodes of the sockets process `pid` holds open; None where /proc cannot tell."""
     try:
         fds = os.listdir(f"/proc/{pid}/fd")
     except OSError:
         return None
-    inodes = _listening_inodes(port)
+    inodes = set()
     for fd in fds:
         try:
             link = os.readlink(f"/proc/{pid}/fd/{fd}")
         except OSError:
             continue
-        if link.startswith("socket:[") and link[8:-1] in inodes:
-            return True
-    return False
+        if link.startswith("socket:["):
+            inodes.add(link[8:-1])
+    return inodes
+
+
+def owns_port(pid: int, port: int) -> bool | None:
+    """Whether process `pid` holds the listening socket of `port`; None where /proc cannot tell."""
+    held = _socket_inodes(pid)
+    return None if held is None else bool(held & _listening_inodes(port))
 
 
 def listeners(port: int) -> list[int]:
     """The pids holding a listening socket on TCP `port` that /proc lets this user see."""
     inodes = _listening_inodes(port)
-    found = []
     if not inodes:
-        return found
-    for pid in (int(p) for p in os.listdir("/proc") if p.isdigit()):
-        try:
-            fds = os.listdir(f"/proc/{pid}/fd")
-        except OSError:
-            continue
-        for fd in fds:
-            try:
-                link = os.readlink(f"/proc/{pid}/fd/{fd}")
-            except OSError:
-                continue
-            if link.startswith("socket:[") and link[8:-1] in inodes:
-                found.append(pid)
-                break
-    return found
+        return []
+    return [pid for pid in (int(p) for p in os.listdir("/proc") if p.isdigit())
+            if (_socket_inodes(pid) or set()) & inodes]
