@@ -1,4 +1,4 @@
-"""Two fixes for brownie 1.22 on anvil, installed by tests/conftest.py and the scripts.
+"""Three fixes for brownie 1.22, installed by tests/conftest.py and the scripts.
 
 1. A mined transaction called "dropped". Brownie decides a transaction was dropped when the
    sender's nonce has moved past it but no receipt is found. anvil advances the nonce a moment
@@ -12,6 +12,14 @@
    after a chain revert pruned the list, resurrecting transactions of a reverted test; the next
    transaction from the same sender then waits forever in `_pending_nonce` for a nonce the chain
    will never reach. One lock now serialises every access to the history.
+
+3. Live networks' deployments database. On a network with a chain id (every live one) brownie
+   records each contract it deploys or attaches to in its own deployments.db, and 1.22's compiled
+   `_add_deployment` rejects a project contract (`TypeError: dict object expected; got
+   brownie.project.sources.Sources`): `Container.at` raised, so scripts/submit_task.py could not
+   run on a live network, and a live deploy printed a traceback per contract from brownie's
+   confirmation threads. The project keeps its own record (deployments/<network>.json, written by
+   scripts/deploy.py), so brownie's database is not written.
 """
 
 import threading
@@ -72,10 +80,17 @@ def _locked(method):
     return locked
 
 
+def _no_deployments_db(*args, **kwargs) -> None:
+    """brownie's deployments.db is not written (fix 3)."""
+
+
 def install() -> None:
     """Idempotent: patches brownie once per process."""
     if getattr(TxHistory, "_decentrl_patched", False):
         return
+    import brownie.network.contract as contract_module  # pure Python: its calls go through this name
+
+    contract_module._add_deployment = _no_deployments_db
     _PrivateKeyAccount._await_confirmation = _await_confirmation
     TxHistory.__getattribute__ = _locked_getattribute
     for name in ("_revert", "_add_tx", "_reset", "clear", "filter", "from_sender", "to_receiver", "copy"):

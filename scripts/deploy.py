@@ -1,7 +1,8 @@
 """Deploy the decentrl protocol and write deployments/<network>.json.
 
-    brownie run scripts/deploy.py                       # development network (anvil)
-    brownie run scripts/deploy.py live --network NAME   # a live network: encrypted account, confirm
+    brownie run scripts/deploy.py                           # development network (anvil)
+    brownie run scripts/deploy.py live --network NAME       # a live network: encrypted account, confirm
+    brownie run scripts/deploy.py live ACCOUNT yes --network NAME   # unattended ($DECENTRL_DEPLOYER_PASSWORD)
 
 Every later script and the workers read the addresses from deployments/<network>.json
 ($DECENTRL_DEPLOYMENTS_DIR replaces the deployments/ folder, e.g. for tests).
@@ -27,8 +28,13 @@ from brownie import (
     web3,
 )
 
+from brownie._config import CONFIG
+
+from scripts import brownie_patches
 from workers.chain.deployment import genesis_hash
 from workers.protocol import Role
+
+brownie_patches.install()
 
 DEPLOYMENTS_DIR = Path(__file__).resolve().parent.parent / "deployments"
 
@@ -36,7 +42,16 @@ DEPLOYMENTS_DIR = Path(__file__).resolve().parent.parent / "deployments"
 def deployments_dir() -> Path:
     """Where deployment records live: $DECENTRL_DEPLOYMENTS_DIR, else deployments/."""
     return Path(os.environ.get("DECENTRL_DEPLOYMENTS_DIR") or DEPLOYMENTS_DIR)
+
+
 TOKEN = 10**18
+DEPLOY_GAS = 22_000_000
+"""Gas of a whole deploy, with some room (21.0M measured on anvil; tests/scripts/test_live_deploy.py
+checks a live deploy stays under it): a live deploy refuses to start without the ETH for it."""
+
+
+class DeployError(RuntimeError):
+    """A deploy that must not start (or go on); the message says what to do."""
 
 
 @dataclass(frozen=True)
@@ -57,7 +72,7 @@ class DeployParams:
         return "\n".join(
             [
                 f"  token supply       {self.supply / TOKEN:,.0f} DRL",
-                *(f"  min stake {r.name.lower():<9}{s / TOKEN:,.0f} DRL" for r, s in zip(Role, self.min_stakes)),
+                *(f"  min stake {r.name.lower():<9} {s / TOKEN:,.0f} DRL" for r, s in zip(Role, self.min_stakes)),
                 f"  unbonding period   {self.unbonding_period} s",
                 f"  treasury           {self.treasury or '(admin)'}",
                 f"  disputes           {'active (pay held for the dispute window)' if self.activate_disputes else 'deployed, not active'}",
@@ -128,6 +143,7 @@ def deploy(admin, params: DeployParams = DeployParams()) -> Deployment:
 
 
 def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
+    """Writes the record (through a temporary file and a rename: a reader never sees half of it)."""
     network_name = network_name or network.show_active()
     deployments_dir().mkdir(parents=True, exist_ok=True)
     path = deployments_dir() / f"{network_name}.json"
@@ -142,8 +158,17 @@ def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
         "params": {**asdict(dep.params), "min_stakes": [str(s) for s in dep.params.min_stakes],
                    "supply": str(dep.params.supply)},
     }
-    path.write_text(json.dumps(record, indent=2) + "\n")
+    partial = path.with_name(path.name + ".partial")
+    partial.write_text(json.dumps(record, indent=2) + "\n")
+    os.replace(partial, path)
     return path
+
+
+def deploy_command(network_name: str) -> str:
+    """The command that deploys to `network_name`: `live` unless it is a development network."""
+    if CONFIG.network_type == "development" and network_name == network.show_active():
+        return "brownie run scripts/deploy.py"
+    return f"brownie run scripts/deploy.py live --network {network_name}"
 
 
 def load_deployment(network_name: str | None = None) -> dict:
@@ -151,37 +176,120 @@ def load_deployment(network_name: str | None = None) -> dict:
     network_name = network_name or network.show_active()
     path = deployments_dir() / f"{network_name}.json"
     if not path.exists():
-        raise FileNotFoundError(
-            f"{path} not found: deploy first with `brownie run scripts/deploy.py --network {network_name}`"
-        )
+        raise FileNotFoundError(f"{path} not found: deploy first with `{deploy_command(network_name)}`")
     return json.loads(path.read_text())
+
+
+def _print_addresses(dep: Deployment) -> None:
+    for name, address in dep.addresses().items():
+        print(f"  {name:<16}{address}")
 
 
 def main():
     """Development deploy: the first unlocked anvil account is admin and treasury."""
+    if CONFIG.network_type != "development":
+        raise SystemExit(f"Error: scripts/deploy.py without `live` deploys from the RPC's first unlocked account, "
+                         f"for development networks only; for {network.show_active()}: "
+                         f"`{deploy_command(network.show_active())}`")
     dep = deploy(accounts[0])
     path = write_deployment(dep)
     print(f"Deployed to {network.show_active()} (chain {web3.eth.chain_id}); addresses in {path}")
-    for name, address in dep.addresses().items():
-        print(f"  {name:<13}{address}")
+    _print_addresses(dep)
     return dep
 
 
-def live(account_id: str | None = None, assume_yes: bool = False):
+YES, NO = ("y", "yes", "true", "1"), ("", "n", "no", "false", "0")
+
+
+def _yes(value) -> bool:
+    """The `live` script's confirmation argument (brownie passes script arguments as strings)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text not in YES + NO:
+        raise DeployError(f"the confirmation argument is {value!r}: give `yes` to deploy without asking, or "
+                          "leave it out to be asked")
+    return text in YES
+
+
+def _load_deployer(account_id: str):
+    try:
+        return accounts.load(account_id, password=os.environ.get("DECENTRL_DEPLOYER_PASSWORD"))
+    except FileNotFoundError:
+        raise DeployError(f"no brownie account {account_id!r}: create it with `brownie accounts new {account_id}` "
+                          f"(or `brownie accounts import {account_id} KEYSTORE.json`), or name another with "
+                          "$DECENTRL_DEPLOYER") from None
+    except ValueError as exc:
+        if "MAC mismatch" not in str(exc):
+            raise
+        raise DeployError(f"wrong password for brownie account {account_id!r} ($DECENTRL_DEPLOYER_PASSWORD or the "
+                          "prompt)") from None
+
+
+def _check_live_target() -> None:
+    """The RPC is the chain the network is configured for, and no deployment of it is recorded yet."""
+    configured, chain = CONFIG.active_network.get("chainid"), web3.eth.chain_id
+    if configured is not None and int(configured) != chain:
+        raise DeployError(f"network {network.show_active()} is configured for chain {configured}, but its RPC "
+                          f"{CONFIG.active_network.get('host')} is chain {chain}: fix the network (`brownie networks "
+                          f"modify {network.show_active()} ...`) before deploying")
+    path = deployments_dir() / f"{network.show_active()}.json"
+    if path.exists():
+        try:
+            record = json.loads(path.read_text())
+            registry = record["contracts"]["TaskRegistry"] if record.get("chainId") == chain else None
+        except (ValueError, KeyError, TypeError):
+            registry = None
+        if registry and web3.eth.get_code(registry):
+            raise DeployError(f"{path} already records a deployment on this chain (TaskRegistry {registry} is "
+                              "live), which operators and requesters use: a second deploy would replace it. To "
+                              "deploy another set anyway, move that file away first")
+
+
+def _check_funds(admin) -> None:
+    price = web3.eth.gas_price
+    need, held = DEPLOY_GAS * price, web3.eth.get_balance(admin.address)
+    if held < need:
+        raise DeployError(f"the deployer {admin.address} holds {held / 1e18:.4f} ETH; a deploy takes about "
+                          f"{DEPLOY_GAS:,} gas, {need / 1e18:.4f} ETH at the current {price / 1e9:.3g} gwei: fund it "
+                          "first (nothing was sent)")
+
+
+def live(account_id: str | None = None, assume_yes=False):
     """Live deploy: loads an encrypted brownie account, prints the parameters and asks to confirm
-    before sending anything. The account is $DECENTRL_DEPLOYER (default "deployer"); its password
-    is asked for, or read from $DECENTRL_DEPLOYER_PASSWORD (for unattended runs; never printed)."""
+    before sending anything. The account is `account_id`, else $DECENTRL_DEPLOYER (default
+    "deployer"); its password is asked for, or read from $DECENTRL_DEPLOYER_PASSWORD (for
+    unattended runs, with `yes` as the second argument; never printed). Refuses, sending nothing,
+    when the RPC is not the network's configured chain, a deployment of it is already recorded,
+    or the account cannot pay for the deploy."""
+    try:
+        return _live(account_id, assume_yes)
+    except DeployError as exc:
+        raise SystemExit(f"Error: {exc}") from None
+
+
+def _live(account_id: str | None, assume_yes):
     account_id = account_id or os.environ.get("DECENTRL_DEPLOYER", "deployer")
-    admin = accounts.load(account_id, password=os.environ.get("DECENTRL_DEPLOYER_PASSWORD"))
+    confirmed = _yes(assume_yes)
+    _check_live_target()
+    admin = _load_deployer(account_id)
     params = DeployParams()
     print(f"Network   {network.show_active()} (chain {web3.eth.chain_id})")
     print(f"Deployer  {admin.address}  balance {web3.eth.get_balance(admin.address) / 1e18:.4f} ETH")
     print(params.describe())
-    answer = "y" if assume_yes else input("Deploy with these parameters? [y/N] ").strip().lower()
-    if answer != "y":
-        print("Aborted: nothing was sent.")
-        return None
+    _check_funds(admin)
+    if not confirmed:
+        try:
+            answer = input("Deploy with these parameters? [y/N] ").strip().lower()
+        except EOFError:
+            print("\nAborted: no answer (stdin is closed): nothing was sent. To deploy unattended, pass `yes`: "
+                  f"`brownie run scripts/deploy.py live {account_id} yes --network {network.show_active()}`")
+            return None
+        if answer not in ("y", "yes"):
+            print("Aborted: nothing was sent.")
+            return None
     dep = deploy(admin, params)
     path = write_deployment(dep)
     print(f"Deployed; addresses in {path}")
+    _print_addresses(dep)
     return dep

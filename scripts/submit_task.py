@@ -12,7 +12,10 @@ brownie asks for their passwords. On a development network a missing keystore fa
 fresh key funded from the deployer (said so on screen), and the relayer to accounts[1].
 
 The spec comes from the arguments, else $DECENTRL_SPEC_CID / $DECENTRL_SPEC_DIGEST /
-$DECENTRL_BOUNTY (in DRL), else a sample spec (digest defaults to keccak256 of the CID's text).
+$DECENTRL_BOUNTY (in DRL). On a development network a missing spec is a sample one (digest
+keccak256 of the CID's text, which no node can fetch); on a live network the CID and digest must
+be given (`decentrl task spec` writes a spec, `decentrl task submit SPEC` stores and submits it):
+nodes take only a task whose spec they can fetch and match to its digest.
 Addresses come from deployments/<network>.json (scripts/deploy.py writes it). On a development
 network, where every `brownie run` starts a fresh chain, a missing or stale record is replaced by
 a fresh deployment.
@@ -20,6 +23,7 @@ a fresh deployment.
 
 from __future__ import annotations
 
+import functools
 import os
 import secrets
 from dataclasses import dataclass
@@ -30,7 +34,7 @@ from brownie.exceptions import VirtualMachineError
 from eth_utils import keccak
 
 from scripts.actors import TOKEN, SignedTask, sign_task
-from scripts.deploy import deploy, load_deployment, write_deployment
+from scripts.deploy import deploy, deploy_command, load_deployment, write_deployment
 from workers.protocol import TaskParams
 
 DEFAULT_SPEC_CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
@@ -72,19 +76,32 @@ def load_contracts(network_name: str | None = None) -> Contracts:
     for name in ("RLToken", "TaskRegistry"):
         if len(web3.eth.get_code(addresses[name])) == 0:
             raise SubmitError(f"no contract at {name} {addresses[name]} on this chain: the deployment record "
-                              f"is stale; redeploy with `brownie run scripts/deploy.py`")
+                              f"is stale; redeploy with `{deploy_command(network.show_active())}`")
     return Contracts(RLToken.at(addresses["RLToken"]), TaskRegistry.at(addresses["TaskRegistry"]), record["admin"])
 
 
-def task_params(args: tuple, env=os.environ) -> TaskParams:
-    """TaskParams from [spec_cid, spec_digest, bounty_drl] arguments, else the environment, else defaults."""
-    cid = args[0] if len(args) > 0 else env.get("DECENTRL_SPEC_CID", DEFAULT_SPEC_CID)
+def task_params(args: tuple, env=os.environ, development: bool = True) -> TaskParams:
+    """TaskParams from [spec_cid, spec_digest, bounty_drl] arguments, else the environment, else
+    (on a development network only) the sample spec."""
+    cid = args[0] if len(args) > 0 else env.get("DECENTRL_SPEC_CID")
     digest = args[1] if len(args) > 1 else env.get("DECENTRL_SPEC_DIGEST")
     bounty = args[2] if len(args) > 2 else env.get("DECENTRL_BOUNTY", DEFAULT_BOUNTY_DRL)
-    digest_bytes = keccak(text=cid) if not digest else bytes.fromhex(str(digest).removeprefix("0x"))
+    if not development and not (cid and digest):
+        raise SubmitError("give the spec's CID and digest (arguments, or $DECENTRL_SPEC_CID and "
+                          "$DECENTRL_SPEC_DIGEST): nodes take only a task whose spec they can fetch and match to its "
+                          "digest; `decentrl task submit SPEC` stores a spec file and submits it")
+    cid = cid or DEFAULT_SPEC_CID
+    try:
+        digest_bytes = keccak(text=cid) if not digest else bytes.fromhex(str(digest).removeprefix("0x"))
+    except ValueError:
+        digest_bytes = b""
     if len(digest_bytes) != 32:
         raise SubmitError(f"spec digest must be 32 bytes of hex, got {digest!r}")
-    return TaskParams(spec_cid=cid, spec_digest=digest_bytes, bounty=int(float(bounty) * TOKEN))
+    try:
+        wei = int(float(bounty) * TOKEN)
+    except ValueError:
+        raise SubmitError(f"the bounty must be a number of DRL, got {bounty!r}") from None
+    return TaskParams(spec_cid=cid, spec_digest=digest_bytes, bounty=wei)
 
 
 def check_funds(contracts: Contracts, requester: str, bounty: int, need_allowance: bool = False) -> None:
@@ -99,9 +116,19 @@ def check_funds(contracts: Contracts, requester: str, bounty: int, need_allowanc
                           f"{bounty / TOKEN:,.4f} DRL: approve it first")
 
 
-def explain(exc: VirtualMachineError, what: str) -> SubmitError:
+SENT_ERRORS = (VirtualMachineError, ValueError)
+"""What a failed send raises: a revert on a development network; on a live one, brownie's
+ValueError("Gas estimation failed: 'ErrorName: args'...") for a revert at the estimate, and the
+node's ValueError for a sender without the ETH for gas."""
+
+
+def explain(exc: Exception, what: str) -> SubmitError:
     """A SubmitError naming the revert (brownie's 'ErrorName: args') and what it means."""
-    msg = exc.revert_msg or str(exc)
+    msg = getattr(exc, "revert_msg", None) or str(exc)
+    if msg.startswith("Gas estimation failed: "):
+        msg = msg.removeprefix("Gas estimation failed: ").split(". This transaction")[0].strip("'\"").strip()
+    if "insufficient funds" in msg.lower():
+        return SubmitError(f"{what} was not sent: its sender has too little ETH for gas ({msg})")
     hint = next((h for name, h in HINTS.items() if msg.startswith(name)), "see the revert above")
     return SubmitError(f"{what} reverted: {msg} ({hint})")
 
@@ -114,7 +141,7 @@ def submit_signed(contracts: Contracts, requester, relayer, params: TaskParams, 
                                    token=contracts.token if permit else None)
     try:
         tx = contracts.registry.createTaskWithSig(*signed.args(), {"from": relayer})
-    except VirtualMachineError as exc:
+    except SENT_ERRORS as exc:
         raise explain(exc, "createTaskWithSig") from None
     return tx.events["TaskCreated"]["taskId"]
 
@@ -126,7 +153,7 @@ def submit_direct(contracts: Contracts, requester, params: TaskParams) -> int:
         if contracts.token.allowance(requester, contracts.registry) < params.bounty:
             contracts.token.approve(contracts.registry, params.bounty, {"from": requester})
         tx = contracts.registry.createTask(params.as_tuple(), {"from": requester})
-    except VirtualMachineError as exc:
+    except SENT_ERRORS as exc:
         raise explain(exc, "createTask") from None
     return tx.events["TaskCreated"]["taskId"]
 
@@ -148,7 +175,15 @@ def _contracts() -> Contracts:
 def _account(env_var: str, default_id: str, dev_fallback):
     account_id = os.environ.get(env_var, default_id)
     if account_id in accounts.load() or not is_development():
-        return accounts.load(account_id)  # FileNotFoundError names the missing keystore
+        try:
+            return accounts.load(account_id)
+        except FileNotFoundError:
+            raise SubmitError(f"no brownie account {account_id!r}: `brownie accounts new {account_id}` (or import "
+                              f"a keystore), or name another with ${env_var}") from None
+        except ValueError as exc:
+            if "MAC mismatch" not in str(exc):
+                raise
+            raise SubmitError(f"wrong password for brownie account {account_id!r}") from None
     account = dev_fallback()
     print(f"no brownie account '{account_id}' (set {env_var} or `brownie accounts new {account_id}`): "
           f"development network, using {account.address} instead")
@@ -166,10 +201,22 @@ def _requester(contracts: Contracts, bounty: int):
     return _account("DECENTRL_REQUESTER", "requester", fresh_funded)
 
 
+def _user_errors(entry):
+    """A script entry point whose SubmitError ends the run with its message, not a traceback."""
+    @functools.wraps(entry)
+    def run(*args):
+        try:
+            return entry(*args)
+        except SubmitError as exc:
+            raise SystemExit(f"Error: {exc}") from None
+    return run
+
+
+@_user_errors
 def signed(*args):
     """createTaskWithSig: the requester signs, the relayer sends."""
     contracts = _contracts()
-    params = task_params(args)
+    params = task_params(args, development=is_development())
     requester = _requester(contracts, params.bounty)
     relayer = _account("DECENTRL_RELAYER", "relayer", lambda: accounts[1])
     print(f"network {network.show_active()}  registry {contracts.registry.address}")
@@ -180,10 +227,11 @@ def signed(*args):
     return task_id
 
 
+@_user_errors
 def direct(*args):
     """createTask sent by the requester itself (needs ETH for gas)."""
     contracts = _contracts()
-    params = task_params(args)
+    params = task_params(args, development=is_development())
     requester = _requester(contracts, params.bounty)
     task_id = submit_direct(contracts, requester, params)
     print(f"task id {task_id}")

@@ -122,7 +122,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     path = args.deployment or deployments_dir() / f"{args.network}.json"
     if not path.exists():
-        hint = f"deploy first with `brownie run scripts/deploy.py --network {args.network}`" if args.network else ""
+        hint = (f"deploy first with `brownie run scripts/deploy.py` (a development network) or `brownie run "
+                f"scripts/deploy.py live --network {args.network}`") if args.network else ""
         print(f"deployment record {path} not found{'; ' + hint if hint else ''}", file=sys.stderr)
         return 1
     try:

@@ -86,12 +86,52 @@ def brownie_home(tmp_path_factory, live_chain):
     keystore.unlink(missing_ok=True)
 
 
-def run_live(home: Path, deployments: Path, answer: str) -> subprocess.CompletedProcess:
+def run_script(home: Path, deployments: Path, answer: str, *args: str, **env_vars) -> subprocess.CompletedProcess:
     env = {**os.environ, "HOME": str(home), "DECENTRL_DEPLOYER": ACCOUNT_ID,
            "DECENTRL_DEPLOYER_PASSWORD": PASSWORD, "DECENTRL_DEPLOYMENTS_DIR": str(deployments),
-           "PATH": f"{ROOT / 'tools' / 'bin'}:{Path(sys.executable).parent}:{os.environ['PATH']}"}
-    return subprocess.run([*BROWNIE_RUN, "scripts/deploy.py", "live", "--network", "anvil-live"], cwd=ROOT,
+           "PATH": f"{ROOT / 'tools' / 'bin'}:{Path(sys.executable).parent}:{os.environ['PATH']}", **env_vars}
+    return subprocess.run([*BROWNIE_RUN, *args, "--network", "anvil-live"], cwd=ROOT,
                           env=env, input=answer, capture_output=True, text=True, timeout=300)
+
+
+def run_live(home: Path, deployments: Path, answer: str, *args: str) -> subprocess.CompletedProcess:
+    return run_script(home, deployments, answer, "scripts/deploy.py", "live", *args)
+
+
+def nonce(url: str) -> int:
+    return int(rpc(url, "eth_getTransactionCount", ADDRESS, "latest"), 16)
+
+
+def test_what_is_refused_before_anything_is_sent(brownie_home, live_chain, tmp_path):
+    url, _ = live_chain
+    before = nonce(url)
+    # the development deploy (accounts[0] of the RPC, no confirmation) on a live network
+    dev = run_script(brownie_home, tmp_path, "", "scripts/deploy.py")
+    assert dev.returncode == 1 and ("Error: scripts/deploy.py without `live` deploys from the RPC's first unlocked "
+                                    "account, for development networks only; for anvil-live: `brownie run "
+                                    "scripts/deploy.py live --network anvil-live`") in dev.stderr, dev.stdout + dev.stderr
+    # a confirmation argument that is not one
+    maybe = run_live(brownie_home, tmp_path, "", ACCOUNT_ID, "maybe")
+    assert maybe.returncode == 1 and "the confirmation argument is 'maybe'" in maybe.stderr, maybe.stderr
+    # no answer: stdin closed
+    closed = run_live(brownie_home, tmp_path, "")
+    assert closed.returncode == 0 and "Aborted: no answer (stdin is closed): nothing was sent" in closed.stdout
+    # a missing account, a wrong password
+    missing = run_live(brownie_home, tmp_path, "", "nobody-here")
+    assert missing.returncode == 1 and "no brownie account 'nobody-here'" in missing.stderr, missing.stderr
+    wrong = run_script(brownie_home, tmp_path, "y\n", "scripts/deploy.py", "live",
+                       DECENTRL_DEPLOYER_PASSWORD="not the password")
+    assert wrong.returncode == 1 and f"wrong password for brownie account '{ACCOUNT_ID}'" in wrong.stderr, wrong.stderr
+    # too little ETH for the whole deploy: nothing starts (a deploy that ran out halfway left no record)
+    rpc(url, "anvil_setBalance", ADDRESS, hex(10**15))
+    try:
+        poor = run_live(brownie_home, tmp_path, "y\n")
+    finally:
+        rpc(url, "anvil_setBalance", ADDRESS, hex(100 * 10**18))
+    assert poor.returncode == 1 and f"the deployer {ADDRESS} holds 0.0010 ETH; a deploy takes about 22,000,000 gas" \
+        in poor.stderr, poor.stdout + poor.stderr
+    assert nonce(url) == before and not (tmp_path / "anvil-live.json").exists()
+    assert "Traceback" not in dev.stderr + maybe.stderr + missing.stderr + wrong.stderr + poor.stderr
 
 
 def test_answering_no_aborts_without_sending(brownie_home, live_chain, tmp_path):
@@ -129,3 +169,32 @@ def test_confirmed_live_deploy_writes_record_and_contracts_exist(brownie_home, l
     # The registry is wired: the token it uses is the recorded one.
     token_call = rpc(url, "eth_call", {"to": record["contracts"]["TaskRegistry"], "data": "0xfc0c546a"}, "latest")
     assert int(token_call, 16) == int(record["contracts"]["RLToken"], 16)
+
+    # brownie's deployments database is not written (scripts/brownie_patches.py, fix 3): no
+    # traceback from its confirmation threads
+    assert "Exception in thread" not in text + out.stderr and "Traceback" not in out.stderr
+    # the whole deploy fits DEPLOY_GAS, which the funds check asks the deployer to hold
+    from scripts.deploy import DEPLOY_GAS
+    used = 0
+    for number in range(min(record["startBlocks"].values()), record["block"] + 1):
+        for tx in rpc(url, "eth_getBlockByNumber", hex(number), True)["transactions"]:
+            if to_checksum_address(tx["from"]) == ADDRESS:
+                used += int(rpc(url, "eth_getTransactionReceipt", tx["hash"])["gasUsed"], 16)
+    assert 15_000_000 < used <= DEPLOY_GAS
+    for name, address in record["contracts"].items():
+        assert f"  {name:<16}{address}" in text
+
+    # a second deploy would replace the record that operators use: refused, nothing sent
+    before = nonce(url)
+    again = run_live(brownie_home, tmp_path, "y\n")
+    assert again.returncode == 1 and "anvil-live.json already records a deployment on this chain" in again.stderr
+    assert nonce(url) == before and json.loads((tmp_path / "anvil-live.json").read_text()) == record
+
+    # a requester's task on the live network (brownie's Container.at failed on every live network)
+    submitted = run_script(brownie_home, tmp_path, PASSWORD + "\n", "scripts/submit_task.py", "direct",
+                           "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", "0x" + "ab" * 32, "10",
+                           DECENTRL_REQUESTER=ACCOUNT_ID)
+    assert submitted.returncode == 0 and "task id 1" in submitted.stdout, submitted.stdout + submitted.stderr
+    unnamed = run_script(brownie_home, tmp_path, PASSWORD + "\n", "scripts/submit_task.py", "direct",
+                         DECENTRL_REQUESTER=ACCOUNT_ID)
+    assert unnamed.returncode == 1 and "Error: give the spec's CID and digest" in unnamed.stderr, unnamed.stderr

@@ -40,6 +40,31 @@ def test_params_from_args_env_and_defaults():
     assert (p.spec_digest, p.bounty) == (bytes.fromhex("ab" * 32), 7 * TOKEN)
     with pytest.raises(SubmitError, match="32 bytes"):
         task_params(("bafyz", "0xabcd"))
+    with pytest.raises(SubmitError, match="32 bytes of hex, got 'not hex'"):
+        task_params(("bafyz", "not hex"))
+    with pytest.raises(SubmitError, match="the bounty must be a number of DRL, got 'lots'"):
+        task_params(("bafyz", "0x" + "ab" * 32, "lots"))
+
+
+def test_a_live_network_needs_the_spec_named():
+    """No sample spec there: nodes claim only a task whose spec they fetch and match to its digest."""
+    for args, env in [((), {}), (("bafyz",), {}), ((), {"DECENTRL_SPEC_CID": "bafyx"})]:
+        with pytest.raises(SubmitError, match="give the spec's CID and digest"):
+            task_params(args, env=env, development=False)
+    p = task_params((), env={"DECENTRL_SPEC_CID": "bafyx", "DECENTRL_SPEC_DIGEST": "ab" * 32}, development=False)
+    assert (p.spec_cid, p.spec_digest) == ("bafyx", bytes.fromhex("ab" * 32))
+
+
+def test_a_live_networks_send_errors_are_explained():
+    """On a live network brownie reports a revert at the gas estimate, and the node a sender
+    without gas money, as ValueErrors."""
+    estimate = ValueError("Gas estimation failed: 'InvalidBounty: '. This transaction will likely revert. If you "
+                          "wish to broadcast, you must set the gas limit manually.")
+    assert str(explain(estimate, "createTask")) == ("createTask reverted: InvalidBounty: (the bounty must be above "
+                                                    "zero)")
+    broke = ValueError("Insufficient funds for gas * price + value")
+    assert str(explain(broke, "createTaskWithSig")) == ("createTaskWithSig was not sent: its sender has too little "
+                                                        "ETH for gas (Insufficient funds for gas * price + value)")
 
 
 def test_signed_submission_is_relayed(contracts, wallet, outsider):
@@ -81,5 +106,5 @@ def test_reverts_are_decoded_with_a_hint(contracts, wallet, outsider):
 
 
 def test_missing_deployment_says_how_to_deploy():
-    with pytest.raises(FileNotFoundError, match="brownie run scripts/deploy.py --network no-such-net"):
+    with pytest.raises(FileNotFoundError, match="brownie run scripts/deploy.py live --network no-such-net"):
         load_contracts("no-such-net")
