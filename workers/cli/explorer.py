@@ -34,7 +34,11 @@ def explorer(obj: Context, host, port, ipfs_api, eval_episodes):
     from workers.explorer.server import ExplorerServer
 
     dep = obj.deployment
-    server = ExplorerServer(ExplorerApi(dep, open_node_store(obj.store_dir, ipfs_api), eval_episodes), host, port)
+    api = ExplorerApi(dep, open_node_store(obj.store_dir, ipfs_api), eval_episodes)
+    try:
+        server = ExplorerServer(api, host, port)
+    except OSError as exc:  # the port taken, a host that does not resolve or is not this machine's
+        raise click.ClickException(f"cannot serve on {host}:{port}: {exc.strerror or exc}") from None
     click.echo(f"explorer  {server.url}  (network {dep.network}, chain {dep.chain_id}, RPC {obj.rpc}; Ctrl-C stops)")
     try:
         server.serve_forever()

@@ -23,7 +23,7 @@ def task_report(obj: Context, task_id, out_dir, ipfs_api, eval_episodes):
     from workers.cli.task import open_node_store
     from workers.explorer.curve import learning_curve
     from workers.explorer.history import ChainLog, TaskNotFound, task_history
-    from workers.explorer.report import write_report
+    from workers.explorer.report import one_line, write_report
 
     log = ChainLog(obj.deployment)
     log.refresh()
@@ -33,7 +33,7 @@ def task_report(obj: Context, task_id, out_dir, ipfs_api, eval_episodes):
         raise click.ClickException(str(exc)) from None
     curve = learning_curve(history, open_node_store(obj.store_dir, ipfs_api), eval_episodes)
     for error in curve.errors:
-        click.echo(f"note: learning curve: {error}", err=True)
+        click.echo(f"note: learning curve: {one_line(error)}", err=True)
     with writing("the report"):
         written = write_report(history, curve, Path(out_dir))
     click.echo(f"task {task_id}: {history.status.name.lower()}, {len(history.rounds)} rounds, "

@@ -47,7 +47,8 @@ class CurveCache:
     """Shard summaries and checkpoint evaluations by CID, shared across requests."""
 
     def __init__(self):
-        self.shards: dict[str, tuple[int, list[float]]] = {}  # cid -> (steps, finished returns)
+        # (cid, root) -> (steps, finished returns, the shard's (task, round, slot))
+        self.shards: dict[tuple[str, bytes], tuple[int, list[float], tuple[int, int, int]]] = {}
         self.evals: dict[tuple[str, int], float] = {}  # (cid, episodes) -> mean return
         self.eval_lock = threading.Lock()  # one evaluation at a time: torch on one thread
 
@@ -69,7 +70,7 @@ def learning_curve(history: TaskHistory, store, eval_episodes: int = 10, cache: 
             if sub.role != Role.SAMPLER or not sub.revealed:
                 continue
             try:
-                shard_steps, finished = _shard(store, cache, sub.cid, sub.root)
+                shard_steps, finished = _shard(store, cache, sub.cid, sub.root, (history.task_id, r.round, sub.slot))
             except Exception as exc:  # noqa: BLE001 - one unreadable shard is named, the rest still count
                 curve.errors.append(f"round {r.round + 1} sampler {sub.slot} shard {sub.cid}: {exc}")
                 continue
@@ -91,16 +92,23 @@ def learning_curve(history: TaskHistory, store, eval_episodes: int = 10, cache: 
     return curve
 
 
-def _shard(store, cache: CurveCache, cid: str, root: bytes) -> tuple[int, list[float]]:
-    known = cache.shards.get(cid)
-    if known is not None:
-        return known
-    from workers.roles.sampler import verify_shard
+def _shard(store, cache: CurveCache, cid: str, root: bytes, where: tuple[int, int, int]) -> tuple[int, list[float]]:
+    """(steps, finished returns) of the shard revealed as (cid, root) for (task, round, slot): the
+    blob must match the root and be that task's, round's and slot's shard, as the trainer checks
+    before it trains on it (a copied or replayed shard is not counted)."""
+    known = cache.shards.get((cid, bytes(root)))
+    if known is None:
+        from workers.roles.sampler import verify_shard
 
-    shard = verify_shard(store.get(cid), root)
-    summary = (shard.steps, [ep.total_reward for ep in shard.episodes if ep.end != "cut"])
-    cache.shards[cid] = summary
-    return summary
+        shard = verify_shard(store.get(cid), root)
+        known = (shard.steps, [ep.total_reward for ep in shard.episodes if ep.end != "cut"],
+                 (shard.task_id, shard.round, shard.shard))
+        cache.shards[(cid, bytes(root))] = known
+    steps, returns, coordinates = known
+    if coordinates != where:
+        raise ValueError(f"the shard is task {coordinates[0]} round {coordinates[1] + 1} slot {coordinates[2]}'s, "
+                         f"not task {where[0]} round {where[1] + 1} slot {where[2]}'s")
+    return steps, returns
 
 
 def _evaluate(store, cache: CurveCache, spec, cid: str, root: bytes, episodes: int) -> float:

@@ -209,10 +209,12 @@ class ChainLog:
             while first <= head:
                 last = min(head, first + self.max_range - 1)
                 logs = self.w3.eth.get_logs({"address": self.addresses, "fromBlock": first, "toBlock": last})
-                for entry in sorted(logs, key=lambda e: (e["blockNumber"], e["logIndex"])):
-                    self.events.append(self.decoder.decode(entry))
+                decoded = [self.decoder.decode(e) for e in sorted(logs, key=lambda e: (e["blockNumber"], e["logIndex"]))]
+                # a range's events and the head move together: a later range that fails is read
+                # again by the next refresh, and this one is not
+                self.events.extend(decoded)
+                self.head = last
                 first = last + 1
-            self.head = max(self.head, head)
             return self.head
 
     def transaction(self, tx_hash: str) -> TxGas:

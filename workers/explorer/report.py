@@ -121,12 +121,19 @@ def plot_payouts(h: TaskHistory, path: Path) -> Path:
                  f"task {h.task_id}: payouts per node", "#3a9d5d")
 
 
+def one_line(text) -> str:
+    """`text` with its line breaks and other control characters written as escapes (\\n,
+    \\x1b): a string from the chain or a store (a spec CID is whatever its requester sent) can
+    neither start a new Markdown block nor drive a terminal."""
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in str(text))
+
+
 def markdown(h: TaskHistory, curve: Curve) -> str:
     def who(node: str) -> str:  # a checksummed address (decoded by the ABI): nothing to escape
         return f"`{node}`"
 
     def cell(text) -> str:  # chain and store strings: no Markdown or HTML can come through
-        return "`" + str(text).replace("`", "'").replace("|", "\\|") + "`" if text else ""
+        return "`" + one_line(text).replace("`", "'").replace("|", "\\|") + "`" if text else ""
 
     lines = [f"# Task {h.task_id} report", "",
              "| | |", "|---|---|",

@@ -38,33 +38,54 @@ def route(api: ExplorerApi, path: str):
     return HTTPStatus.NOT_FOUND, {"error": f"no such API path {path!r} (see SPECIFICATION.md, Explorer)"}
 
 
-def handler_for(api: ExplorerApi, page: bytes):
+LOOPBACK_NAMES = {"127.0.0.1", "localhost", "::1", "[::1]"}
+
+
+def _host_name(header: str | None) -> str:
+    """The name of a Host header without its port ("[::1]:8850" -> "[::1]")."""
+    host = (header or "").strip().lower()
+    if host.startswith("["):
+        return host[:host.find("]") + 1]
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def handler_for(api: ExplorerApi, page: bytes, loopback_only: bool = True):
+    """The request handler. `loopback_only` (a server bound to a loopback address): requests must
+    name a loopback host, so that a web page whose DNS name points at 127.0.0.1 (DNS rebinding)
+    cannot read the API through the user's browser."""
+
     class Handler(BaseHTTPRequestHandler):
         server_version = "decentrl-explorer"
 
         def do_GET(self):
             path = self.path.split("?", 1)[0]
-            if path in ("/", "/index.html"):
+            if loopback_only and _host_name(self.headers.get("Host")) not in LOOPBACK_NAMES:
+                self._send(HTTPStatus.FORBIDDEN, b'{"error": "the explorer answers requests for 127.0.0.1 or '
+                           b'localhost only"}', "application/json")
+            elif path in ("/", "/index.html"):
                 self._send(HTTPStatus.OK, page, "text/html; charset=utf-8")
             elif path.startswith("/api/"):
                 try:
                     status, body = route(api, path)
                 except Exception as exc:  # noqa: BLE001 - the chain or store failed: say so, keep serving
-                    log.exception("explorer: %s failed", path)
+                    # one line: an open page asks every few seconds while the chain is down
+                    log.warning("explorer: %s failed: %s: %s", path, type(exc).__name__, exc)
+                    log.debug("explorer: %s failed", path, exc_info=True)
                     status, body = HTTPStatus.BAD_GATEWAY, {"error": f"{type(exc).__name__}: {exc}"}
                 self._send(status, json.dumps(body).encode(), "application/json")
             else:
                 self._send(HTTPStatus.NOT_FOUND, b"not found\n", "text/plain; charset=utf-8")
 
-        def do_HEAD(self):
-            self._send(HTTPStatus.OK if self.path.split("?", 1)[0] in ("/", "/index.html") else HTTPStatus.NOT_FOUND,
-                       b"", "text/html; charset=utf-8")
+        do_HEAD = do_GET  # the same status and headers; _send writes no body
 
         def _refuse(self):
             self._send(HTTPStatus.METHOD_NOT_ALLOWED, b'{"error": "the explorer is read-only: GET only"}',
                        "application/json", allow="GET, HEAD")
 
-        do_POST = do_PUT = do_DELETE = do_PATCH = _refuse
+        def __getattr__(self, name):  # do_POST, do_OPTIONS, any other method: 405
+            if name.startswith("do_"):
+                return self._refuse
+            raise AttributeError(name)
 
         def _send(self, status, body: bytes, content_type: str, allow: str | None = None):
             self.send_response(status)
@@ -95,8 +116,14 @@ class ExplorerServer:
     `start()` or in the caller's from `serve_forever()`."""
 
     def __init__(self, api: ExplorerApi, host: str = "127.0.0.1", port: int = 8850):
+        import ipaddress
+
         self.api = api
-        self.httpd = ThreadingHTTPServer((host, port), handler_for(api, PAGE.read_bytes()))
+        try:
+            loopback = ipaddress.ip_address(host).is_loopback
+        except ValueError:
+            loopback = host.lower() == "localhost"
+        self.httpd = ThreadingHTTPServer((host, port), handler_for(api, PAGE.read_bytes(), loopback_only=loopback))
         self.httpd.daemon_threads = True
         self._thread: threading.Thread | None = None
 

@@ -243,3 +243,16 @@ def test_inputs_the_cli_cannot_use_are_errors_not_tracebacks(node, invoke, spec_
         result = invoke(node_dir, "task", "status", "1", deployment=broken)
         assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output
         assert f"deployment record {broken} {message}" in result.output, result.output
+
+
+def test_explorer_on_a_taken_port_is_one_error(node, invoke):
+    import socket
+
+    node_dir, _ = node()
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        result = invoke(node_dir, "explorer", "--port", str(port))
+    assert result.exit_code == 1, result.output
+    assert result.output == f"Error: cannot serve on 127.0.0.1:{port}: Address already in use\n"

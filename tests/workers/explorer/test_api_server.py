@@ -85,9 +85,41 @@ def test_api_routes(server):
 
 
 def test_read_only(server):
-    for method in ("POST", "PUT", "DELETE", "PATCH"):
+    for method in ("POST", "PUT", "DELETE", "PATCH", "OPTIONS", "TRACE", "FOO"):
         status, headers, _ = fetch(server, "/api/network", method)
         assert status == 405 and headers["Allow"] == "GET, HEAD", method
+
+
+def test_head_answers_as_get_does_without_a_body(server):
+    for path in ("/", "/api/network", "/api/tasks/2", "/api/tasks/1/curve", "/nowhere"):
+        got, head = fetch(server, path), fetch(server, path, "HEAD")
+        assert (head[0], head[1]["Content-Type"], head[1]["Content-Length"]) == (
+            got[0], got[1]["Content-Type"], str(len(got[2]))), path
+        assert head[2] == b"", path
+
+
+def test_a_request_for_another_host_name_is_refused(server):
+    """DNS rebinding: a page served as attacker.example, whose name then resolves to 127.0.0.1,
+    would reach the explorer with that Host."""
+    import http.client
+
+    port = server.httpd.server_address[1]
+    for host, status in [("attacker.example", 403), (f"attacker.example:{port}", 403), (f"localhost:{port}", 200),
+                         (f"127.0.0.1:{port}", 200), ("[::1]", 200)]:
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        connection.request("GET", "/api/network", headers={"Host": host})
+        answer = connection.getresponse()
+        assert answer.status == status, host
+        answer.read()
+        connection.close()
+
+
+def test_a_failing_chain_is_one_log_line(server, caplog):
+    with caplog.at_level("DEBUG", logger="workers.explorer.server"):
+        assert fetch(server, "/api/tasks/1/curve")[0] == 502
+    [warning] = [r for r in caplog.records if r.levelname == "WARNING"]
+    assert warning.getMessage() == "explorer: /api/tasks/1/curve failed: ConnectionError: RPC went away"
+    assert warning.exc_info is None  # the traceback only at DEBUG
 
 
 def test_page_has_no_outside_sources(server):

@@ -33,3 +33,47 @@ def test_bad_shard_and_checkpoint_are_named(tmp_path):
     assert [(p.round, p.env_steps, p.rollout_return, p.eval_return) for p in curve.points] == [(1, 0, None, None)]
     assert [e.split(":")[0] for e in curve.errors] == [f"round 1 sampler 0 shard {junk}",
                                                        f"round 1 checkpoint {junk}"]
+
+
+def test_a_copied_or_misrooted_shard_is_not_counted(tmp_path):
+    """A sampler may reveal another slot's or round's shard, or a real shard's CID with another
+    root: the trainer leaves those out, and so does the curve (its cache once skipped the root
+    check for a CID it had read before)."""
+    import dataclasses
+
+    from workers.roles.sampler import sample_shard
+
+    spec = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=64)
+    store = EmbeddedStore(tmp_path)
+    spec_cid = store.put(spec.to_bytes())
+    shard = sample_shard(spec, 1, 0, 0, None)  # task 1, round 0, slot 0
+    cid = store.put(shard.blob)
+
+    def sampler(slot, root):
+        return Submission(Role.SAMPLER, slot, "0x" + "a" * 40, root=root, cid=cid, revealed=True,
+                          verdict=Verdict.NONE)
+
+    rounds = [Round(0, submissions=[sampler(0, shard.root), sampler(1, shard.root), sampler(2, b"\x01" * 32)]),
+              Round(1, submissions=[sampler(0, shard.root)])]
+    curve = learning_curve(history(spec_cid, spec.digest(), rounds), store, eval_episodes=0)
+    assert [(p.round, p.env_steps) for p in curve.points] == [(1, 64)]  # round 2's only shard is round 1's
+    assert [e.split(": ", 1) for e in curve.errors] == [
+        [f"round 1 sampler 1 shard {cid}", "the shard is task 1 round 1 slot 0's, not task 1 round 1 slot 1's"],
+        [f"round 1 sampler 2 shard {cid}", curve.errors[1].split(": ", 1)[1]],
+        [f"round 2 sampler 0 shard {cid}", "the shard is task 1 round 1 slot 0's, not task 1 round 2 slot 0's"]]
+    assert "root" in curve.errors[1]
+
+
+def test_report_cells_keep_chain_strings_on_one_line(tmp_path):
+    """A requester chooses its spec CID freely: with line breaks it would start a raw HTML block
+    in report.md, and with escape codes drive the terminal of whoever prints it."""
+    from workers.explorer.curve import Curve
+    from workers.explorer.report import markdown, one_line
+
+    cid = "x`\n\n<img src=x onerror=alert(1)>\n\n| injected | row |\x1b[2J"
+    page = markdown(history(cid, b"\x00" * 32, []), Curve(1, None, None, 0, errors=[f"spec {cid}: not found"]))
+    assert "\n<img" not in page and "\x1b" not in page
+    assert [line for line in page.splitlines() if "onerror" in line] == [
+        "| spec | `x'\\n\\n<img src=x onerror=alert(1)>\\n\\n\\| injected \\| row \\|\\x1b[2J` |",
+        "- could not read: `spec x'\\n\\n<img src=x onerror=alert(1)>\\n\\n\\| injected \\| row \\|\\x1b[2J: not found`"]
+    assert one_line("tab\there") == "tab\\there"

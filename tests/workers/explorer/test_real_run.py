@@ -155,3 +155,34 @@ def test_task_report(run, tmp_path):
     assert f"| spec | `{HOSTILE_CID}` |" in (tmp_path / "h" / "report.md").read_text()
     result = CliRunner().invoke(cli, [*args, "99", "-o", str(tmp_path / "x")], catch_exceptions=False)
     assert result.exit_code == 1 and "task 99 not found" in result.output
+
+
+def test_a_refresh_that_fails_partway_loses_and_repeats_no_event(run):
+    """A refresh reads the chain in ranges of blocks; one that fails after some ranges is taken up
+    from the first range it did not finish (the payouts summed from the events were once counted
+    twice after such a failure)."""
+    from types import SimpleNamespace
+
+    class FlakyEth:
+        def __init__(self, eth):
+            self.eth, self.calls = eth, 0
+
+        @property
+        def block_number(self):
+            return self.eth.block_number
+
+        def get_logs(self, params):
+            self.calls += 1
+            if self.calls == 2:
+                raise ConnectionError("the RPC dropped the request")
+            return self.eth.get_logs(params)
+
+    full = hist.ChainLog(run.net.deployment)
+    full.refresh()
+    log = hist.ChainLog(run.net.deployment, max_range=5)
+    log.w3 = SimpleNamespace(eth=FlakyEth(run.net.deployment.w3.eth))
+    with pytest.raises(ConnectionError):
+        log.refresh()
+    assert 0 < len(log.events) < len(full.events)
+    assert log.refresh() == full.head
+    assert [e.key for e in log.events] == [e.key for e in full.events]
