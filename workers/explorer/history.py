@@ -12,12 +12,15 @@ not in the history. Receipts and calldata never change, so each transaction is r
 
 from __future__ import annotations
 
+import logging
 import threading
 from dataclasses import dataclass, field
 
 from workers.chain.view import ChainView, TaskNotFound  # noqa: F401  (TaskNotFound: callers catch it)
 from workers.chain.watcher import ChainEvent, EventDecoder
 from workers.protocol import Outcome, Phase, Role, Status, Verdict
+
+log = logging.getLogger(__name__)
 
 CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "DisputeManager")
 
@@ -185,7 +188,9 @@ class TaskSummary:
 
 class ChainLog:
     """Every event of the deployment's protocol contracts since its block, decoded and in chain
-    order; `refresh()` adds the blocks mined since the last call. Thread-safe."""
+    order; `refresh()` adds the blocks mined since the last call. Thread-safe. When the block it
+    read last is no longer the chain's (a reorganisation, a reset local chain), it reads the whole
+    history again: events of blocks that are gone are never kept."""
 
     def __init__(self, deployment, max_range: int = 2000):
         self.deployment = deployment
@@ -197,14 +202,24 @@ class ChainLog:
         self.name_at = {deployment.contracts[name].address: name for name in names}
         self.events: list[ChainEvent] = []
         self.head = deployment.block - 1
+        self._head_hash: bytes | None = None  # of block `head` when it was read
         self.max_range = max_range
         self._txs: dict[str, TxGas] = {}
         self._lock = threading.Lock()
+
+    def _block_hash(self, number: int) -> bytes | None:
+        block = self.w3.eth.get_block(number)
+        return None if block is None else bytes(block["hash"])
 
     def refresh(self) -> int:
         """Reads the logs of the blocks mined since the last refresh; returns the head read to."""
         with self._lock:
             head = self.w3.eth.block_number
+            if self._head_hash is not None and (head < self.head or self._block_hash(self.head) != self._head_hash):
+                log.warning("explorer: block %d is no longer the chain's (a reorganisation or a reset chain): "
+                            "reading the deployment's events again", self.head)
+                self.events, self._txs = [], {}
+                self.head, self._head_hash = self.deployment.block - 1, None
             first = self.head + 1
             while first <= head:
                 last = min(head, first + self.max_range - 1)
@@ -213,7 +228,7 @@ class ChainLog:
                 # a range's events and the head move together: a later range that fails is read
                 # again by the next refresh, and this one is not
                 self.events.extend(decoded)
-                self.head = last
+                self.head, self._head_hash = last, self._block_hash(last)
                 first = last + 1
             return self.head
 

@@ -171,6 +171,9 @@ def test_a_refresh_that_fails_partway_loses_and_repeats_no_event(run):
         def block_number(self):
             return self.eth.block_number
 
+        def get_block(self, number):
+            return self.eth.get_block(number)
+
         def get_logs(self, params):
             self.calls += 1
             if self.calls == 2:
@@ -186,3 +189,32 @@ def test_a_refresh_that_fails_partway_loses_and_repeats_no_event(run):
     assert 0 < len(log.events) < len(full.events)
     assert log.refresh() == full.head
     assert [e.key for e in log.events] == [e.key for e in full.events]
+
+
+def test_a_reorganised_or_reset_chain_is_read_again(run):
+    """Events of blocks the chain no longer has are dropped, and what replaced them is read (after
+    a revert the explorer once kept the old events and answered 502 for tasks whose transactions
+    were gone)."""
+    w3, d, admin = run.net.w3, run.net.deployment, run.net.admin
+    threshold = d.reputation.functions.threshold().call()
+
+    def set_threshold(value):  # one ParameterChanged-like event of Reputation
+        w3.eth.wait_for_transaction_receipt(d.reputation.functions.setThreshold(value).transact({"from": admin}))
+
+    log = hist.ChainLog(d)
+    log.refresh()
+    count, before = len(log.events), d.registry.functions.taskCount().call()
+    snapshot = w3.provider.make_request("evm_snapshot", [])["result"]
+    try:
+        set_threshold(threshold - 1)  # two changes that the revert takes away
+        set_threshold(threshold - 2)
+        log.refresh()
+        assert len(log.events) == count + 2
+    finally:
+        assert w3.provider.make_request("evm_revert", [snapshot])["result"] is True
+    set_threshold(threshold)
+    log.refresh()
+    fresh = hist.ChainLog(d)
+    fresh.refresh()
+    assert [e.key for e in log.events] == [e.key for e in fresh.events] and len(log.events) == count + 1
+    assert d.registry.functions.taskCount().call() == before
