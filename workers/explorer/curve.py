@@ -15,6 +15,7 @@ are cached by CID (content never changes), so a refreshing explorer evaluates ea
 from __future__ import annotations
 
 import threading
+import time
 from dataclasses import dataclass, field
 
 from workers.explorer.history import TaskHistory
@@ -43,14 +44,39 @@ class Curve:
     errors: list[str] = field(default_factory=list)
 
 
-class CurveCache:
-    """Shard summaries and checkpoint evaluations by CID, shared across requests."""
+FAILED_FETCH_TTL_S = 60.0
+"""How long a blob the store could not give is not asked for again: the page asks every 3 s, and
+an IPFS node that lacks a blob takes its whole timeout (30 s) to say so, with the explorer's
+other requests waiting."""
 
-    def __init__(self):
+
+class CurveCache:
+    """Shard summaries and checkpoint evaluations by CID, shared across requests, and the blobs
+    the store could not give lately."""
+
+    def __init__(self, clock=time.monotonic):
         # (cid, root) -> (steps, finished returns, the shard's (task, round, slot))
         self.shards: dict[tuple[str, bytes], tuple[int, list[float], tuple[int, int, int]]] = {}
         self.evals: dict[tuple[str, int], float] = {}  # (cid, episodes) -> mean return
         self.eval_lock = threading.Lock()  # one evaluation at a time: torch on one thread
+        self.failed: dict[str, tuple[float, Exception]] = {}  # cid -> (when, the store's error)
+        self.clock = clock
+
+    def fetch(self, store, cid: str) -> bytes:
+        """store.get(cid), except that a CID the store failed to give within FAILED_FETCH_TTL_S
+        fails again at once with the same error."""
+        from workers.storage import StorageError
+
+        known = self.failed.get(cid)
+        if known is not None and self.clock() - known[0] < FAILED_FETCH_TTL_S:
+            raise known[1]
+        try:
+            blob = store.get(cid)
+        except StorageError as error:
+            self.failed[cid] = (self.clock(), error)
+            raise
+        self.failed.pop(cid, None)
+        return blob
 
 
 def learning_curve(history: TaskHistory, store, eval_episodes: int = 10, cache: CurveCache | None = None) -> Curve:
@@ -59,7 +85,7 @@ def learning_curve(history: TaskHistory, store, eval_episodes: int = 10, cache: 
 
     cache = cache or CurveCache()
     try:
-        spec = parse(store.get(history.spec_cid), digest=history.spec_digest)
+        spec = parse(cache.fetch(store, history.spec_cid), digest=history.spec_digest)
     except (StorageError, SpecError, ValueError) as exc:  # ValueError: not a CID at all
         return Curve(history.task_id, None, None, eval_episodes, errors=[f"spec {history.spec_cid}: {exc}"])
     curve = Curve(history.task_id, spec.env_id, spec.target_return, eval_episodes)
@@ -100,7 +126,7 @@ def _shard(store, cache: CurveCache, cid: str, root: bytes, where: tuple[int, in
     if known is None:
         from workers.roles.sampler import verify_shard
 
-        shard = verify_shard(store.get(cid), root)
+        shard = verify_shard(cache.fetch(store, cid), root)
         known = (shard.steps, [ep.total_reward for ep in shard.episodes if ep.end != "cut"],
                  (shard.task_id, shard.round, shard.shard))
         cache.shards[(cid, bytes(root))] = known
@@ -123,7 +149,7 @@ def _evaluate(store, cache: CurveCache, spec, cid: str, root: bytes, episodes: i
         from workers.roles.trainer import verify_checkpoint
 
         torch.set_num_threads(1)
-        result = verify_checkpoint(store.get(cid), root)
+        result = verify_checkpoint(cache.fetch(store, cid), root)
         mean = evaluate(round_policy(spec, result.policy_bytes), spec.env_id, episodes=episodes,
                         seed=EVAL_SEED).mean_return
         cache.evals[(cid, episodes)] = mean

@@ -77,3 +77,29 @@ def test_report_cells_keep_chain_strings_on_one_line(tmp_path):
         "| spec | `x'\\n\\n<img src=x onerror=alert(1)>\\n\\n\\| injected \\| row \\|\\x1b[2J` |",
         "- could not read: `spec x'\\n\\n<img src=x onerror=alert(1)>\\n\\n\\| injected \\| row \\|\\x1b[2J: not found`"]
     assert one_line("tab\there") == "tab\\there"
+
+
+def test_a_blob_the_store_lacks_is_not_asked_for_again_for_a_while(tmp_path):
+    """An IPFS node takes its whole timeout to say it lacks a blob, and the page asks every 3 s,
+    with every other request of the explorer waiting behind the answer."""
+    from workers.explorer.curve import FAILED_FETCH_TTL_S, CurveCache
+    from workers.storage import ContentNotFound
+
+    store = EmbeddedStore(tmp_path)
+    spec_cid = store.put(DEMO_CARTPOLE.to_bytes())
+    gone = store.put(b"a shard the store will lose")
+    store.delete(gone)
+    asked = []
+    real_get = store.get
+    store.get = lambda cid, *a, **k: asked.append(cid) or real_get(cid, *a, **k)
+    now = [1000.0]
+    cache = CurveCache(clock=lambda: now[0])
+    rounds = [Round(0, submissions=[Submission(Role.SAMPLER, 0, "0x" + "a" * 40, root=b"\x01" * 32, cid=gone,
+                                               revealed=True, verdict=Verdict.NONE)])]
+    for _ in range(3):
+        curve = learning_curve(history(spec_cid, DEMO_CARTPOLE.digest(), rounds), store, 0, cache)
+        assert curve.errors[0].startswith(f"round 1 sampler 0 shard {gone}: ")
+    assert asked.count(gone) == 1 and isinstance(cache.failed[gone][1], ContentNotFound)
+    now[0] += FAILED_FETCH_TTL_S
+    learning_curve(history(spec_cid, DEMO_CARTPOLE.digest(), rounds), store, 0, cache)
+    assert asked.count(gone) == 2
