@@ -151,7 +151,8 @@ test-brownie:
 # The subgraph (subgraph/README.md): the manifest is filled from a deployment record, then graph
 # codegen and graph build compile the mappings to WASM (fully offline). Without NETWORK it is built
 # for the fixed placeholder record subgraph/placeholder-deployment.json: the tests need the WASM,
-# not real addresses. A no-op when nothing changed; tests/subgraph/ runs it too (under a lock).
+# not real addresses. GRAPH_NETWORK names the chain as the graph node knows it (default: the
+# record's brownie network name, e.g. development). A no-op when nothing changed; tests/subgraph/ runs it too (under a lock).
 GRAPH := $(ROOT)/node_modules/.bin/graph
 SUBGRAPH_RECORD := $(if $(NETWORK),$(or $(DECENTRL_DEPLOYMENTS_DIR),deployments)/$(NETWORK).json,subgraph/placeholder-deployment.json)
 SUBGRAPH_INPUTS := $(shell find subgraph/src -name '*.ts' 2>/dev/null) subgraph/schema.graphql $(wildcard subgraph/abis/*.json)
@@ -161,7 +162,8 @@ SUBGRAPH_LOCK := $(STAMPS)/subgraph-test.lock
 subgraph: subgraph/build/.built
 
 subgraph/subgraph.yaml: FORCE | $(PY_STAMP)
-	@$(VENV)/bin/python tools/subgraph_manifest.py --deployment $(SUBGRAPH_RECORD) --out $@
+	@$(VENV)/bin/python tools/subgraph_manifest.py --deployment $(SUBGRAPH_RECORD) --out $@ \
+		$(if $(GRAPH_NETWORK),--graph-network $(GRAPH_NETWORK))
 
 subgraph/build/.built: subgraph/subgraph.yaml $(SUBGRAPH_INPUTS) | $(NPM_STAMP)
 	@echo "subgraph: graph codegen && graph build (log: subgraph/build.log)"
