@@ -36,9 +36,13 @@ class ScriptPathFinder:
 
 
 def script_path(arg: str) -> Path:
+    """The script `brownie run ARG` runs: ARG as a path, or as brownie also takes it, a name in
+    scripts/ (`run deploy` is scripts/deploy.py)."""
     path = Path(arg)
     if path.suffix != ".py":
         path = path.with_suffix(".py")
+    if not path.exists() and not path.is_absolute() and (Path("scripts") / path).exists():
+        path = Path("scripts") / path
     return path.resolve()
 
 

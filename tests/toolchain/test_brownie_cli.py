@@ -31,3 +31,16 @@ def test_other_names_are_left_to_the_normal_import(tmp_path):
     finder = ScriptPathFinder([tmp_path / "a.b" / "s.py"])
     assert finder.find_spec("json") is None
     assert finder.find_spec(".".join((*tmp_path.parts[1:], "a", "c"))) is None
+
+
+def test_a_script_given_by_its_name_in_scripts_is_found(tmp_path, monkeypatch):
+    """`brownie run deploy` is scripts/deploy.py, as in brownie itself."""
+    from brownie_cli import script_path
+
+    (tmp_path / "scripts").mkdir()
+    (tmp_path / "scripts" / "deploy.py").write_text("")
+    (tmp_path / "local.py").write_text("")
+    monkeypatch.chdir(tmp_path)
+    assert script_path("deploy") == tmp_path / "scripts" / "deploy.py"
+    assert script_path("scripts/deploy.py") == tmp_path / "scripts" / "deploy.py"
+    assert script_path("local") == tmp_path / "local.py"
