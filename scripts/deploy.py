@@ -118,25 +118,78 @@ class Deployment:
         return {name: c.tx.block_number for name, c in self.contracts().items() if getattr(c, "tx", None) is not None}
 
 
-def deploy(admin, params: DeployParams = DeployParams()) -> Deployment:
-    """Deploys every contract from `admin` and wires the roles between them."""
+class Progress:
+    """A live deploy's contracts so far, in deployments/<network>.partial.json after each one:
+    a deploy that stopped (the RPC, the gas price, Ctrl-C) is taken up where it stopped when it is
+    run again, on the same chain, by the same deployer, with the same parameters; the file goes
+    once the record is written."""
+
+    def __init__(self, path: Path, admin: str, params: DeployParams):
+        self.path = Path(path)
+        self.key = {"chainId": web3.eth.chain_id, "genesisHash": genesis_hash(web3), "admin": admin,
+                    "params": repr(params)}
+        self.addresses: dict[str, str] = {}
+        if self.path.exists():
+            try:
+                saved = json.loads(self.path.read_text())
+            except ValueError:
+                saved = {}
+            if saved.get("key") == self.key:
+                self.addresses = dict(saved.get("contracts", {}))
+
+    def contract(self, name: str, container, make):
+        """The contract `name` deployed before (its code still there), else `make()`'s, recorded."""
+        address = self.addresses.get(name)
+        if address and web3.eth.get_code(address):
+            print(f"  {name:<16}{address}  (deployed by the run that stopped: taken up)")
+            return container.at(address)
+        contract = make()
+        self.addresses[name] = contract.address
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_name(self.path.name + ".tmp")
+        partial.write_text(json.dumps({"key": self.key, "contracts": self.addresses}, indent=2) + "\n")
+        os.replace(partial, self.path)
+        return contract
+
+    def done(self) -> None:
+        self.path.unlink(missing_ok=True)
+
+
+def _just_deploy(name: str, container, make):
+    return make()
+
+
+def _grant(contract, role, account, tx) -> None:
+    if not contract.hasRole(role, account):
+        contract.grantRole(role, account, tx)
+
+
+def deploy(admin, params: DeployParams = DeployParams(), progress: Progress | None = None) -> Deployment:
+    """Deploys every contract from `admin` and wires the roles between them; with `progress`, a
+    contract deployed by an earlier run that stopped is taken up, and a role already granted is
+    not granted again."""
     tx = {"from": admin}
     treasury = params.treasury or admin.address
-    token = RLToken.deploy(admin, params.supply, tx)
-    stakes = StakeManager.deploy(token, admin, list(params.min_stakes), params.unbonding_period, tx)
-    reputation = Reputation.deploy(admin, tx)
-    vault = RewardVault.deploy(token, admin, tx)
-    round_logic = RoundLogic.deploy(tx)  # linked into TaskRegistry by brownie
-    aggregate_attest = AggregateAttest.deploy(tx)  # likewise
-    registry = TaskRegistry.deploy(token, stakes, reputation, vault, admin, treasury, tx)
-    stakes.grantRole(stakes.PROTOCOL_ROLE(), registry, tx)
-    reputation.grantRole(reputation.REPORTER_ROLE(), registry, tx)
-    vault.grantRole(vault.ESCROW_ROLE(), registry, tx)
-    keyrings = KeyringBoard.deploy(registry, tx)  # encrypted inputs' keyrings (SPECIFICATION 5.7)
-    disputes = DisputeManager.deploy(token, registry, stakes, reputation, vault, admin, tx)
-    stakes.grantRole(stakes.PROTOCOL_ROLE(), disputes, tx)
-    reputation.grantRole(reputation.REPORTER_ROLE(), disputes, tx)
-    if params.activate_disputes:
+    step = progress.contract if progress is not None else _just_deploy
+    token = step("RLToken", RLToken, lambda: RLToken.deploy(admin, params.supply, tx))
+    stakes = step("StakeManager", StakeManager,
+                  lambda: StakeManager.deploy(token, admin, list(params.min_stakes), params.unbonding_period, tx))
+    reputation = step("Reputation", Reputation, lambda: Reputation.deploy(admin, tx))
+    vault = step("RewardVault", RewardVault, lambda: RewardVault.deploy(token, admin, tx))
+    round_logic = step("RoundLogic", RoundLogic, lambda: RoundLogic.deploy(tx))  # linked into TaskRegistry by brownie
+    aggregate_attest = step("AggregateAttest", AggregateAttest, lambda: AggregateAttest.deploy(tx))  # likewise
+    registry = step("TaskRegistry", TaskRegistry,
+                    lambda: TaskRegistry.deploy(token, stakes, reputation, vault, admin, treasury, tx))
+    _grant(stakes, stakes.PROTOCOL_ROLE(), registry, tx)
+    _grant(reputation, reputation.REPORTER_ROLE(), registry, tx)
+    _grant(vault, vault.ESCROW_ROLE(), registry, tx)
+    # encrypted inputs' keyrings (SPECIFICATION 5.7)
+    keyrings = step("KeyringBoard", KeyringBoard, lambda: KeyringBoard.deploy(registry, tx))
+    disputes = step("DisputeManager", DisputeManager,
+                    lambda: DisputeManager.deploy(token, registry, stakes, reputation, vault, admin, tx))
+    _grant(stakes, stakes.PROTOCOL_ROLE(), disputes, tx)
+    _grant(reputation, reputation.REPORTER_ROLE(), disputes, tx)
+    if params.activate_disputes and registry.disputeManager() != disputes.address:
         registry.setDisputeManager(disputes, tx)
     return Deployment(token, stakes, reputation, vault, registry, round_logic, keyrings, aggregate_attest,
                       disputes, admin.address, params)
@@ -288,8 +341,10 @@ def _live(account_id: str | None, assume_yes):
         if answer not in ("y", "yes"):
             print("Aborted: nothing was sent.")
             return None
-    dep = deploy(admin, params)
+    progress = Progress(deployments_dir() / f"{network.show_active()}.partial.json", admin.address, params)
+    dep = deploy(admin, params, progress)
     path = write_deployment(dep)
+    progress.done()
     print(f"Deployed; addresses in {path}")
     _print_addresses(dep)
     return dep

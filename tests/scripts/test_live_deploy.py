@@ -159,6 +159,7 @@ def test_confirmed_live_deploy_writes_record_and_contracts_exist(brownie_home, l
     assert text.index("Deploy with these parameters?") < text.index("Transaction sent")
 
     record = json.loads((tmp_path / "anvil-live.json").read_text())
+    assert not (tmp_path / "anvil-live.partial.json").exists()  # the progress file goes with the record
     assert record["network"] == "anvil-live"
     assert record["chainId"] == chain_id
     assert record["genesisHash"] == rpc(url, "eth_getBlockByNumber", "0x0", False)["hash"]  # tells same-id chains apart

@@ -1,0 +1,51 @@
+"""A live deploy that stopped partway is taken up where it stopped (scripts/deploy.py, Progress):
+the contracts it deployed are reused, not deployed again, and the roles it granted are not granted
+twice. Run on the development chain with the deploy stopped by a failing TaskRegistry deploy."""
+import json
+
+import pytest
+from brownie import TaskRegistry
+
+from scripts.deploy import DeployParams, Progress, deploy
+
+BEFORE_REGISTRY = ["RLToken", "StakeManager", "Reputation", "RewardVault", "RoundLogic", "AggregateAttest"]
+
+
+def test_a_deploy_that_stopped_is_taken_up(admin, tmp_path, monkeypatch):
+    params = DeployParams(treasury=admin.address)
+    path = tmp_path / "net.partial.json"
+    real = TaskRegistry.deploy
+
+    def the_rpc_went_away(*args):
+        raise ConnectionError("the RPC went away")
+
+    monkeypatch.setattr(TaskRegistry, "deploy", the_rpc_went_away)
+    with pytest.raises(ConnectionError):
+        deploy(admin, params, Progress(path, admin.address, params))
+    saved = json.loads(path.read_text())["contracts"]
+    assert list(saved) == BEFORE_REGISTRY
+
+    monkeypatch.setattr(TaskRegistry, "deploy", real)
+    nonce = admin.nonce
+    dep = deploy(admin, params, Progress(path, admin.address, params))
+    addresses = dep.addresses()
+    assert {name: addresses[name] for name in BEFORE_REGISTRY} == saved  # reused
+    # three deploys (registry, keyrings, disputes) and five grants: nothing of the first run again
+    assert admin.nonce - nonce == 3 + 5
+    assert dep.registry.stakes() == saved["StakeManager"] and dep.stakes.hasRole(dep.stakes.PROTOCOL_ROLE(), dep.registry)
+    assert json.loads(path.read_text())["contracts"] == addresses
+
+    # taken up again (all deployed, all granted): nothing is sent
+    nonce = admin.nonce
+    assert deploy(admin, params, Progress(path, admin.address, params)).addresses() == addresses
+    assert admin.nonce == nonce
+
+
+def test_progress_of_another_deployer_or_parameters_is_not_taken_up(admin, outsider, tmp_path):
+    params = DeployParams(treasury=admin.address)
+    path = tmp_path / "net.partial.json"
+    path.write_text(json.dumps({"key": Progress(path, admin.address, params).key,
+                                "contracts": {"RLToken": "0x" + "11" * 20}}))
+    assert Progress(path, admin.address, params).addresses == {"RLToken": "0x" + "11" * 20}
+    assert Progress(path, outsider.address, params).addresses == {}
+    assert Progress(path, admin.address, DeployParams(treasury=outsider.address)).addresses == {}
