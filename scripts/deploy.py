@@ -211,9 +211,9 @@ def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
         "params": {**asdict(dep.params), "min_stakes": [str(s) for s in dep.params.min_stakes],
                    "supply": str(dep.params.supply)},
     }
-    partial = path.with_name(path.name + ".partial")
-    partial.write_text(json.dumps(record, indent=2) + "\n")
-    os.replace(partial, path)
+    written = path.with_name(path.name + ".tmp")
+    written.write_text(json.dumps(record, indent=2) + "\n")
+    os.replace(written, path)
     return path
 
 
