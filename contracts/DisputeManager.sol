@@ -41,6 +41,8 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
     uint256 public constant JUROR_SHARE_BPS = 5000;
     /// @notice Pool members examined per vacant juror seat in one draw before re-arming.
     uint256 public constant DRAW_ATTEMPTS_PER_SEAT = 4;
+    /// @dev Draws of one dispute at most: after the last, the jurors seated vote (none: void).
+    uint256 private constant MAX_JUROR_DRAWS = 8;
 
     IERC20 public immutable token;
     ITaskRegistry public immutable registry;
@@ -54,6 +56,7 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
     mapping(bytes32 submissionKey => uint256 disputeId) private _disputeOf;
     mapping(uint256 taskId => mapping(uint256 round => uint256)) private _open;
     mapping(address account => uint256) private _owed;
+    mapping(uint256 disputeId => uint256) private _draws;
     uint256 private _disputeCount;
     uint256 private _totalOwed;
     uint256 private _totalBonds;
@@ -141,7 +144,12 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         uint256 poolSize = stakes.validatorCount();
         bool walkedAll = false;
         // A seed block older than 256 blocks has no hash any more: re-arm rather than draw from zero.
-        if (seed != bytes32(0) && poolSize > 0) walkedAll = _drawFrom(disputeId, d, seed, poolSize);
+        if (seed != bytes32(0) && poolSize > 0) {
+            walkedAll = _drawFrom(disputeId, d, seed, poolSize);
+            // A pool with fewer eligible outsiders than seats, but too large to walk in one draw,
+            // would be drawn from forever, holding the round's pay: the last draw ends the drawing.
+            if (++_draws[disputeId] >= MAX_JUROR_DRAWS) walkedAll = true;
+        }
         if (d.jurorCount == d.jurorsWanted || (walkedAll && d.jurorCount > 0)) {
             d.status = Status.Voting;
             d.seedBlock = 0;
@@ -474,13 +482,14 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         }
     }
 
-    /// @dev Slashes at most the node's unlocked stake: stake locked for other assignments stays
-    ///      whole, so their unlocks never fail (SPECIFICATION.md, "Disputes", limits).
+    /// @dev Slashes the node's unlocked stake, then its unbonding stake: stake on its way out stays
+    ///      slashable (a party cannot dodge an upheld dispute by unstaking once the task is over),
+    ///      and stake locked for other assignments stays whole, so their unlocks never fail
+    ///      (StakeManager.slash never takes it; SPECIFICATION.md, "Disputes", limits).
     function _slash(address node, Role role, uint256 wanted) private returns (uint256) {
-        uint256 free = stakes.availableStake(node, role);
-        uint256 amount = wanted < free ? wanted : free;
-        if (amount == 0) return 0;
-        return stakes.slash(node, role, amount, address(this));
+        IStakeManager.StakeInfo memory s = stakes.stakeOf(node, role);
+        if (wanted == 0 || s.staked - s.locked + s.unbonding == 0) return 0;
+        return stakes.slash(node, role, wanted, address(this));
     }
 
     function _payMajority(uint256 disputeId, Dispute storage d, bool upheld, uint256 each) private {

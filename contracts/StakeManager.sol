@@ -161,13 +161,14 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
     {
         if (recipient == address(0)) revert ZeroAddress();
         StakeInfo storage info = _stakes[node][role];
-        uint256 fromActive = amount < info.staked ? amount : info.staked;
+        // Stake locked for an assignment is never taken: its unlock must not fail.
+        uint256 free = info.staked - info.locked;
+        uint256 fromActive = amount < free ? amount : free;
         uint256 rest = amount - fromActive;
         uint256 fromUnbonding = rest < info.unbonding ? rest : info.unbonding;
         // Both parts are bounded by the fields they come from, so the casts cannot truncate.
         info.staked -= uint128(fromActive);
         info.unbonding -= uint128(fromUnbonding);
-        if (info.locked > info.staked) info.locked = info.staked;
         slashed = fromActive + fromUnbonding;
         _totalStaked -= slashed;
         _dropValidatorIfEmpty(node, role, info);

@@ -81,8 +81,9 @@ interface IStakeManager {
     /// @notice Releases `amount` of a node's locked stake. Protocol only.
     function unlock(address node, Role role, uint256 amount) external;
 
-    /// @notice Takes up to `amount` from the node's active stake, then from its unbonding stake, and
-    ///         sends it to `recipient`. Protocol only. Returns what was actually slashed.
+    /// @notice Takes up to `amount` from the node's active stake that is not locked, then from its
+    ///         unbonding stake, and sends it to `recipient`; stake locked for an assignment is never
+    ///         taken (its unlock must not fail). Protocol only. Returns what was actually slashed.
     function slash(address node, Role role, uint256 amount, address recipient) external returns (uint256);
 
     /// @notice Sets the minimum stake a node needs (unlocked) to take one assignment in `role`.

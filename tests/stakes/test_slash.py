@@ -1,4 +1,5 @@
-"""slash(): takes active stake first, then unbonding stake, caps at what exists, pays the recipient."""
+"""slash(): takes active stake that is not locked first, then unbonding stake, never locked stake;
+caps at what exists, pays the recipient."""
 
 import brownie
 
@@ -61,3 +62,16 @@ def test_slash_to_zero_address_reverts(stakes, stake, node, protocol):
     stake(node, Role.SAMPLER, 100 * TOKEN)
     with brownie.reverts("ZeroAddress: "):
         stakes.slash(node, Role.SAMPLER, TOKEN, "0x0000000000000000000000000000000000000000", {"from": protocol})
+
+
+def test_slash_never_takes_stake_locked_for_an_assignment(token, stakes, stake, node, protocol, treasury):
+    """A dispute slashes after the task; the node's stake locked for another task must stay whole,
+    or that task's unlock would fail."""
+    stake(node, Role.VALIDATOR, 300 * TOKEN)
+    stakes.lock(node, Role.VALIDATOR, 200 * TOKEN, {"from": protocol})
+    stakes.requestUnstake(Role.VALIDATOR, 60 * TOKEN, {"from": node})
+    tx = stakes.slash(node, Role.VALIDATOR, 1_000 * TOKEN, treasury, {"from": protocol})
+    assert tx.return_value == 100 * TOKEN  # 40 unlocked active + 60 unbonding
+    assert stake_info(stakes, node, Role.VALIDATOR)[:3] == [200 * TOKEN, 200 * TOKEN, 0]
+    stakes.unlock(node, Role.VALIDATOR, 200 * TOKEN, {"from": protocol})
+    assert token.balanceOf(treasury) == 100 * TOKEN

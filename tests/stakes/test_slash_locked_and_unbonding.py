@@ -1,4 +1,5 @@
-"""After a slash, locked never exceeds staked, and slashed unbonding stake is gone for good."""
+"""A slash never takes stake locked for an assignment (so its unlock never fails), and slashed
+unbonding stake is gone for good."""
 
 import brownie
 from brownie import chain
@@ -7,12 +8,12 @@ from tests.stakes.conftest import DAY, TOKEN, stake_info
 from workers.protocol import Role
 
 
-def test_slash_below_locked_caps_locked_at_staked(stakes, stake, node, protocol, treasury):
+def test_slash_beyond_the_unlocked_part_leaves_the_lock_whole(stakes, stake, node, protocol, treasury):
     stake(node, Role.TRAINER, 500 * TOKEN)
     stakes.lock(node, Role.TRAINER, 400 * TOKEN, {"from": protocol})
-    stakes.slash(node, Role.TRAINER, 300 * TOKEN, treasury, {"from": protocol})
-    staked, locked, _, _ = stake_info(stakes, node, Role.TRAINER)
-    assert staked == locked == 200 * TOKEN
+    tx = stakes.slash(node, Role.TRAINER, 300 * TOKEN, treasury, {"from": protocol})
+    assert tx.return_value == 100 * TOKEN
+    assert stake_info(stakes, node, Role.TRAINER)[:2] == [400 * TOKEN, 400 * TOKEN]
     assert stakes.availableStake(node, Role.TRAINER) == 0
 
 
@@ -24,13 +25,15 @@ def test_slash_within_unlocked_part_keeps_lock(stakes, stake, node, protocol, tr
     assert stakes.availableStake(node, Role.TRAINER) == 100 * TOKEN
 
 
-def test_unlock_after_slash_is_bounded_by_new_lock(stakes, stake, node, protocol, treasury):
+def test_a_lock_survives_a_slash_and_unlocks_whole(stakes, stake, node, protocol, treasury):
     stake(node, Role.TRAINER, 500 * TOKEN)
     stakes.lock(node, Role.TRAINER, 500 * TOKEN, {"from": protocol})
-    stakes.slash(node, Role.TRAINER, 450 * TOKEN, treasury, {"from": protocol})
-    msg = f"InsufficientLockedStake: {node.address.lower()}, {int(Role.TRAINER)}, {50 * TOKEN}, {500 * TOKEN}"
+    assert stakes.slash(node, Role.TRAINER, 450 * TOKEN, treasury, {"from": protocol}).return_value == 0
+    stakes.unlock(node, Role.TRAINER, 500 * TOKEN, {"from": protocol})
+    assert stake_info(stakes, node, Role.TRAINER)[:2] == [500 * TOKEN, 0]
+    msg = f"InsufficientLockedStake: {node.address.lower()}, {int(Role.TRAINER)}, 0, {TOKEN}"
     with brownie.reverts(msg):
-        stakes.unlock(node, Role.TRAINER, 500 * TOKEN, {"from": protocol})
+        stakes.unlock(node, Role.TRAINER, TOKEN, {"from": protocol})
 
 
 def test_fully_slashed_unbonding_cannot_be_withdrawn(stakes, stake, node, protocol, treasury):

@@ -389,15 +389,16 @@ contract StakeManagerTest is UnitBase {
         stakes.withdrawUnbonded(Role.Sampler);
     }
 
-    function test_slashClampsLockedToStaked() public {
+    function test_slashNeverTakesLockedStake() public {
         _stake(alice, Role.Sampler, 500);
         vm.prank(protocol);
         stakes.lock(alice, Role.Sampler, 400);
         vm.prank(protocol);
-        stakes.slash(alice, Role.Sampler, 300, treasury);
+        uint256 slashed = stakes.slash(alice, Role.Sampler, 300, treasury);
         IStakeManager.StakeInfo memory info = _info(alice, Role.Sampler);
-        assertEq(info.staked, 200, "staked");
-        assertEq(info.locked, 200, "locked clamped to staked");
+        assertEq(slashed, 100, "only the unlocked part");
+        assertEq(info.staked, 400, "staked");
+        assertEq(info.locked, 400, "the lock is whole");
         assertEq(stakes.availableStake(alice, Role.Sampler), 0, "nothing available");
     }
 
@@ -461,7 +462,8 @@ contract StakeManagerTest is UnitBase {
         uint256 slashed = stakes.slash(alice, Role.Sampler, x, treasury);
         IStakeManager.StakeInfo memory info = _info(alice, Role.Sampler);
         assertLe(info.locked, info.staked, "locked <= staked");
-        assertEq(slashed, x < s ? x : s, "slashed bounded by stake");
+        assertEq(info.locked, l, "the lock is whole");
+        assertEq(slashed, x < s - l ? x : s - l, "slashed bounded by the stake that is not locked");
         assertEq(uint256(info.staked) + info.unbonding + slashed, s, "nothing lost");
         assertEq(stakes.totalStaked(), uint256(info.staked) + info.unbonding, "total");
         assertEq(token.balanceOf(address(stakes)), stakes.totalStaked(), "balance backs total");
