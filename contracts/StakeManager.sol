@@ -56,9 +56,7 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
         StakeInfo storage info = _stakes[msg.sender][role];
         info.staked += amount.toUint128();
         _totalStaked += amount;
-        // Whether the set changed is not needed: a validator staking again is already a member.
-        // slither-disable-next-line unused-return
-        if (role == Role.Validator) _validators.add(msg.sender);
+        _syncPool(msg.sender, role, info);
         token.safeTransferFrom(msg.sender, address(this), amount);
         emit Staked(msg.sender, role, amount, info.staked);
     }
@@ -74,7 +72,7 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
         info.unbonding += uint128(amount);
         uint256 readyAt = block.timestamp + _unbondingPeriod;
         info.unbondingReadyAt = readyAt.toUint64();
-        _dropValidatorIfEmpty(msg.sender, role, info);
+        _syncPool(msg.sender, role, info);
         emit UnstakeRequested(msg.sender, role, amount, readyAt);
     }
 
@@ -171,7 +169,7 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
         info.unbonding -= uint128(fromUnbonding);
         slashed = fromActive + fromUnbonding;
         _totalStaked -= slashed;
-        _dropValidatorIfEmpty(node, role, info);
+        _syncPool(node, role, info);
         if (slashed > 0) token.safeTransfer(recipient, slashed);
         emit Slashed(node, role, slashed, recipient);
     }
@@ -269,9 +267,16 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
         emit UnbondingPeriodSet(period);
     }
 
-    function _dropValidatorIfEmpty(address node, Role role, StakeInfo storage info) private {
-        // Whether the set changed is not needed: removing a non-member is a no-op.
+    /// @dev The validator pool holds the validators staking at least the minimum: a stake of a few
+    ///      wei from many addresses would otherwise fill the pool that draws walk, making each draw
+    ///      examine mostly nodes that cannot serve (and re-arm until tasks fail). A change of the
+    ///      minimum applies to a node at its next stake change; draws check eligibility anyway.
+    function _syncPool(address node, Role role, StakeInfo storage info) private {
+        if (role != Role.Validator) return;
+        // Whether the set changed is not needed: adding a member or removing a non-member is a no-op.
         // slither-disable-next-line unused-return
-        if (role == Role.Validator && info.staked == 0) _validators.remove(node);
+        if (info.staked >= _minStake[Role.Validator]) _validators.add(node);
+        // slither-disable-next-line unused-return
+        else _validators.remove(node);
     }
 }

@@ -1,4 +1,5 @@
-"""The validator set holds exactly the validators with active stake."""
+"""The validator set (the pool draws walk) holds exactly the validators whose active stake is at
+least the validator minimum (200 DRL here): a few wei from many addresses cannot fill it."""
 
 from tests.stakes.conftest import TOKEN
 from workers.protocol import Role
@@ -15,10 +16,12 @@ def test_every_staked_validator_is_listed(stakes, stake, validators):
     assert members(stakes) == {v.address for v in validators}
 
 
-def test_partial_unstake_keeps_validator_in_set(stakes, stake, validator):
-    stake(validator, Role.VALIDATOR, 200 * TOKEN)
-    stakes.requestUnstake(Role.VALIDATOR, 199 * TOKEN, {"from": validator})
+def test_partial_unstake_keeps_validator_in_set_down_to_the_minimum(stakes, stake, validator):
+    stake(validator, Role.VALIDATOR, 300 * TOKEN)
+    stakes.requestUnstake(Role.VALIDATOR, 100 * TOKEN, {"from": validator})
     assert members(stakes) == {validator.address}
+    stakes.requestUnstake(Role.VALIDATOR, 1, {"from": validator})
+    assert members(stakes) == set()
 
 
 def test_unstaking_everything_leaves_validator_set(stakes, stake, validators):
@@ -34,6 +37,8 @@ def test_restaking_rejoins_validator_set(stakes, stake, validator):
     stakes.requestUnstake(Role.VALIDATOR, 200 * TOKEN, {"from": validator})
     assert stakes.validatorCount() == 0
     stake(validator, Role.VALIDATOR, 50 * TOKEN)
+    assert members(stakes) == set()  # below the minimum
+    stake(validator, Role.VALIDATOR, 150 * TOKEN)
     assert members(stakes) == {validator.address}
 
 
@@ -49,3 +54,9 @@ def test_slashing_to_zero_leaves_validator_set(stakes, stake, validators, protoc
         stake(v, Role.VALIDATOR, 200 * TOKEN)
     stakes.slash(validators[0], Role.VALIDATOR, 200 * TOKEN, treasury, {"from": protocol})
     assert members(stakes) == {validators[1].address}
+
+
+def test_slashing_below_the_minimum_leaves_validator_set(stakes, stake, validator, protocol, treasury):
+    stake(validator, Role.VALIDATOR, 200 * TOKEN)
+    stakes.slash(validator, Role.VALIDATOR, 1, treasury, {"from": protocol})
+    assert members(stakes) == set()

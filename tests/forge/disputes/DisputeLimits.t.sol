@@ -12,12 +12,15 @@ contract DisputeLimitsTest is DisputeFixture {
     uint256 internal constant MAX_JUROR_DRAWS = 8;
 
     /// A pool with fewer eligible outsiders (6) than seats (7) but too large to walk in one draw
-    /// (40 members, 1-wei stakes among them) re-armed the draw forever: the round's pay stayed held
-    /// and the seated jurors' stake locked. The last allowed draw now ends it: the seated jury votes.
+    /// (40 members, 30 of them paused) re-armed the draw forever: the round's pay stayed held and
+    /// the seated jurors' stake locked. The last allowed draw now ends it: the seated jury votes.
     function test_a_draw_that_cannot_fill_every_seat_ends_after_the_last_draw() public {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         for (uint256 i = 0; i < 30; ++i) {
-            _stake(_named(string(abi.encodePacked("pool filler ", bytes1(uint8(65 + i))))), Role.Validator, 1);
+            address filler = _named(string(abi.encodePacked("pool filler ", bytes1(uint8(65 + i)))));
+            _stake(filler, Role.Validator, MIN_VALIDATOR_STAKE);
+            vm.prank(filler);
+            stakes.setNodePaused(true);
         }
         vm.prank(extraValidators[0]);
         stakes.setNodePaused(true);

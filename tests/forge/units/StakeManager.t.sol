@@ -205,16 +205,18 @@ contract StakeManagerTest is UnitBase {
         assertEq(_info(alice, Role.Sampler).staked, 200, "locked part stays");
     }
 
-    function test_requestUnstakeAllValidatorStakeLeavesPool() public {
-        _stake(alice, Role.Validator, 200);
-        _stake(bob, Role.Validator, 200);
-        vm.prank(alice);
-        stakes.requestUnstake(Role.Validator, 199);
-        assertEq(stakes.validatorCount(), 2, "still staked");
+    function test_onlyValidatorsAtTheMinimumAreInThePool() public {
+        _stake(alice, Role.Validator, 200 * TOKEN - 1);
+        assertEq(stakes.validatorCount(), 0, "below the minimum: not in the pool");
+        _stake(alice, Role.Validator, 1);
+        _stake(bob, Role.Validator, 200 * TOKEN);
+        assertEq(stakes.validatorCount(), 2, "at the minimum: in");
         vm.prank(alice);
         stakes.requestUnstake(Role.Validator, 1);
-        assertEq(stakes.validatorCount(), 1, "left the pool");
+        assertEq(stakes.validatorCount(), 1, "fell below the minimum: left the pool");
         assertEq(stakes.validatorAt(0), bob, "bob remains");
+        _stake(alice, Role.Validator, 1);
+        assertEq(stakes.validatorCount(), 2, "back at the minimum: in again");
     }
 
     // ------------------------------------------------------------ withdraw
@@ -422,11 +424,11 @@ contract StakeManagerTest is UnitBase {
         assertEq(token.balanceOf(treasury), 0, "treasury untouched");
     }
 
-    function test_slashEmptyingValidatorDropsItFromPool() public {
-        _stake(alice, Role.Validator, 200);
+    function test_slashBelowTheMinimumDropsAValidatorFromThePool() public {
+        _stake(alice, Role.Validator, 201 * TOKEN);
         vm.prank(protocol);
-        stakes.slash(alice, Role.Validator, 199, treasury);
-        assertEq(stakes.validatorCount(), 1, "still in pool");
+        stakes.slash(alice, Role.Validator, TOKEN, treasury);
+        assertEq(stakes.validatorCount(), 1, "still at the minimum");
         vm.prank(protocol);
         stakes.slash(alice, Role.Validator, 1, treasury);
         assertEq(stakes.validatorCount(), 0, "dropped");

@@ -12,7 +12,8 @@ TOKEN = 10**18
 
 
 def _ineligible_pool(stake_as, penalise, stakes, requester, samplers, outsider, extra):
-    """Stakes five ineligible validators beside the three eligible ones; returns them."""
+    """Stakes five ineligible validators beside the three eligible ones; returns them (the one
+    staking under the minimum is not even in the pool)."""
     stake_as(requester, Role.VALIDATOR)
     stake_as(samplers[0], Role.VALIDATOR)  # will hold a sampler slot of the task
     stake_as(outsider, Role.VALIDATOR)
@@ -26,7 +27,7 @@ def _ineligible_pool(stake_as, penalise, stakes, requester, samplers, outsider, 
 def test_only_eligible_validators_are_drawn(registry, stakes, stake_as, penalise, requester, samplers, outsider,
                                             validators, extra_validators, drawing_task):
     excluded = _ineligible_pool(stake_as, penalise, stakes, requester, samplers, outsider, extra_validators)
-    assert stakes.validatorCount() == 8
+    assert stakes.validatorCount() == 7  # all but the one under the minimum
     task_id = drawing_task()
     registry.drawValidators(task_id, {"from": outsider})
     picked = drawn_validators(registry, task_id)
@@ -40,7 +41,7 @@ def test_excluded_nodes_stay_out_when_slots_remain(registry, stakes, stake_as, p
                                                    task_params):
     excluded = _ineligible_pool(stake_as, penalise, stakes, requester, samplers, outsider, extra_validators)
     task_id = drawing_task(replace(task_params, num_validators=6))
-    for _ in range(3):  # every draw walks the whole pool of 8 and finds only the same three
+    for _ in range(3):  # every draw walks the whole pool of 7 and finds only the same three
         registry.drawValidators(task_id, {"from": outsider})
         chain.mine(2)
     picked = [a for a in drawn_validators(registry, task_id) if a != "0x" + "00" * 20]
