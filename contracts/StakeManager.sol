@@ -103,7 +103,10 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
         uint256[2] calldata pubkeyG1,
         uint256[2] calldata proofOfPossession
     ) external {
-        if (!_validators.contains(msg.sender)) revert NotAValidator(msg.sender);
+        // Any validator stake may register its key, below the pool's minimum too: a node's key goes
+        // on-chain when it first stakes, and it reaches the minimum later (SPECIFICATION.md 3).
+        // slither-disable-next-line incorrect-equality
+        if (_stakes[msg.sender][Role.Validator].staked == 0) revert NotAValidator(msg.sender);
         // Write-once: a task's aggregate key subtracts, when a slot is vacated, the key its holder
         // had when it took the slot (keys derive from the account key, so rotation has no use).
         if ((_blsKeysG1[msg.sender][0] | _blsKeysG1[msg.sender][1]) != 0) revert BlsKeyAlreadyRegistered(msg.sender);
