@@ -118,6 +118,14 @@ class Deployment:
         return {name: c.tx.block_number for name, c in self.contracts().items() if getattr(c, "tx", None) is not None}
 
 
+def _write_json(path: Path, document: dict) -> None:
+    """Writes `document` through a temporary file and a rename: a reader never sees half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    written = path.with_name(path.name + ".tmp")
+    written.write_text(json.dumps(document, indent=2) + "\n")
+    os.replace(written, path)
+
+
 class Progress:
     """A live deploy's contracts so far, in deployments/<network>.partial.json after each one:
     a deploy that stopped (the RPC, the gas price, Ctrl-C) is taken up where it stopped when it is
@@ -145,10 +153,7 @@ class Progress:
             return container.at(address)
         contract = make()
         self.addresses[name] = contract.address
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_name(self.path.name + ".tmp")
-        partial.write_text(json.dumps({"key": self.key, "contracts": self.addresses}, indent=2) + "\n")
-        os.replace(partial, self.path)
+        _write_json(self.path, {"key": self.key, "contracts": self.addresses})
         return contract
 
     def done(self) -> None:
@@ -196,9 +201,8 @@ def deploy(admin, params: DeployParams = DeployParams(), progress: Progress | No
 
 
 def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
-    """Writes the record (through a temporary file and a rename: a reader never sees half of it)."""
+    """Writes deployments/<network>.json."""
     network_name = network_name or network.show_active()
-    deployments_dir().mkdir(parents=True, exist_ok=True)
     path = deployments_dir() / f"{network_name}.json"
     record = {
         "network": network_name,
@@ -211,9 +215,7 @@ def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
         "params": {**asdict(dep.params), "min_stakes": [str(s) for s in dep.params.min_stakes],
                    "supply": str(dep.params.supply)},
     }
-    written = path.with_name(path.name + ".tmp")
-    written.write_text(json.dumps(record, indent=2) + "\n")
-    os.replace(written, path)
+    _write_json(path, record)
     return path
 
 
