@@ -50,8 +50,27 @@ DEPLOY_GAS = 22_000_000
 checks a live deploy stays under it): a live deploy refuses to start without the ETH for it."""
 
 
-class DeployError(RuntimeError):
-    """A deploy that must not start (or go on); the message says what to do."""
+class ScriptError(RuntimeError):
+    """A script run that cannot go on; the message says what to do (printed without a traceback)."""
+
+
+class DeployError(ScriptError):
+    """A deploy that must not start (or go on)."""
+
+
+def load_brownie_account(account_id: str, env_var: str, password: str | None = None):
+    """The encrypted brownie account `account_id` (its password asked for unless given); a
+    missing keystore or a wrong password is a ScriptError naming `env_var`, which chooses it."""
+    try:
+        return accounts.load(account_id, password=password)
+    except FileNotFoundError:
+        raise ScriptError(f"no brownie account {account_id!r}: create it with `brownie accounts new {account_id}` "
+                          f"(or `brownie accounts import {account_id} KEYSTORE.json`), or name another with "
+                          f"${env_var}") from None
+    except ValueError as exc:
+        if "MAC mismatch" not in str(exc):
+            raise
+        raise ScriptError(f"wrong password for brownie account {account_id!r}") from None
 
 
 @dataclass(frozen=True)
@@ -267,20 +286,6 @@ def _yes(value) -> bool:
     return text in YES
 
 
-def _load_deployer(account_id: str):
-    try:
-        return accounts.load(account_id, password=os.environ.get("DECENTRL_DEPLOYER_PASSWORD"))
-    except FileNotFoundError:
-        raise DeployError(f"no brownie account {account_id!r}: create it with `brownie accounts new {account_id}` "
-                          f"(or `brownie accounts import {account_id} KEYSTORE.json`), or name another with "
-                          "$DECENTRL_DEPLOYER") from None
-    except ValueError as exc:
-        if "MAC mismatch" not in str(exc):
-            raise
-        raise DeployError(f"wrong password for brownie account {account_id!r} ($DECENTRL_DEPLOYER_PASSWORD or the "
-                          "prompt)") from None
-
-
 def _check_live_target() -> None:
     """The RPC is the chain the network is configured for, and no deployment of it is recorded yet."""
     configured, chain = CONFIG.active_network.get("chainid"), web3.eth.chain_id
@@ -319,7 +324,7 @@ def live(account_id: str | None = None, assume_yes=False):
     or the account cannot pay for the deploy."""
     try:
         return _live(account_id, assume_yes)
-    except DeployError as exc:
+    except ScriptError as exc:
         raise SystemExit(f"Error: {exc}") from None
 
 
@@ -327,7 +332,7 @@ def _live(account_id: str | None, assume_yes):
     account_id = account_id or os.environ.get("DECENTRL_DEPLOYER", "deployer")
     confirmed = _yes(assume_yes)
     _check_live_target()
-    admin = _load_deployer(account_id)
+    admin = load_brownie_account(account_id, "DECENTRL_DEPLOYER", os.environ.get("DECENTRL_DEPLOYER_PASSWORD"))
     params = DeployParams()
     print(f"Network   {network.show_active()} (chain {web3.eth.chain_id})")
     print(f"Deployer  {admin.address}  balance {web3.eth.get_balance(admin.address) / 1e18:.4f} ETH")

@@ -34,7 +34,8 @@ from brownie.exceptions import VirtualMachineError
 from eth_utils import keccak
 
 from scripts.actors import TOKEN, SignedTask, sign_task
-from scripts.deploy import deploy, deploy_command, load_deployment, write_deployment
+from scripts.deploy import (ScriptError, deploy, deploy_command, load_brownie_account, load_deployment,
+                            write_deployment)
 from workers.protocol import TaskParams
 
 DEFAULT_SPEC_CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
@@ -52,7 +53,7 @@ HINTS = {
 }
 
 
-class SubmitError(RuntimeError):
+class SubmitError(ScriptError):
     """A task could not be submitted; the message says why and what to do."""
 
 
@@ -175,15 +176,7 @@ def _contracts() -> Contracts:
 def _account(env_var: str, default_id: str, dev_fallback):
     account_id = os.environ.get(env_var, default_id)
     if account_id in accounts.load() or not is_development():
-        try:
-            return accounts.load(account_id)
-        except FileNotFoundError:
-            raise SubmitError(f"no brownie account {account_id!r}: `brownie accounts new {account_id}` (or import "
-                              f"a keystore), or name another with ${env_var}") from None
-        except ValueError as exc:
-            if "MAC mismatch" not in str(exc):
-                raise
-            raise SubmitError(f"wrong password for brownie account {account_id!r}") from None
+        return load_brownie_account(account_id, env_var)
     account = dev_fallback()
     print(f"no brownie account '{account_id}' (set {env_var} or `brownie accounts new {account_id}`): "
           f"development network, using {account.address} instead")
@@ -202,12 +195,12 @@ def _requester(contracts: Contracts, bounty: int):
 
 
 def _user_errors(entry):
-    """A script entry point whose SubmitError ends the run with its message, not a traceback."""
+    """A script entry point whose ScriptError ends the run with its message, not a traceback."""
     @functools.wraps(entry)
     def run(*args):
         try:
             return entry(*args)
-        except SubmitError as exc:
+        except ScriptError as exc:
             raise SystemExit(f"Error: {exc}") from None
     return run
 
