@@ -339,7 +339,7 @@ def show_status(obj: Context, task_id: int) -> None:
     view, t = _task(obj, task_id)
     now = obj.deployment.registry.functions.protocolTime().call()
     click.echo(f"task {task_id}: {t.status.name.lower()}, requester {t.requester}, bounty {fmt_drl(t.bounty)}")
-    ran = _ran(t)
+    ran = t.started
     if t.status == Status.ACTIVE:
         left = t.phase_deadline - now
         click.echo(f"round {t.round + 1} of {t.num_rounds}, phase {t.phase.name.lower()}, deadline in {left} s")
@@ -369,13 +369,6 @@ def show_status(obj: Context, task_id: int) -> None:
             for s in subs:
                 click.echo(f"  {s.role.name.lower():<10}{s.slot}  {'revealed' if s.revealed else 'committed'}  "
                            f"verdict {s.verdict.name.lower()}")
-
-
-def _ran(t) -> bool:
-    """Whether the task's rounds started (a phase deadline is set only then)."""
-    from workers.protocol import Status
-
-    return t.status in (Status.ACTIVE, Status.COMPLETED) or (t.status == Status.FAILED and t.phase_deadline != 0)
 
 
 def follow_task(obj: Context, task_id: int, interval: float) -> None:
@@ -408,7 +401,7 @@ def follow_task(obj: Context, task_id: int, interval: float) -> None:
                 note = f"chain node not answering ({type(exc).__name__}); looking again"
     if t.status != Status.COMPLETED:
         raise click.ClickException(f"task {task_id} {t.status.name.lower()}"
-                                   + (f" in round {t.round + 1} of {t.num_rounds}" if _ran(t) else
+                                   + (f" in round {t.round + 1} of {t.num_rounds}" if t.started else
                                       " before its first round (its slots were not filled in the claim window)"
                                       if t.status == Status.FAILED else ""))
     rounds = counted(t.num_rounds, "round")

@@ -121,6 +121,7 @@ class TaskHistory:
     phase: Phase
     round: int
     checkpoint_cid: str
+    started: bool  # its rounds started (TaskInfo.started)
     status_changes: list[tuple[Status, int]] = field(default_factory=list)  # (status, block)
     slots: list[SlotChange] = field(default_factory=list)
     rounds: list[Round] = field(default_factory=list)
@@ -184,6 +185,7 @@ class TaskSummary:
     bounty_wei: int
     spec_cid: str
     created_block: int
+    started: bool  # its rounds started (TaskInfo.started)
 
 
 class ChainLog:
@@ -267,7 +269,7 @@ def tasks(log: ChainLog) -> list[TaskSummary]:
     for e in reversed([e for e in log.snapshot() if e.name == "TaskCreated"]):
         t = log.view.task(e.args["taskId"])
         out.append(TaskSummary(t.task_id, t.requester, t.status, t.round, t.num_rounds, t.bounty, t.spec_cid,
-                               e.block))
+                               e.block, t.started))
     return out
 
 
@@ -286,7 +288,7 @@ def task_history(log: ChainLog, task_id: int) -> TaskHistory:
     created = next((e for e in mine if e.name == "TaskCreated"), None)
     h = TaskHistory(task_id, t.requester, t.spec_cid, bytes(t.spec_digest), t.bounty, t.num_samplers,
                     t.num_validators, t.num_rounds, created.block if created else 0, t.status, t.phase, t.round,
-                    t.checkpoint_cid)
+                    t.checkpoint_cid, t.started)
     rounds: dict[int, Round] = {}
     for e in mine:
         a = e.args

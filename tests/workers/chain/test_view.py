@@ -2,6 +2,8 @@
 membership, submissions and eligibility with its reasons; its reads (workers.chain.calls.ViewCall)
 against web3.py's own contract call: the same values, the same error for a revert."""
 
+import dataclasses
+
 import pytest
 from eth_account import Account
 from web3.exceptions import ContractLogicError
@@ -81,6 +83,17 @@ def test_task_fields_are_typed(view, task, actors):
     assert (info.bounty, info.spec_cid, info.spec_digest) == (1000 * TOKEN, SPEC_CID, b"\x11" * 32)
     assert (info.num_samplers, info.num_validators, info.num_rounds) == (2, 1, 2)
     assert info.shares_bps == (2000, 7000, 1000)
+
+
+@pytest.mark.parametrize("status, phase_deadline, started", [
+    (Status.OPEN, 0, False), (Status.DRAWING, 0, False), (Status.CANCELLED, 0, False),
+    (Status.FAILED, 0, False),  # no claim by its claim deadline
+    (Status.FAILED, 1234, True),  # two idle rounds
+    (Status.ACTIVE, 1234, True), (Status.COMPLETED, 1234, True),
+])
+def test_started_means_its_rounds_began(view, task, status, phase_deadline, started):
+    info = dataclasses.replace(view.task(task["id"]), status=status, phase_deadline=phase_deadline)
+    assert info.started is started
 
 
 def test_unknown_task_is_a_clear_error(view, task):

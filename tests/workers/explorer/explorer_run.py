@@ -63,8 +63,11 @@ def run_task(workdir: Path) -> SimpleNamespace:
             d.token.functions.approve(d.registry.address, hostile.bounty).transact({"from": admin}))
         net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(hostile.as_tuple()).transact(
             {"from": admin}))
+        hostile_id = registry.functions.taskCount().call()
+        # cancelled while open: its rounds never started, which the page must say
+        net.w3.eth.wait_for_transaction_receipt(d.registry.functions.cancelTask(hostile_id).transact({"from": admin}))
         return SimpleNamespace(net=net, store=store, task_id=task_id, params=params, requester=requester,
-                               hostile_id=registry.functions.taskCount().call(), wall_s=wall_s)
+                               hostile_id=hostile_id, wall_s=wall_s)
     except BaseException:
         net.stop()
         raise

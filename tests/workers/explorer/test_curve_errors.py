@@ -9,7 +9,7 @@ from workers.storage import EmbeddedStore
 
 
 def history(spec_cid, digest, rounds):
-    return TaskHistory(1, "0x" + "c" * 40, spec_cid, digest, 100, 1, 1, 2, 1, Status.ACTIVE, Phase.ATTEST, 1, "",
+    return TaskHistory(1, "0x" + "c" * 40, spec_cid, digest, 100, 1, 1, 2, 1, Status.ACTIVE, Phase.ATTEST, 1, "", True,
                        rounds=rounds)
 
 

@@ -18,10 +18,13 @@ def ev(name, tx, contract="TaskRegistry", block=10, **args):
 
 class FakeView:
     def task(self, task_id):
-        if task_id != 1:
-            raise hist.TaskNotFound(f"task {task_id} not found")
-        return TaskInfo(1, C, Status.ACTIVE, Phase.ATTEST, 1, 3, 2, 1, 2, 1, True, 0, 0, 0, 0, 0, 0, 0, 0, 0,
-                        (2000, 7000, 1000), 900, b"\x01" * 32, b"", "bafyspec", "bafyck")
+        if task_id == 1:  # in its second round
+            return TaskInfo(1, C, Status.ACTIVE, Phase.ATTEST, 1, 3, 2, 1, 2, 1, True, 0, 0, 0, 0, 1234, 0, 0, 0, 0,
+                            (2000, 7000, 1000), 900, b"\x01" * 32, b"", "bafyspec", "bafyck")
+        if task_id == 3:  # cancelled while open
+            return TaskInfo(3, C, Status.CANCELLED, Phase.SAMPLE_COMMIT, 0, 3, 2, 1, 0, 0, False, 0, 0, 0, 500, 0, 0,
+                            0, 0, 0, (2000, 7000, 1000), 900, b"\x01" * 32, b"", "bafyspec", "")
+        raise hist.TaskNotFound(f"task {task_id} not found")
 
     def stake(self, address, role):
         return StakeInfo(100 if role == Role.SAMPLER else 0, 0, 0, 0, 0)
@@ -110,3 +113,10 @@ def test_node_history_and_totals():
 def test_task_summaries_newest_first():
     events = EVENTS + [SimpleNamespace(name="TaskCreated", args={"taskId": 1}, block=12)]
     assert [t.created_block for t in hist.tasks(FakeLog(events))] == [12, 10]
+
+
+def test_a_task_cancelled_while_open_is_listed_as_not_started():
+    events = EVENTS + [ev("TaskCreated", "0x5", block=11, taskId=3, requester=C)]
+    assert [(t.task_id, t.status, t.started) for t in hist.tasks(FakeLog(events))] == [
+        (3, Status.CANCELLED, False), (1, Status.ACTIVE, True)]
+    assert hist.task_history(FakeLog(events), 3).started is False

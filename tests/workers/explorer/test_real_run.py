@@ -81,6 +81,7 @@ def test_json_api(run, server):
     assert status == 200 and net["chain_id"] == run.net.deployment.chain_id
     assert [t["task_id"] for t in net["tasks"]] == [run.hostile_id, run.task_id]
     assert net["tasks"][0]["spec_cid"] == HOSTILE_CID
+    assert [(t["status"], t["started"]) for t in net["tasks"]] == [("cancelled", False), ("completed", True)]
     assert {n["address"] for n in net["nodes"]} == {n.address for n in run.net.nodes}
     status, task = get(server, f"/api/tasks/{run.task_id}")
     assert status == 200 and task["status"] == "completed" and len(task["rounds"]) == 2
@@ -127,6 +128,8 @@ def test_page_in_chromium(run, server):
             assert all(n.address in nodes for n in run.net.nodes)
             assert page.locator("#curve-points tr").count() == 3  # header + 2 rounds
             assert HOSTILE_CID in page.inner_text("#tasks")  # shown as text, not parsed
+            assert "not started (1 rounds)" in page.inner_text(f"tr[data-task='{run.hostile_id}']")
+            assert "2 of 2" in page.inner_text(f"tr[data-task='{run.task_id}']")
             assert page.locator("#tasks img").count() == 0 and page.evaluate("window.pwned") is None
             ARTIFACTS.mkdir(parents=True, exist_ok=True)
             page.screenshot(path=str(ARTIFACTS / "explorer.png"), full_page=True)
