@@ -45,9 +45,17 @@ def deployments_dir() -> Path:
 
 
 TOKEN = 10**18
-DEPLOY_GAS = 22_000_000
-"""Gas of a whole deploy, with some room (21.0M measured on anvil; tests/scripts/test_live_deploy.py
-checks a live deploy stays under it): a live deploy refuses to start without the ETH for it."""
+CONTRACT_GAS = {
+    "RLToken": 1_000_000, "StakeManager": 2_750_000, "Reputation": 1_150_000, "RewardVault": 1_100_000,
+    "RoundLogic": 2_500_000, "AggregateAttest": 1_450_000, "TaskRegistry": 5_800_000, "KeyringBoard": 600_000,
+    "DisputeManager": 5_400_000,
+}
+"""Gas of each contract's deployment, with ~5% room (measured on anvil, prague; tests/scripts/
+test_live_deploy.py checks a live deploy's stay under them)."""
+WIRING_GAS = 400_000
+"""The role grants and setDisputeManager (six transactions of ~52k gas each), with room."""
+DEPLOY_GAS = sum(CONTRACT_GAS.values()) + WIRING_GAS
+"""Gas of a whole deploy: a live deploy refuses to start without the ETH for what it has left to send."""
 
 
 class ScriptError(RuntimeError):
@@ -174,6 +182,12 @@ class Progress:
         self.addresses[name] = contract.address
         _write_json(self.path, {"key": self.key, "contracts": self.addresses})
         return contract
+
+    def gas_left(self) -> int:
+        """The gas of the contracts not yet deployed, and of the wiring (a grant already made is
+        not sent again, but is counted: it is a small part)."""
+        deployed = {name for name, address in self.addresses.items() if web3.eth.get_code(address)}
+        return sum(gas for name, gas in CONTRACT_GAS.items() if name not in deployed) + WIRING_GAS
 
     def done(self) -> None:
         self.path.unlink(missing_ok=True)
@@ -306,12 +320,13 @@ def _check_live_target() -> None:
                               "deploy another set anyway, move that file away first")
 
 
-def _check_funds(admin) -> None:
-    price = web3.eth.gas_price
-    need, held = DEPLOY_GAS * price, web3.eth.get_balance(admin.address)
+def _check_funds(admin, progress: Progress) -> None:
+    price, gas = web3.eth.gas_price, progress.gas_left()
+    need, held = gas * price, web3.eth.get_balance(admin.address)
     if held < need:
-        raise DeployError(f"the deployer {admin.address} holds {held / 1e18:.4f} ETH; a deploy takes about "
-                          f"{DEPLOY_GAS:,} gas, {need / 1e18:.4f} ETH at the current {price / 1e9:.3g} gwei: fund it "
+        what = "a deploy takes" if gas == DEPLOY_GAS else "the rest of the deploy that stopped takes"
+        raise DeployError(f"the deployer {admin.address} holds {held / 1e18:.4f} ETH; {what} about "
+                          f"{gas:,} gas, {need / 1e18:.4f} ETH at the current {price / 1e9:.3g} gwei: fund it "
                           "first (nothing was sent)")
 
 
@@ -337,7 +352,8 @@ def _live(account_id: str | None, assume_yes):
     print(f"Network   {network.show_active()} (chain {web3.eth.chain_id})")
     print(f"Deployer  {admin.address}  balance {web3.eth.get_balance(admin.address) / 1e18:.4f} ETH")
     print(params.describe())
-    _check_funds(admin)
+    progress = Progress(deployments_dir() / f"{network.show_active()}.partial.json", admin.address, params)
+    _check_funds(admin, progress)
     if not confirmed:
         try:
             answer = input("Deploy with these parameters? [y/N] ").strip().lower()
@@ -348,7 +364,6 @@ def _live(account_id: str | None, assume_yes):
         if answer not in ("y", "yes"):
             print("Aborted: nothing was sent.")
             return None
-    progress = Progress(deployments_dir() / f"{network.show_active()}.partial.json", admin.address, params)
     dep = deploy(admin, params, progress)
     path = write_deployment(dep)
     progress.done()

@@ -2,11 +2,13 @@
 the contracts it deployed are reused, not deployed again, and the roles it granted are not granted
 twice. Run on the development chain with the deploy stopped by a failing TaskRegistry deploy."""
 import json
+from types import SimpleNamespace
 
 import pytest
 from brownie import TaskRegistry
 
-from scripts.deploy import DeployParams, Progress, deploy
+import scripts.deploy as deploy_script
+from scripts.deploy import CONTRACT_GAS, DEPLOY_GAS, WIRING_GAS, DeployError, DeployParams, Progress, deploy
 
 BEFORE_REGISTRY = ["RLToken", "StakeManager", "Reputation", "RewardVault", "RoundLogic", "AggregateAttest"]
 
@@ -24,6 +26,10 @@ def test_a_deploy_that_stopped_is_taken_up(admin, tmp_path, monkeypatch):
         deploy(admin, params, Progress(path, admin.address, params))
     saved = json.loads(path.read_text())["contracts"]
     assert list(saved) == BEFORE_REGISTRY
+    # the funds check asks for what is left: three contracts and the wiring
+    assert Progress(path, admin.address, params).gas_left() == WIRING_GAS + sum(
+        CONTRACT_GAS[name] for name in ("TaskRegistry", "KeyringBoard", "DisputeManager"))
+    assert Progress(tmp_path / "none.json", admin.address, params).gas_left() == DEPLOY_GAS
 
     monkeypatch.setattr(TaskRegistry, "deploy", real)
     nonce = admin.nonce
@@ -49,3 +55,16 @@ def test_progress_of_another_deployer_or_parameters_is_not_taken_up(admin, outsi
     assert Progress(path, admin.address, params).addresses == {"RLToken": "0x" + "11" * 20}
     assert Progress(path, outsider.address, params).addresses == {}
     assert Progress(path, admin.address, DeployParams(treasury=outsider.address)).addresses == {}
+
+
+def test_funds_check_asks_for_what_is_left(monkeypatch):
+    gwei = 10**9
+    chain = SimpleNamespace(gas_price=gwei, get_balance=lambda address: 5_000_000 * gwei)
+    monkeypatch.setattr(deploy_script, "web3", SimpleNamespace(eth=chain))
+    admin = SimpleNamespace(address="0x" + "ab" * 20)
+    deploy_script._check_funds(admin, SimpleNamespace(gas_left=lambda: 5_000_000))  # just enough: no error
+    with pytest.raises(DeployError, match=r"holds 0\.0050 ETH; the rest of the deploy that stopped takes about "
+                                          r"5,000,001 gas, 0\.0050 ETH at the current 1 gwei: fund it first"):
+        deploy_script._check_funds(admin, SimpleNamespace(gas_left=lambda: 5_000_001))
+    with pytest.raises(DeployError, match=rf"; a deploy takes about {DEPLOY_GAS:,} gas"):
+        deploy_script._check_funds(admin, SimpleNamespace(gas_left=lambda: DEPLOY_GAS))

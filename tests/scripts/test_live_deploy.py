@@ -21,7 +21,7 @@ import requests
 from eth_keys.datatypes import PrivateKey
 from eth_utils import keccak, to_checksum_address
 
-from scripts.deploy import DeployParams
+from scripts.deploy import CONTRACT_GAS, DEPLOY_GAS, DeployParams
 from workers.localnet.chain import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -128,8 +128,8 @@ def test_what_is_refused_before_anything_is_sent(brownie_home, live_chain, tmp_p
         poor = run_live(brownie_home, tmp_path, "y\n")
     finally:
         rpc(url, "anvil_setBalance", ADDRESS, hex(100 * 10**18))
-    assert poor.returncode == 1 and f"the deployer {ADDRESS} holds 0.0010 ETH; a deploy takes about 22,000,000 gas" \
-        in poor.stderr, poor.stdout + poor.stderr
+    assert poor.returncode == 1 and f"the deployer {ADDRESS} holds 0.0010 ETH; a deploy takes about {DEPLOY_GAS:,} " \
+        "gas" in poor.stderr, poor.stdout + poor.stderr
     assert nonce(url) == before and not (tmp_path / "anvil-live.json").exists()
     assert "Traceback" not in dev.stderr + maybe.stderr + missing.stderr + wrong.stderr + poor.stderr
 
@@ -174,13 +174,18 @@ def test_confirmed_live_deploy_writes_record_and_contracts_exist(brownie_home, l
     # brownie's deployments database is not written (scripts/brownie_patches.py, fix 3): no
     # traceback from its confirmation threads
     assert "Exception in thread" not in text + out.stderr and "Traceback" not in out.stderr
-    # the whole deploy fits DEPLOY_GAS, which the funds check asks the deployer to hold
-    from scripts.deploy import DEPLOY_GAS
-    used = 0
+    # each contract's deployment fits its CONTRACT_GAS and the whole deploy DEPLOY_GAS: what the
+    # funds check asks the deployer to hold
+    used, name_at = 0, {address.lower(): name for name, address in record["contracts"].items()}
     for number in range(min(record["startBlocks"].values()), record["block"] + 1):
         for tx in rpc(url, "eth_getBlockByNumber", hex(number), True)["transactions"]:
             if to_checksum_address(tx["from"]) == ADDRESS:
-                used += int(rpc(url, "eth_getTransactionReceipt", tx["hash"])["gasUsed"], 16)
+                receipt = rpc(url, "eth_getTransactionReceipt", tx["hash"])
+                gas = int(receipt["gasUsed"], 16)
+                if receipt["contractAddress"]:
+                    name = name_at[receipt["contractAddress"].lower()]
+                    assert gas <= CONTRACT_GAS[name], (name, gas)
+                used += gas
     assert 15_000_000 < used <= DEPLOY_GAS
     for name, address in record["contracts"].items():
         assert f"  {name:<16}{address}" in text
