@@ -34,7 +34,9 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
     uint256 public constant MIN_DISPUTE_WINDOW = 1 hours;
     uint256 public constant MAX_DISPUTE_WINDOW = 3 days;
     uint256 public constant MIN_VOTE_WINDOW = 10 minutes;
-    uint256 public constant MAX_VOTE_WINDOW = 3 days;
+    /// @dev A vote takes up to two windows (commit, then reveal): 3 days of dispute window and
+    ///      2 x 36 h stay under the 7-day unbonding period (SPECIFICATION.md, "Disputes", limits).
+    uint256 public constant MAX_VOTE_WINDOW = 36 hours;
     uint256 public constant MIN_BOND = 1e18;
     uint256 public constant MAX_BOND = 100_000e18;
     /// @notice Part of a settled dispute's pot shared by the jurors who voted with the majority.
@@ -155,6 +157,7 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
             d.seedBlock = 0;
             uint256 deadline = registry.protocolTime() + _voteWindow;
             d.voteDeadline = uint64(deadline);
+            d.revealDeadline = uint64(deadline + _voteWindow);
             emit VotingStarted(disputeId, d.jurorCount, deadline);
         } else if (walkedAll || poolSize == 0) {
             // Nobody outside the task and the parties can judge: the verdict stands, the bond returns.
@@ -167,14 +170,37 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
     // slither-disable-end reentrancy-no-eth
 
     /// @inheritdoc IDisputeManager
-    function vote(uint256 disputeId, bool uphold) external nonReentrant {
+    function commitVote(uint256 disputeId, bytes32 commitment) external nonReentrant {
         _whenNotPaused();
         Dispute storage d = _dispute(disputeId, Status.Voting);
-        if (registry.protocolTime() > d.voteDeadline) revert VotingClosed(disputeId, d.voteDeadline);
-        uint256 seat = _seatOf[disputeId][msg.sender];
-        if (seat == 0) revert NotAJuror(disputeId, msg.sender);
-        Juror storage j = _jurors[disputeId][seat - 1];
+        uint256 now_ = registry.protocolTime();
+        if (now_ > d.voteDeadline) revert VotingClosed(disputeId, d.voteDeadline);
+        Juror storage j = _jurorOfCaller(disputeId);
+        if (j.commitment != bytes32(0)) revert AlreadyCommitted(disputeId, msg.sender);
+        if (commitment == bytes32(0)) revert VoteMismatch(disputeId, msg.sender);
+        j.commitment = commitment;
+        uint256 commits = ++d.commits;
+        // Every vote is in: the reveals open now, for one vote window (never past the deadline
+        // set when voting started, which the unbonding period is sized against).
+        if (commits == d.jurorCount && now_ + _voteWindow < d.revealDeadline) {
+            d.revealDeadline = uint64(now_ + _voteWindow);
+        }
+        emit JurorCommitted(disputeId, msg.sender, commits);
+    }
+
+    /// @inheritdoc IDisputeManager
+    function revealVote(uint256 disputeId, bool uphold, bytes32 salt) external nonReentrant {
+        _whenNotPaused();
+        Dispute storage d = _dispute(disputeId, Status.Voting);
+        uint256 now_ = registry.protocolTime();
+        if (d.commits < d.jurorCount && now_ <= d.voteDeadline) revert RevealNotOpen(disputeId, d.voteDeadline);
+        if (now_ > d.revealDeadline) revert VotingClosed(disputeId, d.revealDeadline);
+        Juror storage j = _jurorOfCaller(disputeId);
         if (j.voted) revert AlreadyVoted(disputeId, msg.sender);
+        if (j.commitment == bytes32(0)) revert NotCommitted(disputeId, msg.sender);
+        if (keccak256(abi.encode(disputeId, msg.sender, uphold, salt)) != j.commitment) {
+            revert VoteMismatch(disputeId, msg.sender);
+        }
         j.voted = true;
         j.uphold = uphold;
         if (uphold) d.upholdVotes += 1;
@@ -206,8 +232,14 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
     function settle(uint256 disputeId) external nonReentrant {
         _whenNotPaused();
         Dispute storage d = _dispute(disputeId, Status.Voting);
-        bool allVoted = uint256(d.upholdVotes) + d.dismissVotes == d.jurorCount;
-        if (!allVoted && registry.protocolTime() <= d.voteDeadline) revert VotingOpen(disputeId, d.voteDeadline);
+        uint256 votes = uint256(d.upholdVotes) + d.dismissVotes;
+        uint256 now_ = registry.protocolTime();
+        bool revealing = d.commits == d.jurorCount || now_ > d.voteDeadline;
+        // Done: every juror revealed; or the commits closed and every committed vote is open; or
+        // the reveals closed.
+        if (votes < d.jurorCount && !(now_ > d.voteDeadline && votes == d.commits) && now_ <= d.revealDeadline) {
+            revert VotingOpen(disputeId, revealing ? d.revealDeadline : d.voteDeadline);
+        }
         Status outcome;
         if (d.upholdVotes + d.dismissVotes == 0) outcome = Status.Void;
         else outcome = d.upholdVotes > d.dismissVotes ? Status.Upheld : Status.Dismissed;
@@ -367,7 +399,7 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         stakes.lock(node, Role.Validator, amount);
         uint256 seat = d.jurorCount;
         // amount is a stake, stored by StakeManager as uint128.
-        _jurors[disputeId][seat] = Juror(node, uint128(amount), false, false);
+        _jurors[disputeId][seat] = Juror(node, uint128(amount), false, false, bytes32(0));
         _seatOf[disputeId][node] = seat + 1;
         d.jurorCount += 1;
         emit JurorDrawn(disputeId, node, seat, amount);
@@ -468,7 +500,13 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
             }
             uint256 taken = 0;
             bool withMajority = j.voted && j.uphold == upheld;
-            if (!j.voted) {
+            if (!j.voted && j.commitment != bytes32(0)) {
+                // Committed and kept its vote shut (seeing the others' open): a reveal would have
+                // cost it no more, so this costs it more than a vote with the minority.
+                taken = _slash(j.node, Role.Validator, uint256(j.lockedStake) * slashBps / Payouts.BPS);
+                slashed += taken;
+                reputation.record(j.node, Outcome.Withheld);
+            } else if (!j.voted) {
                 reputation.record(j.node, Outcome.Missed);
             } else if (withMajority) {
                 majority += 1;
@@ -509,6 +547,12 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
 
     function _whenNotPaused() private view {
         if (IPausableView(address(registry)).paused()) revert DisputesPaused();
+    }
+
+    function _jurorOfCaller(uint256 disputeId) private view returns (Juror storage) {
+        uint256 seat = _seatOf[disputeId][msg.sender];
+        if (seat == 0) revert NotAJuror(disputeId, msg.sender);
+        return _jurors[disputeId][seat - 1];
     }
 
     function _dispute(uint256 disputeId, Status expected) private view returns (Dispute storage d) {

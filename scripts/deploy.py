@@ -48,7 +48,7 @@ TOKEN = 10**18
 CONTRACT_GAS = {
     "RLToken": 1_000_000, "StakeManager": 2_750_000, "Reputation": 1_150_000, "RewardVault": 1_100_000,
     "RoundLogic": 2_500_000, "AggregateAttest": 1_450_000, "TaskRegistry": 5_800_000, "KeyringBoard": 600_000,
-    "DisputeManager": 5_400_000,
+    "DisputeManager": 5_750_000,
 }
 """Gas of each contract's deployment, with ~5% room (measured on anvil, prague; tests/scripts/
 test_live_deploy.py checks a live deploy's stay under them)."""

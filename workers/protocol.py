@@ -92,6 +92,12 @@ def commitment(task_id: int, round_: int, node: str, root: bytes, cid: str, salt
     )
 
 
+def vote_commitment(dispute_id: int, juror: str, uphold: bool, salt: bytes) -> bytes:
+    """A juror's hidden vote as DisputeManager.revealVote checks it: binds dispute, juror, vote and salt."""
+    return keccak(encode(["uint256", "address", "bool", "bytes32"],
+                         [dispute_id, to_checksum_address(juror), bool(uphold), salt]))
+
+
 CREATE_TASK_TYPES = {
     "CreateTask": [
         {"name": "requester", "type": "address"},

@@ -16,7 +16,7 @@ interface IDisputeManager {
     enum Status {
         None,
         Drawing, // waiting for the juror draw
-        Voting, // jurors drawn, voting open
+        Voting, // jurors drawn: votes committed, then revealed
         Upheld, // the verdict was wrong
         Dismissed, // the verdict stands
         Void // no juror could be drawn or none voted: bond returned, verdict stands
@@ -31,10 +31,12 @@ interface IDisputeManager {
         Status status;
         uint8 jurorsWanted; // 2n + 1 for a task with n validators
         uint8 jurorCount;
-        uint8 upholdVotes;
-        uint8 dismissVotes;
+        uint8 upholdVotes; // revealed
+        uint8 dismissVotes; // revealed
+        uint8 commits; // votes committed
         uint64 seedBlock; // block whose hash seeds the next juror draw (0 = none armed)
-        uint64 voteDeadline; // protocol time
+        uint64 voteDeadline; // protocol time: the last to commit a vote
+        uint64 revealDeadline; // protocol time: the last to reveal one
         address disputer;
         address submitter;
         uint256 bond;
@@ -43,8 +45,9 @@ interface IDisputeManager {
     struct Juror {
         address node;
         uint128 lockedStake;
-        bool voted;
+        bool voted; // revealed
         bool uphold;
+        bytes32 commitment; // keccak256(abi.encode(disputeId, juror, uphold, salt)); 0 = none
     }
 
     error ZeroAddress();
@@ -62,6 +65,10 @@ interface IDisputeManager {
     error NoFaultProven(uint256 disputeId);
     error NotAJuror(uint256 disputeId, address caller);
     error AlreadyVoted(uint256 disputeId, address juror);
+    error AlreadyCommitted(uint256 disputeId, address juror);
+    error NotCommitted(uint256 disputeId, address juror);
+    error RevealNotOpen(uint256 disputeId, uint256 voteDeadline);
+    error VoteMismatch(uint256 disputeId, address juror);
     error VotingClosed(uint256 disputeId, uint256 deadline);
     error VotingOpen(uint256 disputeId, uint256 deadline);
     error DisputesPending(uint256 taskId, uint256 round, uint256 open);
@@ -82,6 +89,7 @@ interface IDisputeManager {
     event JurorDrawArmed(uint256 indexed disputeId, uint256 seedBlock);
     event JurorDrawn(uint256 indexed disputeId, address indexed juror, uint256 seat, uint256 lockedStake);
     event VotingStarted(uint256 indexed disputeId, uint256 jurors, uint256 deadline);
+    event JurorCommitted(uint256 indexed disputeId, address indexed juror, uint256 commits);
     event JurorVoted(uint256 indexed disputeId, address indexed juror, bool uphold);
     event FaultProven(uint256 indexed disputeId, address indexed prover, EpisodeCheck.Fault fault);
     event DisputeSettled(uint256 indexed disputeId, uint256 indexed taskId, Status outcome, uint256 upholdVotes, uint256 dismissVotes);
@@ -103,15 +111,22 @@ interface IDisputeManager {
     ///         voting starts once every seat is filled or the whole pool was walked.
     function drawJurors(uint256 disputeId) external;
 
-    /// @notice A juror's vote: `uphold` = the disputed verdict was wrong.
-    function vote(uint256 disputeId, bool uphold) external;
+    /// @notice A juror commits its vote, hidden, until `voteDeadline`: `commitment` =
+    ///         keccak256(abi.encode(disputeId, juror, uphold, salt)), `uphold` = the disputed verdict
+    ///         was wrong. Hidden so that no juror can follow the votes before it.
+    function commitVote(uint256 disputeId, bytes32 commitment) external;
+
+    /// @notice A juror opens its committed vote, once every juror committed or `voteDeadline`
+    ///         passed, until `revealDeadline`; JurorVoted. A vote not opened is slashed at settlement.
+    function revealVote(uint256 disputeId, bool uphold, bytes32 salt) external;
 
     /// @notice Settles a sampler dispute at once with an episode under the submission's root whose
     ///         fault the chain can check (`EpisodeCheck`); reverts when no fault is shown. The
     ///         submission is then bad: an Accepted verdict is overturned, a Rejected one stands.
     function proveFault(uint256 disputeId, bytes calldata item, bytes32[] calldata proof) external;
 
-    /// @notice Settles a voted dispute once every juror voted or the vote deadline passed.
+    /// @notice Settles a voted dispute once every juror revealed, or once the vote deadline passed
+    ///         and every committed vote was revealed, or once the reveal deadline passed.
     function settle(uint256 disputeId) external;
 
     /// @notice Credits `node`'s held pay for `round` once the round's dispute window has passed and

@@ -234,6 +234,9 @@ def dispute_story() -> Story:
             s.emit("DisputeManager", "JurorDrawn", disputeId=1, juror=juror, seat=seat,
                    lockedStake=MIN_STAKE[Role.VALIDATOR])
         s.emit("DisputeManager", "VotingStarted", disputeId=1, jurors=3, deadline=99_999)
+    for commits, juror in enumerate(JURORS, 1):  # hidden votes first, then every one opened
+        with s.tx(juror):
+            s.emit("DisputeManager", "JurorCommitted", disputeId=1, juror=juror, commits=commits)
     for juror, uphold in zip(JURORS, (True, True, False)):
         with s.tx(juror):
             s.emit("DisputeManager", "JurorVoted", disputeId=1, juror=juror, uphold=uphold)

@@ -42,7 +42,7 @@ def test_jurors_record_votes_and_the_minority_slash(story):
     minority = jurors[address_id(JURORS[2])]
     assert (minority["uphold"], minority["withMajority"], minority["slashed"]) == (False, False, str(20 * TOKEN))
     assert all(jurors[address_id(j)]["withMajority"] for j in JURORS[:2])
-    assert all(j["released"] for j in jurors.values())
+    assert all(j["released"] and j["committed"] and j["voted"] for j in jurors.values())
     assert story.result.get("Node", address_id(JURORS[2]))["reputation"] == 55
 
 

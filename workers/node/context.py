@@ -21,7 +21,7 @@ The keystore password comes from $DECENTRL_KEYSTORE_PASSWORD (workers.chain.keys
 
 Secrets (`Secrets`, node_dir/secrets.sqlite): the salt, root and CID of each commitment, written
 BEFORE the commit is sent, so a node that restarts between commit and reveal can still reveal;
-plus a small JSON note per (task, round, role) with what the node computed (mean return, PPO
+a juror's vote and salt likewise (`save_juror_vote`) before its commitVote; plus a small JSON note per (task, round, role) with what the node computed (mean return, PPO
 stats, verdict reasons) for the CLI and the demo to show.
 """
 from __future__ import annotations
@@ -112,6 +112,8 @@ class Secrets:
                        "kind TEXT, data TEXT, created REAL, PRIMARY KEY (task, round, role, kind))")
             db.execute("CREATE TABLE IF NOT EXISTS seeds (task INTEGER, round INTEGER, seed BLOB, "
                        "PRIMARY KEY (task, round))")
+            db.execute("CREATE TABLE IF NOT EXISTS juror_votes (dispute INTEGER PRIMARY KEY, uphold INTEGER, "
+                       "salt BLOB, created REAL)")
 
     def _db(self) -> sqlite3.Connection:
         db = sqlite3.connect(self.path, timeout=30)
@@ -140,6 +142,20 @@ class Secrets:
             db.execute("INSERT OR IGNORE INTO seeds VALUES (?, ?, ?)", (task_id, round_, os.urandom(32)))
             return bytes(db.execute("SELECT seed FROM seeds WHERE task=? AND round=?",
                                     (task_id, round_)).fetchone()[0])
+
+    def juror_vote(self, dispute_id: int) -> tuple[bool, bytes] | None:
+        """(uphold, salt) of this node's vote in the dispute, or None."""
+        with self._db() as db:
+            row = db.execute("SELECT uphold, salt FROM juror_votes WHERE dispute=?", (dispute_id,)).fetchone()
+        return (bool(row[0]), bytes(row[1])) if row else None
+
+    def save_juror_vote(self, dispute_id: int, uphold: bool) -> tuple[bool, bytes]:
+        """Store the vote with a fresh secret salt, unless one is stored already: then that one is
+        returned unchanged (it may have been committed), and the caller commits to it."""
+        with self._db() as db:
+            db.execute("INSERT OR IGNORE INTO juror_votes VALUES (?, ?, ?, ?)",
+                       (dispute_id, int(bool(uphold)), os.urandom(32), time.time()))
+        return self.juror_vote(dispute_id)
 
     def note(self, task_id: int, round_: int, role: int, kind: str, data: dict) -> None:
         with self._db() as db:

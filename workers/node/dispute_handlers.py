@@ -7,11 +7,16 @@ events beside TaskRegistry's.
   registry's validator draw: assignment_handlers.send_draw); a dispute no longer Drawing is done.
 - VotingStarted, validator: if this node holds a seat, re-verify the disputed round with the
   validator's own verification (workers.roles.validator.verify_round, every artifact fetched by
-  CID and checked) and vote: uphold when its judgement of the disputed submission differs from
-  the disputed verdict (`vote_for`). Every validator (keeper) also schedules SettleDue at the vote
-  deadline.
-- JurorVoted, validator (keeper): once every juror voted, settle() at once.
-- SettleDue, validator: a synthetic event at the vote deadline: settle() a dispute still Voting.
+  CID and checked) and commit its vote, hidden: uphold when its judgement of the disputed
+  submission differs from the disputed verdict (`vote_for`); the vote and its salt are stored
+  before the commit. It schedules RevealDue at the commit deadline. Every validator (keeper) also
+  schedules SettleDue there.
+- JurorCommitted, validator: once every juror committed, a seated juror reveals at once.
+- RevealDue, validator: a synthetic event at the commit deadline: a juror that committed reveals.
+- JurorVoted, validator (keeper): once every juror revealed (or, past the commit deadline, every
+  juror that committed), settle() at once.
+- SettleDue, validator: a synthetic event at the commit deadline, then at the reveal deadline:
+  settle() a dispute still Voting once it can be.
 - RewardEarned (naming this node, of its role): with a dispute manager set, the pay is held;
   schedule PayReleaseDue at the round's dispute window end (`release_due_in`).
 - PayReleaseDue (every role): releasePay(task, round, self) once the window has passed and no
@@ -29,7 +34,7 @@ from workers.node.dispatch import DISPATCH, HandledEvent
 from workers.node.assignment_handlers import send_draw
 from workers.node.keeper_turns import turn_delay_s, wait_for_turn
 from workers.node.common import fetch, schedule_check, send, spec_of
-from workers.protocol import DisputeStatus, Role, Verdict
+from workers.protocol import DisputeStatus, Role, Verdict, vote_commitment
 
 log = logging.getLogger(__name__)
 
@@ -50,6 +55,14 @@ def vote_for(disputed: Verdict, accepted: bool) -> bool:
     if disputed not in (Verdict.ACCEPTED, Verdict.REJECTED):
         raise ValueError(f"only Accepted and Rejected verdicts are disputed, not {disputed!r}")
     return (disputed == Verdict.ACCEPTED) != bool(accepted)
+
+
+def can_settle(dispute, now: int) -> bool:
+    """DisputeManager.settle's condition: every juror revealed; or the commits closed and every
+    committed vote is open; or the reveals closed."""
+    votes = int(dispute.upholdVotes) + int(dispute.dismissVotes)
+    return (votes == int(dispute.jurorCount) or (now > int(dispute.voteDeadline) and votes == int(dispute.commits))
+            or now > int(dispute.revealDeadline))
 
 
 def release_due_in(window_end: int, now: int, open_disputes: int, held: int) -> float | None:
@@ -140,23 +153,81 @@ def judge(ctx: NodeContext, ev: HandledEvent, dispute):
 def voting_started(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     dispute_id, deadline = int(ev.args["disputeId"]), int(ev.args["deadline"])
-    schedule_check("SettleDue", f"settle:{dispute_id}:0",
-                   {"disputeId": dispute_id, "deadline": deadline, "hop": 0, "origin": ev.key})
+    schedule_check("SettleDue", f"settle:{dispute_id}:0", {"disputeId": dispute_id, "hop": 0, "origin": ev.key},
+                   countdown=_until(ctx, deadline))
     dispute = _read(ctx, "disputeOf", dispute_id)
     if dispute.status != DisputeStatus.VOTING:
         return
     seated = my_seat(ctx, dispute_id, int(dispute.jurorCount))
-    if seated is None or seated[1].voted:
+    if seated is None:
         return
-    judgement = judge(ctx, ev, dispute)
-    uphold = vote_for(Verdict(int(dispute.verdict)), judgement.accepted)
-    ctx.secrets.note(int(dispute.taskId), int(dispute.round), Role.VALIDATOR, f"juror:{dispute_id}", {
-        "dispute": dispute_id, "role": int(dispute.role), "slot": int(dispute.slot),
-        "accepted": judgement.accepted, "reason": judgement.reason, "uphold": uphold})
-    log.info("dispute %d: %s %d judged %s (%s): voting %s", dispute_id, Role(int(dispute.role)).name.lower(),
-             dispute.slot, "good" if judgement.accepted else "bad", judgement.reason,
-             "uphold" if uphold else "dismiss")
-    send(ctx, _disputes(ctx).vote(dispute_id, uphold), done=("AlreadyVoted",))
+    schedule_check("RevealDue", f"reveal:{dispute_id}:0", {"disputeId": dispute_id, "hop": 0, "origin": ev.key},
+                   countdown=_until(ctx, deadline))
+    if seated[1].commitment != bytes(32):
+        return  # committed before a restart
+    vote = ctx.secrets.juror_vote(dispute_id)
+    if vote is None:
+        judgement = judge(ctx, ev, dispute)
+        uphold = vote_for(Verdict(int(dispute.verdict)), judgement.accepted)
+        ctx.secrets.note(int(dispute.taskId), int(dispute.round), Role.VALIDATOR, f"juror:{dispute_id}", {
+            "dispute": dispute_id, "role": int(dispute.role), "slot": int(dispute.slot),
+            "accepted": judgement.accepted, "reason": judgement.reason, "uphold": uphold})
+        log.info("dispute %d: %s %d judged %s (%s): voting %s", dispute_id, Role(int(dispute.role)).name.lower(),
+                 dispute.slot, "good" if judgement.accepted else "bad", judgement.reason,
+                 "uphold" if uphold else "dismiss")
+        vote = ctx.secrets.save_juror_vote(dispute_id, uphold)  # stored before it is committed
+    uphold, salt = vote
+    send(ctx, _disputes(ctx).commitVote(dispute_id, vote_commitment(dispute_id, ctx.address, uphold, salt)),
+         done=("AlreadyCommitted",))
+
+
+def _until(ctx: NodeContext, deadline: int) -> float:
+    """Seconds until one past `deadline` (protocol time)."""
+    return deadline - _now(ctx) + 1
+
+
+def _reveal(ctx: NodeContext, dispute_id: int) -> None:
+    """Opens this node's committed vote, if it is a juror that committed and has not revealed."""
+    dispute = _read(ctx, "disputeOf", dispute_id)
+    if dispute.status != DisputeStatus.VOTING:
+        return
+    seated = my_seat(ctx, dispute_id, int(dispute.jurorCount))
+    if seated is None or seated[1].voted or seated[1].commitment == bytes(32):
+        return
+    vote = ctx.secrets.juror_vote(dispute_id)
+    if vote is None:
+        log.error("dispute %d: this node committed a vote but its secrets DB holds none (node folder replaced?): "
+                  "it cannot reveal, and will be slashed as withholding", dispute_id)
+        return
+    uphold, salt = vote
+    send(ctx, _disputes(ctx).revealVote(dispute_id, uphold, salt), done=("AlreadyVoted",))
+
+
+@DISPATCH.on("JurorCommitted", "validator")
+def juror_committed(ev: HandledEvent) -> None:
+    """The last commitment opens the reveals: a seated juror reveals at once."""
+    ctx = NodeContext.current()
+    dispute_id = int(ev.args["disputeId"])
+    dispute = _read(ctx, "disputeOf", dispute_id)
+    if int(ev.args["commits"]) == int(dispute.jurorCount):
+        _reveal(ctx, dispute_id)
+
+
+@DISPATCH.on("RevealDue", "validator")
+def reveal_due(ev: HandledEvent) -> None:
+    """The commit deadline passed (or is still ahead: look again then): reveal."""
+    ctx = NodeContext.current()
+    args = ev.args
+    dispute_id = int(args["disputeId"])
+    dispute = _read(ctx, "disputeOf", dispute_id)
+    if dispute.status != DisputeStatus.VOTING:
+        return
+    left = _until(ctx, int(dispute.voteDeadline))
+    if left > 0 and int(dispute.commits) < int(dispute.jurorCount):
+        hop = int(args["hop"]) + 1
+        schedule_check("RevealDue", f"reveal:{dispute_id}:{hop}", {**args, "hop": hop}, countdown=left)
+        return
+    _reveal(ctx, dispute_id)
 
 
 def _settle(ctx: NodeContext, dispute_id: int) -> None:
@@ -167,27 +238,34 @@ def _settle_subject(dispute_id: int) -> bytes:
     return b"settle" + dispute_id.to_bytes(32, "big")
 
 
+def _now(ctx: NodeContext) -> int:
+    return ctx.view.read(ctx.deployment.registry, "protocolTime")
+
+
 @DISPATCH.on("JurorVoted", "validator")
 def juror_voted(ev: HandledEvent) -> None:
-    """Every validator sees the last juror's vote: the pool takes turns at settling (keeper_turns)."""
+    """Every validator sees the last juror's reveal: the pool takes turns at settling (keeper_turns)."""
     ctx = NodeContext.current()
     dispute = _read(ctx, "disputeOf", int(ev.args["disputeId"]))
-    if dispute.status == DisputeStatus.VOTING and dispute.upholdVotes + dispute.dismissVotes == dispute.jurorCount:
+    if dispute.status == DisputeStatus.VOTING and can_settle(dispute, _now(ctx)):
         wait_for_turn(ctx, ev, _settle_subject(int(ev.args["disputeId"])), due_block=ev.block)
         _settle(ctx, int(ev.args["disputeId"]))
 
 
 @DISPATCH.on("SettleDue", "validator")
 def settle_due(ev: HandledEvent) -> None:
+    """At the commit deadline, then (while committed votes are still shut) at the reveal deadline."""
     ctx = NodeContext.current()
     args = ev.args
     dispute_id = int(args["disputeId"])
-    if _read(ctx, "disputeOf", dispute_id).status != DisputeStatus.VOTING:
+    dispute = _read(ctx, "disputeOf", dispute_id)
+    if dispute.status != DisputeStatus.VOTING:
         return  # settled already
-    left = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime")
-    if left >= 0:
+    now = _now(ctx)
+    if not can_settle(dispute, now):
         hop = int(args["hop"]) + 1
-        schedule_check("SettleDue", f"settle:{dispute_id}:{hop}", {**args, "hop": hop}, countdown=left + 1)
+        deadline = int(dispute.voteDeadline) if now <= int(dispute.voteDeadline) else int(dispute.revealDeadline)
+        schedule_check("SettleDue", f"settle:{dispute_id}:{hop}", {**args, "hop": hop}, countdown=deadline - now + 1)
         return
     if not args.get("turn_waited") and (wait := turn_delay_s(ctx, _settle_subject(dispute_id))) > 0:
         hop = int(args["hop"]) + 1

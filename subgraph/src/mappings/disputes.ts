@@ -8,6 +8,7 @@ import {
   JurorDrawArmed,
   JurorDrawn,
   JurorReleased,
+  JurorCommitted,
   JurorVoted,
   MinBondSet,
   Owed,
@@ -91,6 +92,7 @@ export function handleJurorDrawn(event: JurorDrawn): void {
   j.node = node.id;
   j.seat = p.seat.toI32();
   j.lockedStake = p.lockedStake;
+  j.committed = false;
   j.voted = false;
   j.released = false;
   j.save();
@@ -101,6 +103,12 @@ export function handleVotingStarted(event: VotingStarted): void {
   d.status = "Voting";
   d.voteDeadline = event.params.deadline;
   d.save();
+}
+
+export function handleJurorCommitted(event: JurorCommitted): void {
+  const j = loadJuror(event.params.disputeId, event.params.juror.toHexString());
+  j.committed = true;
+  j.save();
 }
 
 export function handleJurorVoted(event: JurorVoted): void {

@@ -68,12 +68,40 @@ abstract contract DisputeFixture is RegistryFixture {
         disputes.drawJurors(disputeId);
     }
 
-    /// @dev The first `upholds` jurors vote uphold, the next `dismisses` dismiss, the rest abstain.
+    /// @dev The first `upholds` jurors vote uphold, the next `dismisses` dismiss, the rest abstain:
+    ///      the votes are committed, then (past the commit deadline when some abstain) revealed.
     function _vote(uint256 disputeId, uint256 upholds, uint256 dismisses) internal {
-        for (uint256 s = 0; s < upholds + dismisses; ++s) {
-            vm.prank(disputes.jurorOf(disputeId, s).node);
-            disputes.vote(disputeId, s < upholds);
+        uint256 voters = upholds + dismisses;
+        for (uint256 s = 0; s < voters; ++s) {
+            _commit(disputeId, s, s < upholds);
         }
+        if (voters < disputes.disputeOf(disputeId).jurorCount) _warpPastCommits(disputeId);
+        for (uint256 s = 0; s < voters; ++s) {
+            _reveal(disputeId, s, s < upholds);
+        }
+    }
+
+    function _salt(uint256 seat) internal pure returns (bytes32) {
+        return keccak256(abi.encode("salt", seat));
+    }
+
+    function _commitment(uint256 disputeId, address juror, bool uphold, bytes32 salt) internal pure returns (bytes32) {
+        return keccak256(abi.encode(disputeId, juror, uphold, salt));
+    }
+
+    function _commit(uint256 disputeId, uint256 seat, bool uphold) internal {
+        address juror = disputes.jurorOf(disputeId, seat).node;
+        vm.prank(juror);
+        disputes.commitVote(disputeId, _commitment(disputeId, juror, uphold, _salt(seat)));
+    }
+
+    function _reveal(uint256 disputeId, uint256 seat, bool uphold) internal {
+        vm.prank(disputes.jurorOf(disputeId, seat).node);
+        disputes.revealVote(disputeId, uphold, _salt(seat));
+    }
+
+    function _warpPastCommits(uint256 disputeId) internal {
+        _warpToProtocolTime(uint256(disputes.disputeOf(disputeId).voteDeadline) + 1);
     }
 
     function _warpPastWindow(uint256 taskId) internal {
@@ -81,7 +109,7 @@ abstract contract DisputeFixture is RegistryFixture {
     }
 
     function _warpPastVote(uint256 disputeId) internal {
-        _warpToProtocolTime(uint256(disputes.disputeOf(disputeId).voteDeadline) + 1);
+        _warpToProtocolTime(uint256(disputes.disputeOf(disputeId).revealDeadline) + 1);
     }
 
     function _sampleShare() internal pure returns (uint256) {

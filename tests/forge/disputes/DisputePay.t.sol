@@ -116,7 +116,7 @@ contract DisputePayTest is DisputeFixture {
         disputes.setMinBond(5e18);
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.WindowOutOfBounds.selector, 4 days, 1 hours, 3 days));
         disputes.setDisputeWindow(4 days);
-        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.WindowOutOfBounds.selector, 1 minutes, 10 minutes, 3 days));
+        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.WindowOutOfBounds.selector, 1 minutes, 10 minutes, 36 hours));
         disputes.setVoteWindow(1 minutes);
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.BondOutOfBounds.selector, 0, 1e18, 100_000e18));
         disputes.setMinBond(0);

@@ -115,35 +115,118 @@ contract DisputeVoteTest is DisputeFixture {
         assertEq(registry.paidOf(taskId)[uint8(Role.Validator)], 0, "validators who rejected it lose their pay");
     }
 
-    function test_settle_before_deadline_with_votes_missing_reverts() public {
+    function test_settle_before_the_deadlines_with_votes_missing_reverts() public {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         uint256 id = _open(taskId, Role.Trainer, 0);
         _drawJurors(id);
-        _vote(id, 3, 0);
-        uint256 deadline = disputes.disputeOf(id).voteDeadline;
-        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VotingOpen.selector, id, deadline));
+        for (uint256 s = 0; s < 3; ++s) {
+            _commit(id, s, true);
+        }
+        IDisputeManager.Dispute memory d = disputes.disputeOf(id);
+        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VotingOpen.selector, id, d.voteDeadline));
         disputes.settle(id);
+        // past the commits, a committed vote not yet revealed keeps it open until the reveals close
+        _warpPastCommits(id);
+        _reveal(id, 0, true);
+        _reveal(id, 1, true);
+        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VotingOpen.selector, id, d.revealDeadline));
+        disputes.settle(id);
+        _reveal(id, 2, true); // every committed vote is open: no need to wait
+        disputes.settle(id);
+        _assertDisputeStatus(id, IDisputeManager.Status.Upheld);
     }
 
-    function test_vote_rules() public {
+    function test_commit_rules() public {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         uint256 id = _open(taskId, Role.Trainer, 0);
         _drawJurors(id);
         address juror = disputes.jurorOf(id, 0).node;
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.NotAJuror.selector, id, disputer));
         vm.prank(disputer);
-        disputes.vote(id, true);
+        disputes.commitVote(id, keccak256("x"));
+        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VoteMismatch.selector, id, juror));
         vm.prank(juror);
-        disputes.vote(id, true);
-        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.AlreadyVoted.selector, id, juror));
+        disputes.commitVote(id, bytes32(0));
+        _commit(id, 0, true);
+        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.AlreadyCommitted.selector, id, juror));
         vm.prank(juror);
-        disputes.vote(id, false);
-        _warpPastVote(id);
+        disputes.commitVote(id, keccak256("changed my mind"));
+        assertEq(disputes.disputeOf(id).commits, 1, "commits");
+        assertEq(disputes.jurorOf(id, 0).commitment, _commitment(id, juror, true, _salt(0)), "stored");
+        assertTrue(!disputes.jurorOf(id, 0).voted, "a commitment is not a vote");
+        _warpPastCommits(id);
         uint256 deadline = disputes.disputeOf(id).voteDeadline;
         address late = disputes.jurorOf(id, 1).node;
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VotingClosed.selector, id, deadline));
         vm.prank(late);
-        disputes.vote(id, true);
+        disputes.commitVote(id, keccak256("late"));
+    }
+
+    function test_reveal_rules() public {
+        uint256 taskId = _decidedRound(ACCEPT_ALL);
+        uint256 id = _open(taskId, Role.Trainer, 0);
+        _drawJurors(id);
+        address juror = disputes.jurorOf(id, 0).node;
+        _commit(id, 0, true);
+        uint256 voteDeadline = disputes.disputeOf(id).voteDeadline;
+        // hidden while others may still commit: nobody can follow an open vote
+        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.RevealNotOpen.selector, id, voteDeadline));
+        vm.prank(juror);
+        disputes.revealVote(id, true, _salt(0));
+        _warpPastCommits(id);
+        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VoteMismatch.selector, id, juror));
+        vm.prank(juror);
+        disputes.revealVote(id, false, _salt(0)); // not the vote committed
+        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VoteMismatch.selector, id, juror));
+        vm.prank(juror);
+        disputes.revealVote(id, true, keccak256("another salt"));
+        address other = disputes.jurorOf(id, 1).node;
+        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.NotCommitted.selector, id, other));
+        vm.prank(other);
+        disputes.revealVote(id, true, _salt(1));
+        vm.expectEmit(true, true, false, true, address(disputes));
+        emit IDisputeManager.JurorVoted(id, juror, true);
+        vm.prank(juror);
+        disputes.revealVote(id, true, _salt(0));
+        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.AlreadyVoted.selector, id, juror));
+        vm.prank(juror);
+        disputes.revealVote(id, true, _salt(0));
+        assertEq(disputes.disputeOf(id).upholdVotes, 1, "counted once");
+    }
+
+    function test_reveals_open_when_every_juror_committed_for_one_vote_window() public {
+        uint256 taskId = _decidedRound(ACCEPT_ALL);
+        uint256 id = _open(taskId, Role.Trainer, 0);
+        _drawJurors(id);
+        uint256 started = registry.protocolTime();
+        IDisputeManager.Dispute memory d = disputes.disputeOf(id);
+        assertEq(d.voteDeadline, started + disputes.voteWindow(), "commits close");
+        assertEq(d.revealDeadline, started + 2 * disputes.voteWindow(), "reveals close");
+        vm.warp(block.timestamp + 1 hours);
+        for (uint256 s = 0; s < JURORS; ++s) {
+            _commit(id, s, s < 4);
+        }
+        assertEq(disputes.disputeOf(id).revealDeadline, started + 1 hours + disputes.voteWindow(), "moved up");
+        for (uint256 s = 0; s < 4; ++s) {
+            _reveal(id, s, true); // before the commit deadline: everyone committed
+        }
+        // the last three withhold their reveals (they would lose): past the reveal deadline they
+        // are slashed like the minority and marked down more
+        _warpPastVote(id);
+        address shut = disputes.jurorOf(id, 4).node;
+        uint256 revealDeadline = disputes.disputeOf(id).revealDeadline;
+        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VotingClosed.selector, id, revealDeadline));
+        vm.prank(shut);
+        disputes.revealVote(id, false, _salt(4));
+        disputes.settle(id);
+        _assertDisputeStatus(id, IDisputeManager.Status.Upheld);
+        assertEq(stakes.stakeOf(shut, Role.Validator).staked, MIN_VALIDATOR_STAKE - MIN_VALIDATOR_STAKE / 10,
+                 "withheld vote slashed");
+        assertEq(reputation.scoreOf(shut), 70 - 20, "withheld vote marked down as Withheld");
+        assertEq(disputes.owedOf(shut), 0, "no award");
+        // pot = trainer 50 + 3 validators x 20 + 3 withheld jurors x 20; jurors' half over 4
+        uint256 pot = MIN_TRAINER_STAKE / 10 + 6 * (MIN_VALIDATOR_STAKE / 10);
+        assertEq(disputes.owedOf(disputes.jurorOf(id, 0).node), pot / 2 / 4, "majority juror award");
     }
 
     function test_no_vote_voids_and_marks_every_juror_missed() public {

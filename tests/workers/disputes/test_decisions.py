@@ -1,9 +1,14 @@
 """The pure decisions of workers/node/dispute_handlers.py: how a juror votes from its own
-judgement, and when a node releases its held pay."""
-import pytest
+judgement, when a dispute can be settled, and when a node releases its held pay; a juror's hidden
+vote as the contract checks it (tests/forge/disputes/DisputeVote.t.sol checks the contract's side)."""
+from types import SimpleNamespace
 
-from workers.node.dispute_handlers import PENDING_RECHECK_S, release_due_in, vote_for
-from workers.protocol import Verdict
+import pytest
+from eth_abi import encode
+from eth_utils import keccak
+
+from workers.node.dispute_handlers import PENDING_RECHECK_S, can_settle, release_due_in, vote_for
+from workers.protocol import Verdict, vote_commitment
 
 
 @pytest.mark.parametrize("disputed, accepted, uphold", [
@@ -37,3 +42,29 @@ def test_an_open_dispute_of_the_round_defers_the_release():
 
 def test_after_the_window_with_no_open_dispute_release_now():
     assert release_due_in(window_end=100, now=101, open_disputes=0, held=7) == 0
+
+
+def dispute(ups, downs, commits, jurors=5, vote_deadline=100, reveal_deadline=200):
+    return SimpleNamespace(upholdVotes=ups, dismissVotes=downs, commits=commits, jurorCount=jurors,
+                           voteDeadline=vote_deadline, revealDeadline=reveal_deadline)
+
+
+@pytest.mark.parametrize("d, now, settles", [
+    (dispute(3, 2, 5), 50, True),      # every juror revealed
+    (dispute(3, 1, 5), 50, False),     # one committed vote still shut
+    (dispute(3, 0, 3), 100, False),    # the commit deadline is inclusive: others may still commit
+    (dispute(3, 0, 3), 101, True),     # commits closed, every committed vote open
+    (dispute(2, 0, 3), 150, False),    # one committed vote shut, reveals open
+    (dispute(2, 0, 3), 201, True),     # reveals closed
+    (dispute(0, 0, 0), 101, True),     # nobody committed: void at once after the commits
+])
+def test_settle_when_the_contract_allows(d, now, settles):
+    assert can_settle(d, now) is settles
+
+
+def test_vote_commitment_is_the_contracts_hash():
+    juror, salt = "0x" + "ab" * 20, b"\x07" * 32
+    expected = keccak(encode(["uint256", "address", "bool", "bytes32"], [9, juror, True, salt]))
+    assert vote_commitment(9, juror, True, salt) == expected
+    assert vote_commitment(9, juror, False, salt) != expected  # the vote is bound
+    assert vote_commitment(9, "0x" + "cd" * 20, True, salt) != expected  # and so is the juror

@@ -7,7 +7,7 @@ sampler1 fabricates its rewards and the task's only validator accepts everything
 shards are Accepted — sampler0's rightly, sampler1's wrongly. Then the honest task nodes and three
 juror validators (staked after the task's draw, so the draw took the liar) run as real processes,
 and the test, an outsider, disputes both verdicts. The juror nodes draw themselves (keeper),
-re-verify the round, vote, settle; after the window (anvil's clock moved) every honest node's held
+re-verify the round, commit their votes, reveal them, settle; after the window (anvil's clock moved) every honest node's held
 pay is released by its own node and `decentrl wallet claim` withdraws it."""
 import time
 
@@ -85,6 +85,14 @@ def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(tmp_path):
                  for e in d.disputes.events.JurorVoted().get_logs(from_block=block)}
         assert votes == {**{(ids["sampler0"], j.address): False for j in jurors},
                          **{(ids["sampler1"], j.address): True for j in jurors}}
+        # each vote was committed hidden first: no reveal before the dispute's last commitment
+        commits = d.disputes.events.JurorCommitted().get_logs(from_block=block)
+        assert {(e.args.disputeId, e.args.juror) for e in commits} == set(votes)
+        for dispute_id in ids.values():
+            last_commit = max(e.blockNumber for e in commits if e.args.disputeId == dispute_id)
+            reveals = [e.blockNumber for e in d.disputes.events.JurorVoted().get_logs(from_block=block)
+                       if e.args.disputeId == dispute_id]
+            assert min(reveals) > last_commit
         assert vault.heldOf(task_id, 0, cheat.address).call() == 0  # reclaimed to the requester
         assert vault.claimableOf(cheat.address).call() == 0
         for node in (honest, trainer):  # still held: the window has not passed

@@ -26,3 +26,13 @@ def test_notes_by_task_in_order(tmp_path):
     secrets.note(1, 1, 2, "verdict", {"bitmap": 5})
     assert [(n["round"], n["data"]["bitmap"]) for n in secrets.notes(1)] == [(0, 7), (1, 5)]
     assert len(secrets.notes()) == 3
+
+
+def test_a_stored_juror_vote_is_never_replaced(tmp_path):
+    secrets = Secrets(tmp_path / "secrets.sqlite")
+    assert secrets.juror_vote(4) is None
+    uphold, salt = secrets.save_juror_vote(4, True)
+    assert uphold is True and len(salt) == 32
+    # judged again after a restart, differently: the committed vote is the one kept
+    assert Secrets(tmp_path / "secrets.sqlite").save_juror_vote(4, False) == (True, salt)
+    assert secrets.save_juror_vote(5, True)[1] != salt  # another dispute, another salt

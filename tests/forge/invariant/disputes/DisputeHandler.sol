@@ -51,7 +51,9 @@ contract DisputeHandler is DisputeFixture {
         disputes.proveFault(lastDispute, EpisodeFixtures.item(i), EpisodeFixtures.proof(i));
     }
 
-    function drawAndVote(uint8 upholds, uint8 dismisses) external {
+    /// @dev Jurors vote: `upholds` uphold and `dismisses` dismiss (committed and revealed),
+    ///      `withheld` commit and never reveal, the rest abstain; then the dispute settles.
+    function drawAndVote(uint8 upholds, uint8 dismisses, uint8 withheld) external {
         if (lastDispute == 0) return;
         IDisputeManager.Dispute memory d = disputes.disputeOf(lastDispute);
         if (d.status == IDisputeManager.Status.Drawing) {
@@ -62,11 +64,13 @@ contract DisputeHandler is DisputeFixture {
         if (d.status != IDisputeManager.Status.Voting) return;
         uint256 ups = upholds % (d.jurorCount + 1);
         uint256 downs = dismisses % (d.jurorCount - ups + 1);
+        uint256 shut = withheld % (d.jurorCount - ups - downs + 1);
+        for (uint256 s = 0; s < ups + downs + shut; ++s) {
+            _commit(lastDispute, s, s < ups);
+        }
+        if (ups + downs + shut < d.jurorCount) _warpPastCommits(lastDispute);
         for (uint256 s = 0; s < ups + downs; ++s) {
-            IDisputeManager.Juror memory j = disputes.jurorOf(lastDispute, s);
-            if (j.voted) continue;
-            vm.prank(j.node);
-            disputes.vote(lastDispute, s < ups);
+            _reveal(lastDispute, s, s < ups);
         }
         _warpPastVote(lastDispute);
         disputes.settle(lastDispute);
