@@ -34,27 +34,35 @@ def wait_for(what: str, predicate, timeout: float = TIMEOUT_S):
         time.sleep(0.2)
 
 
+def disputed_round(net):
+    """Round 0 of a one-validator task played in-process: sampler1 fabricated its rewards and the
+    liar accepted everything. Three juror validators join the pool after the task's draw, each
+    able to sit on two disputes. Returns (task_id, jurors, seen, block)."""
+    d = net.deployment
+    for name, role in [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"),
+                       ("liar", "validator")]:
+        net.add_node(name, role)
+    nodes = {"sampler": [net.node("sampler0"), net.node("sampler1")], "trainer": [net.node("trainer")],
+             "validator": [net.node("liar")]}
+    task_id = net.create_task(num_validators=1)
+    start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
+    # Jurors join the pool after the task's draw; each can sit on two disputes (2 x minStake).
+    stake = 2 * d.stakes.functions.minStake(Role.VALIDATOR).call()
+    jurors = [net.add_node(f"juror{i}", "validator", stake=stake) for i in range(3)]
+    block = net.w3.eth.block_number + 1
+    play_round(net, task_id, nodes,
+               Cheat("sampler1", faults.SHARD, faults.fabricated_rewards, phases=(Phase.SAMPLE_COMMIT,)),
+               Cheat("liar", faults.VERIFY, faults.accept_everything, phases=(Phase.ATTEST,)))
+    return task_id, jurors, outcome(net, task_id, block), block
+
+
 def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(tmp_path):
     net = FraudNet(tmp_path, node_settings=NODE_SETTINGS,
                    disputes={"dispute_window_s": WINDOW_S, "vote_window_s": VOTE_WINDOW_S})
     ticker = None
     try:
         d = net.deployment
-        for name, role in [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"),
-                           ("liar", "validator")]:
-            net.add_node(name, role)
-        nodes = {"sampler": [net.node("sampler0"), net.node("sampler1")], "trainer": [net.node("trainer")],
-                 "validator": [net.node("liar")]}
-        task_id = net.create_task(num_validators=1)
-        start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
-        # Jurors join the pool after the task's draw; each can sit on both disputes (2 x minStake).
-        stake = 2 * d.stakes.functions.minStake(Role.VALIDATOR).call()
-        jurors = [net.add_node(f"juror{i}", "validator", stake=stake) for i in range(3)]
-        block = net.w3.eth.block_number + 1
-        play_round(net, task_id, nodes,
-                   Cheat("sampler1", faults.SHARD, faults.fabricated_rewards, phases=(Phase.SAMPLE_COMMIT,)),
-                   Cheat("liar", faults.VERIFY, faults.accept_everything, phases=(Phase.ATTEST,)))
-        seen = outcome(net, task_id, block)
+        task_id, jurors, seen, block = disputed_round(net)
         honest, cheat, trainer = net.node("sampler0"), net.node("sampler1"), net.node("trainer")
         assert seen.task.status == Status.COMPLETED
         assert seen.verdicts[(honest.address, Role.SAMPLER)] == Verdict.ACCEPTED
@@ -116,6 +124,48 @@ def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(tmp_path):
         assert claim.exit_code == 0, claim.output
         assert d.token.functions.balanceOf(honest.address).call() - before == seen.earned[honest.address]
         assert vault.claimableOf(honest.address).call() == 0
+    finally:
+        if ticker is not None:
+            ticker.stop()
+        net.stop()
+
+
+def test_a_juror_that_never_commits_leaves_the_others_to_reveal_at_the_commit_deadline(tmp_path):
+    """juror2's node never runs: the two others commit, reveal once the commit deadline passed
+    (RevealDue, anvil's clock moved), and settle then without waiting for the reveal deadline;
+    juror2 counts as missed."""
+    net = FraudNet(tmp_path, node_settings=NODE_SETTINGS,
+                   disputes={"dispute_window_s": WINDOW_S, "vote_window_s": VOTE_WINDOW_S})
+    ticker = None
+    try:
+        d = net.deployment
+        task_id, jurors, _, _ = disputed_round(net)
+        cheat, absent = net.node("sampler1"), jurors[2]
+        net.start(names=[j.name for j in jurors[:2]])
+        ticker = Ticker(net.w3, 0.5)
+        net.wait_ready()
+        disputer = net.account("disputer", drl=1000)
+        disputer.sender.send(d.token.functions.approve(d.disputes.address, BOND))
+        registry, disputes = d.registry.functions, d.disputes.functions
+        slot = registry.membershipOf(task_id, cheat.address).call().slot
+        disputer.sender.send(disputes.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
+        dispute_id = disputes.disputeCount().call()
+        wait_for("two commitments", lambda: disputes.disputeOf(dispute_id).call().commits == 2)
+        dispute = disputes.disputeOf(dispute_id).call()
+        assert dispute.status == DisputeStatus.VOTING and dispute.upholdVotes + dispute.dismissVotes == 0
+        assert absent.address in {disputes.jurorOf(dispute_id, s).call().node for s in range(3)}
+        time.sleep(3)
+        assert disputes.disputeOf(dispute_id).call().upholdVotes == 0  # still hidden before the deadline
+
+        before = d.reputation.functions.scoreOf(absent.address).call()
+        net.w3.provider.make_request("evm_increaseTime", [dispute.voteDeadline - registry.protocolTime().call() + 1])
+        net.mine()
+        settled = lambda: disputes.disputeOf(dispute_id).call().status == DisputeStatus.UPHELD  # noqa: E731
+        wait_for("the two reveals and the settlement after the commit deadline", settled, timeout=60)
+        dispute = disputes.disputeOf(dispute_id).call()
+        assert (dispute.upholdVotes, dispute.dismissVotes) == (2, 0)
+        assert registry.protocolTime().call() <= dispute.revealDeadline  # settled before the reveals closed
+        assert d.reputation.functions.scoreOf(absent.address).call() == before - 10  # missed, not slashed
     finally:
         if ticker is not None:
             ticker.stop()
