@@ -143,7 +143,7 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         uint256 seedBlock = d.seedBlock;
         if (block.number <= seedBlock) revert DrawNotReady(disputeId, seedBlock);
         bytes32 seed = blockhash(seedBlock);
-        uint256 poolSize = stakes.validatorCount();
+        uint256 poolSize = stakes.drawPoolSize(seedBlock); // fixed before the seed is known
         bool walkedAll = false;
         // A seed block older than 256 blocks has no hash any more: re-arm rather than draw from zero.
         if (seed != bytes32(0) && poolSize > 0) {
@@ -371,7 +371,7 @@ contract DisputeManager is IDisputeManager, AccessControl, ReentrancyGuardTransi
         address requester = registry.taskOf(d.taskId).requester;
         for (uint256 i = 0; i < attempts && vacancies > 0; ++i) {
             // slither-disable-next-line weak-prng
-            address candidate = stakes.validatorAt((start + i * stride) % poolSize);
+            address candidate = stakes.drawCandidate((start + i * stride) % poolSize);
             if (_excluded(disputeId, d, candidate, requester, voters)) continue;
             if (!Draws.eligible(stakes, reputation, candidate, Role.Validator)) continue;
             _seat(disputeId, d, candidate);

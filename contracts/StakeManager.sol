@@ -18,6 +18,12 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
     using SafeCast for uint256;
     using EnumerableSet for EnumerableSet.AddressSet;
 
+    /// @dev An entry of the draw list: a validator and the block it first staked the minimum in.
+    struct Listing {
+        address node;
+        uint64 listedAt;
+    }
+
     bytes32 public constant GOVERNOR_ROLE = keccak256("GOVERNOR_ROLE");
     /// @notice Held by the TaskRegistry: may lock, unlock and slash.
     bytes32 public constant PROTOCOL_ROLE = keccak256("PROTOCOL_ROLE");
@@ -36,6 +42,9 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
     mapping(address node => uint256[2]) private _blsKeysG1;
     // Validators with active stake: the pool the TaskRegistry draws from.
     EnumerableSet.AddressSet private _validators;
+    /// @dev The draw list (drawPoolSize): append-only, in the order of first listing.
+    Listing[] private _drawList;
+    mapping(address node => bool) private _drawListed;
     uint256 private _unbondingPeriod;
     uint256 private _totalStaked;
 
@@ -229,6 +238,22 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
     }
 
     /// @inheritdoc IStakeManager
+    function drawPoolSize(uint256 beforeBlock) external view returns (uint256 size) {
+        // Entries are appended in block order: the pool is the prefix listed before beforeBlock.
+        uint256 high = _drawList.length;
+        while (size < high) {
+            uint256 mid = (size + high) / 2;
+            if (_drawList[mid].listedAt < beforeBlock) size = mid + 1;
+            else high = mid;
+        }
+    }
+
+    /// @inheritdoc IStakeManager
+    function drawCandidate(uint256 index) external view returns (address) {
+        return _drawList[index].node;
+    }
+
+    /// @inheritdoc IStakeManager
     function blsKeyOf(address node) external view returns (uint256[4] memory, uint256[2] memory) {
         return (_blsKeys[node], _blsKeysG1[node]);
     }
@@ -277,9 +302,18 @@ contract StakeManager is IStakeManager, AccessControl, ReentrancyGuard {
     function _syncPool(address node, Role role, StakeInfo storage info) private {
         if (role != Role.Validator) return;
         // Whether the set changed is not needed: adding a member or removing a non-member is a no-op.
-        // slither-disable-next-line unused-return
-        if (info.staked >= _minStake[Role.Validator]) _validators.add(node);
-        // slither-disable-next-line unused-return
-        else _validators.remove(node);
+        if (info.staked >= _minStake[Role.Validator]) {
+            // slither-disable-next-line unused-return
+            _validators.add(node);
+            // Listed once, for good: a draw's pool must not change once its seed is known
+            // (SPECIFICATION.md 5.3); a member that left is skipped as ineligible.
+            if (!_drawListed[node]) {
+                _drawListed[node] = true;
+                _drawList.push(Listing(node, uint64(block.number)));
+            }
+        } else {
+            // slither-disable-next-line unused-return
+            _validators.remove(node);
+        }
     }
 }

@@ -160,7 +160,7 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
         uint256 seedBlock = t.seedBlock;
         if (seedBlock == 0 || block.number <= seedBlock) revert DrawNotReady(taskId, seedBlock);
         bytes32 seed = blockhash(seedBlock);
-        uint256 poolSize = stakes.validatorCount();
+        uint256 poolSize = stakes.drawPoolSize(seedBlock); // fixed before the seed is known
         // A seed block older than 256 blocks has no hash any more: re-arm rather than draw from zero.
         if (seed != bytes32(0) && poolSize > 0) {
             vacancies = _drawFrom(taskId, t, seed, poolSize, vacancies);
@@ -577,7 +577,7 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
         uint256 attempts = vacancies * DRAW_ATTEMPTS_PER_SLOT;
         if (attempts > poolSize) attempts = poolSize;
         for (uint256 i = 0; i < attempts && vacancies > 0; ++i) {
-            if (_tryDraw(taskId, t, stakes.validatorAt((start + i * stride) % poolSize))) vacancies -= 1;
+            if (_tryDraw(taskId, t, stakes.drawCandidate((start + i * stride) % poolSize))) vacancies -= 1;
         }
         return vacancies;
     }

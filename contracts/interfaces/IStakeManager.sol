@@ -98,8 +98,16 @@ interface IStakeManager {
     function unbondingPeriod() external view returns (uint256);
     function totalStaked() external view returns (uint256);
     function isNodePaused(address node) external view returns (bool);
+    /// @notice The validators staking at least the validator minimum now (in no fixed order).
     function validatorCount() external view returns (uint256);
     function validatorAt(uint256 index) external view returns (address);
+    /// @notice How many entries of the draw list (`drawCandidate`) were listed before `beforeBlock`:
+    ///         the pool a draw seeded by `beforeBlock`'s hash walks. The list holds every address
+    ///         that ever staked the validator minimum, in the order it first did, and is never
+    ///         reordered or shortened, so this pool is fixed before the seed is known.
+    function drawPoolSize(uint256 beforeBlock) external view returns (uint256);
+    /// @notice Entry `index` of the draw list (it may no longer be eligible: draws check).
+    function drawCandidate(uint256 index) external view returns (address);
     /// @notice A node's registered BLS keys (all zeros when none).
     function blsKeyOf(address node) external view returns (uint256[4] memory pubkey, uint256[2] memory pubkeyG1);
 

@@ -229,6 +229,32 @@ contract DisputeVoteTest is DisputeFixture {
         assertEq(disputes.owedOf(disputes.jurorOf(id, 0).node), pot / 2 / 4, "majority juror award");
     }
 
+    /// The pool a juror draw walks is fixed before its seed is known (SPECIFICATION.md 5.3):
+    /// members who join once the seed block is mined change nobody's seat.
+    function test_joining_after_the_seed_changes_no_jury() public {
+        uint256 taskId = _decidedRound(ACCEPT_ALL);
+        for (uint256 i = 0; i < 10; ++i) {
+            _stakedNode(string.concat("early", _digit(i)), Role.Validator, MIN_VALIDATOR_STAKE);
+        }
+        uint256 id = _open(taskId, Role.Trainer, 0);
+        vm.roll(disputes.disputeOf(id).seedBlock + 1);
+        uint256 before = vm.snapshotState();
+        disputes.drawJurors(id);
+        bytes32 jury = _jury(id);
+        vm.revertToState(before);
+        for (uint256 i = 0; i < 5; ++i) {
+            _stakedNode(string.concat("late", _digit(i)), Role.Validator, MIN_VALIDATOR_STAKE);
+        }
+        disputes.drawJurors(id);
+        assertEq(_jury(id), jury, "same jury");
+    }
+
+    function _jury(uint256 id) private view returns (bytes32 h) {
+        for (uint256 s = 0; s < disputes.disputeOf(id).jurorCount; ++s) {
+            h = keccak256(abi.encode(h, disputes.jurorOf(id, s).node));
+        }
+    }
+
     function test_no_vote_voids_and_marks_every_juror_missed() public {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         uint256 id = _open(taskId, Role.Trainer, 0);

@@ -219,6 +219,34 @@ contract StakeManagerTest is UnitBase {
         assertEq(stakes.validatorCount(), 2, "back at the minimum: in again");
     }
 
+    function test_theDrawListIsAppendOnlyInTheOrderOfFirstListing() public {
+        uint256 start = vm.getBlockNumber();
+        _stake(alice, Role.Validator, 200 * TOKEN);
+        vm.roll(start + 1);
+        _stake(bob, Role.Validator, 200 * TOKEN);
+        assertEq(stakes.drawPoolSize(start), 0, "nobody listed before the first stake's block");
+        assertEq(stakes.drawPoolSize(start + 1), 1, "alice listed in block start");
+        assertEq(stakes.drawPoolSize(start + 2), 2, "bob in block start + 1");
+        assertEq(stakes.drawCandidate(0), alice, "first");
+        assertEq(stakes.drawCandidate(1), bob, "second");
+        vm.roll(start + 2);
+        // alice falls below the minimum: she leaves the pool, not the draw list (nothing moves)
+        vm.prank(alice);
+        stakes.requestUnstake(Role.Validator, 1);
+        assertEq(stakes.validatorCount(), 1, "left the pool");
+        assertEq(stakes.drawPoolSize(start + 3), 2, "still listed");
+        assertEq(stakes.drawCandidate(0), alice, "in her place");
+        // back at the minimum: not listed twice
+        _stake(alice, Role.Validator, 1);
+        assertEq(stakes.drawPoolSize(start + 3), 2, "listed once");
+        // below the minimum a stake is not listed at all
+        vm.roll(start + 3);
+        address carol = address(0xCA201);
+        _fundAndApprove(carol, 1_000 * TOKEN);
+        _stake(carol, Role.Validator, 200 * TOKEN - 1);
+        assertEq(stakes.drawPoolSize(start + 100), 2, "a stake below the minimum is not listed");
+    }
+
     // ------------------------------------------------------------ withdraw
 
     function test_withdrawUnbondedAfterPeriod() public {
