@@ -186,10 +186,16 @@ def _until(ctx: NodeContext, deadline: int) -> float:
     return deadline - _now(ctx) + 1
 
 
+def _voting(ctx: NodeContext, dispute_id: int):
+    """The dispute, if it is Voting (else None: settled already)."""
+    dispute = _read(ctx, "disputeOf", dispute_id)
+    return dispute if dispute.status == DisputeStatus.VOTING else None
+
+
 def _reveal(ctx: NodeContext, dispute_id: int) -> None:
     """Opens this node's committed vote, if it is a juror that committed and has not revealed."""
-    dispute = _read(ctx, "disputeOf", dispute_id)
-    if dispute.status != DisputeStatus.VOTING:
+    dispute = _voting(ctx, dispute_id)
+    if dispute is None:
         return
     seated = my_seat(ctx, dispute_id, int(dispute.jurorCount))
     if seated is None or seated[1].voted or seated[1].commitment == bytes(32):
@@ -217,17 +223,21 @@ def juror_committed(ev: HandledEvent) -> None:
 def reveal_due(ev: HandledEvent) -> None:
     """The commit deadline passed (or is still ahead: look again then): reveal."""
     ctx = NodeContext.current()
-    args = ev.args
-    dispute_id = int(args["disputeId"])
-    dispute = _read(ctx, "disputeOf", dispute_id)
-    if dispute.status != DisputeStatus.VOTING:
+    dispute = _voting(ctx, int(ev.args["disputeId"]))
+    if dispute is None:
         return
     left = _until(ctx, int(dispute.voteDeadline))
     if left > 0 and int(dispute.commits) < int(dispute.jurorCount):
-        hop = int(args["hop"]) + 1
-        schedule_check("RevealDue", f"reveal:{dispute_id}:{hop}", {**args, "hop": hop}, countdown=left)
+        _check_again("RevealDue", "reveal", ev.args, left)
         return
-    _reveal(ctx, dispute_id)
+    _reveal(ctx, int(ev.args["disputeId"]))
+
+
+def _check_again(event_name: str, prefix: str, args: dict, countdown: float, **more) -> None:
+    """The next hop of a dispute's chain of synthetic checks, `countdown` s ahead."""
+    hop = int(args["hop"]) + 1
+    schedule_check(event_name, f"{prefix}:{args['disputeId']}:{hop}", {**args, **more, "hop": hop},
+                   countdown=countdown)
 
 
 def _settle(ctx: NodeContext, dispute_id: int) -> None:
@@ -258,19 +268,16 @@ def settle_due(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
     args = ev.args
     dispute_id = int(args["disputeId"])
-    dispute = _read(ctx, "disputeOf", dispute_id)
-    if dispute.status != DisputeStatus.VOTING:
+    dispute = _voting(ctx, dispute_id)
+    if dispute is None:
         return  # settled already
     now = _now(ctx)
     if not can_settle(dispute, now):
-        hop = int(args["hop"]) + 1
         deadline = int(dispute.voteDeadline) if now <= int(dispute.voteDeadline) else int(dispute.revealDeadline)
-        schedule_check("SettleDue", f"settle:{dispute_id}:{hop}", {**args, "hop": hop}, countdown=deadline - now + 1)
+        _check_again("SettleDue", "settle", args, deadline - now + 1)
         return
     if not args.get("turn_waited") and (wait := turn_delay_s(ctx, _settle_subject(dispute_id))) > 0:
-        hop = int(args["hop"]) + 1
-        schedule_check("SettleDue", f"settle:{dispute_id}:{hop}", {**args, "hop": hop, "turn_waited": True},
-                       countdown=wait)
+        _check_again("SettleDue", "settle", args, wait, turn_waited=True)
         return
     _settle(ctx, dispute_id)
 

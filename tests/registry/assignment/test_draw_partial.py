@@ -1,5 +1,6 @@
 """With too few eligible validators the draw fills what it can and re-arms; a later draw with a
-larger pool fills the rest and activates the task."""
+larger pool fills the rest and activates the task. Validators who join after a draw was armed are
+in the pool of the draws armed after they joined, not of that one (SPECIFICATION.md 5.3)."""
 
 from dataclasses import replace
 
@@ -27,6 +28,10 @@ def test_later_draw_completes_and_activates(registry, stake_as, outsider, extra_
     registry.drawValidators(task_id, {"from": outsider})
     for v in extra_validators[:2]:
         stake_as(v, Role.VALIDATOR)
+    chain.mine(2)
+    # armed before they joined: this draw's pool is the one it was armed with
+    tx = registry.drawValidators(task_id, {"from": outsider})
+    assert "SlotAssigned" not in tx.events and "DrawArmed" in tx.events
     chain.mine(2)
     tx = registry.drawValidators(task_id, {"from": outsider})
     assert sorted(e["slot"] for e in tx.events["SlotAssigned"]) == [3, 4]

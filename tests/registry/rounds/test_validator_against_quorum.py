@@ -47,6 +47,9 @@ def test_dissenter_slot_is_rearmed_and_redrawn(registry, round_driver, outsider,
     assert (t["seedBlock"], t["filledValidators"], t["round"]) == (tx.block_number + 1, 2, 1)
     stake_node(outsider, Role.VALIDATOR)  # the dissenter (55) is below the threshold: outsider is the only candidate
     chain.mine(2)
+    # outsider joined after the draw was armed: not in its pool (SPECIFICATION.md 5.3); the re-armed one has it
+    assert "SlotAssigned" not in registry.drawValidators(round_driver.task_id, {"from": outsider}).events
+    chain.mine(2)
     draw = registry.drawValidators(round_driver.task_id, {"from": outsider})
     assert dict(draw.events["SlotAssigned"]) == {
         "taskId": round_driver.task_id, "node": outsider.address, "role": Role.VALIDATOR, "slot": 2, "sinceRound": 1,

@@ -11,6 +11,7 @@ re-verify the round, commit their votes, reveal them, settle; after the window (
 pay is released by its own node and `decentrl wallet claim` withdraws it."""
 import time
 
+import pytest
 from click.testing import CliRunner
 
 import fraud_faults as faults
@@ -32,6 +33,22 @@ def wait_for(what: str, predicate, timeout: float = TIMEOUT_S):
         if time.monotonic() > deadline:
             raise AssertionError(f"not within {timeout:g} s: {what}")
         time.sleep(0.2)
+
+
+@pytest.fixture
+def net(tmp_path):
+    net = FraudNet(tmp_path, node_settings=NODE_SETTINGS,
+                   disputes={"dispute_window_s": WINDOW_S, "vote_window_s": VOTE_WINDOW_S})
+    yield net
+    net.stop()
+
+
+def start_nodes(net, request, names):
+    """Starts these nodes and a block ticker (drawJurors needs a block after its seed block),
+    stopped before the network."""
+    net.start(names=names)
+    request.addfinalizer(Ticker(net.w3, 0.5).stop)
+    net.wait_ready()
 
 
 def disputed_round(net):
@@ -56,117 +73,97 @@ def disputed_round(net):
     return task_id, jurors, outcome(net, task_id, block), block
 
 
-def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(tmp_path):
-    net = FraudNet(tmp_path, node_settings=NODE_SETTINGS,
-                   disputes={"dispute_window_s": WINDOW_S, "vote_window_s": VOTE_WINDOW_S})
-    ticker = None
-    try:
-        d = net.deployment
-        task_id, jurors, seen, block = disputed_round(net)
-        honest, cheat, trainer = net.node("sampler0"), net.node("sampler1"), net.node("trainer")
-        assert seen.task.status == Status.COMPLETED
-        assert seen.verdicts[(honest.address, Role.SAMPLER)] == Verdict.ACCEPTED
-        assert seen.verdicts[(cheat.address, Role.SAMPLER)] == Verdict.ACCEPTED  # the liar's doing
-        vault = d.vault.functions
-        for node in (honest, trainer):
-            assert vault.heldOf(task_id, 0, node.address).call() == seen.earned[node.address] > 0
-            assert vault.claimableOf(node.address).call() == 0
+def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(net, request):
+    d = net.deployment
+    task_id, jurors, seen, block = disputed_round(net)
+    honest, cheat, trainer = net.node("sampler0"), net.node("sampler1"), net.node("trainer")
+    assert seen.task.status == Status.COMPLETED
+    assert seen.verdicts[(honest.address, Role.SAMPLER)] == Verdict.ACCEPTED
+    assert seen.verdicts[(cheat.address, Role.SAMPLER)] == Verdict.ACCEPTED  # the liar's doing
+    vault = d.vault.functions
+    for node in (honest, trainer):
+        assert vault.heldOf(task_id, 0, node.address).call() == seen.earned[node.address] > 0
+        assert vault.claimableOf(node.address).call() == 0
 
-        net.start(names=["sampler0", "trainer", *(j.name for j in jurors)])
-        ticker = Ticker(net.w3, 0.5)  # drawJurors needs a block after its seed block
-        net.wait_ready()
-        disputer = net.account("disputer", drl=1000)
-        disputer.sender.send(d.token.functions.approve(d.disputes.address, 2 * BOND))
-        registry, disputes = d.registry.functions, d.disputes.functions
-        ids = {}
-        for node in (honest, cheat):
-            slot = registry.membershipOf(task_id, node.address).call().slot
-            disputer.sender.send(disputes.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
-            ids[node.name] = disputes.disputeCount().call()
+    start_nodes(net, request, ["sampler0", "trainer", *(j.name for j in jurors)])
+    disputer = net.account("disputer", drl=1000)
+    disputer.sender.send(d.token.functions.approve(d.disputes.address, 2 * BOND))
+    registry, disputes = d.registry.functions, d.disputes.functions
+    ids = {}
+    for node in (honest, cheat):
+        slot = registry.membershipOf(task_id, node.address).call().slot
+        disputer.sender.send(disputes.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
+        ids[node.name] = disputes.disputeCount().call()
 
-        decided = (DisputeStatus.UPHELD, DisputeStatus.DISMISSED)
-        settled = lambda: all(disputes.disputeOf(i).call().status in decided for i in ids.values())  # noqa: E731
-        wait_for("both disputes settled by the jurors' votes", settled)
-        assert disputes.disputeOf(ids["sampler0"]).call().status == DisputeStatus.DISMISSED
-        assert disputes.disputeOf(ids["sampler1"]).call().status == DisputeStatus.UPHELD
-        votes = {(e.args.disputeId, e.args.juror): e.args.uphold
-                 for e in d.disputes.events.JurorVoted().get_logs(from_block=block)}
-        assert votes == {**{(ids["sampler0"], j.address): False for j in jurors},
-                         **{(ids["sampler1"], j.address): True for j in jurors}}
-        # each vote was committed hidden first: no reveal before the dispute's last commitment
-        commits = d.disputes.events.JurorCommitted().get_logs(from_block=block)
-        assert {(e.args.disputeId, e.args.juror) for e in commits} == set(votes)
-        for dispute_id in ids.values():
-            last_commit = max(e.blockNumber for e in commits if e.args.disputeId == dispute_id)
-            reveals = [e.blockNumber for e in d.disputes.events.JurorVoted().get_logs(from_block=block)
-                       if e.args.disputeId == dispute_id]
-            assert min(reveals) > last_commit
-        assert vault.heldOf(task_id, 0, cheat.address).call() == 0  # reclaimed to the requester
-        assert vault.claimableOf(cheat.address).call() == 0
-        for node in (honest, trainer):  # still held: the window has not passed
-            assert vault.heldOf(task_id, 0, node.address).call() == seen.earned[node.address]
+    decided = (DisputeStatus.UPHELD, DisputeStatus.DISMISSED)
+    settled = lambda: all(disputes.disputeOf(i).call().status in decided for i in ids.values())  # noqa: E731
+    wait_for("both disputes settled by the jurors' votes", settled)
+    assert disputes.disputeOf(ids["sampler0"]).call().status == DisputeStatus.DISMISSED
+    assert disputes.disputeOf(ids["sampler1"]).call().status == DisputeStatus.UPHELD
+    votes = {(e.args.disputeId, e.args.juror): e.args.uphold
+             for e in d.disputes.events.JurorVoted().get_logs(from_block=block)}
+    assert votes == {**{(ids["sampler0"], j.address): False for j in jurors},
+                     **{(ids["sampler1"], j.address): True for j in jurors}}
+    # each vote was committed hidden first: no reveal before the dispute's last commitment
+    commits = d.disputes.events.JurorCommitted().get_logs(from_block=block)
+    assert {(e.args.disputeId, e.args.juror) for e in commits} == set(votes)
+    for dispute_id in ids.values():
+        last_commit = max(e.blockNumber for e in commits if e.args.disputeId == dispute_id)
+        reveals = [e.blockNumber for e in d.disputes.events.JurorVoted().get_logs(from_block=block)
+                   if e.args.disputeId == dispute_id]
+        assert min(reveals) > last_commit
+    assert vault.heldOf(task_id, 0, cheat.address).call() == 0  # reclaimed to the requester
+    assert vault.claimableOf(cheat.address).call() == 0
+    for node in (honest, trainer):  # still held: the window has not passed
+        assert vault.heldOf(task_id, 0, node.address).call() == seen.earned[node.address]
 
-        window_end = disputes.windowEndOf(task_id, 0).call()
-        net.w3.provider.make_request("evm_increaseTime", [window_end - registry.protocolTime().call() + 1])
-        net.mine()
-        released = lambda: all(vault.heldOf(task_id, 0, n.address).call() == 0 for n in (honest, trainer))  # noqa: E731
-        wait_for("the honest nodes' held pay released by their own nodes", released, timeout=60)
-        for node in (honest, trainer):
-            assert vault.claimableOf(node.address).call() == seen.earned[node.address]
-        releases = d.vault.events.Released().get_logs(from_block=block)
-        assert {(e.args.account, e.args.amount) for e in releases} == {
-            (n.address, seen.earned[n.address]) for n in (honest, trainer)}
+    window_end = disputes.windowEndOf(task_id, 0).call()
+    net.w3.provider.make_request("evm_increaseTime", [window_end - registry.protocolTime().call() + 1])
+    net.mine()
+    released = lambda: all(vault.heldOf(task_id, 0, n.address).call() == 0 for n in (honest, trainer))  # noqa: E731
+    wait_for("the honest nodes' held pay released by their own nodes", released, timeout=60)
+    for node in (honest, trainer):
+        assert vault.claimableOf(node.address).call() == seen.earned[node.address]
+    releases = d.vault.events.Released().get_logs(from_block=block)
+    assert {(e.args.account, e.args.amount) for e in releases} == {
+        (n.address, seen.earned[n.address]) for n in (honest, trainer)}
 
-        before = d.token.functions.balanceOf(honest.address).call()
-        claim = CliRunner().invoke(cli, ["--rpc", net.anvil.http_url, "--deployment", str(net.deployment_path),
-                                         "--node-dir", str(honest.node_dir), "wallet", "claim"],
-                                   env={PASSWORD_ENV: net.password})
-        assert claim.exit_code == 0, claim.output
-        assert d.token.functions.balanceOf(honest.address).call() - before == seen.earned[honest.address]
-        assert vault.claimableOf(honest.address).call() == 0
-    finally:
-        if ticker is not None:
-            ticker.stop()
-        net.stop()
+    before = d.token.functions.balanceOf(honest.address).call()
+    claim = CliRunner().invoke(cli, ["--rpc", net.anvil.http_url, "--deployment", str(net.deployment_path),
+                                     "--node-dir", str(honest.node_dir), "wallet", "claim"],
+                               env={PASSWORD_ENV: net.password})
+    assert claim.exit_code == 0, claim.output
+    assert d.token.functions.balanceOf(honest.address).call() - before == seen.earned[honest.address]
+    assert vault.claimableOf(honest.address).call() == 0
 
 
-def test_a_juror_that_never_commits_leaves_the_others_to_reveal_at_the_commit_deadline(tmp_path):
+def test_a_juror_that_never_commits_leaves_the_others_to_reveal_at_the_commit_deadline(net, request):
     """juror2's node never runs: the two others commit, reveal once the commit deadline passed
     (RevealDue, anvil's clock moved), and settle then without waiting for the reveal deadline;
     juror2 counts as missed."""
-    net = FraudNet(tmp_path, node_settings=NODE_SETTINGS,
-                   disputes={"dispute_window_s": WINDOW_S, "vote_window_s": VOTE_WINDOW_S})
-    ticker = None
-    try:
-        d = net.deployment
-        task_id, jurors, _, _ = disputed_round(net)
-        cheat, absent = net.node("sampler1"), jurors[2]
-        net.start(names=[j.name for j in jurors[:2]])
-        ticker = Ticker(net.w3, 0.5)
-        net.wait_ready()
-        disputer = net.account("disputer", drl=1000)
-        disputer.sender.send(d.token.functions.approve(d.disputes.address, BOND))
-        registry, disputes = d.registry.functions, d.disputes.functions
-        slot = registry.membershipOf(task_id, cheat.address).call().slot
-        disputer.sender.send(disputes.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
-        dispute_id = disputes.disputeCount().call()
-        wait_for("two commitments", lambda: disputes.disputeOf(dispute_id).call().commits == 2)
-        dispute = disputes.disputeOf(dispute_id).call()
-        assert dispute.status == DisputeStatus.VOTING and dispute.upholdVotes + dispute.dismissVotes == 0
-        assert absent.address in {disputes.jurorOf(dispute_id, s).call().node for s in range(3)}
-        time.sleep(3)
-        assert disputes.disputeOf(dispute_id).call().upholdVotes == 0  # still hidden before the deadline
+    d = net.deployment
+    task_id, jurors, _, _ = disputed_round(net)
+    cheat, absent = net.node("sampler1"), jurors[2]
+    start_nodes(net, request, [j.name for j in jurors[:2]])
+    disputer = net.account("disputer", drl=1000)
+    disputer.sender.send(d.token.functions.approve(d.disputes.address, BOND))
+    registry, disputes = d.registry.functions, d.disputes.functions
+    slot = registry.membershipOf(task_id, cheat.address).call().slot
+    disputer.sender.send(disputes.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
+    dispute_id = disputes.disputeCount().call()
+    wait_for("two commitments", lambda: disputes.disputeOf(dispute_id).call().commits == 2)
+    dispute = disputes.disputeOf(dispute_id).call()
+    assert dispute.status == DisputeStatus.VOTING and dispute.upholdVotes + dispute.dismissVotes == 0
+    assert absent.address in {disputes.jurorOf(dispute_id, s).call().node for s in range(3)}
+    time.sleep(3)
+    assert disputes.disputeOf(dispute_id).call().upholdVotes == 0  # still hidden before the deadline
 
-        before = d.reputation.functions.scoreOf(absent.address).call()
-        net.w3.provider.make_request("evm_increaseTime", [dispute.voteDeadline - registry.protocolTime().call() + 1])
-        net.mine()
-        settled = lambda: disputes.disputeOf(dispute_id).call().status == DisputeStatus.UPHELD  # noqa: E731
-        wait_for("the two reveals and the settlement after the commit deadline", settled, timeout=60)
-        dispute = disputes.disputeOf(dispute_id).call()
-        assert (dispute.upholdVotes, dispute.dismissVotes) == (2, 0)
-        assert registry.protocolTime().call() <= dispute.revealDeadline  # settled before the reveals closed
-        assert d.reputation.functions.scoreOf(absent.address).call() == before - 10  # missed, not slashed
-    finally:
-        if ticker is not None:
-            ticker.stop()
-        net.stop()
+    before = d.reputation.functions.scoreOf(absent.address).call()
+    net.w3.provider.make_request("evm_increaseTime", [dispute.voteDeadline - registry.protocolTime().call() + 1])
+    net.mine()
+    settled = lambda: disputes.disputeOf(dispute_id).call().status == DisputeStatus.UPHELD  # noqa: E731
+    wait_for("the two reveals and the settlement after the commit deadline", settled, timeout=60)
+    dispute = disputes.disputeOf(dispute_id).call()
+    assert (dispute.upholdVotes, dispute.dismissVotes) == (2, 0)
+    assert registry.protocolTime().call() <= dispute.revealDeadline  # settled before the reveals closed
+    assert d.reputation.functions.scoreOf(absent.address).call() == before - 10  # missed, not slashed
