@@ -20,7 +20,7 @@ from network import NODE_SETTINGS
 from workers.chain.keystore import PASSWORD_ENV
 from workers.cli import cli
 from workers.localnet.chain import TOKEN, Ticker
-from workers.protocol import DisputeStatus, Phase, Role, Status, Verdict
+from workers.protocol import DisputeStatus, Phase, Role, Status, Verdict, vote_commitment
 
 WINDOW_S, VOTE_WINDOW_S = 3600, 600  # the contract's least windows
 BOND = 100 * TOKEN
@@ -167,3 +167,32 @@ def test_a_juror_that_never_commits_leaves_the_others_to_reveal_at_the_commit_de
     assert (dispute.upholdVotes, dispute.dismissVotes) == (2, 0)
     assert registry.protocolTime().call() <= dispute.revealDeadline  # settled before the reveals closed
     assert d.reputation.functions.scoreOf(absent.address).call() == before - 10  # missed, not slashed
+
+
+def test_a_juror_killed_between_its_commit_and_the_reveals_still_reveals(net, request):
+    """juror0's processes are SIGKILLed after it committed and before the reveals open; the
+    supervisor restarts them, the watcher takes up the last JurorCommitted from its cursor, and
+    the worker reveals the vote and salt kept in the node's secrets DB (stored before the commit)."""
+    d = net.deployment
+    task_id, jurors, _, _ = disputed_round(net)
+    cheat, killed, outsider = net.node("sampler1"), jurors[0], jurors[2]
+    start_nodes(net, request, [j.name for j in jurors[:2]])  # juror2 commits from this process
+    disputer = net.account("disputer", drl=1000)
+    disputer.sender.send(d.token.functions.approve(d.disputes.address, BOND))
+    registry, disputes = d.registry.functions, d.disputes.functions
+    slot = registry.membershipOf(task_id, cheat.address).call().slot
+    disputer.sender.send(disputes.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
+    dispute_id = disputes.disputeCount().call()
+    wait_for("two commitments", lambda: disputes.disputeOf(dispute_id).call().commits == 2)
+
+    for child in list(killed.sup.children):
+        killed.sigkill(child)
+    salt = b"\x05" * 32
+    outsider.sender.send(disputes.commitVote(dispute_id, vote_commitment(dispute_id, outsider.address, True, salt)))
+    outsider.sender.send(disputes.revealVote(dispute_id, True, salt))
+    settled = lambda: disputes.disputeOf(dispute_id).call().status == DisputeStatus.UPHELD  # noqa: E731
+    wait_for("every juror revealed and the dispute settled", settled, timeout=90)
+    assert killed.restarts, "the supervisor restarted the killed processes"
+    votes = {e.args.juror: e.args.uphold for e in d.disputes.events.JurorVoted().get_logs(from_block=0)
+             if e.args.disputeId == dispute_id}
+    assert votes == {j.address: True for j in jurors}
