@@ -12,7 +12,8 @@ events beside TaskRegistry's.
   before the commit. It schedules RevealDue at the commit deadline. Every validator (keeper) also
   schedules SettleDue there.
 - JurorCommitted, validator: once every juror committed, a seated juror reveals at once.
-- RevealDue, validator: a synthetic event at the commit deadline: a juror that committed reveals.
+- RevealDue, validator: a synthetic event at the commit deadline: a juror that committed reveals
+  (and again PAUSED_RECHECK_S after a reveal that a guardian's pause refused).
 - JurorVoted, validator (keeper): once every juror revealed (or, past the commit deadline, every
   juror that committed), settle() at once.
 - SettleDue, validator: a synthetic event at the commit deadline, then at the reveal deadline:
@@ -28,7 +29,9 @@ Every handler reads the chain first and counts the contracts' "already done" rev
 from __future__ import annotations
 
 import logging
+import time
 
+from workers.chain.errors import TxReverted
 from workers.node.context import NodeContext
 from workers.node.dispatch import DISPATCH, HandledEvent
 from workers.node.assignment_handlers import send_draw
@@ -39,6 +42,10 @@ from workers.protocol import DisputeStatus, Role, Verdict, vote_commitment
 log = logging.getLogger(__name__)
 
 ZERO_ADDRESS = "0x" + "00" * 20
+
+PAUSED_RECHECK_S = 60.0
+"""How long a juror whose reveal met a guardian's pause waits before it tries again (protocol time,
+and with it the reveal deadline, stands still while the registry is paused)."""
 
 PENDING_RECHECK_S = 30.0
 """How long a pay release waits before it looks again when a dispute of its round is open (a
@@ -206,7 +213,16 @@ def _reveal(ctx: NodeContext, dispute_id: int) -> None:
                   "it cannot reveal, and will be slashed as withholding", dispute_id)
         return
     uphold, salt = vote
-    send(ctx, _disputes(ctx).revealVote(dispute_id, uphold, salt), done=("AlreadyVoted",))
+    try:
+        send(ctx, _disputes(ctx).revealVote(dispute_id, uphold, salt), done=("AlreadyVoted",))
+    except TxReverted as exc:
+        if exc.error.name != "DisputesPaused":
+            raise
+        # A vote left shut is slashed: keep trying until the guardian unpauses.
+        log.warning("dispute %d: reveal refused while disputes are paused; trying again in %g s",
+                    dispute_id, PAUSED_RECHECK_S)
+        schedule_check("RevealDue", f"reveal:{dispute_id}:paused:{time.time_ns()}",
+                       {"disputeId": dispute_id, "hop": 0, "origin": "paused"}, countdown=PAUSED_RECHECK_S)
 
 
 @DISPATCH.on("JurorCommitted", "validator")

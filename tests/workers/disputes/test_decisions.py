@@ -7,7 +7,9 @@ import pytest
 from eth_abi import encode
 from eth_utils import keccak
 
-from workers.node.dispute_handlers import PENDING_RECHECK_S, can_settle, release_due_in, vote_for
+from workers.chain.errors import DecodedError, TxReverted
+from workers.node import dispute_handlers
+from workers.node.dispute_handlers import PAUSED_RECHECK_S, PENDING_RECHECK_S, can_settle, release_due_in, vote_for
 from workers.protocol import Verdict, vote_commitment
 
 
@@ -68,3 +70,37 @@ def test_vote_commitment_is_the_contracts_hash():
     assert vote_commitment(9, juror, True, salt) == expected
     assert vote_commitment(9, juror, False, salt) != expected  # the vote is bound
     assert vote_commitment(9, "0x" + "cd" * 20, True, salt) != expected  # and so is the juror
+
+
+def revealing_juror(monkeypatch, refusal: str):
+    """dispute_handlers._reveal for a seated juror that committed, its send refused by `refusal`;
+    returns the checks it scheduled."""
+    juror = SimpleNamespace(voted=False, commitment=b"\x01" * 32)
+    monkeypatch.setattr(dispute_handlers, "_voting", lambda ctx, dispute_id: SimpleNamespace(jurorCount=3))
+    monkeypatch.setattr(dispute_handlers, "my_seat", lambda ctx, dispute_id, jurors: (0, juror))
+    monkeypatch.setattr(dispute_handlers, "_disputes", lambda ctx: SimpleNamespace(
+        revealVote=lambda *args: SimpleNamespace(fn_name="revealVote", args=args)))
+
+    def refused(ctx, call, done=()):
+        raise TxReverted(DecodedError(refusal))
+
+    monkeypatch.setattr(dispute_handlers, "send", refused)
+    scheduled = []
+    monkeypatch.setattr(dispute_handlers, "schedule_check",
+                        lambda name, key, args, countdown=None: scheduled.append((name, args, countdown)))
+    ctx = SimpleNamespace(secrets=SimpleNamespace(juror_vote=lambda dispute_id: (True, b"\x02" * 32)))
+    return ctx, scheduled
+
+
+def test_a_reveal_refused_by_a_pause_is_tried_again(monkeypatch):
+    ctx, scheduled = revealing_juror(monkeypatch, "DisputesPaused")
+    dispute_handlers._reveal(ctx, 7)  # a shut vote is slashed: no giving up
+    assert [(name, args["disputeId"], countdown) for name, args, countdown in scheduled] == [
+        ("RevealDue", 7, PAUSED_RECHECK_S)]
+
+
+def test_another_refusal_of_a_reveal_propagates(monkeypatch):
+    ctx, scheduled = revealing_juror(monkeypatch, "VoteMismatch")
+    with pytest.raises(TxReverted, match="VoteMismatch"):
+        dispute_handlers._reveal(ctx, 7)
+    assert scheduled == []
