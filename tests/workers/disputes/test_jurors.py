@@ -73,6 +73,15 @@ def disputed_round(net):
     return task_id, jurors, outcome(net, task_id, block), block
 
 
+def open_dispute(net, disputer, task_id: int, node) -> int:
+    """The disputer disputes `node`'s sampler verdict of round 0, posting BOND; the dispute's id."""
+    d = net.deployment
+    disputer.sender.send(d.token.functions.approve(d.disputes.address, BOND))
+    slot = d.registry.functions.membershipOf(task_id, node.address).call().slot
+    disputer.sender.send(d.disputes.functions.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
+    return d.disputes.functions.disputeCount().call()
+
+
 def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(net, request):
     d = net.deployment
     task_id, jurors, seen, block = disputed_round(net)
@@ -87,13 +96,8 @@ def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(net, request
 
     start_nodes(net, request, ["sampler0", "trainer", *(j.name for j in jurors)])
     disputer = net.account("disputer", drl=1000)
-    disputer.sender.send(d.token.functions.approve(d.disputes.address, 2 * BOND))
     registry, disputes = d.registry.functions, d.disputes.functions
-    ids = {}
-    for node in (honest, cheat):
-        slot = registry.membershipOf(task_id, node.address).call().slot
-        disputer.sender.send(disputes.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
-        ids[node.name] = disputes.disputeCount().call()
+    ids = {node.name: open_dispute(net, disputer, task_id, node) for node in (honest, cheat)}
 
     decided = (DisputeStatus.UPHELD, DisputeStatus.DISMISSED)
     settled = lambda: all(disputes.disputeOf(i).call().status in decided for i in ids.values())  # noqa: E731
@@ -145,12 +149,8 @@ def test_a_juror_that_never_commits_leaves_the_others_to_reveal_at_the_commit_de
     task_id, jurors, _, _ = disputed_round(net)
     cheat, absent = net.node("sampler1"), jurors[2]
     start_nodes(net, request, [j.name for j in jurors[:2]])
-    disputer = net.account("disputer", drl=1000)
-    disputer.sender.send(d.token.functions.approve(d.disputes.address, BOND))
     registry, disputes = d.registry.functions, d.disputes.functions
-    slot = registry.membershipOf(task_id, cheat.address).call().slot
-    disputer.sender.send(disputes.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
-    dispute_id = disputes.disputeCount().call()
+    dispute_id = open_dispute(net, net.account("disputer", drl=1000), task_id, cheat)
     wait_for("two commitments", lambda: disputes.disputeOf(dispute_id).call().commits == 2)
     dispute = disputes.disputeOf(dispute_id).call()
     assert dispute.status == DisputeStatus.VOTING and dispute.upholdVotes + dispute.dismissVotes == 0
@@ -177,12 +177,8 @@ def test_a_juror_killed_between_its_commit_and_the_reveals_still_reveals(net, re
     task_id, jurors, _, _ = disputed_round(net)
     cheat, killed, outsider = net.node("sampler1"), jurors[0], jurors[2]
     start_nodes(net, request, [j.name for j in jurors[:2]])  # juror2 commits from this process
-    disputer = net.account("disputer", drl=1000)
-    disputer.sender.send(d.token.functions.approve(d.disputes.address, BOND))
-    registry, disputes = d.registry.functions, d.disputes.functions
-    slot = registry.membershipOf(task_id, cheat.address).call().slot
-    disputer.sender.send(disputes.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
-    dispute_id = disputes.disputeCount().call()
+    disputes = d.disputes.functions
+    dispute_id = open_dispute(net, net.account("disputer", drl=1000), task_id, cheat)
     wait_for("two commitments", lambda: disputes.disputeOf(dispute_id).call().commits == 2)
 
     for child in list(killed.sup.children):
