@@ -95,6 +95,11 @@ def _read(ctx: NodeContext, name: str, *args):
     return ctx.view.read(ctx.deployment.disputes, name, *args)
 
 
+def _now(ctx: NodeContext) -> int:
+    """The registry's protocol time (it stands still while the registry is paused)."""
+    return ctx.view.read(ctx.deployment.registry, "protocolTime")
+
+
 @DISPATCH.on("JurorDrawArmed", "validator")
 def draw_jurors(ev: HandledEvent) -> None:
     ctx = NodeContext.current()
@@ -264,10 +269,6 @@ def _settle_subject(dispute_id: int) -> bytes:
     return b"settle" + dispute_id.to_bytes(32, "big")
 
 
-def _now(ctx: NodeContext) -> int:
-    return ctx.view.read(ctx.deployment.registry, "protocolTime")
-
-
 @DISPATCH.on("JurorVoted", "validator")
 def juror_voted(ev: HandledEvent) -> None:
     """Every validator sees the last juror's reveal: the pool takes turns at settling (keeper_turns)."""
@@ -310,7 +311,7 @@ def _release(ctx: NodeContext, task_id: int, round_: int, role: str, hop: int, o
     if held == 0:
         return  # released (by anyone) or reclaimed
     window_end = _read(ctx, "windowEndOf", task_id, round_)
-    now = ctx.view.read(ctx.deployment.registry, "protocolTime")
+    now = _now(ctx)
     wait = release_due_in(window_end, now, _read(ctx, "openDisputesOf", task_id, round_), held)
     if wait:
         schedule_check("PayReleaseDue", f"release:{task_id}:{round_}:{hop + 1}",
@@ -340,7 +341,7 @@ def _dispute_settled(ev: HandledEvent) -> None:
         return
     if _read(ctx, "openDisputesOf", task_id, round_):
         return  # another dispute of the round is open: its settlement comes back here
-    if ctx.view.read(ctx.deployment.registry, "protocolTime") <= _read(ctx, "windowEndOf", task_id, round_):
+    if _now(ctx) <= _read(ctx, "windowEndOf", task_id, round_):
         return  # the PayReleaseDue scheduled at RewardEarned releases it at the window's end
     send(ctx, _disputes(ctx).releasePay(task_id, round_, ctx.address), done=("NothingHeld",))
 
