@@ -26,7 +26,7 @@ import secrets
 import statistics
 import warnings
 
-from brownie import accounts, network
+from brownie import accounts, chain, network
 from brownie._config import CONFIG
 
 from scripts.actors import (
@@ -41,12 +41,18 @@ from scripts.actors import (
     sign_task,
     transact,
 )
-from scripts.deploy import deploy
-from workers.protocol import Status, TaskParams
+from scripts.deploy import DeployParams, deploy
+from tools.episode_fixtures import episode
+from workers.merkle import MerkleTree
+from workers.protocol import Role, Status, TaskParams, vote_commitment
 
 SPEC_CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
 PARAMS = TaskParams(spec_cid=SPEC_CID, spec_digest=bytes.fromhex("11" * 32), bounty=10_000 * TOKEN)
 EPISODES = {1: 10, 2: 10_000}  # round index -> episodes per sampler; other rounds use 10
+JURORS = 7  # 2n + 1 for the tasks' 3 validators: a full jury of validators outside the task
+BOND = 100 * TOKEN
+FAULTY_SHARD = [episode(0), episode(1), episode(2, seed_shift=1)]
+"""Sampler 0's shard in the proven dispute: item 2's seeds are not the task's (EpisodeCheck.WrongSeeds)."""
 
 
 def step_name(label: str, tx) -> str:
@@ -55,7 +61,7 @@ def step_name(label: str, tx) -> str:
         if "TaskSettled" in tx.events:
             return "attest (last: finalizes round, settles task)"
         if "RoundFinalized" in tx.events:
-            return "attest (last: finalizes round)"
+            return "attest (last: finalizes round, holds pay)" if "Held" in tx.events else "attest (last: finalizes round)"
     if label.startswith(("commit", "reveal")) and "PhaseStarted" in tx.events:
         return f"{label} (last: closes phase)"
     if label == "claimSlot trainer" and "DrawArmed" in tx.events:
@@ -121,6 +127,90 @@ def measure(dep) -> dict:
             "episode_rounds": (round_gas[1], round_gas[2])}
 
 
+class ShardSampler(ScriptedSampler):
+    """Reveals the root of fixed items (episodes encoded by the workers' own code)."""
+
+    def __init__(self, name, account, proto, items: list[bytes]):
+        super().__init__(name, account, proto)
+        self.items = items
+
+    def rollout(self, task_id: int, round_: int) -> list[bytes]:
+        return self.items
+
+
+def task_with_one_round(proto: Protocol, requester, nodes: list, keeper) -> int:
+    """A task created, filled and played through its round 0."""
+    dep = proto.dep
+    samplers, trainer = [n for n in nodes if n.role == Role.SAMPLER], next(n for n in nodes if n.role == Role.TRAINER)
+    transact(requester, dep.token.approve, dep.registry, PARAMS.bounty)
+    task_id = transact(requester, dep.registry.createTask, PARAMS.as_tuple()).events["TaskCreated"]["taskId"]
+    fill_task(proto, task_id, samplers, trainer, keeper)
+    play_round(proto, task_id, nodes, keeper)
+    return task_id
+
+
+def measure_disputes(dep) -> list:
+    """The dispute steps on a deployment with disputes active (pay held for the dispute window):
+    a sampler's accepted shard disputed and its fault proven on-chain; a trainer's accepted
+    checkpoint disputed and judged by a jury of seven (commit, reveal, settle); held pay released."""
+    proto = Protocol(dep)
+    samplers, trainer, validators = cast(proto)
+    samplers[0] = ShardSampler("S1", samplers[0].account, proto, FAULTY_SHARD)
+    nodes = [*samplers, trainer, *validators]
+    keeper, requester, disputer = accounts[7], accounts[8], accounts[9]
+    jurors = accounts[10:10 + JURORS]
+    for node in nodes:
+        transact(dep.admin, dep.token.transfer, node.account, 100_000 * TOKEN)
+        node.stake(5 * dep.stakes.minStake(node.role))
+    transact(dep.admin, dep.token.transfer, requester, 100_000 * TOKEN)
+    transact(dep.admin, dep.token.transfer, disputer, 10_000 * TOKEN)
+    start = len(proto.txs)
+    # Two tasks, round 0 of each played (its pay held), before the jurors join the validator pool:
+    # the tasks' validators are then the three scripted ones.
+    proven, judged = (task_with_one_round(proto, requester, nodes, keeper) for _ in range(2))
+    for juror in jurors:
+        amount = 5 * dep.stakes.minStake(Role.VALIDATOR)
+        transact(dep.admin, dep.token.transfer, juror, amount)
+        transact(juror, dep.token.approve, dep.stakes, amount)
+        transact(juror, dep.stakes.stake, Role.VALIDATOR, amount)
+
+    # A proven fault: sampler 0's accepted shard holds an episode with the wrong seeds.
+    transact(disputer, dep.token.approve, dep.disputes, BOND)
+    tx = proto.send("openDispute", disputer, dep.disputes.openDispute, proven, 0, Role.SAMPLER, 0, BOND)
+    dispute_id = tx.events["DisputeOpened"]["disputeId"]
+    tree = MerkleTree(FAULTY_SHARD)
+    proto.send("proveFault (upholds, fails the task)", disputer, dep.disputes.proveFault, dispute_id,
+               FAULTY_SHARD[2], tree.proof(2))
+
+    # A jury: the trainer's accepted checkpoint disputed; the seven outsiders vote to dismiss.
+    transact(disputer, dep.token.approve, dep.disputes, BOND)
+    tx = proto.send("openDispute", disputer, dep.disputes.openDispute, judged, 0, Role.TRAINER, 0, BOND)
+    dispute_id = tx.events["DisputeOpened"]["disputeId"]
+    chain.mine()  # the draw is seeded by the next block
+    tx = proto.send("drawJurors", keeper, dep.disputes.drawJurors, dispute_id)
+    seated = [e["juror"] for e in tx.events["JurorDrawn"]]
+    assert len(seated) == JURORS, seated
+    salts = {juror: secrets.token_bytes(32) for juror in seated}
+    for juror in seated:
+        label = "commitVote (last: opens the reveals)" if juror == seated[-1] else "commitVote"
+        proto.send(label, juror, dep.disputes.commitVote, dispute_id,
+                   vote_commitment(dispute_id, juror, False, salts[juror]))
+    for juror in seated:
+        proto.send("revealVote", juror, dep.disputes.revealVote, dispute_id, False, salts[juror])
+    proto.send("settle (jury dismissed)", keeper, dep.disputes.settle, dispute_id)
+
+    # Held pay of the judged round, once its dispute window has passed.
+    chain.sleep(dep.disputes.disputeWindow() + 1)
+    chain.mine()
+    for node in nodes:
+        proto.send("releasePay", keeper, dep.disputes.releasePay, judged, 0, node.address)
+    juror = seated[0]
+    proto.send("withdraw (juror's award)", juror, dep.disputes.withdraw, juror, dep.disputes.owedOf(juror))
+    return [(step_name(label, tx), tx.gas_used) for label, tx in proto.txs[start:]
+            if not label.startswith(("claimSlot", "drawValidators", "commit ", "reveal ", "attest"))
+            or "Held" in tx.events]
+
+
 def table(steps: list) -> list[str]:
     rows = {}
     for name, gas in steps:
@@ -136,9 +226,12 @@ def main():
     CONFIG.argv["silent"] = True
     with contextlib.redirect_stdout(io.StringIO()):  # deploy() prints each contract; not needed here
         dep = deploy(accounts[0])
+        disputes_dep = deploy(accounts[0], DeployParams(activate_disputes=True))
     result = measure(dep)
     print(f"\nGas per step on {network.show_active()} (prague, optimizer 200 runs)")
     print("\n".join(table(result["steps"])))
+    print("\nDisputes (a deployment with disputes active: round pay held for the dispute window)")
+    print("\n".join(table(measure_disputes(disputes_dep))))
     small, large = result["episode_rounds"]
     print(f"\nwhole task (2 samplers, 1 trainer, 3 validators, 5 rounds): {result['task_gas']:,} gas")
     print(f"one round, 10 episodes per sampler:      {small:,} gas")
