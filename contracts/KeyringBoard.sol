@@ -3,6 +3,7 @@ pragma solidity 0.8.30;
 
 import {IKeyringBoard} from "./interfaces/IKeyringBoard.sol";
 import {ITaskRegistry} from "./interfaces/ITaskRegistry.sol";
+import {TaskState} from "./libraries/TaskState.sol";
 
 /// @title KeyringBoard
 /// @notice Keyring announcements for encrypted task inputs; see IKeyringBoard.
@@ -22,7 +23,7 @@ contract KeyringBoard is IKeyringBoard {
         uint256 length = bytes(cid).length;
         if (length == 0 || length > MAX_CID_LENGTH) revert InvalidKeyringCid();
         // an id never created reads as a zeroed task: requester 0, never the caller
-        if (_registry.taskOf(taskId).requester != msg.sender) revert NotRequester(taskId, msg.sender);
+        if (TaskState.taskHead(_registry, taskId).requester != msg.sender) revert NotRequester(taskId, msg.sender);
         _keyrings[taskId] = cid;
         emit KeyringPosted(taskId, msg.sender, cid);
     }

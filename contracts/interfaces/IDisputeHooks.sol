@@ -4,10 +4,10 @@ pragma solidity 0.8.30;
 import {Role} from "../libraries/Types.sol";
 
 /// @title IDisputeHooks
-/// @notice What the TaskRegistry offers its DisputeManager (SPECIFICATION.md, "Disputes"): when a
-///         round's verdicts were reached, who attested, and the three effects a dispute has on a
-///         task's money and status. Once a dispute manager is set, round pay is held in the vault
-///         for the dispute window instead of being credited at the verdict.
+/// @notice What the TaskRegistry lets its DisputeManager do (SPECIFICATION.md, "Disputes"): the
+///         three effects a dispute has on a task's money and status. The dispute side reads the
+///         registry's state through `extsload` (TaskState). Once a dispute manager is set, round pay
+///         is held in the vault for the dispute window instead of being credited at the verdict.
 interface IDisputeHooks {
     error NotDisputeManager(address caller);
     error DisputeManagerAlreadySet(address current);
@@ -28,12 +28,4 @@ interface IDisputeHooks {
     /// @notice Ends an Active task as Failed (an accepted submission was overturned); no-op otherwise.
     ///         Dispute manager only.
     function failTask(uint256 taskId) external;
-
-    function disputeManager() external view returns (address);
-
-    /// @notice Protocol time at which `round`'s verdicts were reached (0 = not yet).
-    function roundFinalizedAt(uint256 taskId, uint256 round) external view returns (uint256);
-
-    /// @notice The validator that cast the attestation of `slot` in `round` (0 = none).
-    function attesterOf(uint256 taskId, uint256 round, uint256 slot) external view returns (address);
 }

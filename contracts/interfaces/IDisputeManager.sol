@@ -4,6 +4,7 @@ pragma solidity 0.8.30;
 import {Role} from "../libraries/Types.sol";
 import {ITaskRegistry} from "./ITaskRegistry.sol";
 import {EpisodeCheck} from "../libraries/EpisodeCheck.sol";
+import {IExtsload} from "./IExtsload.sol";
 
 /// @title IDisputeManager
 /// @notice Disputes of decided verdicts (SPECIFICATION.md, "Disputes"). Within the dispute window
@@ -12,7 +13,9 @@ import {EpisodeCheck} from "../libraries/EpisodeCheck.sol";
 ///         the chain can check settles the dispute at once; otherwise 2n+1 jurors, drawn from the
 ///         validator pool outside the task and the parties, vote. The losers' bond and slashed stake
 ///         pay the winner and the jurors who voted with the majority; the rest goes to the treasury.
-interface IDisputeManager {
+/// @dev Its state is read through `extsload` (StateView, DisputeState); its parameters (windows,
+///      minimum bond, slash rate, treasury) are ProtocolConfig's.
+interface IDisputeManager is IExtsload {
     enum Status {
         None,
         Drawing, // waiting for the juror draw
@@ -72,8 +75,6 @@ interface IDisputeManager {
     error VotingClosed(uint256 disputeId, uint256 deadline);
     error VotingOpen(uint256 disputeId, uint256 deadline);
     error DisputesPending(uint256 taskId, uint256 round, uint256 open);
-    error WindowOutOfBounds(uint256 window, uint256 min, uint256 max);
-    error BondOutOfBounds(uint256 bond, uint256 min, uint256 max);
     error InsufficientOwed(address account, uint256 owed, uint256 requested);
 
     event DisputeOpened(
@@ -97,12 +98,9 @@ interface IDisputeManager {
     event JurorReleased(uint256 indexed disputeId, address indexed juror, bool voted, bool withMajority, uint256 slashed);
     event Owed(uint256 indexed disputeId, address indexed account, uint256 amount);
     event Withdrawn(address indexed account, address indexed to, uint256 amount);
-    event DisputeWindowSet(uint256 window);
-    event VoteWindowSet(uint256 window);
-    event MinBondSet(uint256 bond);
 
     /// @notice Disputes the verdict on submission (`role`, `slot`) of `round`, posting `bond`
-    ///         (pulled with transferFrom, at least `minBond`). Arms a juror draw on the next block.
+    ///         (pulled with transferFrom, at least ProtocolConfig.minBond). Arms a juror draw on the next block.
     function openDispute(uint256 taskId, uint256 round, Role role, uint256 slot, uint256 bond)
         external
         returns (uint256 disputeId);
@@ -135,23 +133,4 @@ interface IDisputeManager {
 
     /// @notice Pays `amount` of what the caller is owed (returned bonds, awards) to `to`.
     function withdraw(address to, uint256 amount) external;
-
-    function setDisputeWindow(uint256 window) external;
-    function setVoteWindow(uint256 window) external;
-    function setMinBond(uint256 bond) external;
-
-    function disputeOf(uint256 disputeId) external view returns (Dispute memory);
-    function jurorOf(uint256 disputeId, uint256 seat) external view returns (Juror memory);
-    /// @notice The dispute of a submission (0 = never disputed).
-    function disputeIdOf(uint256 taskId, uint256 round, Role role, uint256 slot) external view returns (uint256);
-    function openDisputesOf(uint256 taskId, uint256 round) external view returns (uint256);
-    /// @notice Protocol time until which `round` can be disputed (0 = no verdicts yet).
-    function windowEndOf(uint256 taskId, uint256 round) external view returns (uint256);
-    function owedOf(address account) external view returns (uint256);
-    function totalOwed() external view returns (uint256);
-    function totalBonds() external view returns (uint256);
-    function disputeCount() external view returns (uint256);
-    function disputeWindow() external view returns (uint256);
-    function voteWindow() external view returns (uint256);
-    function minBond() external view returns (uint256);
 }

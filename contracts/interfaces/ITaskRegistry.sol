@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: MIT
 pragma solidity 0.8.30;
 
+import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {Role, Outcome} from "../libraries/Types.sol";
+import {IStakeManager} from "./IStakeManager.sol";
+import {IReputation} from "./IReputation.sol";
+import {IRewardVault} from "./IRewardVault.sol";
+import {IProtocolConfig} from "./IProtocolConfig.sol";
+import {IExtsload} from "./IExtsload.sol";
 
 /// @title ITaskRegistry
 /// @notice The task lifecycle: escrowed bounty, slot assignment, per-round commit–reveal of results,
 ///         validator attestations decided by a 2/3 quorum, and settlement by accepted work.
 /// @dev Deadlines are in protocol time (`protocolTime()`): wall-clock time minus time spent paused,
-///      so a guardian pause never makes nodes miss a deadline.
-interface ITaskRegistry {
+///      so a guardian pause never makes nodes miss a deadline. The registry is the core: its state
+///      is read through `extsload` (StateView, TaskState); signed task creation is in TaskFront;
+///      the parameters it applies are in ProtocolConfig.
+interface ITaskRegistry is IExtsload {
     enum Status {
         None,
         Open, // accepting sampler and trainer claims
@@ -57,14 +65,6 @@ interface ITaskRegistry {
         uint32 commitWindow;
         uint32 revealWindow;
         uint32 attestWindow;
-    }
-
-    /// @notice An optional EIP-2612 permit for the bounty (value = bounty); deadline 0 means none.
-    struct Permit {
-        uint256 deadline;
-        uint8 v;
-        bytes32 r;
-        bytes32 s;
     }
 
     struct Task {
@@ -126,11 +126,7 @@ interface ITaskRegistry {
     error SlotCountOutOfBounds(Role role, uint256 count, uint256 max);
     error RoundsOutOfBounds(uint256 rounds, uint256 max);
     error WindowOutOfBounds(uint256 window, uint256 min, uint256 max);
-    error SharesOutOfBounds(uint256 trainerBps, uint256 samplerBps, uint256 validatorBps);
-    error SlashBpsOutOfBounds(uint256 bps, uint256 max);
     error ZeroAddress();
-    error SignatureExpired(uint256 deadline);
-    error InvalidSignature(address requester);
     error TaskNotFound(uint256 taskId);
     error WrongStatus(uint256 taskId, Status status);
     error NotRequester(uint256 taskId, address caller);
@@ -164,8 +160,12 @@ interface ITaskRegistry {
     /// @notice The aggregate signature does not verify for these signers and this message.
     error InvalidAggregateSignature(uint256 taskId, uint256 round, uint256 signerBitmap);
     /// @notice An aggregate names a held validator slot outside the task's BLS mask: its holder had
-    ///         no registered BLS key when it took the slot (see `aggregateKeyOf`).
+    ///         no registered BLS key when it took the slot (see StateView.aggregateKeyOf).
     error SignersOutsideBlsMask(uint256 taskId, uint256 signerBitmap, uint256 blsMask);
+
+    /// @notice `createTaskFor` was called by another account than the task front.
+    error NotTaskFront(address caller);
+    error TaskFrontAlreadySet(address current);
 
     event TaskCreated(
         uint256 indexed taskId,
@@ -205,25 +205,15 @@ interface ITaskRegistry {
     event RewardEarned(uint256 indexed taskId, uint256 indexed round, address indexed node, Role role, uint256 amount);
     event RoundFinalized(uint256 indexed taskId, uint256 indexed round, bytes32 checkpointRoot, string checkpointCid);
     event TaskSettled(uint256 indexed taskId, Status status, uint256[3] paidByRole, uint256 refund);
-    event RoleSharesSet(uint256 trainerBps, uint256 samplerBps, uint256 validatorBps);
-    event SlashBpsSet(uint256 bps);
-    event TreasurySet(address indexed treasury);
+    event TaskFrontSet(address indexed taskFront);
 
     /// @notice Creates a task funded by the caller (who has approved this contract for the bounty).
     function createTask(TaskParams calldata params) external returns (uint256 taskId);
 
-    /// @notice Same as `createTask`, funding the bounty with an EIP-2612 permit.
-    function createTaskWithPermit(TaskParams calldata params, Permit calldata permit) external returns (uint256 taskId);
-
-    /// @notice Creates a task on behalf of `requester` from their EIP-712 `CreateTask` signature;
-    ///         anyone may relay it. Nonce, deadline, chain id and this contract's address are signed.
-    function createTaskWithSig(
-        TaskParams calldata params,
-        address requester,
-        uint256 deadline,
-        bytes calldata signature,
-        Permit calldata permit
-    ) external returns (uint256 taskId);
+    /// @notice Creates a task for `requester`, funded by `requester` (who has approved this
+    ///         contract for the bounty, or signed a permit the front submitted). Task front only: it
+    ///         calls this for the caller of a permit, or the signer of an EIP-712 request (TaskFront).
+    function createTaskFor(TaskParams calldata params, address requester) external returns (uint256 taskId);
 
     /// @notice Cancels a task before its rounds start; the whole bounty is refunded to the requester.
     function cancelTask(uint256 taskId) external;
@@ -235,7 +225,7 @@ interface ITaskRegistry {
     ///         of a block mined after the vacancy arose. Anyone may call.
     function drawValidators(uint256 taskId) external;
 
-    /// @notice Commits to a result for the current round: see `commitmentFor`.
+    /// @notice Commits to a result for the current round (StateView.commitmentFor computes it).
     function commit(uint256 taskId, bytes32 commitment) external;
 
     /// @notice Reveals the committed result: its Merkle root and IPFS CID.
@@ -250,9 +240,9 @@ interface ITaskRegistry {
     /// @param round Must be the current round (the signed message names it).
     /// @param acceptBitmap The bitmap every signer signed, as in `attest`.
     /// @param signerBitmap Bit v: validator slot v signed. Each must be in the task's BLS mask
-    ///        (`aggregateKeyOf`), be expected this round and not have voted yet; otherwise the call
+    ///        (StateView.aggregateKeyOf), be expected this round and not have voted yet; otherwise the call
     ///        reverts (re-aggregate without it).
-    /// @param sigma Sum of the signers' BLS signatures of `attestationMessage(taskId, round, acceptBitmap)`.
+    /// @param sigma Sum of the signers' BLS signatures of StateView.attestationMessage(taskId, round, acceptBitmap).
     /// @param apk2 Sum of the signers' G2 public keys (checked against their registered G1 keys).
     function attestAggregate(
         uint256 taskId,
@@ -268,41 +258,20 @@ interface ITaskRegistry {
 
     function pause() external;
     function unpause() external;
-    function setRoleShares(uint256 trainerBps, uint256 samplerBps, uint256 validatorBps) external;
-    function setSlashBps(uint256 bps) external;
-    function setTreasury(address treasury) external;
 
-    /// @notice The commitment a node must submit for a result.
-    function commitmentFor(uint256 taskId, uint256 round, address node, bytes32 root, string calldata cid, bytes32 salt)
-        external
-        pure
-        returns (bytes32);
+    /// @notice Sets the task front, once (admin only).
+    function setTaskFront(address taskFront) external;
 
-    /// @notice The 32-byte message validators BLS-sign for an aggregate attestation:
-    ///         keccak256(abi.encode(keccak256("decentrl.attest.v1"), chain id, this registry, taskId,
-    ///         round, acceptBitmap)).
-    function attestationMessage(uint256 taskId, uint256 round, uint256 acceptBitmap) external view returns (bytes32);
-
-    /// @notice The task's aggregate BLS key: `apk1` = Σ of the G1 keys of the holders of validator
-    ///         slots `mask`, the held slots whose holder had a registered BLS key when it took the slot.
-    ///         An aggregate may only name slots in `mask`.
-    function aggregateKeyOf(uint256 taskId) external view returns (uint256[2] memory apk1, uint256 mask);
-
-    /// @notice The EIP-712 digest a requester signs for `createTaskWithSig`.
-    function createTaskDigest(TaskParams calldata params, address requester, uint256 nonce, uint256 deadline)
-        external
-        view
-        returns (bytes32);
-
-    function protocolTime() external view returns (uint256);
-    function taskCount() external view returns (uint256);
-    function taskOf(uint256 taskId) external view returns (Task memory);
-    function slotOf(uint256 taskId, Role role, uint256 slot) external view returns (Slot memory);
-    function membershipOf(uint256 taskId, address node) external view returns (Membership memory);
-    function submissionOf(uint256 taskId, uint256 round, Role role, uint256 slot) external view returns (Submission memory);
+    /// @notice A validator slot's vote in `round`, whichever way it arrived (its own `attest` or an
+    ///         aggregate that covered it); voted false when it has not voted.
     function attestationOf(uint256 taskId, uint256 round, uint256 slot) external view returns (Attestation memory);
-    function paidOf(uint256 taskId) external view returns (uint256[3] memory);
-    function roleShares() external view returns (uint16[3] memory);
-    function slashBps() external view returns (uint256);
-    function treasury() external view returns (address);
+
+    /// @notice Wall-clock time minus the time spent paused: the clock of every deadline.
+    function protocolTime() external view returns (uint256);
+
+    function token() external view returns (IERC20);
+    function stakes() external view returns (IStakeManager);
+    function reputation() external view returns (IReputation);
+    function vault() external view returns (IRewardVault);
+    function config() external view returns (IProtocolConfig);
 }

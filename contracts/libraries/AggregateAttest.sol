@@ -9,8 +9,8 @@ import {TaskStorage, AggregateVotes, AggregateKey, Ballot, Context} from "./Task
 
 /// @title AggregateAttest
 /// @notice Records one BLS aggregate attestation: several validator slots of a task vote the same
-///         bitmap with one signature (SPECIFICATION.md 5.5.1), and keeps each task's aggregate key
-///         (the sum of its BLS-keyed validator slot holders' G1 keys) as slots change hands.
+///         bitmap with one signature (SPECIFICATION.md 5.5.1), checked against the task's aggregate
+///         key (AggregateKeys).
 /// @dev An external library run by delegatecall on the registry's storage (like RoundLogic), so
 ///      `address(this)` in the signed message is the registry.
 ///      Its cost does not grow with the signers: the signers' key is the task's key minus the keys
@@ -19,19 +19,23 @@ library AggregateAttest {
     /// @notice Domain tag of the attestation message.
     bytes32 internal constant ATTEST_DOMAIN = keccak256("decentrl.attest.v1");
 
-    /// @notice The 32-byte message validators sign: keccak256(abi.encode(ATTEST_DOMAIN, chain id,
-    ///         registry, taskId, round, acceptBitmap)).
-    function message(uint256 taskId, uint256 round, uint256 acceptBitmap) internal view returns (bytes32) {
-        return keccak256(abi.encode(ATTEST_DOMAIN, block.chainid, address(this), taskId, round, acceptBitmap));
+    /// @notice The 32-byte message validators sign for `registry`: keccak256(abi.encode(ATTEST_DOMAIN,
+    ///         chain id, registry, taskId, round, acceptBitmap)).
+    function message(address registry, uint256 taskId, uint256 round, uint256 acceptBitmap)
+        internal
+        view
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(ATTEST_DOMAIN, block.chainid, registry, taskId, round, acceptBitmap));
     }
 
     /// @notice Checks the task is Active in the Attest phase of `round` before its deadline, the
     ///         signers and the signature, and records their vote as one ballot.
-    /// @param c The registry's context (its StakeManager, protocol time; `holdPay` means disputes
-    ///        are on: each signer is recorded as its slot's attester this round).
+    /// @param c The registry's context (its StakeManager, protocol time). While disputes are on,
+    ///        each signer is recorded as its slot's attester this round.
     /// @param signerBitmap Bit v set: validator slot v signed. Every signer must be in the task's BLS
     ///        mask, be expected this round and not have voted yet (else the whole call reverts).
-    /// @param sigma Sum of the signers' signatures of `message(taskId, round, acceptBitmap)` (G1).
+    /// @param sigma Sum of the signers' signatures of `message(registry, taskId, round, acceptBitmap)` (G1).
     /// @param apk2 Sum of the signers' G2 keys; checked against the sum of their G1 keys.
     /// @return signers How many slots voted (each counts as one expected action of the phase).
     function record(
@@ -54,7 +58,7 @@ library AggregateAttest {
         agg.votedMask |= uint64(signerBitmap);
         agg.ballots[agg.count] = Ballot(uint64(signerBitmap), bitmap);
         agg.count += 1;
-        if (c.holdPay) _recordVoters(s, taskId, round, t.numValidators, signerBitmap);
+        if (s.disputeManager != address(0)) _recordVoters(s, taskId, round, t.numValidators, signerBitmap);
         emit ITaskRegistry.AggregateAttested(taskId, round, signerBitmap, bitmap);
     }
 
@@ -81,39 +85,9 @@ library AggregateAttest {
     ) private view {
         uint256 mask = _checkSigners(s, t, taskId, round, signerBitmap, s.aggregates[taskId][round].votedMask);
         uint256[2] memory apk1 = _signersKey(s, stakes, taskId, mask & ~signerBitmap);
-        if (!BN254.verify(sigma, apk1, apk2, message(taskId, round, acceptBitmap))) {
+        if (!BN254.verify(sigma, apk1, apk2, message(address(this), taskId, round, acceptBitmap))) {
             revert ITaskRegistry.InvalidAggregateSignature(taskId, round, signerBitmap);
         }
-    }
-
-    /// @notice Adds `node`'s G1 key to the task's aggregate key and `slot` to its mask, if the node
-    ///         has a registered key; called when `node` takes validator slot `slot`.
-    function joined(TaskStorage storage s, IStakeManager stakes, uint256 taskId, uint256 slot, address node)
-        external
-    {
-        uint256[2] memory key = stakes.blsKeyG1Of(node);
-        if ((key[0] | key[1]) == 0) return;
-        AggregateKey storage k = s.aggregateKeys[taskId];
-        k.apk = BN254.add(k.apk, key);
-        // slot < numValidators <= 64.
-        k.mask |= uint64(1 << slot);
-    }
-
-    /// @notice Takes `node`'s G1 key off the task's aggregate key and `slot` off its mask, if the
-    ///         slot is in the mask; called when `node` leaves validator slot `slot`. Keys are
-    ///         write-once, so this is the key `joined` added.
-    function left(TaskStorage storage s, IStakeManager stakes, uint256 taskId, uint256 slot, address node) internal {
-        AggregateKey storage k = s.aggregateKeys[taskId];
-        uint64 bit = uint64(1 << slot);
-        if (k.mask & bit == 0) return;
-        k.apk = BN254.add(k.apk, BN254.negate(stakes.blsKeyG1Of(node)));
-        k.mask &= ~bit;
-    }
-
-    /// @notice The task's aggregate key and mask.
-    function keyOf(TaskStorage storage s, uint256 taskId) internal view returns (uint256[2] memory, uint256) {
-        AggregateKey storage k = s.aggregateKeys[taskId];
-        return (k.apk, k.mask);
     }
 
     /// @dev Checks `signerBitmap` names slots of the task's BLS mask that are expected this round and

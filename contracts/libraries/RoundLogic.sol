@@ -7,14 +7,15 @@ import {Role, Outcome} from "./Types.sol";
 import {Payouts} from "./Payouts.sol";
 import {TaskStorage, Context} from "./TaskStorage.sol";
 import {Votes} from "./Votes.sol";
-import {AggregateAttest} from "./AggregateAttest.sol";
+import {Tasks} from "./Tasks.sol";
+import {AggregateKeys} from "./AggregateKeys.sol";
 
 /// @title RoundLogic
 /// @notice The round state machine of the TaskRegistry: phase changes, penalties for missed
 ///         deadlines, the quorum tally, verdicts, pay and settlement.
-/// @dev An external library: it runs by delegatecall on the registry's storage, which keeps the
-///      registry under the contract size limit (the pattern of Aave v3's logic libraries). Events
-///      are the registry's own (ITaskRegistry), so indexers see them emitted by the registry.
+/// @dev An external library: it runs by delegatecall on the registry's storage (the pattern of
+///      Uniswap v4's Pool and Aave v3's logic libraries), which keeps the registry a thin core.
+///      Events are the registry's own (ITaskRegistry), so indexers see them emitted by the registry.
 library RoundLogic {
     /// @notice Rounds in a row without an accepted checkpoint after which a task fails.
     uint256 internal constant MAX_IDLE_ROUNDS = 2;
@@ -30,7 +31,7 @@ library RoundLogic {
     /// @notice Starts the task's rounds.
     function activate(TaskStorage storage s, Context memory c, uint256 taskId) external {
         ITaskRegistry.Task storage t = s.tasks[taskId];
-        _setStatus(taskId, t, ITaskRegistry.Status.Active);
+        Tasks.setStatus(taskId, t, ITaskRegistry.Status.Active);
         _enterPhase(s, c, taskId, t, ITaskRegistry.Phase.SampleCommit);
     }
 
@@ -65,11 +66,6 @@ library RoundLogic {
         amount = c.vault.reclaim(taskId, round, node, s.tasks[taskId].requester);
         s.paid[taskId][uint8(role)] -= amount;
         emit IDisputeHooks.PayReclaimed(taskId, round, node, role, amount);
-    }
-
-    /// @notice Arms a validator draw on the next block's hash.
-    function armDraw(TaskStorage storage s, uint256 taskId) external {
-        _armDraw(taskId, s.tasks[taskId]);
     }
 
     // ---------------------------------------------------------------- phases
@@ -134,7 +130,7 @@ library RoundLogic {
         view
         returns (uint256 n)
     {
-        uint256 count = _slotCount(t, role);
+        uint256 count = Tasks.slotCount(t, role);
         for (uint256 i = 0; i < count; ++i) {
             ITaskRegistry.Slot storage slot = s.slots[taskId][role][i];
             if (slot.node != address(0) && slot.sinceRound <= t.round) ++n;
@@ -168,7 +164,7 @@ library RoundLogic {
         }
         Role role = phase <= ITaskRegistry.Phase.SampleReveal ? Role.Sampler : Role.Trainer;
         bool isCommit = phase == ITaskRegistry.Phase.SampleCommit || phase == ITaskRegistry.Phase.TrainCommit;
-        uint256 count = _slotCount(t, role);
+        uint256 count = Tasks.slotCount(t, role);
         for (uint256 i = 0; i < count; ++i) {
             ITaskRegistry.Slot storage slot = s.slots[taskId][role][i];
             if (slot.node == address(0) || slot.sinceRound > round) continue;
@@ -261,7 +257,7 @@ library RoundLogic {
         Role role,
         Decided memory d
     ) private returns (uint256 acceptedCount) {
-        uint256 count = _slotCount(t, role);
+        uint256 count = Tasks.slotCount(t, role);
         for (uint256 i = 0; i < count; ++i) {
             ITaskRegistry.Submission storage sub = s.submissions[taskId][t.round][role][i];
             if (!sub.revealed) continue;
@@ -305,7 +301,7 @@ library RoundLogic {
     ) private {
         if (payees == 0) return;
         uint256 round = t.round;
-        uint256 count = _slotCount(t, role);
+        uint256 count = Tasks.slotCount(t, role);
         uint256 share = Payouts.perPayee(_roundPool(t, role), count);
         for (uint256 i = 0; i < count; ++i) {
             ITaskRegistry.Submission storage sub = s.submissions[taskId][round][role][i];
@@ -353,7 +349,8 @@ library RoundLogic {
     ) private {
         if (amount == 0) return;
         s.paid[taskId][uint8(role)] += amount;
-        if (c.holdPay) c.vault.hold(taskId, round, node, amount);
+        // Once a dispute manager is set, pay is held for the round's dispute window (section 13).
+        if (s.disputeManager != address(0)) c.vault.hold(taskId, round, node, amount);
         else c.vault.credit(taskId, node, amount);
         emit ITaskRegistry.RewardEarned(taskId, round, node, role, amount);
     }
@@ -376,16 +373,17 @@ library RoundLogic {
         else if (role == Role.Trainer) t.trainerFilled = false;
         else {
             t.filledValidators -= 1;
-            AggregateAttest.left(s, c.stakes, taskId, index, slot.node);
+            AggregateKeys.left(s, c.stakes, taskId, index, slot.node);
         }
         c.stakes.unlock(slot.node, role, slot.lockedStake);
         if (reason == Outcome.Rejected || reason == Outcome.AgainstQuorum || reason == Outcome.Withheld) {
+            (uint256 slashBps, address treasury) = c.config.slashing();
             // The amount actually taken is in StakeManager's Slashed event; nothing here depends on it.
             // slither-disable-next-line unused-return
-            c.stakes.slash(slot.node, role, slot.lockedStake * c.slashBps / Payouts.BPS, c.treasury);
+            c.stakes.slash(slot.node, role, slot.lockedStake * slashBps / Payouts.BPS, treasury);
         }
         c.reputation.record(slot.node, reason);
-        if (role == Role.Validator && t.seedBlock == 0) _armDraw(taskId, t);
+        if (role == Role.Validator && t.seedBlock == 0) Tasks.armDraw(taskId, t);
         emit ITaskRegistry.SlotVacated(taskId, slot.node, role, index, reason);
     }
 
@@ -398,10 +396,10 @@ library RoundLogic {
         ITaskRegistry.Task storage t,
         ITaskRegistry.Status status
     ) private {
-        _setStatus(taskId, t, status);
+        Tasks.setStatus(taskId, t, status);
         for (uint256 r = 0; r < 3; ++r) {
             Role role = Role(r);
-            uint256 count = _slotCount(t, role);
+            uint256 count = Tasks.slotCount(t, role);
             for (uint256 i = 0; i < count; ++i) {
                 ITaskRegistry.Slot storage slot = s.slots[taskId][role][i];
                 if (slot.node != address(0)) c.stakes.unlock(slot.node, role, slot.lockedStake);
@@ -411,24 +409,7 @@ library RoundLogic {
         emit ITaskRegistry.TaskSettled(taskId, status, s.paid[taskId], refund);
     }
 
-    function _armDraw(uint256 taskId, ITaskRegistry.Task storage t) private {
-        // The next block's hash is unknown to whoever caused the vacancy (see SPECIFICATION.md).
-        t.seedBlock = uint64(block.number + 1);
-        emit ITaskRegistry.DrawArmed(taskId, block.number + 1);
-    }
-
-    function _setStatus(uint256 taskId, ITaskRegistry.Task storage t, ITaskRegistry.Status status) private {
-        t.status = status;
-        emit ITaskRegistry.TaskStatusChanged(taskId, status);
-    }
-
     // ---------------------------------------------------------------- small helpers
-
-    function _slotCount(ITaskRegistry.Task storage t, Role role) private view returns (uint256) {
-        if (role == Role.Sampler) return t.numSamplers;
-        if (role == Role.Trainer) return 1;
-        return t.numValidators;
-    }
 
     function _window(ITaskRegistry.Task storage t, ITaskRegistry.Phase phase) private view returns (uint256) {
         if (phase == ITaskRegistry.Phase.SampleCommit || phase == ITaskRegistry.Phase.TrainCommit) {

@@ -5,10 +5,13 @@ import {ITaskRegistry} from "../interfaces/ITaskRegistry.sol";
 import {IStakeManager} from "../interfaces/IStakeManager.sol";
 import {IReputation} from "../interfaces/IReputation.sol";
 import {IRewardVault} from "../interfaces/IRewardVault.sol";
+import {IProtocolConfig} from "../interfaces/IProtocolConfig.sol";
 import {Role} from "./Types.sol";
 
-/// @notice Everything the TaskRegistry stores about tasks, in one struct so that its logic library
-///         (RoundLogic, called by delegatecall) works on the registry's own storage.
+/// @notice Everything the TaskRegistry stores about tasks, in one struct at a fixed (ERC-7201)
+///         location, so that its logic libraries (called by delegatecall) work on the registry's
+///         own storage and readers (TaskState over `extsload`) find every field by its offset.
+/// @dev The field order is the storage layout TaskState reads: append, never reorder.
 struct TaskStorage {
     mapping(uint256 taskId => ITaskRegistry.Task) tasks;
     mapping(uint256 taskId => mapping(Role role => mapping(uint256 slot => ITaskRegistry.Slot))) slots;
@@ -25,6 +28,23 @@ struct TaskStorage {
     // BLS aggregates (SPECIFICATION.md 5.5.1): per task, the sum of its validator slot holders' G1
     // keys, kept as slots change hands.
     mapping(uint256 taskId => AggregateKey) aggregateKeys;
+    uint256 taskCount;
+    uint256 pausedAt; // block time the current pause began (0 = not paused)
+    uint256 pausedTotal; // seconds paused before the current pause: protocol time leaves them out
+    address disputeManager; // set once; from then on round pay is held for the dispute window
+    address taskFront; // set once; the front contract that may create tasks for signed requesters
+}
+
+/// @notice Where the registry's TaskStorage lives.
+library TaskStorageSlot {
+    /// @dev keccak256(abi.encode(uint256(keccak256("decentrl.storage.TaskRegistry")) - 1)) & ~bytes32(uint256(0xff))
+    bytes32 internal constant LOCATION = 0x7b7295b7f0b979c6f7617007ed44853eb6f7a9f0d02b88a3ed6533a3fa0b1d00;
+
+    function layout() internal pure returns (TaskStorage storage s) {
+        assembly ("memory-safe") {
+            s.slot := LOCATION
+        }
+    }
 }
 
 /// @notice A task's aggregate BLS key: `apk` = Σ of the G1 keys of the holders of the validator
@@ -49,13 +69,12 @@ struct AggregateVotes {
     mapping(uint256 index => Ballot) ballots;
 }
 
-/// @notice The registry's collaborators and parameters, handed to RoundLogic on each call.
+/// @notice The registry's collaborators and the protocol time of the call, handed to its logic
+///         libraries on each call. Parameters are read from `config` only where they are used.
 struct Context {
     IStakeManager stakes;
     IReputation reputation;
     IRewardVault vault;
-    uint256 slashBps;
-    address treasury;
+    IProtocolConfig config;
     uint256 now; // protocol time
-    bool holdPay; // a dispute manager is set: pay is held for the dispute window, not credited
 }
