@@ -16,12 +16,18 @@ from pathlib import Path
 from brownie import (
     AggregateAttest,
     DisputeManager,
+    FaultProver,
+    JuryLogic,
     KeyringBoard,
+    ProtocolConfig,
     RLToken,
     Reputation,
     RewardVault,
     RoundLogic,
+    SlotLogic,
     StakeManager,
+    StateView,
+    TaskFront,
     TaskRegistry,
     accounts,
     network,
@@ -47,13 +53,14 @@ def deployments_dir() -> Path:
 TOKEN = 10**18
 CONTRACT_GAS = {
     "RLToken": 1_000_000, "StakeManager": 2_750_000, "Reputation": 1_150_000, "RewardVault": 1_100_000,
-    "RoundLogic": 2_500_000, "AggregateAttest": 1_450_000, "TaskRegistry": 5_800_000, "KeyringBoard": 600_000,
-    "DisputeManager": 5_750_000,
+    "ProtocolConfig": 1_000_000, "RoundLogic": 2_500_000, "AggregateAttest": 1_350_000, "SlotLogic": 1_500_000,
+    "TaskRegistry": 3_600_000, "TaskFront": 1_100_000, "KeyringBoard": 600_000, "JuryLogic": 2_200_000,
+    "FaultProver": 850_000, "DisputeManager": 3_400_000, "StateView": 2_500_000,
 }
 """Gas of each contract's deployment, with ~5% room (measured on anvil, prague; tests/scripts/
 test_live_deploy.py checks a live deploy's stay under them)."""
-WIRING_GAS = 400_000
-"""The role grants and setDisputeManager (six transactions of ~52k gas each), with room."""
+WIRING_GAS = 450_000
+"""The role grants, setTaskFront and setDisputeManager (seven transactions of ~52k gas each), with room."""
 DEPLOY_GAS = sum(CONTRACT_GAS.values()) + WIRING_GAS
 """Gas of a whole deploy: a live deploy refuses to start without the ETH for what it has left to send."""
 
@@ -115,11 +122,13 @@ class Deployment:
     stakes: object
     reputation: object
     vault: object
+    config: object
     registry: object
-    round_logic: object
+    front: object
     keyrings: object
-    aggregate_attest: object
     disputes: object
+    state: object  # StateView: every read of task and dispute state
+    libraries: dict  # name -> the deployed logic libraries the cores are linked against
     admin: str
     params: DeployParams = field(default_factory=DeployParams)
 
@@ -129,11 +138,14 @@ class Deployment:
             "StakeManager": self.stakes,
             "Reputation": self.reputation,
             "RewardVault": self.vault,
+            "ProtocolConfig": self.config,
+            **{name: self.libraries[name] for name in ("RoundLogic", "AggregateAttest", "SlotLogic")},
             "TaskRegistry": self.registry,
-            "RoundLogic": self.round_logic,
+            "TaskFront": self.front,
             "KeyringBoard": self.keyrings,
-            "AggregateAttest": self.aggregate_attest,
+            **{name: self.libraries[name] for name in ("JuryLogic", "FaultProver")},
             "DisputeManager": self.disputes,
+            "StateView": self.state,
         }
 
     def addresses(self) -> dict:
@@ -205,7 +217,7 @@ def _grant(contract, role, account, tx) -> None:
 def deploy(admin, params: DeployParams = DeployParams(), progress: Progress | None = None) -> Deployment:
     """Deploys every contract from `admin` and wires the roles between them; with `progress`, a
     contract deployed by an earlier run that stopped is taken up, and a role already granted is
-    not granted again."""
+    not granted again. Libraries are deployed before the contracts brownie links them into."""
     tx = {"from": admin}
     treasury = params.treasury or admin.address
     step = progress.contract if progress is not None else _just_deploy
@@ -214,23 +226,32 @@ def deploy(admin, params: DeployParams = DeployParams(), progress: Progress | No
                   lambda: StakeManager.deploy(token, admin, list(params.min_stakes), params.unbonding_period, tx))
     reputation = step("Reputation", Reputation, lambda: Reputation.deploy(admin, tx))
     vault = step("RewardVault", RewardVault, lambda: RewardVault.deploy(token, admin, tx))
-    round_logic = step("RoundLogic", RoundLogic, lambda: RoundLogic.deploy(tx))  # linked into TaskRegistry by brownie
-    aggregate_attest = step("AggregateAttest", AggregateAttest, lambda: AggregateAttest.deploy(tx))  # likewise
+    config = step("ProtocolConfig", ProtocolConfig, lambda: ProtocolConfig.deploy(admin, treasury, tx))
+    libraries = {name: step(name, container, lambda container=container: container.deploy(tx))
+                 for name, container in (("RoundLogic", RoundLogic), ("AggregateAttest", AggregateAttest),
+                                         ("SlotLogic", SlotLogic))}
     registry = step("TaskRegistry", TaskRegistry,
-                    lambda: TaskRegistry.deploy(token, stakes, reputation, vault, admin, treasury, tx))
+                    lambda: TaskRegistry.deploy(token, stakes, reputation, vault, config, admin, tx))
     _grant(stakes, stakes.PROTOCOL_ROLE(), registry, tx)
     _grant(reputation, reputation.REPORTER_ROLE(), registry, tx)
     _grant(vault, vault.ESCROW_ROLE(), registry, tx)
+    # signed task creation (EIP-712 requests, permits) goes through the front
+    front = step("TaskFront", TaskFront, lambda: TaskFront.deploy(registry, tx))
     # encrypted inputs' keyrings (SPECIFICATION 5.7)
     keyrings = step("KeyringBoard", KeyringBoard, lambda: KeyringBoard.deploy(registry, tx))
+    libraries.update({name: step(name, container, lambda container=container: container.deploy(tx))
+                      for name, container in (("JuryLogic", JuryLogic), ("FaultProver", FaultProver))})
     disputes = step("DisputeManager", DisputeManager,
-                    lambda: DisputeManager.deploy(token, registry, stakes, reputation, vault, admin, tx))
+                    lambda: DisputeManager.deploy(token, registry, stakes, reputation, vault, config, tx))
     _grant(stakes, stakes.PROTOCOL_ROLE(), disputes, tx)
     _grant(reputation, reputation.REPORTER_ROLE(), disputes, tx)
-    if params.activate_disputes and registry.disputeManager() != disputes.address:
+    state = step("StateView", StateView, lambda: StateView.deploy(registry, disputes, tx))
+    if state.taskFront() != front.address:
+        registry.setTaskFront(front, tx)
+    if params.activate_disputes and state.disputeManager() != disputes.address:
         registry.setDisputeManager(disputes, tx)
-    return Deployment(token, stakes, reputation, vault, registry, round_logic, keyrings, aggregate_attest,
-                      disputes, admin.address, params)
+    return Deployment(token, stakes, reputation, vault, config, registry, front, keyrings, disputes, state,
+                      libraries, admin.address, params)
 
 
 def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
@@ -247,6 +268,8 @@ def write_deployment(dep: Deployment, network_name: str | None = None) -> Path:
         "startBlocks": dep.start_blocks(),
         "params": {**asdict(dep.params), "min_stakes": [str(s) for s in dep.params.min_stakes],
                    "supply": str(dep.params.supply)},
+        # Each contract's ABI beside its address, so that any client can bind it from this file alone.
+        "abis": {name: c.abi for name, c in dep.contracts().items()},
     }
     _write_json(path, record)
     return path

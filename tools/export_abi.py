@@ -6,9 +6,9 @@
 Each workers/chain/abi/ file is {"contract", "version", "abiHash", "abi"}: `version` is the project
 version from pyproject.toml, `abiHash` a keccak of the canonical ABI JSON so a node can log exactly
 which ABI it speaks. subgraph/abis/<name>.json is the same canonical ABI as a plain JSON array, the
-form graph-cli reads. TaskRegistry's ABI also carries the events of its libraries RoundLogic and
-AggregateAttest: their code runs by delegatecall, so those events are emitted from the registry's
-address.
+form graph-cli reads. A core's ABI also carries the events of its logic libraries (TaskRegistry's
+RoundLogic, AggregateAttest and SlotLogic; DisputeManager's JuryLogic): their code runs by
+delegatecall, so those events are emitted from the core's address.
 """
 
 import argparse
@@ -24,8 +24,8 @@ BUILD_DIR = ROOT / "build" / "contracts"
 ABI_DIR = ROOT / "workers" / "chain" / "abi"
 SUBGRAPH_ABI_DIR = ROOT / "subgraph" / "abis"
 CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken", "KeyringBoard",
-             "DisputeManager")
-LIBRARIES_OF = {"TaskRegistry": ("RoundLogic", "AggregateAttest")}
+             "DisputeManager", "ProtocolConfig", "TaskFront", "StateView")
+LIBRARIES_OF = {"TaskRegistry": ("RoundLogic", "AggregateAttest", "SlotLogic"), "DisputeManager": ("JuryLogic",)}
 
 
 def project_version() -> str:

@@ -10,7 +10,7 @@ from workers import protocol
 
 ABI_DIR = Path(__file__).resolve().parent / "abi"
 CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken", "KeyringBoard",
-             "DisputeManager")
+             "DisputeManager", "ProtocolConfig", "TaskFront", "StateView")
 
 
 @lru_cache(maxsize=None)

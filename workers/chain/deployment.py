@@ -72,8 +72,23 @@ class Deployment:
 
     @property
     def disputes(self):
-        """The DisputeManager (records written before it existed have none: KeyError)."""
+        """The DisputeManager."""
         return self.contracts["DisputeManager"]
+
+    @property
+    def config(self):
+        """ProtocolConfig: role shares, slash rate, treasury, dispute windows and bond."""
+        return self.contracts["ProtocolConfig"]
+
+    @property
+    def front(self):
+        """TaskFront: task creation funded by a permit or relayed from a requester's signature."""
+        return self.contracts["TaskFront"]
+
+    @property
+    def state(self):
+        """StateView: every read of task and dispute state (the cores serve no struct views)."""
+        return self.contracts["StateView"]
 
     def abi_versions(self) -> dict:
         return {name: abi_document(name)["abiHash"] for name in self.contracts}

@@ -2,8 +2,8 @@
 optional `evm_mine` ticker (automine only mines with transactions, and the validator draw needs a
 block after its seed block: the ticker mines that one at once), and the protocol deployed with
 plain web3 from brownie's build artifacts (build/contracts, made by `brownie compile`, which
-`make demo` and `make test` run; nothing is compiled here), RoundLogic and AggregateAttest linked
-into TaskRegistry and the roles wired as scripts/deploy.py does."""
+`make demo` and `make test` run; nothing is compiled here), the logic libraries linked into the
+cores and the roles wired as scripts/deploy.py does."""
 
 from __future__ import annotations
 
@@ -222,42 +222,55 @@ def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local",
     """Deploys and wires the protocol; returns its deployment record (the format of
     scripts/deploy.py's, read by workers.chain.deployment). The DisputeManager is deployed and
     granted its roles; `activate_disputes` also makes it the registry's (pay is then held).
-    `dispute_window_s` / `vote_window_s` set its windows (default 1 day each; at least 1 h and
-    10 min, the contract's bounds: tests move anvil's clock past them)."""
+    `dispute_window_s` / `vote_window_s` set ProtocolConfig's windows (default 1 day each; at least
+    1 h and 10 min, its bounds: tests move anvil's clock past them)."""
     token = _deploy(w3, admin, "RLToken", admin, SUPPLY)
     stakes = _deploy(w3, admin, "StakeManager", token.address, admin, list(MIN_STAKES), UNBONDING_S)
     reputation = _deploy(w3, admin, "Reputation", admin)
     vault = _deploy(w3, admin, "RewardVault", token.address, admin)
-    logic = _deploy(w3, admin, "RoundLogic")
-    aggregate = _deploy(w3, admin, "AggregateAttest")
+    config = _deploy(w3, admin, "ProtocolConfig", admin, treasury)
+    libraries = {name: _deploy(w3, admin, name) for name in ("RoundLogic", "AggregateAttest", "SlotLogic")}
     registry = _deploy(w3, admin, "TaskRegistry", token.address, stakes.address, reputation.address, vault.address,
-                       admin, treasury, link={"RoundLogic": logic.address, "AggregateAttest": aggregate.address})
-    for contract, role_fn in ((stakes, "PROTOCOL_ROLE"), (reputation, "REPORTER_ROLE"), (vault, "ESCROW_ROLE")):
-        role = getattr(contract.functions, role_fn)().call()
-        w3.eth.wait_for_transaction_receipt(
-            contract.functions.grantRole(role, registry.address).transact({"from": admin}))
+                       config.address, admin, link={name: c.address for name, c in libraries.items()})
+    _grant_roles(w3, admin, registry.address, ((stakes, "PROTOCOL_ROLE"), (reputation, "REPORTER_ROLE"),
+                                               (vault, "ESCROW_ROLE")))
+    front = _deploy(w3, admin, "TaskFront", registry.address)
     keyrings = _deploy(w3, admin, "KeyringBoard", registry.address)
+    jury = {name: _deploy(w3, admin, name) for name in ("JuryLogic", "FaultProver")}
+    libraries.update(jury)
     disputes = _deploy(w3, admin, "DisputeManager", token.address, registry.address, stakes.address,
-                       reputation.address, vault.address, admin)
-    for contract, role_fn in ((stakes, "PROTOCOL_ROLE"), (reputation, "REPORTER_ROLE")):
-        role = getattr(contract.functions, role_fn)().call()
-        w3.eth.wait_for_transaction_receipt(
-            contract.functions.grantRole(role, disputes.address).transact({"from": admin}))
-    for setter, value in ((disputes.functions.setDisputeWindow, dispute_window_s),
-                          (disputes.functions.setVoteWindow, vote_window_s)):
+                       reputation.address, vault.address, config.address,
+                       link={name: c.address for name, c in jury.items()})
+    _grant_roles(w3, admin, disputes.address, ((stakes, "PROTOCOL_ROLE"), (reputation, "REPORTER_ROLE")))
+    state = _deploy(w3, admin, "StateView", registry.address, disputes.address)
+    _transact(w3, admin, registry.functions.setTaskFront(front.address))
+    for setter, value in ((config.functions.setDisputeWindow, dispute_window_s),
+                          (config.functions.setVoteWindow, vote_window_s)):
         if value is not None:
-            w3.eth.wait_for_transaction_receipt(setter(value).transact({"from": admin}))
+            _transact(w3, admin, setter(value))
     if activate_disputes:
-        w3.eth.wait_for_transaction_receipt(
-            registry.functions.setDisputeManager(disputes.address).transact({"from": admin}))
+        _transact(w3, admin, registry.functions.setDisputeManager(disputes.address))
+    contracts = {"RLToken": token, "StakeManager": stakes, "Reputation": reputation, "RewardVault": vault,
+                 "ProtocolConfig": config, **libraries, "TaskRegistry": registry, "TaskFront": front,
+                 "KeyringBoard": keyrings, "DisputeManager": disputes, "StateView": state}
     return {
         "network": network, "chainId": w3.eth.chain_id, "genesisHash": genesis_hash(w3), "block": w3.eth.block_number,
         "admin": admin,
-        "contracts": {"RLToken": token.address, "StakeManager": stakes.address, "Reputation": reputation.address,
-                      "RewardVault": vault.address, "TaskRegistry": registry.address, "RoundLogic": logic.address,
-                      "KeyringBoard": keyrings.address, "AggregateAttest": aggregate.address,
-                      "DisputeManager": disputes.address},
+        "contracts": {name: c.address for name, c in contracts.items()},
+        "abis": {name: c.abi for name, c in contracts.items()},
     }
+
+
+def _transact(w3: Web3, admin: str, call) -> None:
+    receipt = w3.eth.wait_for_transaction_receipt(call.transact({"from": admin}))
+    if receipt.status != 1:
+        raise LocalNetError(f"{call.fn_name} reverted")
+
+
+def _grant_roles(w3: Web3, admin: str, grantee: str, grants) -> None:
+    for contract, role_fn in grants:
+        role = getattr(contract.functions, role_fn)().call()
+        _transact(w3, admin, contract.functions.grantRole(role, grantee))
 
 
 def write_record(record: dict, path: Path) -> Path:
