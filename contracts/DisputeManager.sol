@@ -30,8 +30,8 @@ interface IPausableView {
 /// @title DisputeManager
 /// @notice Bonds, the lifecycle of disputes and their effects on tasks. See SPECIFICATION.md,
 ///         "Disputes". Holds bonds and what it owes (returned bonds, awards) as pull payments.
-/// @dev The jury (draw, hidden votes, juror penalties) is JuryLogic's, the on-chain fault check
-///      FaultProver's; the registry's state is read through `extsload` (TaskState) and changed only
+/// @dev The jury's draw, the vote's outcome and the jurors' rewards and penalties are JuryLogic's,
+///      the on-chain fault check FaultProver's; the registry's state is read through `extsload` (TaskState) and changed only
 ///      through IDisputeHooks. Needs StakeManager.PROTOCOL_ROLE (lock jurors, slash losers),
 ///      Reputation.REPORTER_ROLE and to be the registry's dispute manager.
 contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
@@ -128,13 +128,41 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
     /// @inheritdoc IDisputeManager
     function commitVote(uint256 disputeId, bytes32 commitment) external nonReentrant {
         _whenNotPaused();
-        JuryLogic.commitVote(_ds(), registry.protocolTime(), config.voteWindow(), disputeId, msg.sender, commitment);
+        Dispute storage d = Disputes.load(_ds(), disputeId, Status.Voting);
+        uint256 now_ = registry.protocolTime();
+        if (now_ > d.voteDeadline) revert VotingClosed(disputeId, d.voteDeadline);
+        Juror storage j = _jurorOfCaller(disputeId);
+        if (j.commitment != bytes32(0)) revert AlreadyCommitted(disputeId, msg.sender);
+        if (commitment == bytes32(0)) revert VoteMismatch(disputeId, msg.sender);
+        j.commitment = commitment;
+        uint256 commits = ++d.commits;
+        // Every vote is in: the reveals open now, for one vote window (never past the deadline
+        // set when voting started, which the unbonding period is sized against).
+        if (commits == d.jurorCount) {
+            uint256 revealBy = now_ + config.voteWindow();
+            if (revealBy < d.revealDeadline) d.revealDeadline = uint64(revealBy);
+        }
+        emit JurorCommitted(disputeId, msg.sender, commits);
     }
 
     /// @inheritdoc IDisputeManager
     function revealVote(uint256 disputeId, bool uphold, bytes32 salt) external nonReentrant {
         _whenNotPaused();
-        JuryLogic.revealVote(_ds(), registry.protocolTime(), disputeId, msg.sender, uphold, salt);
+        Dispute storage d = Disputes.load(_ds(), disputeId, Status.Voting);
+        uint256 now_ = registry.protocolTime();
+        if (d.commits < d.jurorCount && now_ <= d.voteDeadline) revert RevealNotOpen(disputeId, d.voteDeadline);
+        if (now_ > d.revealDeadline) revert VotingClosed(disputeId, d.revealDeadline);
+        Juror storage j = _jurorOfCaller(disputeId);
+        if (j.voted) revert AlreadyVoted(disputeId, msg.sender);
+        if (j.commitment == bytes32(0)) revert NotCommitted(disputeId, msg.sender);
+        if (keccak256(abi.encode(disputeId, msg.sender, uphold, salt)) != j.commitment) {
+            revert VoteMismatch(disputeId, msg.sender);
+        }
+        j.voted = true;
+        j.uphold = uphold;
+        if (uphold) d.upholdVotes += 1;
+        else d.dismissVotes += 1;
+        emit JurorVoted(disputeId, msg.sender, uphold);
     }
 
     // ---------------------------------------------------------------- settlement
@@ -291,6 +319,12 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
 
     function _whenNotPaused() private view {
         if (IPausableView(address(registry)).paused()) revert DisputesPaused();
+    }
+
+    function _jurorOfCaller(uint256 disputeId) private view returns (Juror storage) {
+        uint256 seat = _ds().seatOf[disputeId][msg.sender];
+        if (seat == 0) revert NotAJuror(disputeId, msg.sender);
+        return _ds().jurors[disputeId][seat - 1];
     }
 
     function _windowEnd(uint256 taskId, uint256 round) private view returns (uint256) {

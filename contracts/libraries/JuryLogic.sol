@@ -16,8 +16,9 @@ import {DisputeStorage} from "./DisputeStorage.sol";
 
 /// @title JuryLogic
 /// @notice A dispute's jury (SPECIFICATION.md 13): the draw of 2n + 1 jurors from validators outside
-///         the task and the parties, their hidden votes (commit, then reveal), when the vote is over,
-///         and what each juror's vote earns or costs it.
+///         the task and the parties, when their vote is over and how it came out, and what each
+///         juror's vote earns or costs it. (The votes themselves, commit then reveal, are small
+///         writes on every juror's path: the DisputeManager takes them without a library call.)
 /// @dev An external library run by delegatecall on the DisputeManager's storage; its events are
 ///      the DisputeManager's own (IDisputeManager).
 library JuryLogic {
@@ -74,57 +75,6 @@ library JuryLogic {
     }
 
     // slither-disable-end reentrancy-no-eth
-
-    /// @notice `juror` commits its hidden vote (see IDisputeManager.commitVote).
-    function commitVote(
-        DisputeStorage storage ds,
-        uint256 now_,
-        uint256 voteWindow,
-        uint256 disputeId,
-        address juror,
-        bytes32 commitment
-    ) external {
-        IDisputeManager.Dispute storage d = Disputes.load(ds, disputeId, IDisputeManager.Status.Voting);
-        if (now_ > d.voteDeadline) revert IDisputeManager.VotingClosed(disputeId, d.voteDeadline);
-        IDisputeManager.Juror storage j = _seatOf(ds, disputeId, juror);
-        if (j.commitment != bytes32(0)) revert IDisputeManager.AlreadyCommitted(disputeId, juror);
-        if (commitment == bytes32(0)) revert IDisputeManager.VoteMismatch(disputeId, juror);
-        j.commitment = commitment;
-        uint256 commits = ++d.commits;
-        // Every vote is in: the reveals open now, for one vote window (never past the deadline
-        // set when voting started, which the unbonding period is sized against).
-        if (commits == d.jurorCount && now_ + voteWindow < d.revealDeadline) {
-            d.revealDeadline = uint64(now_ + voteWindow);
-        }
-        emit IDisputeManager.JurorCommitted(disputeId, juror, commits);
-    }
-
-    /// @notice `juror` opens its committed vote (see IDisputeManager.revealVote).
-    function revealVote(
-        DisputeStorage storage ds,
-        uint256 now_,
-        uint256 disputeId,
-        address juror,
-        bool uphold,
-        bytes32 salt
-    ) external {
-        IDisputeManager.Dispute storage d = Disputes.load(ds, disputeId, IDisputeManager.Status.Voting);
-        if (d.commits < d.jurorCount && now_ <= d.voteDeadline) {
-            revert IDisputeManager.RevealNotOpen(disputeId, d.voteDeadline);
-        }
-        if (now_ > d.revealDeadline) revert IDisputeManager.VotingClosed(disputeId, d.revealDeadline);
-        IDisputeManager.Juror storage j = _seatOf(ds, disputeId, juror);
-        if (j.voted) revert IDisputeManager.AlreadyVoted(disputeId, juror);
-        if (j.commitment == bytes32(0)) revert IDisputeManager.NotCommitted(disputeId, juror);
-        if (keccak256(abi.encode(disputeId, juror, uphold, salt)) != j.commitment) {
-            revert IDisputeManager.VoteMismatch(disputeId, juror);
-        }
-        j.voted = true;
-        j.uphold = uphold;
-        if (uphold) d.upholdVotes += 1;
-        else d.dismissVotes += 1;
-        emit IDisputeManager.JurorVoted(disputeId, juror, uphold);
-    }
 
     /// @notice The vote's outcome, once it is over: every juror revealed; or the commits closed and
     ///         every committed vote is open; or the reveals closed. Reverts VotingOpen before.
@@ -262,15 +212,5 @@ library JuryLogic {
         ds.seatOf[disputeId][node] = seat + 1;
         d.jurorCount += 1;
         emit IDisputeManager.JurorDrawn(disputeId, node, seat, amount);
-    }
-
-    function _seatOf(DisputeStorage storage ds, uint256 disputeId, address juror)
-        private
-        view
-        returns (IDisputeManager.Juror storage)
-    {
-        uint256 seat = ds.seatOf[disputeId][juror];
-        if (seat == 0) revert IDisputeManager.NotAJuror(disputeId, juror);
-        return ds.jurors[disputeId][seat - 1];
     }
 }
