@@ -65,6 +65,7 @@ class Chain:
         self.token = self.w3.eth.contract(contracts["RLToken"], abi=load_abi("RLToken"))
         self.stakes = self.w3.eth.contract(contracts["StakeManager"], abi=load_abi("StakeManager"))
         self.registry = self.w3.eth.contract(contracts["TaskRegistry"], abi=load_abi("TaskRegistry"))
+        self.state = self.w3.eth.contract(contracts["StateView"], abi=load_abi("StateView"))
         self.count = 0
 
     def send(self, sender: str, call, gas: int = 8_000_000):
@@ -89,7 +90,7 @@ class Chain:
         return node
 
     def status(self, task_id: int) -> Status:
-        return Status(self.registry.functions.taskOf(task_id).call()[1])  # Task.status
+        return Status(self.state.functions.taskOf(task_id).call()[1])  # Task.status
 
     def mine(self) -> None:
         self.w3.provider.make_request("evm_mine", [])
@@ -125,7 +126,7 @@ def drawn_task(chain: Chain, v: int) -> tuple[int, list[str], int]:
     bounty = 1000 * TOKEN
     chain.send(chain.admin, chain.token.functions.approve(chain.registry.address, bounty))
     chain.send(chain.admin, chain.registry.functions.createTask((CID, b"\x33" * 32, bounty, 1, v, 1, 3600, 600, 600, 600)))
-    task_id = chain.registry.functions.taskCount().call()
+    task_id = chain.state.functions.taskCount().call()
     minimums = [chain.stakes.functions.minStake(r).call() for r in (Role.SAMPLER, Role.TRAINER)]
     workers = [chain.staked(Role.SAMPLER, minimums[0]), chain.staked(Role.TRAINER, minimums[1])]
     for role, node in zip((Role.SAMPLER, Role.TRAINER), workers):
@@ -146,10 +147,10 @@ def task_at_attest(chain: Chain, v: int) -> tuple[int, list[str], int]:
     task_id, workers, draw_gas = drawn_task(chain, v)
     root, salt = b"\x11" * 32, b"\x22" * 32
     for node in workers:  # the sampler's commit and reveal, then the trainer's
-        commitment = chain.registry.functions.commitmentFor(task_id, 0, node, root, CID, salt).call()
+        commitment = chain.state.functions.commitmentFor(task_id, 0, node, root, CID, salt).call()
         chain.send(node, chain.registry.functions.commit(task_id, commitment))
         chain.send(node, chain.registry.functions.reveal(task_id, root, CID, salt))
-    return task_id, [chain.registry.functions.slotOf(task_id, Role.VALIDATOR, s).call()[0] for s in range(v)], draw_gas
+    return task_id, [chain.state.functions.slotOf(task_id, Role.VALIDATOR, s).call()[0] for s in range(v)], draw_gas
 
 
 def attest_round(chain: Chain, keys: dict[str, BlsKey], v: int) -> dict:

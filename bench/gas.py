@@ -109,8 +109,8 @@ def measure(dep) -> dict:
     transact(dep.admin, dep.token.transfer, signer, 100_000 * TOKEN)
     accounts[0].transfer(signer, 10**18, silent=True)
     transact(signer, dep.token.approve, dep.registry, PARAMS.bounty)
-    relay(proto, keeper, sign_task(signer.private_key, signer.address, PARAMS, dep.registry))
-    relay(proto, keeper, sign_task(signer.private_key, signer.address, PARAMS, dep.registry, token=dep.token),
+    relay(proto, keeper, sign_task(signer.private_key, signer.address, PARAMS, dep.front))
+    relay(proto, keeper, sign_task(signer.private_key, signer.address, PARAMS, dep.front, token=dep.token),
           label="createTaskWithSig (+permit)")
 
     # advance: sampler S2 misses the commit deadline of a side task.
@@ -200,12 +200,12 @@ def measure_disputes(dep) -> list:
     proto.send("settle (jury dismissed)", keeper, dep.disputes.settle, dispute_id)
 
     # Held pay of the judged round, once its dispute window has passed.
-    chain.sleep(dep.disputes.disputeWindow() + 1)
+    chain.sleep(dep.config.disputeWindow() + 1)
     chain.mine()
     for node in nodes:
         proto.send("releasePay", keeper, dep.disputes.releasePay, judged, 0, node.address)
     juror = seated[0]
-    proto.send("withdraw (juror's award)", juror, dep.disputes.withdraw, juror, dep.disputes.owedOf(juror))
+    proto.send("withdraw (juror's award)", juror, dep.disputes.withdraw, juror, dep.state.owedOf(juror))
     return [(step_name(label, tx), tx.gas_used) for label, tx in proto.txs[start:]
             if not label.startswith(("claimSlot", "drawValidators", "commit ", "reveal ", "attest"))
             or "Held" in tx.events]

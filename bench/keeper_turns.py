@@ -87,7 +87,7 @@ def run(args, turn_blocks: int) -> dict:
         task_ids = [create_task(d, store, requester.account, requester.sender, DEMO_CARTPOLE, bounty=BOUNTY, **TASK)[0]
                     for _ in range(args.tasks)]
         deadline = time.monotonic() + args.timeout
-        drawn = lambda i: d.registry.functions.taskOf(i).call().status not in (Status.OPEN, Status.DRAWING)  # noqa: E731
+        drawn = lambda i: d.state.functions.taskOf(i).call().status not in (Status.OPEN, Status.DRAWING)  # noqa: E731
         while not all(drawn(i) for i in task_ids):
             if time.monotonic() > deadline:
                 raise SystemExit(f"the draws did not all land within {args.timeout:.0f} s")

@@ -271,7 +271,7 @@ def main() -> int:
 
         observer.endings.wait(task_ids, args.timeout)
         time.sleep(1.0)  # the last events reach the observer
-        statuses = [Status(d.registry.functions.taskOf(i).call().status) for i in task_ids]  # the chain's word
+        statuses = [Status(d.state.functions.taskOf(i).call().status) for i in task_ids]  # the chain's word
         observer.watcher.stop()
         observer.clock.close()
         counts = {s.name.lower(): statuses.count(s) for s in Status if statuses.count(s)}

@@ -102,7 +102,7 @@ def network_run(rounds: int, cpu: CpuIdle | None = None) -> tuple[float, float, 
         with cpu or nullcontext():
             demo.follow(started)
         wall = demo.timeline[-1][0]  # the last event of the task: it ended there
-        task = demo.dep.registry.functions.taskOf(demo.task_id).call()
+        task = demo.dep.state.functions.taskOf(demo.task_id).call()
         if Status(task.status) != Status.COMPLETED:
             raise SystemExit(f"the network's task ended {Status(task.status).name.lower()}, not completed")
         return wall, started, demo, bytes(task.checkpointRoot)

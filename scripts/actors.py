@@ -171,8 +171,13 @@ class Protocol:
     def registry(self):
         return self.dep.registry
 
+    @property
+    def state(self):
+        """StateView: the task records the registry itself does not serve."""
+        return self.dep.state
+
     def task(self, task_id: int) -> dict:
-        return self.registry.taskOf(task_id).dict()
+        return self.state.taskOf(task_id).dict()
 
     def send(self, label: str, sender, method, *args, task_id: int | None = None, phase: str = "setup"):
         """Sends `method(*args)` from `sender`, narrates its events, records (label, tx)."""
@@ -227,10 +232,10 @@ class Node:
 
     def slot(self, task_id: int, t: dict) -> int | None:
         """My slot when I am expected to work in the task's current round, else None."""
-        m = self.proto.registry.membershipOf(task_id, self.address)
+        m = self.proto.state.membershipOf(task_id, self.address)
         if not m[0] or m[1] != self.role:
             return None
-        since = self.proto.registry.slotOf(task_id, self.role, m[2])[1]
+        since = self.proto.state.slotOf(task_id, self.role, m[2])[1]
         return m[2] if since <= t["round"] else None
 
     def act(self, task_id: int):
@@ -262,7 +267,7 @@ class Node:
                                salt, task_id=task_id)
 
     def _my_submission(self, task_id: int, t: dict, slot: int):
-        s = self.proto.registry.submissionOf(task_id, t["round"], self.role, slot).dict()
+        s = self.proto.state.submissionOf(task_id, t["round"], self.role, slot).dict()
         return any(bytes(s["commitment"])), s["revealed"]
 
 
@@ -297,7 +302,7 @@ class ScriptedSampler(Node):
         if t["status"] != Status.ACTIVE:
             return None
         if self.standby and t["filledSamplers"] < t["numSamplers"] and \
-                not self.proto.registry.membershipOf(task_id, self.address)[0]:
+                not self.proto.state.membershipOf(task_id, self.address)[0]:
             return self.claim(task_id)
         slot = self.slot(task_id, t)
         if slot is None:
@@ -344,7 +349,7 @@ class ScriptedTrainer(Node):
 
 
 def revealed_sampler_roots(proto: Protocol, task_id: int, t: dict) -> list[bytes]:
-    subs = [proto.registry.submissionOf(task_id, t["round"], Role.SAMPLER, i).dict() for i in range(t["numSamplers"])]
+    subs = [proto.state.submissionOf(task_id, t["round"], Role.SAMPLER, i).dict() for i in range(t["numSamplers"])]
     return [bytes(s["root"]) for s in subs if s["revealed"]]
 
 
@@ -360,7 +365,7 @@ class ScriptedValidator(Node):
 
     def verdicts(self, task_id: int, t: dict) -> int:
         """The accept bitmap: bit i = sampler slot i, bit numSamplers = the trainer."""
-        reg, store = self.proto.registry, self.proto.store
+        reg, store = self.proto.state, self.proto.store
         bitmap = 0
         for i in range(t["numSamplers"]):
             s = reg.submissionOf(task_id, t["round"], Role.SAMPLER, i).dict()
@@ -390,14 +395,14 @@ class ScriptedValidator(Node):
 
 
 def sign_permit(private_key, token, owner: str, spender: str, value: int, deadline: int) -> tuple:
-    """An EIP-2612 permit for `token` as ITaskRegistry.Permit (deadline, v, r, s)."""
+    """An EIP-2612 permit for `token` as ITaskFront.Permit (deadline, v, r, s)."""
     return protocol_sign_permit(private_key, token.address, chain.id, owner, spender, value,
                                 token.nonces(owner), deadline)
 
 
 @dataclass
 class SignedTask:
-    """What a requester hands to a relayer: everything createTaskWithSig needs."""
+    """What a requester hands to a relayer: everything TaskFront.createTaskWithSig needs."""
 
     params: TaskParams
     requester: str
@@ -409,18 +414,19 @@ class SignedTask:
         return (self.params.as_tuple(), self.requester, self.deadline, self.signature, self.permit)
 
 
-def sign_task(private_key, requester: str, params: TaskParams, registry, token=None, ttl: int = 3600) -> SignedTask:
-    """Signs a CreateTask message (and, with `token`, a permit for the bounty) for a relayer."""
+def sign_task(private_key, requester: str, params: TaskParams, front, token=None, ttl: int = 3600) -> SignedTask:
+    """Signs a CreateTask message for TaskFront `front` (and, with `token`, a permit for the bounty,
+    whose spender is the registry) for a relayer."""
     deadline = chain[-1].timestamp + ttl
-    signature = sign_create_task(private_key, params, requester, registry.nonces(requester), deadline,
-                                 web3.eth.chain_id, registry.address)
-    permit = NO_PERMIT if token is None else sign_permit(private_key, token, requester, registry.address,
+    signature = sign_create_task(private_key, params, requester, front.nonces(requester), deadline,
+                                 web3.eth.chain_id, front.address)
+    permit = NO_PERMIT if token is None else sign_permit(private_key, token, requester, front.registry(),
                                                          params.bounty, deadline)
     return SignedTask(params, requester, deadline, signature, permit)
 
 
 def relay(proto: Protocol, relayer, signed: SignedTask, label: str = "createTaskWithSig") -> int:
-    tx = proto.send(label, relayer, proto.registry.createTaskWithSig, *signed.args())
+    tx = proto.send(label, relayer, proto.dep.front.createTaskWithSig, *signed.args())
     return tx.events["TaskCreated"]["taskId"]
 
 

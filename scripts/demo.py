@@ -126,7 +126,7 @@ def report(proto, task_id: int, requester, nodes, printer=print) -> dict:
                 f"{staked / TOKEN:>14,.2f}{(initial - staked) / TOKEN:>12,.2f}{dep.reputation.scoreOf(node.address):>5}")
     printer(f"requester refund (claimable): {refund // TOKEN:,}.{refund % TOKEN:018d} DRL (exact)")
 
-    paid = [int(x) for x in reg.paidOf(task_id)]
+    paid = [int(x) for x in proto.state.paidOf(task_id)]
     bounty = t["bounty"]
     assert sum(paid) + refund == bounty, (paid, refund, bounty)
     assert sum(earned.values()) == sum(paid)

@@ -28,7 +28,7 @@ import os
 import secrets
 from dataclasses import dataclass
 
-from brownie import RLToken, TaskRegistry, accounts, network, web3
+from brownie import RLToken, TaskFront, TaskRegistry, accounts, network, web3
 from brownie._config import CONFIG
 from brownie.exceptions import VirtualMachineError
 from eth_utils import keccak
@@ -45,7 +45,7 @@ DEFAULT_BOUNTY_DRL = 1_000
 HINTS = {
     "ERC20InsufficientBalance": "the requester does not hold the bounty in DRL",
     "ERC20InsufficientAllowance": "the registry may not pull the bounty: approve it, or sign a valid permit",
-    "InvalidSignature": "the signature does not match the requester, nonce, chain or registry",
+    "InvalidSignature": "the signature does not match the requester, nonce, chain or task front",
     "SignatureExpired": "the signed deadline has passed: sign again",
     "InvalidSpec": "the spec CID must be 1-128 bytes and the digest non-zero",
     "InvalidBounty": "the bounty must be above zero",
@@ -61,6 +61,7 @@ class SubmitError(ScriptError):
 class Contracts:
     token: object
     registry: object
+    front: object  # TaskFront: relays signed requests
     admin: str
 
 
@@ -69,16 +70,20 @@ def is_development() -> bool:
 
 
 def load_contracts(network_name: str | None = None) -> Contracts:
-    """The token and registry of deployments/<network>.json, checked to exist on this chain."""
+    """The token, registry and task front of deployments/<network>.json, checked to exist on this chain."""
     record = load_deployment(network_name)  # FileNotFoundError says how to deploy
     addresses = record["contracts"]
     if record.get("chainId") != web3.eth.chain_id:
         raise SubmitError(f"deployment record is for chain {record.get('chainId')}, connected to {web3.eth.chain_id}")
-    for name in ("RLToken", "TaskRegistry"):
+    for name in ("RLToken", "TaskRegistry", "TaskFront"):
+        if name not in addresses:
+            raise SubmitError(f"the deployment record has no {name}: it was written for an older layout of the "
+                              f"contracts; redeploy with `{deploy_command(network.show_active())}`")
         if len(web3.eth.get_code(addresses[name])) == 0:
             raise SubmitError(f"no contract at {name} {addresses[name]} on this chain: the deployment record "
                               f"is stale; redeploy with `{deploy_command(network.show_active())}`")
-    return Contracts(RLToken.at(addresses["RLToken"]), TaskRegistry.at(addresses["TaskRegistry"]), record["admin"])
+    return Contracts(RLToken.at(addresses["RLToken"]), TaskRegistry.at(addresses["TaskRegistry"]),
+                     TaskFront.at(addresses["TaskFront"]), record["admin"])
 
 
 def task_params(args: tuple, env=os.environ, development: bool = True) -> TaskParams:
@@ -138,10 +143,10 @@ def submit_signed(contracts: Contracts, requester, relayer, params: TaskParams, 
     """The requester signs (CreateTask, and a permit unless `permit` is False); the relayer sends
     createTaskWithSig. Returns the task id."""
     check_funds(contracts, requester.address, params.bounty, need_allowance=not permit)
-    signed: SignedTask = sign_task(requester.private_key, requester.address, params, contracts.registry,
+    signed: SignedTask = sign_task(requester.private_key, requester.address, params, contracts.front,
                                    token=contracts.token if permit else None)
     try:
-        tx = contracts.registry.createTaskWithSig(*signed.args(), {"from": relayer})
+        tx = contracts.front.createTaskWithSig(*signed.args(), {"from": relayer})
     except SENT_ERRORS as exc:
         raise explain(exc, "createTaskWithSig") from None
     return tx.events["TaskCreated"]["taskId"]

@@ -79,11 +79,12 @@ class TaskParams:
 
 
 NO_PERMIT = (0, 0, b"\x00" * 32, b"\x00" * 32)
-"""ITaskRegistry.Permit with deadline 0: fund the bounty from an existing allowance."""
+"""ITaskFront.Permit with deadline 0: fund the bounty from an existing allowance."""
 
 
 def commitment(task_id: int, round_: int, node: str, root: bytes, cid: str, salt: bytes) -> bytes:
-    """The hash TaskRegistry.commitmentFor computes: binds result, salt and submitter."""
+    """The hash StateView.commitmentFor computes (and TaskRegistry.reveal checks): binds result, salt
+    and submitter."""
     return keccak(
         encode(
             ["uint256", "uint256", "address", "bytes32", "bytes32", "bytes32"],
@@ -117,18 +118,22 @@ CREATE_TASK_TYPES = {
 }
 
 
+FRONT_NAME = "decentrl TaskFront"
+"""TaskFront's EIP-712 domain name (version "1"): the contract that verifies CreateTask requests."""
+
+
 def create_task_typed_data(
-    params: TaskParams, requester: str, nonce: int, deadline: int, chain_id: int, registry: str
+    params: TaskParams, requester: str, nonce: int, deadline: int, chain_id: int, front: str
 ) -> dict:
-    """The EIP-712 message for TaskRegistry.createTaskWithSig, in eth_account's full-message form."""
+    """The EIP-712 message for TaskFront.createTaskWithSig, in eth_account's full-message form."""
     return {
         "types": {"EIP712Domain": EIP712_DOMAIN_TYPE, **CREATE_TASK_TYPES},
         "primaryType": "CreateTask",
         "domain": {
-            "name": "decentrl TaskRegistry",
+            "name": FRONT_NAME,
             "version": "1",
             "chainId": chain_id,
-            "verifyingContract": to_checksum_address(registry),
+            "verifyingContract": to_checksum_address(front),
         },
         "message": {
             "requester": to_checksum_address(requester),
@@ -183,7 +188,7 @@ def permit_typed_data(token: str, chain_id: int, owner: str, spender: str, value
 
 def sign_permit(private_key, token: str, chain_id: int, owner: str, spender: str, value: int, nonce: int,
                 deadline: int) -> tuple:
-    """Signs an EIP-2612 permit; returns ITaskRegistry.Permit: (deadline, v, r, s)."""
+    """Signs an EIP-2612 permit; returns ITaskFront.Permit: (deadline, v, r, s)."""
     from eth_account import Account
     from eth_account.messages import encode_typed_data
 
@@ -195,12 +200,13 @@ def sign_permit(private_key, token: str, chain_id: int, owner: str, spender: str
 
 
 def sign_create_task(private_key, params: TaskParams, requester: str, nonce: int, deadline: int,
-                     chain_id: int, registry: str) -> bytes:
-    """Signs the CreateTask message with a raw private key; returns the 65-byte signature."""
+                     chain_id: int, front: str) -> bytes:
+    """Signs the CreateTask message for TaskFront `front` with a raw private key; returns the
+    65-byte signature."""
     from eth_account import Account
     from eth_account.messages import encode_typed_data
 
     message = encode_typed_data(
-        full_message=create_task_typed_data(params, requester, nonce, deadline, chain_id, registry)
+        full_message=create_task_typed_data(params, requester, nonce, deadline, chain_id, front)
     )
     return bytes(Account.sign_message(message, private_key).signature)

@@ -1,7 +1,7 @@
 """Contract reads without web3.py's per-call costs, for the reads every handler makes.
 
 `contract.functions.f(*args).call()` matches the call against the contract's whole ABI (a keccak
-per entry) and then runs web3.py's normalizers over every decoded value: TaskRegistry.taskOf's
+per entry) and then runs web3.py's normalizers over every decoded value: StateView.taskOf's
 27-field struct took 7.2 ms of CPU on an idle machine (3.3 ms here), and in a profile of a claim
 under load reading the task was its largest step.
 A ViewCall keeps the function's selector, types and result shape from the start, encodes and

@@ -2,7 +2,8 @@
 
 Every method is one or a few eth_calls on the deployment's contracts (through workers.chain.calls'
 ViewCall, not web3.py's contract call: these reads run in every handler); results are frozen
-dataclasses with the workers.protocol enums. `eligibility` mirrors TaskRegistry's own check
+dataclasses with the workers.protocol enums. Task and dispute records come from the StateView
+(the cores serve no struct views). `eligibility` mirrors TaskRegistry's own check
 (paused, then stake, then reputation) and says why an account cannot take a role."""
 
 from __future__ import annotations
@@ -124,7 +125,7 @@ def _drl(wei: int) -> str:
 class ChainView:
     def __init__(self, deployment):
         self.deployment = deployment
-        self.registry, self.stakes = deployment.registry, deployment.stakes
+        self.registry, self.state, self.stakes = deployment.registry, deployment.state, deployment.stakes
         self.reputation, self.vault = deployment.reputation, deployment.vault
         self._calls: dict[tuple[str, str], ViewCall] = {}
 
@@ -139,10 +140,10 @@ class ChainView:
     # -- tasks ---------------------------------------------------------------------------------
 
     def task_count(self) -> int:
-        return self.read(self.registry, "taskCount")
+        return self.read(self.state, "taskCount")
 
     def task(self, task_id: int) -> TaskInfo:
-        raw = self.read(self.registry, "taskOf", task_id)._asdict()
+        raw = self.read(self.state, "taskOf", task_id)._asdict()
         if raw["status"] == Status.NONE:
             raise TaskNotFound(f"task {task_id} not found (tasks 1..{self.task_count()} exist)")
         fields = {_snake(k): v for k, v in raw.items()}
@@ -155,13 +156,13 @@ class ChainView:
         out = []
         for r in [role] if role is not None else list(Role):
             for i in range(task.slot_count(r)):
-                s = self.read(self.registry, "slotOf", task_id, r, i)
+                s = self.read(self.state, "slotOf", task_id, r, i)
                 node = None if s.node == ZERO_ADDRESS else s.node
                 out.append(SlotInfo(Role(r), i, node, s.sinceRound, s.lockedStake))
         return out
 
     def membership(self, task_id: int, node: str) -> Membership:
-        m = self.read(self.registry, "membershipOf", task_id, node)
+        m = self.read(self.state, "membershipOf", task_id, node)
         return Membership(True, Role(m.role), m.slot) if m.assigned else Membership(False, None, None)
 
     def submissions(self, task_id: int, round_: int | None = None) -> list[SubmissionInfo]:
@@ -171,7 +172,7 @@ class ChainView:
         out = []
         for role in (Role.SAMPLER, Role.TRAINER):
             for i in range(task.slot_count(role)):
-                s = self.read(self.registry, "submissionOf", task_id, round_, role, i)
+                s = self.read(self.state, "submissionOf", task_id, round_, role, i)
                 node = None if s.node == ZERO_ADDRESS else s.node
                 out.append(SubmissionInfo(role, i, node, s.commitment, s.root, s.revealed, Verdict(s.verdict), s.cid))
         return out

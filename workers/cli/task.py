@@ -84,23 +84,23 @@ def open_node_store(store_dir: Path, ipfs_api: str | None):
 def create_task(dep, store, requester, sender, task_spec, **params):
     """Publishes the spec's canonical bytes to `store`, has `requester` (a LocalAccount) sign the
     EIP-712 CreateTask request and, when its allowance is short, an EIP-2612 permit for the bounty;
-    `sender` (the requester's or a relayer's TxSender) sends createTaskWithSig. Returns (task id,
-    TaskParams, receipt); a revert raises ClickException with the decoded error."""
+    `sender` (the requester's or a relayer's TxSender) sends TaskFront.createTaskWithSig. Returns
+    (task id, TaskParams, receipt); a revert raises ClickException with the decoded error."""
     from workers.protocol import NO_PERMIT, TaskParams, sign_create_task, sign_permit
 
     cid = store.put(task_spec.to_bytes(), pin=True)
     params = TaskParams(spec_cid=cid, spec_digest=task_spec.digest(), **params)
-    registry, token, w3 = dep.registry, dep.token, dep.w3
+    registry, front, token, w3 = dep.registry, dep.front, dep.token, dep.w3
     deadline = w3.eth.get_block("latest")["timestamp"] + 3600
-    nonce = registry.functions.nonces(requester.address).call()
+    nonce = front.functions.nonces(requester.address).call()
     signature = sign_create_task(requester.key, params, requester.address, nonce, deadline, dep.chain_id,
-                                 registry.address)
+                                 front.address)
     permit = NO_PERMIT
     if token.functions.allowance(requester.address, registry.address).call() < params.bounty:
         permit = sign_permit(requester.key, token.address, dep.chain_id, requester.address, registry.address,
                              params.bounty, token.functions.nonces(requester.address).call(), deadline)
-    receipt = send(sender, registry.functions.createTaskWithSig(params.as_tuple(), requester.address, deadline,
-                                                                signature, permit), "createTaskWithSig")
+    receipt = send(sender, front.functions.createTaskWithSig(params.as_tuple(), requester.address, deadline,
+                                                             signature, permit), "createTaskWithSig")
     from web3.logs import DISCARD
 
     task_id = registry.events.TaskCreated().process_receipt(receipt, errors=DISCARD)[0]["args"]["taskId"]

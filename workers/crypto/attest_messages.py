@@ -1,6 +1,6 @@
 """The messages validators BLS-sign and the call arguments built from them.
 
-Both messages are the contracts' own (StakeManager.blsPopMessage, TaskRegistry.attestationMessage),
+Both messages are the contracts' own (StakeManager.blsPopMessage, StateView.attestationMessage),
 recomputed here so a node signs without a chain round trip; tests check they agree."""
 
 from __future__ import annotations

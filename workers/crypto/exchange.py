@@ -51,7 +51,7 @@ def post_keyring(deployment, store, requester, send, task_id: int, descriptor: i
     keyring. `requester` is the requester's LocalAccount; `send(call)` sends a contract call from
     it and returns the receipt. NotRequester if the account is not the task's requester,
     NoPublicKey for a node without a recoverable key."""
-    task = deployment.registry.functions.taskOf(task_id).call()
+    task = deployment.state.functions.taskOf(task_id).call()
     if to_checksum_address(task.requester) != requester.address:
         raise NotRequester(f"task {task_id}'s requester is {task.requester}, not {requester.address}: only the "
                          f"requester can wrap its data key")
@@ -74,7 +74,7 @@ def open_inputs(deployment, store, account, task_id: int, descriptor: inputs.Enc
     requester has not (yet) posted a keyring that covers this node; try again later. WrongTask:
     the posted keyring is another task's. TamperedCiphertext / KeyCommitmentMismatch: the keyring
     entry, the ciphertext or the key were altered."""
-    membership = deployment.registry.functions.membershipOf(task_id, account.address).call()
+    membership = deployment.state.functions.membershipOf(task_id, account.address).call()
     if not membership.assigned:
         raise NotAssigned(f"node {account.address} holds no slot in task {task_id}: only assigned nodes get the "
                           f"key of its encrypted inputs")

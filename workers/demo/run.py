@@ -188,7 +188,7 @@ class Demo:
                     if ended_in is not None:
                         return curve  # the ending block's events are all shown
                     if time.monotonic() > deadline:
-                        status = Status(self.dep.registry.functions.taskOf(self.task_id).call().status)
+                        status = Status(self.dep.state.functions.taskOf(self.task_id).call().status)
                         raise click.ClickException(f"task {self.task_id} not finished within {TIMEOUT_S:g} s "
                                                    f"(status {status.name.lower()}; logs in {self.workdir / 'nodes'})")
                     continue

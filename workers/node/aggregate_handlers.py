@@ -70,10 +70,9 @@ class _RoundVoters:
 def _round_voters(ctx: NodeContext, task_id: int, round_: int, num_validators: int) -> _RoundVoters:
     from workers.node.relay import registered_key
 
-    registry = ctx.deployment.registry
     holders, keys, candidates = {}, {}, []
     for v in range(num_validators):
-        slot = ctx.view.read(registry, "slotOf", task_id, Role.VALIDATOR, v)
+        slot = ctx.view.read(ctx.deployment.state, "slotOf", task_id, Role.VALIDATOR, v)
         holders[v] = slot.node
         keys[v] = (0, 0, 0, 0)
         if int(slot.node, 16) == 0 or slot.sinceRound > round_:

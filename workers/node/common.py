@@ -84,12 +84,12 @@ def my_slot(ctx: NodeContext, task_id: int, role: Role, round_: int):
     m = ctx.view.membership(task_id, ctx.address)
     if not m.assigned or m.role != role:
         return None
-    slot = ctx.view.read(ctx.deployment.registry, "slotOf", task_id, role, m.slot)
+    slot = ctx.view.read(ctx.deployment.state, "slotOf", task_id, role, m.slot)
     return m.slot if slot.sinceRound <= round_ else None
 
 
 def submission(ctx: NodeContext, task_id: int, round_: int, role: Role, slot: int):
-    return ctx.view.read(ctx.deployment.registry, "submissionOf", task_id, round_, role, slot)
+    return ctx.view.read(ctx.deployment.state, "submissionOf", task_id, round_, role, slot)
 
 
 def voted(ctx: NodeContext, task_id: int, round_: int, slot: int) -> bool:

@@ -91,8 +91,8 @@ def _disputes(ctx: NodeContext):
 
 
 def _read(ctx: NodeContext, name: str, *args):
-    """DisputeManager.name(*args), read through the node's ChainView (workers.chain.calls)."""
-    return ctx.view.read(ctx.deployment.disputes, name, *args)
+    """StateView.name(*args) (the dispute records), read through the node's ChainView (workers.chain.calls)."""
+    return ctx.view.read(ctx.deployment.state, name, *args)
 
 
 def _now(ctx: NodeContext) -> int:
@@ -302,7 +302,7 @@ def settle_due(ev: HandledEvent) -> None:
 # -- held pay ----------------------------------------------------------------------------------
 
 def _disputes_active(ctx: NodeContext) -> bool:
-    return ctx.view.read(ctx.deployment.registry, "disputeManager") != ZERO_ADDRESS
+    return _read(ctx, "disputeManager") != ZERO_ADDRESS
 
 
 def _release(ctx: NodeContext, task_id: int, round_: int, role: str, hop: int, origin: str) -> None:

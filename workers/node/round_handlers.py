@@ -88,7 +88,7 @@ def commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
     if (secret.root, secret.cid) != (root, cid):
         log.warning("task %d round %d: committing the result stored earlier (%s), not the one just "
                     "computed (%s)", task_id, round_, secret.cid, cid)
-    commitment = ctx.deployment.registry.functions.commitmentFor(
+    commitment = ctx.deployment.state.functions.commitmentFor(
         task_id, round_, ctx.address, secret.root, secret.cid, secret.salt).call()
     if current(ctx, task_id, round_, phase) is None:
         return  # the phase ended while we worked

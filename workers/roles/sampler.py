@@ -194,5 +194,5 @@ def new_salt() -> bytes:
 
 
 def make_commitment(task_id: int, round_: int, node: str, root: bytes, cid: str, salt: bytes) -> bytes:
-    """The commitment TaskRegistry.commitmentFor computes (`workers.protocol.commitment`)."""
+    """The commitment StateView.commitmentFor computes (`workers.protocol.commitment`)."""
     return protocol.commitment(task_id, round_, node, root, cid, salt)
