@@ -100,7 +100,7 @@ def run(dep, printer=print) -> dict:
 
 def report(proto, task_id: int, requester, nodes, printer=print) -> dict:
     """Prints the final table and checks the accounting: paid + refund == bounty; 70/20/10."""
-    dep, reg = proto.dep, proto.registry
+    dep = proto.dep
     t = proto.task(task_id)
     settled = next(tx for _, tx in proto.txs if "TaskSettled" in tx.events).events["TaskSettled"]
     refund = settled["refund"]

@@ -120,6 +120,24 @@ def registry(dep):
 
 
 @pytest.fixture(scope="module")
+def state(dep):
+    """StateView: the task and dispute records the cores do not serve themselves."""
+    return dep.state
+
+
+@pytest.fixture(scope="module")
+def config(dep):
+    """ProtocolConfig: role shares, slash rate, treasury, dispute windows and bond."""
+    return dep.config
+
+
+@pytest.fixture(scope="module")
+def front(dep):
+    """TaskFront: permit-funded and signature-relayed task creation."""
+    return dep.front
+
+
+@pytest.fixture(scope="module")
 def funded(dep, admin, requester, samplers, trainer, validators, outsider):
     """Gives every actor 1M DRL."""
     for a in [requester, *samplers, trainer, *validators, outsider]:

@@ -16,12 +16,12 @@ CID = "bafkrei-episodes"
 SALT = b"\x01" * 32
 
 
-def test_proven_fault_overturns_an_accepted_shard(staked, active_task, samplers, trainer, outsider, requester):
+def test_proven_fault_overturns_an_accepted_shard(staked, active_task, samplers, trainer, outsider, requester, state):
     dep, registry, vault = staked, staked.registry, staked.vault
     disputes = dep.disputes
     driver = RoundDriver(registry, active_task, samplers, trainer)
     cheat = samplers[0]
-    assert registry.slotOf(active_task, Role.SAMPLER, 0)["node"] == cheat
+    assert state.slotOf(active_task, Role.SAMPLER, 0)["node"] == cheat
     items = [episode(0), episode(1), episode(2, seed_shift=1)]
     tree = MerkleTree(items)
     registry.commit(active_task, commitment(active_task, 0, str(cheat), tree.root, CID, SALT), {"from": cheat})
@@ -43,12 +43,12 @@ def test_proven_fault_overturns_an_accepted_shard(staked, active_task, samplers,
     proved = disputes.proveFault(dispute_id, items[2], tree.proof(2), {"from": outsider})
 
     assert events_of(proved, "FaultProven")[0]["fault"] == 4  # WrongSeeds
-    assert disputes.disputeOf(dispute_id)["status"] == 3  # Upheld
-    assert registry.taskOf(active_task)["status"] == 6  # Failed
+    assert state.disputeOf(dispute_id)["status"] == 3  # Upheld
+    assert state.taskOf(active_task)["status"] == 6  # Failed
     assert vault.heldOf(active_task, 0, cheat) == 0
     assert vault.claimableOf(requester) - refund_before >= held
-    paid = [int(x) for x in registry.paidOf(active_task)]
+    paid = [int(x) for x in state.paidOf(active_task)]
     refunded = vault.claimableOf(requester)
-    assert sum(paid) + refunded == registry.taskOf(active_task)["bounty"]
+    assert sum(paid) + refunded == state.taskOf(active_task)["bounty"]
     assert sum(paid) == vault.heldTotalOf(active_task) == vault.escrowOf(active_task)
     print(f"GAS openDispute={opened.gas_used} proveFault={proved.gas_used}")

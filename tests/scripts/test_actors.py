@@ -47,7 +47,7 @@ def test_honest_task_pays_the_whole_bounty_70_20_10(proto, create_task, samplers
     task_id = create_task()
     fill_task(proto, task_id, ss, t, outsider)
     assert play_task(proto, task_id, [*ss, t, *vs], outsider)["status"] == Status.COMPLETED
-    paid = [int(x) for x in proto.registry.paidOf(task_id)]
+    paid = [int(x) for x in proto.state.paidOf(task_id)]
     refund = settled(proto)["refund"]
     assert sum(paid) + refund == task_params.bounty
     assert paid[Role.TRAINER] == 7_000 * TOKEN and paid[Role.SAMPLER] == 2_000 * TOKEN
@@ -68,7 +68,7 @@ def test_missed_commit_and_vote_against_quorum_are_penalised(proto, create_task,
     stake = proto.dep.stakes.stakeOf(validators[2], Role.VALIDATOR).dict()["staked"]
     assert stake == 5 * 200 * TOKEN - 20 * TOKEN  # 10% of the 200 DRL locked for the task
     assert proto.dep.reputation.scoreOf(validators[2]) == 72 - 15
-    paid = [int(x) for x in proto.registry.paidOf(task_id)]
+    paid = [int(x) for x in proto.state.paidOf(task_id)]
     assert sum(paid) + settled(proto)["refund"] == task_params.bounty
 
 

@@ -69,13 +69,13 @@ def test_a_live_networks_send_errors_are_explained():
 
 def test_signed_submission_is_relayed(contracts, wallet, outsider):
     task_id = submit_signed(contracts, wallet, outsider, task_params((DEFAULT_SPEC_CID, None, 10)))
-    assert contracts.registry.taskOf(task_id).dict()["requester"] == wallet.address
+    assert contracts.state.taskOf(task_id).dict()["requester"] == wallet.address
     assert wallet.balance() == 0  # the wallet only signed
 
 
 def test_direct_submission(contracts, requester):
     task_id = submit_direct(contracts, requester, task_params((DEFAULT_SPEC_CID, None, 10)))
-    assert contracts.registry.taskOf(task_id).dict()["requester"] == requester.address
+    assert contracts.state.taskOf(task_id).dict()["requester"] == requester.address
 
 
 def test_insufficient_balance_is_refused_before_sending(contracts, wallet, outsider):
@@ -92,7 +92,7 @@ def test_reverts_are_decoded_with_a_hint(contracts, wallet, outsider):
     params = task_params((DEFAULT_SPEC_CID, None, 60))  # more than the wallet holds
     signed = sign_task(wallet.private_key, wallet.address, params, contracts.registry, token=contracts.token)
     with pytest.raises(Exception) as info:
-        contracts.registry.createTaskWithSig(*signed.args(), {"from": outsider})
+        contracts.front.createTaskWithSig(*signed.args(), {"from": outsider})
     err = explain(info.value, "createTaskWithSig")
     assert "ERC20InsufficientBalance" in str(err) and "does not hold the bounty" in str(err)
 
@@ -101,7 +101,7 @@ def test_reverts_are_decoded_with_a_hint(contracts, wallet, outsider):
     chain.sleep(60)
     chain.mine()
     with pytest.raises(Exception) as info:
-        contracts.registry.createTaskWithSig(*signed.args(), {"from": outsider})
+        contracts.front.createTaskWithSig(*signed.args(), {"from": outsider})
     assert "sign again" in str(explain(info.value, "createTaskWithSig"))
 
 

@@ -47,19 +47,19 @@ def mismatches(result, dep) -> list:
         a = account["id"]
         check(f"Account {a}.tokenBalance", int(account["tokenBalance"]), dep.token.balanceOf(a))
         check(f"Account {a}.vaultClaimable", int(account["vaultClaimable"]), dep.vault.claimableOf(a))
-        check(f"Account {a}.disputeOwed", int(account["disputeOwed"]), dep.disputes.owedOf(a))
+        check(f"Account {a}.disputeOwed", int(account["disputeOwed"]), dep.state.owedOf(a))
     for task in result.all("Task"):
-        t = dep.registry.taskOf(int(task["id"])).dict()
+        t = dep.state.taskOf(int(task["id"])).dict()
         check(f"Task {task['id']}.status", task["status"], STATUSES[t["status"]])
         check(f"Task {task['id']}.escrow", int(task["escrow"]), dep.vault.escrowOf(int(task["id"])))
-        check(f"Task {task['id']}.earned", int(task["earned"]), sum(int(x) for x in dep.registry.paidOf(task["id"])))
+        check(f"Task {task['id']}.earned", int(task["earned"]), sum(int(x) for x in dep.state.paidOf(task["id"])))
         check(f"Task {task['id']}.currentRound", task["currentRound"], t["round"])
         root = t["checkpointRoot"]
         check(f"Task {task['id']}.checkpointRoot", task.get("checkpointRoot"),
               None if int(hexed(root), 16) == 0 else hexed(root))
     for sub in result.all("Submission"):
         task, rnd = sub["round"].split("-")
-        s = dep.registry.submissionOf(int(task), int(rnd), ROLES[sub["role"]], sub["slot"]).dict()
+        s = dep.state.submissionOf(int(task), int(rnd), ROLES[sub["role"]], sub["slot"]).dict()
         check(f"Submission {sub['id']}.node", sub["node"], str(s["node"]).lower())
         check(f"Submission {sub['id']}.commitment", sub["commitment"], hexed(s["commitment"]))
         check(f"Submission {sub['id']}.revealed", sub["revealed"], s["revealed"])
@@ -68,13 +68,13 @@ def mismatches(result, dep) -> list:
         check(f"Submission {sub['id']}.verdict", sub["verdict"], VERDICTS[s["verdict"]])
     for slot in result.all("Slot"):
         task, role, index = slot["id"].split("-")
-        holder = str(dep.registry.slotOf(int(task), ROLES[role], int(index)).dict()["node"]).lower()
+        holder = str(dep.state.slotOf(int(task), ROLES[role], int(index)).dict()["node"]).lower()
         check(f"Slot {slot['id']}.node", slot.get("node"), None if holder == ZERO else holder)
     for held in result.all("HeldPay"):
         amount = dep.vault.heldOf(int(held["task"]), held["round"], held["account"])
         check(f"HeldPay {held['id']} still held", held["status"] == "Held", amount > 0)
     for dispute in result.all("Dispute"):
-        d = dep.disputes.disputeOf(int(dispute["id"])).dict()
+        d = dep.state.disputeOf(int(dispute["id"])).dict()
         check(f"Dispute {dispute['id']}.status", dispute["status"], DISPUTE_STATUSES[d["status"]])
     for member in result.all("RoleMember"):
         contract = next(c for c in dep.contracts().values() if c.address.lower() == member["accessRole"][:42])
@@ -83,15 +83,15 @@ def mismatches(result, dep) -> list:
     p = result.get("Protocol", "decentrl")
     check("Protocol.totalStaked", int(p["totalStaked"]), dep.stakes.totalStaked())
     check("Protocol.totalEscrow", int(p["totalEscrow"]), dep.vault.totalEscrow())
-    check("Protocol.taskCount", p["taskCount"], dep.registry.taskCount())
-    check("Protocol.slashBps", p["slashBps"], dep.registry.slashBps())
+    check("Protocol.taskCount", p["taskCount"], dep.state.taskCount())
+    check("Protocol.slashBps", p["slashBps"], dep.config.slashBps())
     check("Protocol.roleShares", [p["samplerBps"], p["trainerBps"], p["validatorBps"]],
-          [int(x) for x in dep.registry.roleShares()])
-    check("Protocol.treasury", p["treasury"], dep.registry.treasury().lower())
+          [int(x) for x in dep.config.roleShares()])
+    check("Protocol.treasury", p["treasury"], dep.config.treasury().lower())
     check("Protocol.minStakes", [int(x) for x in p["minStakes"]], [dep.stakes.minStake(r) for r in Role])
     check("Protocol.unbondingPeriod", int(p["unbondingPeriod"]), dep.stakes.unbondingPeriod())
     check("Protocol.reputationThreshold", p["reputationThreshold"], dep.reputation.threshold())
     check("Protocol.reputationDeltas", p["reputationDeltas"], [dep.reputation.delta(o) for o in range(6)])
-    check("Protocol.minBond", int(p["minBond"]), dep.disputes.minBond())
-    check("Protocol.disputeWindow", int(p["disputeWindow"]), dep.disputes.disputeWindow())
+    check("Protocol.minBond", int(p["minBond"]), dep.config.minBond())
+    check("Protocol.disputeWindow", int(p["disputeWindow"]), dep.config.disputeWindow())
     return out

@@ -23,7 +23,7 @@ def played(staked, admin, requester, samplers, trainer, validators, outsider, ta
     ss = [ScriptedSampler(f"S{i}", a, proto, miss_commit_rounds={1} if i == 1 else ()) for i, a in enumerate(samplers)]
     t = ScriptedTrainer("T", trainer, proto)
     vs = [ScriptedValidator(f"V{i}", a, proto, against_rounds={0} if i == 2 else ()) for i, a in enumerate(validators)]
-    dep.registry.setSlashBps(1500, {"from": admin})
+    dep.config.setSlashBps(1500, {"from": admin})
     dep.registry.pause({"from": admin})
     dep.registry.unpause({"from": admin})
     dep.stakes.setNodePaused(True, {"from": outsider})

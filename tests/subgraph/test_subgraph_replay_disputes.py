@@ -49,7 +49,7 @@ def disputed(staked, requester, samplers, trainer, outsider, task_params):
     dispute_id = dep.disputes.openDispute(active_task, 0, Role.SAMPLER, 0, BOND, {"from": outsider}).events[
         "DisputeOpened"]["disputeId"]
     dep.disputes.proveFault(dispute_id, items[2], tree.proof(2), {"from": outsider})
-    dep.disputes.withdraw(outsider, dep.disputes.owedOf(outsider), {"from": outsider})
+    dep.disputes.withdraw(outsider, dep.state.owedOf(outsider), {"from": outsider})
     events, result = index(dep)
     assert result.error is None, result.error
     return dep, active_task, dispute_id, result

@@ -59,14 +59,14 @@ def drawing_task(staked, create_task, samplers, trainer):
     return _make
 
 
-def drawn_validators(registry, task_id):
+def drawn_validators(state, task_id):
     """The validator addresses assigned to the task's filled validator slots."""
-    n = registry.taskOf(task_id)["numValidators"]
-    return [registry.slotOf(task_id, Role.VALIDATOR, i)["node"] for i in range(n)]
+    n = state.taskOf(task_id)["numValidators"]
+    return [state.slotOf(task_id, Role.VALIDATOR, i)["node"] for i in range(n)]
 
 
 def draw_walk(stakes, seed, task_id, round_=0):
-    """Python model of TaskRegistry._drawFrom: the order in which one draw examines the whole pool."""
+    """Python model of the draw walk (Draws.walk, SlotLogic.draw): the order in which one draw examines the whole pool."""
     n = stakes.validatorCount()
     pool = [stakes.validatorAt(i) for i in range(n)]
     rand = int.from_bytes(keccak(encode(["bytes32", "uint256", "uint256"], [seed, task_id, round_])), "big")
@@ -76,6 +76,6 @@ def draw_walk(stakes, seed, task_id, round_=0):
     return [pool[(start + i * stride) % n] for i in range(n)]
 
 
-def seed_of(registry, task_id):
+def seed_of(state, task_id):
     """The hash of the task's armed seed block (mined already)."""
-    return bytes(chain[registry.taskOf(task_id)["seedBlock"]]["hash"])
+    return bytes(chain[state.taskOf(task_id)["seedBlock"]]["hash"])

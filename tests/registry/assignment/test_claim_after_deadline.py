@@ -19,21 +19,21 @@ def _half_filled(registry, samplers, trainer, create_task):
     return task_id
 
 
-def test_claim_within_window_accepted(registry, samplers, trainer, create_task):
+def test_claim_within_window_accepted(registry, samplers, trainer, create_task, state):
     task_id = _half_filled(registry, samplers, trainer, create_task)
     chain.sleep(3000)
     chain.mine()
     registry.claimSlot(task_id, Role.SAMPLER, {"from": samplers[1]})
-    assert registry.taskOf(task_id)["status"] == Status.DRAWING
+    assert state.taskOf(task_id)["status"] == Status.DRAWING
 
 
-def test_claim_after_claim_deadline_refused(registry, samplers, trainer, create_task):
+def test_claim_after_claim_deadline_refused(registry, samplers, trainer, create_task, state):
     task_id = _half_filled(registry, samplers, trainer, create_task)
-    deadline = registry.taskOf(task_id)["claimDeadline"]
+    deadline = state.taskOf(task_id)["claimDeadline"]
     chain.sleep(3700)
     chain.mine()
     assert registry.protocolTime() > deadline
     with brownie.reverts(f"DeadlinePassed: {task_id}, {deadline}"):
         registry.claimSlot(task_id, Role.SAMPLER, {"from": samplers[1]})
-    assert registry.taskOf(task_id)["status"] == Status.OPEN
+    assert state.taskOf(task_id)["status"] == Status.OPEN
 

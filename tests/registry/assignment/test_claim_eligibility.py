@@ -47,13 +47,13 @@ def test_stake_locked_elsewhere_does_not_count(registry, samplers, create_task):
         registry.claimSlot(task_id, Role.SAMPLER, {"from": samplers[0]})
 
 
-def test_node_below_threshold_is_never_assigned(registry, penalise, samplers, create_task):
+def test_node_below_threshold_is_never_assigned(registry, penalise, samplers, create_task, state):
     task_id = create_task()
     assert penalise(samplers[0]) == 50
     with brownie.reverts(f"ReputationTooLow: {samplers[0].address.lower()}, 50, 60"):
         registry.claimSlot(task_id, Role.SAMPLER, {"from": samplers[0]})
-    assert registry.membershipOf(task_id, samplers[0])["assigned"] is False
-    assert registry.taskOf(task_id)["filledSamplers"] == 0
+    assert state.membershipOf(task_id, samplers[0])["assigned"] is False
+    assert state.taskOf(task_id)["filledSamplers"] == 0
 
 
 def test_node_at_threshold_is_assigned(registry, penalise, trainer, create_task):

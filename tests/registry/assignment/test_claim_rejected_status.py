@@ -34,14 +34,14 @@ def test_requester_cannot_work_on_own_task(registry, stake_as, requester, create
         registry.claimSlot(task_id, Role.SAMPLER, {"from": requester})
 
 
-def test_node_cannot_hold_two_slots_of_one_task(registry, stake_as, samplers, create_task):
+def test_node_cannot_hold_two_slots_of_one_task(registry, stake_as, samplers, create_task, state):
     stake_as(samplers[0], Role.TRAINER)  # eligible as trainer too: only membership stops it
     task_id = create_task()
     registry.claimSlot(task_id, Role.SAMPLER, {"from": samplers[0]})
     for role in [Role.SAMPLER, Role.TRAINER]:
         with brownie.reverts(f"AlreadyAssigned: {task_id}, {samplers[0].address.lower()}"):
             registry.claimSlot(task_id, role, {"from": samplers[0]})
-    assert registry.taskOf(task_id)["filledSamplers"] == 1
+    assert state.taskOf(task_id)["filledSamplers"] == 1
 
 
 def test_full_sampler_role_has_no_vacant_slot(registry, samplers, create_task, task_params):

@@ -15,26 +15,26 @@ def _only_eligible(stakes, pool, keep):
 
 
 def test_fifth_candidate_is_not_examined(registry, stakes, stake_as, outsider, extra_validators,
-                                         drawing_task, task_params):
+                                         drawing_task, task_params, state):
     for v in extra_validators:
         stake_as(v, Role.VALIDATOR)
     task_id = drawing_task(replace(task_params, num_validators=1))
-    walk = draw_walk(stakes, seed_of(registry, task_id), task_id)
+    walk = draw_walk(stakes, seed_of(state, task_id), task_id)
     assert len(walk) == 13
     _only_eligible(stakes, walk, keep=walk[4])
     tx = registry.drawValidators(task_id, {"from": outsider})
     assert "SlotAssigned" not in tx.events
-    assert registry.taskOf(task_id)["seedBlock"] == tx.block_number + 1
-    assert registry.taskOf(task_id)["status"] == Status.DRAWING
+    assert state.taskOf(task_id)["seedBlock"] == tx.block_number + 1
+    assert state.taskOf(task_id)["status"] == Status.DRAWING
 
 
 def test_fourth_candidate_is_examined(registry, stakes, stake_as, outsider, extra_validators, drawing_task,
-                                      task_params):
+                                      task_params, state):
     for v in extra_validators:
         stake_as(v, Role.VALIDATOR)
     task_id = drawing_task(replace(task_params, num_validators=1))
-    walk = draw_walk(stakes, seed_of(registry, task_id), task_id)
+    walk = draw_walk(stakes, seed_of(state, task_id), task_id)
     _only_eligible(stakes, walk, keep=walk[3])
     tx = registry.drawValidators(task_id, {"from": outsider})
     assert tx.events["SlotAssigned"]["node"] == walk[3]
-    assert registry.taskOf(task_id)["status"] == Status.ACTIVE
+    assert state.taskOf(task_id)["status"] == Status.ACTIVE

@@ -25,27 +25,27 @@ def _ineligible_pool(stake_as, penalise, stakes, requester, samplers, outsider, 
 
 
 def test_only_eligible_validators_are_drawn(registry, stakes, stake_as, penalise, requester, samplers, outsider,
-                                            validators, extra_validators, drawing_task):
+                                            validators, extra_validators, drawing_task, state):
     excluded = _ineligible_pool(stake_as, penalise, stakes, requester, samplers, outsider, extra_validators)
     assert stakes.validatorCount() == 7  # all but the one under the minimum
     task_id = drawing_task()
     registry.drawValidators(task_id, {"from": outsider})
-    picked = drawn_validators(registry, task_id)
+    picked = drawn_validators(state, task_id)
     assert sorted(picked) == sorted(v.address for v in validators)
     assert not set(picked) & {a.address for a in excluded}
-    assert registry.taskOf(task_id)["status"] == Status.ACTIVE
+    assert state.taskOf(task_id)["status"] == Status.ACTIVE
 
 
 def test_excluded_nodes_stay_out_when_slots_remain(registry, stakes, stake_as, penalise, requester, samplers,
                                                    outsider, validators, extra_validators, drawing_task,
-                                                   task_params):
+                                                   task_params, state):
     excluded = _ineligible_pool(stake_as, penalise, stakes, requester, samplers, outsider, extra_validators)
     task_id = drawing_task(replace(task_params, num_validators=6))
     for _ in range(3):  # every draw walks the whole pool of 7 and finds only the same three
         registry.drawValidators(task_id, {"from": outsider})
         chain.mine(2)
-    picked = [a for a in drawn_validators(registry, task_id) if a != "0x" + "00" * 20]
+    picked = [a for a in drawn_validators(state, task_id) if a != "0x" + "00" * 20]
     assert sorted(picked) == sorted(v.address for v in validators)
     assert not set(picked) & {a.address for a in excluded}
-    assert registry.taskOf(task_id)["status"] == Status.DRAWING
+    assert state.taskOf(task_id)["status"] == Status.DRAWING
     assert [int(stakes.stakeOf(a, Role.VALIDATOR)["locked"]) for a in excluded] == [0] * 5

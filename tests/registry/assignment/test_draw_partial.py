@@ -10,20 +10,20 @@ from workers.protocol import Role, Status
 from tests.registry.assignment.conftest import drawn_validators
 
 
-def test_fills_what_it_can_and_rearms(registry, validators, outsider, drawing_task, task_params):
+def test_fills_what_it_can_and_rearms(registry, validators, outsider, drawing_task, task_params, state):
     task_id = drawing_task(replace(task_params, num_validators=5))
     tx = registry.drawValidators(task_id, {"from": outsider})
     assert len(tx.events["SlotAssigned"]) == 3
     assert [int(x) for x in tx.events["DrawArmed"].values()] == [task_id, tx.block_number + 1]
     assert "TaskStatusChanged" not in tx.events
-    task = registry.taskOf(task_id)
+    task = state.taskOf(task_id)
     assert [task["status"], task["filledValidators"], task["seedBlock"]] == [Status.DRAWING, 3,
                                                                            tx.block_number + 1]
-    assert sorted(drawn_validators(registry, task_id)[:3]) == sorted(v.address for v in validators)
+    assert sorted(drawn_validators(state, task_id)[:3]) == sorted(v.address for v in validators)
 
 
 def test_later_draw_completes_and_activates(registry, stake_as, outsider, extra_validators, drawing_task,
-                                            task_params):
+                                            task_params, state):
     task_id = drawing_task(replace(task_params, num_validators=5))
     registry.drawValidators(task_id, {"from": outsider})
     for v in extra_validators[:2]:
@@ -37,15 +37,15 @@ def test_later_draw_completes_and_activates(registry, stake_as, outsider, extra_
     assert sorted(e["slot"] for e in tx.events["SlotAssigned"]) == [3, 4]
     assert {e["node"] for e in tx.events["SlotAssigned"]} == {v.address for v in extra_validators[:2]}
     assert "DrawArmed" not in tx.events
-    task = registry.taskOf(task_id)
+    task = state.taskOf(task_id)
     assert [task["status"], task["filledValidators"], task["seedBlock"]] == [Status.ACTIVE, 5, 0]
 
 
-def test_empty_pool_rearms_without_assigning(registry, stakes, validators, outsider, drawing_task):
+def test_empty_pool_rearms_without_assigning(registry, stakes, validators, outsider, drawing_task, state):
     task_id = drawing_task()
     for v in validators:
         stakes.requestUnstake(Role.VALIDATOR, stakes.stakeOf(v, Role.VALIDATOR)["staked"], {"from": v})
     assert stakes.validatorCount() == 0
     tx = registry.drawValidators(task_id, {"from": outsider})
     assert "SlotAssigned" not in tx.events
-    assert registry.taskOf(task_id)["seedBlock"] == tx.block_number + 1
+    assert state.taskOf(task_id)["seedBlock"] == tx.block_number + 1

@@ -6,7 +6,7 @@ from brownie import chain
 from workers.protocol import Role, Status
 
 
-def test_draw_before_seed_block_passed_reverts(registry, samplers, trainer, outsider, create_task):
+def test_draw_before_seed_block_passed_reverts(registry, samplers, trainer, outsider, create_task, state):
     task_id = create_task()
     for s in samplers:
         registry.claimSlot(task_id, Role.SAMPLER, {"from": s})
@@ -14,10 +14,10 @@ def test_draw_before_seed_block_passed_reverts(registry, samplers, trainer, outs
     # The next transaction lands in the seed block itself, whose hash is not known yet.
     with brownie.reverts(f"DrawNotReady: {task_id}, {seed_block}"):
         registry.drawValidators(task_id, {"from": outsider})
-    assert registry.taskOf(task_id)["filledValidators"] == 0
+    assert state.taskOf(task_id)["filledValidators"] == 0
 
 
-def test_draw_works_once_seed_block_is_mined(registry, samplers, trainer, outsider, create_task):
+def test_draw_works_once_seed_block_is_mined(registry, samplers, trainer, outsider, create_task, state):
     task_id = create_task()
     for s in samplers:
         registry.claimSlot(task_id, Role.SAMPLER, {"from": s})
@@ -25,7 +25,7 @@ def test_draw_works_once_seed_block_is_mined(registry, samplers, trainer, outsid
     chain.mine()
     tx = registry.drawValidators(task_id, {"from": outsider})
     assert tx.block_number == seed_block + 1
-    assert registry.taskOf(task_id)["status"] == Status.ACTIVE
+    assert state.taskOf(task_id)["status"] == Status.ACTIVE
 
 
 def test_open_task_has_nothing_to_draw(registry, outsider, samplers, create_task):

@@ -25,7 +25,8 @@ def relayer():
 
 @pytest.fixture
 def sign_permit(token, registry):
-    """Signs an EIP-2612 permit of `value` for the registry; returns ITaskRegistry.Permit."""
+    """Signs an EIP-2612 permit of `value` for the registry (its spender; TaskFront submits it);
+    returns ITaskFront.Permit."""
 
     def _sign(key, owner, value, deadline, nonce=None):
         nonce = token.nonces(owner) if nonce is None else nonce

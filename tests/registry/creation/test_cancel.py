@@ -6,13 +6,13 @@ from workers.protocol import Role, Status
 TOKEN = 10**18
 
 
-def test_open_task_refunds_whole_bounty(registry, vault, requester, create_task):
+def test_open_task_refunds_whole_bounty(registry, vault, requester, create_task, state):
     task_id = create_task()
     tx = registry.cancelTask(task_id, {"from": requester})
     assert vault.escrowOf(task_id) == 0
     assert vault.claimableOf(requester) == 10_000 * TOKEN
     assert [tx.events["Refunded"][k] for k in ("taskId", "account", "amount")] == [task_id, requester, 10_000 * TOKEN]
-    assert registry.taskOf(task_id)["status"] == Status.CANCELLED
+    assert state.taskOf(task_id)["status"] == Status.CANCELLED
 
 
 def test_task_settled_event_with_cancelled_status(registry, requester, create_task):
@@ -36,14 +36,14 @@ def test_claimed_stakes_are_unlocked(staked, registry, stakes, requester, sample
     assert stakes.availableStake(trainer, Role.TRAINER) == 5 * 500 * TOKEN
 
 
-def test_drawing_task_can_be_cancelled(staked, registry, stakes, vault, requester, samplers, trainer, create_task):
+def test_drawing_task_can_be_cancelled(staked, registry, stakes, vault, requester, samplers, trainer, create_task, state):
     task_id = create_task()
     for s in samplers:
         registry.claimSlot(task_id, Role.SAMPLER, {"from": s})
     registry.claimSlot(task_id, Role.TRAINER, {"from": trainer})
-    assert registry.taskOf(task_id)["status"] == Status.DRAWING
+    assert state.taskOf(task_id)["status"] == Status.DRAWING
     registry.cancelTask(task_id, {"from": requester})
-    assert registry.taskOf(task_id)["status"] == Status.CANCELLED
+    assert state.taskOf(task_id)["status"] == Status.CANCELLED
     assert vault.claimableOf(requester) == 10_000 * TOKEN
     assert [stakes.stakeOf(s, Role.SAMPLER)["locked"] for s in samplers] == [0, 0]
 

@@ -8,12 +8,12 @@ from workers.protocol import Role, Status
 TOKEN = 10**18
 
 
-def test_only_requester_can_cancel(registry, vault, outsider, samplers, create_task):
+def test_only_requester_can_cancel(registry, vault, outsider, samplers, create_task, state):
     task_id = create_task()
     for caller in [outsider, samplers[0]]:
         with brownie.reverts(f"NotRequester: {task_id}, {caller.address.lower()}"):
             registry.cancelTask(task_id, {"from": caller})
-    assert registry.taskOf(task_id)["status"] == Status.OPEN
+    assert state.taskOf(task_id)["status"] == Status.OPEN
     assert vault.escrowOf(task_id) == 10_000 * TOKEN
 
 

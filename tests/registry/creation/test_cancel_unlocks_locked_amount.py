@@ -11,14 +11,14 @@ TOKEN = 10**18
 
 
 def test_partially_drawn_validators_unlocked(registry, stakes, requester, samplers, trainer, validators,
-                                            outsider, create_task, task_params):
+                                            outsider, create_task, task_params, state):
     task_id = create_task(replace(task_params, num_validators=5))
     for s in samplers:
         registry.claimSlot(task_id, Role.SAMPLER, {"from": s})
     registry.claimSlot(task_id, Role.TRAINER, {"from": trainer})
     chain.mine(2)
     registry.drawValidators(task_id, {"from": outsider})  # only three validators exist
-    assert registry.taskOf(task_id)["status"] == Status.DRAWING
+    assert state.taskOf(task_id)["status"] == Status.DRAWING
     tx = registry.cancelTask(task_id, {"from": requester})
     unlocked = {(e["node"], e["role"], e["amount"]) for e in tx.events["StakeUnlocked"]}
     assert {(v.address, Role.VALIDATOR, 200 * TOKEN) for v in validators} <= unlocked

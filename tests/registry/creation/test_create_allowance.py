@@ -7,12 +7,12 @@ import brownie
 TOKEN = 10**18
 
 
-def test_missing_allowance_reverts(staked, registry, requester, task_params):
+def test_missing_allowance_reverts(staked, registry, requester, task_params, state):
     with brownie.reverts(
         f"ERC20InsufficientAllowance: {registry.address.lower()}, 0, {task_params.bounty}"
     ):
         registry.createTask(task_params.as_tuple(), {"from": requester})
-    assert registry.taskCount() == 0
+    assert state.taskCount() == 0
     assert staked.vault.totalEscrow() == 0
 
 

@@ -32,10 +32,10 @@ def test_allowance_consumed_exactly(staked, token, registry, requester, task_par
     assert token.allowance(requester, registry) == 5
 
 
-def test_task_ids_are_sequential_and_counted(staked, registry, vault, create_task):
-    assert registry.taskCount() == 0
+def test_task_ids_are_sequential_and_counted(staked, registry, vault, create_task, state):
+    assert state.taskCount() == 0
     ids = [create_task() for _ in range(3)]
     assert ids == [1, 2, 3]
-    assert registry.taskCount() == 3
+    assert state.taskCount() == 3
     assert [vault.escrowOf(i) for i in ids] == [10_000 * TOKEN] * 3
     assert vault.totalEscrow() == 30_000 * TOKEN

@@ -11,7 +11,7 @@ def _expect_revert(staked, requester, params, message):
     staked.token.approve(staked.registry, params.bounty, {"from": requester})
     with brownie.reverts(message):
         staked.registry.createTask(params.as_tuple(), {"from": requester})
-    assert staked.registry.taskCount() == 0
+    assert staked.state.taskCount() == 0
 
 
 def test_zero_samplers_reverts(staked, requester, task_params):
@@ -34,8 +34,8 @@ def test_65_validators_reverts(staked, requester, task_params):
     _expect_revert(staked, requester, params, f"SlotCountOutOfBounds: {Role.VALIDATOR}, 65, 64")
 
 
-def test_extreme_valid_counts_accepted(staked, registry, create_task, task_params):
+def test_extreme_valid_counts_accepted(staked, registry, create_task, task_params, state):
     low = create_task(replace(task_params, num_samplers=1, num_validators=1))
     high = create_task(replace(task_params, num_samplers=32, num_validators=64))
-    assert [registry.taskOf(low)["numSamplers"], registry.taskOf(low)["numValidators"]] == [1, 1]
-    assert [registry.taskOf(high)["numSamplers"], registry.taskOf(high)["numValidators"]] == [32, 64]
+    assert [state.taskOf(low)["numSamplers"], state.taskOf(low)["numValidators"]] == [1, 1]
+    assert [state.taskOf(high)["numSamplers"], state.taskOf(high)["numValidators"]] == [32, 64]

@@ -16,13 +16,13 @@ def test_window_out_of_bounds_reverts(staked, requester, task_params, field, val
     staked.token.approve(staked.registry, params.bounty, {"from": requester})
     with brownie.reverts(f"WindowOutOfBounds: {value}, 60, {30 * DAY}"):
         staked.registry.createTask(params.as_tuple(), {"from": requester})
-    assert staked.registry.taskCount() == 0
+    assert staked.state.taskCount() == 0
 
 
 @pytest.mark.parametrize("field", WINDOWS)
-def test_window_at_both_bounds_accepted(staked, registry, create_task, task_params, field):
-    short = registry.taskOf(create_task(replace(task_params, **{field: 60})))
-    long = registry.taskOf(create_task(replace(task_params, **{field: 30 * DAY})))
+def test_window_at_both_bounds_accepted(staked, registry, create_task, task_params, field, state):
+    short = state.taskOf(create_task(replace(task_params, **{field: 60})))
+    long = state.taskOf(create_task(replace(task_params, **{field: 30 * DAY})))
     if field == "claim_window":
         assert long["claimDeadline"] - short["claimDeadline"] >= 30 * DAY - 60
     else:

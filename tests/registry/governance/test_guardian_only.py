@@ -1,4 +1,4 @@
-"""Only GUARDIAN_ROLE pauses and unpauses the registry; holding GOVERNOR_ROLE is not enough."""
+"""Only GUARDIAN_ROLE pauses and unpauses the registry; ProtocolConfig's GOVERNOR_ROLE is not enough."""
 
 import brownie
 
@@ -27,8 +27,8 @@ def test_outsider_cannot_unpause(registry, admin, outsider):
     assert registry.paused() is True
 
 
-def test_governor_cannot_pause(registry, admin, outsider):
-    registry.grantRole(registry.GOVERNOR_ROLE(), outsider, {"from": admin})
+def test_governor_cannot_pause(registry, config, admin, outsider):
+    config.grantRole(config.GOVERNOR_ROLE(), outsider, {"from": admin})
     role = bytes(registry.GUARDIAN_ROLE())
     with brownie.reverts(f"AccessControlUnauthorizedAccount: {outsider.address.lower()}, {role}"):
         registry.pause({"from": outsider})

@@ -29,9 +29,9 @@ def test_pauses_accumulate(registry, admin):
     assert registry.protocolTime() == chain[-1].timestamp - total
 
 
-def test_claim_deadline_shifts_by_paused_duration(registry, admin, outsider, create_task, task_params):
+def test_claim_deadline_shifts_by_paused_duration(registry, admin, outsider, create_task, task_params, state):
     task_id = create_task(replace(task_params, claim_window=3600))
-    deadline = registry.taskOf(task_id)["claimDeadline"]
+    deadline = state.taskOf(task_id)["claimDeadline"]
     registry.pause({"from": admin})
     chain.sleep(10_000)  # well past the deadline in wall-clock time
     registry.unpause({"from": admin})
@@ -44,8 +44,8 @@ def test_claim_deadline_shifts_by_paused_duration(registry, admin, outsider, cre
     assert tx.events["TaskSettled"]["status"] == Status.FAILED
 
 
-def test_phase_deadline_shifts_by_paused_duration(registry, admin, samplers, active_task):
-    deadline = registry.taskOf(active_task)["phaseDeadline"]
+def test_phase_deadline_shifts_by_paused_duration(registry, admin, samplers, active_task, state):
+    deadline = state.taskOf(active_task)["phaseDeadline"]
     registry.pause({"from": admin})
     chain.sleep(5000)  # the 600 s commit window is long over in wall-clock time
     registry.unpause({"from": admin})
@@ -54,9 +54,9 @@ def test_phase_deadline_shifts_by_paused_duration(registry, admin, samplers, act
     assert tx.events["ResultCommitted"]["node"] == samplers[0]
 
 
-def test_task_created_after_pause_uses_protocol_time(registry, admin, create_task):
+def test_task_created_after_pause_uses_protocol_time(registry, admin, create_task, state):
     start = registry.pause({"from": admin}).timestamp
     chain.sleep(4000)
     paused_for = registry.unpause({"from": admin}).timestamp - start
     task_id = create_task()
-    assert registry.taskOf(task_id)["claimDeadline"] == chain[-1].timestamp - paused_for + 3600
+    assert state.taskOf(task_id)["claimDeadline"] == chain[-1].timestamp - paused_for + 3600

@@ -5,7 +5,7 @@ import brownie
 import pytest
 from brownie import chain
 
-from workers.protocol import NO_PERMIT, Role, Status
+from workers.protocol import NO_PERMIT, Role, Status, sign_create_task
 
 TOKEN = 10**18
 
@@ -18,18 +18,21 @@ def paused(registry, admin):
     return _pause
 
 
-def test_creation_paused(registry, token, requester, task_params, paused):
+def test_creation_paused(registry, token, requester, task_params, paused, front, state):
     token.approve(registry, task_params.bounty, {"from": requester})
+    # A valid request: the front checks it, then the paused registry refuses the task.
+    signature = sign_create_task(requester.private_key, task_params, requester.address, 0, 2**64, chain.id,
+                                 front.address)
     paused()
     for create in [
         lambda: registry.createTask(task_params.as_tuple(), {"from": requester}),
-        lambda: registry.createTaskWithPermit(task_params.as_tuple(), NO_PERMIT, {"from": requester}),
-        lambda: registry.createTaskWithSig(task_params.as_tuple(), requester, 2**64, b"\x00" * 65, NO_PERMIT,
-                                           {"from": requester}),
+        lambda: front.createTaskWithPermit(task_params.as_tuple(), NO_PERMIT, {"from": requester}),
+        lambda: front.createTaskWithSig(task_params.as_tuple(), requester, 2**64, signature, NO_PERMIT,
+                                        {"from": requester}),
     ]:
         with brownie.reverts("EnforcedPause: "):
             create()
-    assert registry.taskCount() == 0
+    assert state.taskCount() == 0
 
 
 def test_claim_paused(registry, samplers, create_task, paused):
@@ -39,7 +42,7 @@ def test_claim_paused(registry, samplers, create_task, paused):
         registry.claimSlot(task_id, Role.SAMPLER, {"from": samplers[0]})
 
 
-def test_draw_paused(registry, samplers, trainer, outsider, create_task, paused):
+def test_draw_paused(registry, samplers, trainer, outsider, create_task, paused, state):
     task_id = create_task()
     for s in samplers:
         registry.claimSlot(task_id, Role.SAMPLER, {"from": s})
@@ -48,7 +51,7 @@ def test_draw_paused(registry, samplers, trainer, outsider, create_task, paused)
     paused()
     with brownie.reverts("EnforcedPause: "):
         registry.drawValidators(task_id, {"from": outsider})
-    assert registry.taskOf(task_id)["status"] == Status.DRAWING
+    assert state.taskOf(task_id)["status"] == Status.DRAWING
 
 
 def test_round_actions_paused(registry, samplers, validators, outsider, active_task, paused):

@@ -26,7 +26,7 @@ class RoundDriver:
 
     # ------------------------------------------------------------ state
     def task(self):
-        return self.registry.taskOf(self.task_id)
+        return self.state.taskOf(self.task_id)
 
     @property
     def round(self):
@@ -39,7 +39,7 @@ class RoundDriver:
 
     def validators(self):
         """Current validator slot holders (drawn at random), in slot order; vacant slots skipped."""
-        nodes = [self.registry.slotOf(self.task_id, Role.VALIDATOR, i)["node"]
+        nodes = [self.state.slotOf(self.task_id, Role.VALIDATOR, i)["node"]
                  for i in range(self.task()["numValidators"])]
         return [accounts.at(n, force=True) for n in nodes if int(n, 16) != 0]
 

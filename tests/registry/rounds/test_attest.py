@@ -6,17 +6,17 @@ import brownie
 from workers.protocol import Role
 
 
-def test_attestation_is_recorded_and_emitted(registry, round_driver):
+def test_attestation_is_recorded_and_emitted(registry, round_driver, state):
     round_driver.work()
     v = round_driver.validators()[1]
-    slot = registry.membershipOf(round_driver.task_id, v)["slot"]
+    slot = state.membershipOf(round_driver.task_id, v)["slot"]
     tx = registry.attest(round_driver.task_id, 0b101, {"from": v})
     assert dict(tx.events["Attested"]) == {
         "taskId": round_driver.task_id, "round": 0, "validator": v.address, "slot": slot,
         "acceptBitmap": 0b101,
     }
     assert tuple(registry.attestationOf(round_driver.task_id, 0, slot)) == (True, 0b101)
-    assert registry.taskOf(round_driver.task_id)["pending"] == 2
+    assert state.taskOf(round_driver.task_id)["pending"] == 2
 
 
 def test_second_attestation_reverts(registry, round_driver):
@@ -27,25 +27,25 @@ def test_second_attestation_reverts(registry, round_driver):
         registry.attest(round_driver.task_id, 0b000, {"from": v})
 
 
-def test_bits_beyond_submissions_are_ignored(registry, round_driver):
+def test_bits_beyond_submissions_are_ignored(registry, round_driver, state):
     round_driver.work()
     v = round_driver.validators()[0]
-    slot = registry.membershipOf(round_driver.task_id, v)["slot"]
+    slot = state.membershipOf(round_driver.task_id, v)["slot"]
     tx = registry.attest(round_driver.task_id, 2**256 - 1, {"from": v})
     assert tx.events["Attested"]["acceptBitmap"] == 0b111
     assert registry.attestationOf(round_driver.task_id, 0, slot)["acceptBitmap"] == 0b111
 
 
-def test_bits_of_unrevealed_submissions_are_masked(registry, round_driver, samplers):
+def test_bits_of_unrevealed_submissions_are_masked(registry, round_driver, samplers, state):
     round_driver.commit_samples()
     round_driver.reveal(samplers[0])
     round_driver.expire()  # samplers[1] committed but did not reveal
     round_driver.commit_checkpoint()
     round_driver.reveal_checkpoint()
-    assert registry.taskOf(round_driver.task_id)["revealedMask"] == 0b101
+    assert state.taskOf(round_driver.task_id)["revealedMask"] == 0b101
     v = round_driver.validators()[0]
-    slot = registry.membershipOf(round_driver.task_id, v)["slot"]
+    slot = state.membershipOf(round_driver.task_id, v)["slot"]
     tx = registry.attest(round_driver.task_id, 0b111, {"from": v})
     assert tx.events["Attested"]["acceptBitmap"] == 0b101
     assert tuple(registry.attestationOf(round_driver.task_id, 0, slot)) == (True, 0b101)
-    assert registry.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 1)["revealed"] is False
+    assert state.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 1)["revealed"] is False

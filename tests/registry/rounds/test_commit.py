@@ -6,7 +6,7 @@ import brownie
 from workers.protocol import Role, Status
 
 
-def test_commit_records_submission_and_emits_event(registry, round_driver, samplers):
+def test_commit_records_submission_and_emits_event(registry, round_driver, samplers, state):
     s = samplers[1]
     c = round_driver.commitment_of(s)
     tx = round_driver.commit(s)
@@ -14,17 +14,17 @@ def test_commit_records_submission_and_emits_event(registry, round_driver, sampl
         "taskId": round_driver.task_id, "round": 0, "node": s.address,
         "role": Role.SAMPLER, "slot": 1, "commitment": "0x" + c.hex(),
     }
-    sub = registry.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 1)
+    sub = state.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 1)
     assert sub["commitment"] == "0x" + c.hex()
     assert sub["node"] == s.address
     assert sub["root"] == "0x" + "00" * 32
     assert (sub["revealed"], sub["verdict"], sub["cid"]) == (False, 0, "")
-    assert registry.taskOf(round_driver.task_id)["pending"] == 1
+    assert state.taskOf(round_driver.task_id)["pending"] == 1
 
 
-def test_commitment_matches_contract_helper(registry, round_driver, samplers):
+def test_commitment_matches_contract_helper(registry, round_driver, samplers, state):
     root, cid, salt = round_driver.result(samplers[0])
-    expected = registry.commitmentFor(round_driver.task_id, 0, samplers[0], root, cid, salt)
+    expected = state.commitmentFor(round_driver.task_id, 0, samplers[0], root, cid, salt)
     assert expected == "0x" + round_driver.commitment_of(samplers[0]).hex()
 
 

@@ -32,7 +32,7 @@ def test_wrong_cid_reverts(registry, round_driver, samplers):
         registry.reveal(round_driver.task_id, root, "bafy-other", salt, {"from": samplers[0]})
 
 
-def test_copied_commitment_cannot_be_opened_by_copier(registry, round_driver, samplers):
+def test_copied_commitment_cannot_be_opened_by_copier(registry, round_driver, samplers, state):
     honest, copier = samplers
     tx = round_driver.commit(honest)
     copied = tx.events["ResultCommitted"]["commitment"]
@@ -47,5 +47,5 @@ def test_copied_commitment_cannot_be_opened_by_copier(registry, round_driver, sa
         "taskId": round_driver.task_id, "node": copier.address, "role": Role.SAMPLER,
         "slot": 1, "reason": Outcome.WITHHELD,  # committed, never opened: slashed
     }
-    assert registry.taskOf(round_driver.task_id)["revealedMask"] == 0  # set when Attest starts
-    assert not registry.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 1)["revealed"]
+    assert state.taskOf(round_driver.task_id)["revealedMask"] == 0  # set when Attest starts
+    assert not state.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 1)["revealed"]

@@ -9,8 +9,8 @@ def _started(tx):
     return [(e["round"], e["phase"], e["deadline"]) for e in events_of(tx, "PhaseStarted")]
 
 
-def test_activation_opens_sample_commit_with_commit_window(registry, active_task, task_params):
-    t = registry.taskOf(active_task)
+def test_activation_opens_sample_commit_with_commit_window(registry, active_task, task_params, state):
+    t = state.taskOf(active_task)
     assert t["status"] == Status.ACTIVE
     assert t["round"] == 0
     assert t["phase"] == Phase.SAMPLE_COMMIT
@@ -18,7 +18,7 @@ def test_activation_opens_sample_commit_with_commit_window(registry, active_task
     assert t["phaseDeadline"] > registry.protocolTime() - 1
 
 
-def test_each_phase_starts_when_the_last_expected_node_acted(registry, round_driver, task_params):
+def test_each_phase_starts_when_the_last_expected_node_acted(registry, round_driver, task_params, state):
     p = task_params
     first = round_driver.commit_samples()
     assert _started(first[0]) == []  # one sampler still expected
@@ -33,23 +33,23 @@ def test_each_phase_starts_when_the_last_expected_node_acted(registry, round_dri
 
     tx = round_driver.reveal_checkpoint()
     assert _started(tx) == [(0, Phase.ATTEST, tx.timestamp + p.attest_window)]
-    t = registry.taskOf(round_driver.task_id)
+    t = state.taskOf(round_driver.task_id)
     assert (t["phase"], t["pending"], t["phaseDeadline"]) == (Phase.ATTEST, 3, tx.timestamp + p.attest_window)
     assert t["revealedMask"] == 0b111
 
 
-def test_last_attestation_finalizes_and_opens_next_round(registry, round_driver, task_params):
+def test_last_attestation_finalizes_and_opens_next_round(registry, round_driver, task_params, state):
     round_driver.work()
     txs = round_driver.attest_all()
     assert _started(txs[0]) == [] and _started(txs[1]) == []
     assert "RoundFinalized" not in txs[1].events
     last = txs[2]
     assert _started(last) == [(1, Phase.SAMPLE_COMMIT, last.timestamp + task_params.commit_window)]
-    t = registry.taskOf(round_driver.task_id)
+    t = state.taskOf(round_driver.task_id)
     assert (t["round"], t["phase"], t["pending"], t["revealedMask"]) == (1, Phase.SAMPLE_COMMIT, 2, 0)
 
 
-def test_deadlines_are_in_protocol_time(registry, round_driver, task_params):
+def test_deadlines_are_in_protocol_time(registry, round_driver, task_params, state):
     tx = round_driver.commit_samples()[-1]
     assert registry.protocolTime() == tx.timestamp  # never paused
-    assert registry.taskOf(round_driver.task_id)["phaseDeadline"] == registry.protocolTime() + task_params.reveal_window
+    assert state.taskOf(round_driver.task_id)["phaseDeadline"] == registry.protocolTime() + task_params.reveal_window

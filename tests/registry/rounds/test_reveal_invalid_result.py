@@ -30,17 +30,17 @@ def test_empty_cid_reverts(registry, round_driver, samplers):
         registry.reveal(round_driver.task_id, b"\x01" * 32, "", salt, {"from": samplers[0]})
 
 
-def test_cid_longer_than_128_bytes_reverts(registry, round_driver, samplers):
+def test_cid_longer_than_128_bytes_reverts(registry, round_driver, samplers, state):
     salt, cid = b"\x05" * 32, "b" * 129
     _to_reveal(registry, round_driver, samplers, b"\x01" * 32, cid, salt)
     with brownie.reverts("InvalidResult: "):
         registry.reveal(round_driver.task_id, b"\x01" * 32, cid, salt, {"from": samplers[0]})
-    assert not registry.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 0)["revealed"]
+    assert not state.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 0)["revealed"]
 
 
-def test_cid_of_128_bytes_is_accepted(registry, round_driver, samplers):
+def test_cid_of_128_bytes_is_accepted(registry, round_driver, samplers, state):
     salt, cid = b"\x05" * 32, "b" * 128
     _to_reveal(registry, round_driver, samplers, b"\x01" * 32, cid, salt)
     tx = registry.reveal(round_driver.task_id, b"\x01" * 32, cid, salt, {"from": samplers[0]})
     assert tx.events["ResultRevealed"]["cid"] == cid
-    assert registry.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 0)["cid"] == cid
+    assert state.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 0)["cid"] == cid

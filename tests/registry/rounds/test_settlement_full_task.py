@@ -20,7 +20,7 @@ def _expected(bounty):
 
 @pytest.mark.parametrize("bounty", [10_000 * TOKEN, 10_000 * TOKEN + 7])
 def test_full_task_pays_shares_and_refunds_dust(registry, vault, create_task, staked, samplers, trainer,
-                                                 requester, task_params, bounty):
+                                                 requester, task_params, bounty, state):
     task_id = create_task(replace(task_params, bounty=bounty))
     for s in samplers:
         send(registry.claimSlot, task_id, Role.SAMPLER, sender=s)
@@ -44,7 +44,7 @@ def test_full_task_pays_shares_and_refunds_dust(registry, vault, create_task, st
         earned.append(tx)
 
     paid = [5 * 2 * share[Role.SAMPLER], 5 * share[Role.TRAINER], 5 * 3 * share[Role.VALIDATOR]]
-    assert [int(x) for x in registry.paidOf(task_id)] == paid
+    assert [int(x) for x in state.paidOf(task_id)] == paid
     refund = bounty - sum(paid)
     settled = earned[-1].events["TaskSettled"]
     assert (settled["taskId"], settled["status"], settled["refund"]) == (task_id, Status.COMPLETED, refund)

@@ -30,20 +30,20 @@ def test_dissenter_is_vacated_slashed_and_penalised(registry, stakes, reputation
     assert reputation.scoreOf(dissenter) == 55
 
 
-def test_agreeing_validators_earn_one_slot_share_each(registry, vault, round_driver):
+def test_agreeing_validators_earn_one_slot_share_each(registry, vault, round_driver, state):
     vals, tx = _dissent(round_driver)
     earned = {e["node"]: e["amount"] for e in events_of(tx, "RewardEarned") if e["role"] == Role.VALIDATOR}
     # The round's validator pool is 200 DRL over 3 slots; the dissenter's share is not redistributed.
     share = 200 * TOKEN // 3
     assert earned == {vals[0].address: share, vals[1].address: share}
     assert vault.claimableOf(vals[2]) == 0
-    assert registry.paidOf(round_driver.task_id)[2] == 2 * share
+    assert state.paidOf(round_driver.task_id)[2] == 2 * share
 
 
-def test_dissenter_slot_is_rearmed_and_redrawn(registry, round_driver, outsider, stake_node):
+def test_dissenter_slot_is_rearmed_and_redrawn(registry, round_driver, outsider, stake_node, state):
     vals, tx = _dissent(round_driver)
     assert dict(tx.events["DrawArmed"]) == {"taskId": round_driver.task_id, "seedBlock": tx.block_number + 1}
-    t = registry.taskOf(round_driver.task_id)
+    t = state.taskOf(round_driver.task_id)
     assert (t["seedBlock"], t["filledValidators"], t["round"]) == (tx.block_number + 1, 2, 1)
     stake_node(outsider, Role.VALIDATOR)  # the dissenter (55) is below the threshold: outsider is the only candidate
     chain.mine(2)
@@ -54,5 +54,5 @@ def test_dissenter_slot_is_rearmed_and_redrawn(registry, round_driver, outsider,
     assert dict(draw.events["SlotAssigned"]) == {
         "taskId": round_driver.task_id, "node": outsider.address, "role": Role.VALIDATOR, "slot": 2, "sinceRound": 1,
     }
-    t = registry.taskOf(round_driver.task_id)
+    t = state.taskOf(round_driver.task_id)
     assert (t["filledValidators"], t["seedBlock"], t["phase"], t["pending"]) == (3, 0, Phase.SAMPLE_COMMIT, 1)

@@ -5,7 +5,7 @@ from tests.registry.rounds.driver import TOKEN, events_of
 from workers.protocol import Outcome, Role, Verdict
 
 
-def test_all_accepted_verdicts(registry, round_driver, samplers, trainer):
+def test_all_accepted_verdicts(registry, round_driver, samplers, trainer, state):
     tx = round_driver.play_round()
     verdicts = [(e["node"], e["role"], e["slot"], e["verdict"], e["accepts"], e["rejects"])
                 for e in events_of(tx, "VerdictReached")]
@@ -15,10 +15,10 @@ def test_all_accepted_verdicts(registry, round_driver, samplers, trainer):
         (trainer.address, Role.TRAINER, 0, Verdict.ACCEPTED, 3, 0),
     ]
     for role, slot in [(Role.SAMPLER, 0), (Role.SAMPLER, 1), (Role.TRAINER, 0)]:
-        assert registry.submissionOf(round_driver.task_id, 0, role, slot)["verdict"] == Verdict.ACCEPTED
+        assert state.submissionOf(round_driver.task_id, 0, role, slot)["verdict"] == Verdict.ACCEPTED
 
 
-def test_all_accepted_pays_every_node_of_the_round(registry, round_driver, samplers, trainer):
+def test_all_accepted_pays_every_node_of_the_round(registry, round_driver, samplers, trainer, state):
     tx = round_driver.play_round()
     validators = round_driver.validators()
     earned = {(e["node"], e["role"]): e["amount"] for e in events_of(tx, "RewardEarned")}
@@ -29,7 +29,7 @@ def test_all_accepted_pays_every_node_of_the_round(registry, round_driver, sampl
         (trainer.address, Role.TRAINER): 1400 * TOKEN,
         **{(v.address, Role.VALIDATOR): 200 * TOKEN // 3 for v in validators},
     }
-    assert [int(x) for x in registry.paidOf(round_driver.task_id)] == [400 * TOKEN, 1400 * TOKEN, 200 * TOKEN // 3 * 3]
+    assert [int(x) for x in state.paidOf(round_driver.task_id)] == [400 * TOKEN, 1400 * TOKEN, 200 * TOKEN // 3 * 3]
 
 
 def test_all_accepted_raises_reputation_by_two(registry, reputation, round_driver, samplers, trainer):
@@ -41,11 +41,11 @@ def test_all_accepted_raises_reputation_by_two(registry, reputation, round_drive
     assert "SlotVacated" not in tx.events and "Slashed" not in tx.events
 
 
-def test_accepted_checkpoint_is_adopted(registry, round_driver, trainer):
+def test_accepted_checkpoint_is_adopted(registry, round_driver, trainer, state):
     tx = round_driver.play_round()
     root, cid, _ = round_driver.result(trainer, 0)
     assert dict(tx.events["RoundFinalized"]) == {
         "taskId": round_driver.task_id, "round": 0, "checkpointRoot": "0x" + root.hex(), "checkpointCid": cid,
     }
-    t = registry.taskOf(round_driver.task_id)
+    t = state.taskOf(round_driver.task_id)
     assert (t["checkpointRoot"], t["checkpointCid"], t["idleRounds"], t["round"]) == ("0x" + root.hex(), cid, 0, 1)

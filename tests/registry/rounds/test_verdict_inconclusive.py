@@ -12,7 +12,7 @@ def _one_vote(round_driver):
     return lone, round_driver.expire()
 
 
-def test_verdicts_are_inconclusive(registry, round_driver, samplers, trainer):
+def test_verdicts_are_inconclusive(registry, round_driver, samplers, trainer, state):
     _, tx = _one_vote(round_driver)
     verdicts = [(e["node"], e["role"], e["slot"], e["verdict"], e["accepts"], e["rejects"])
                 for e in events_of(tx, "VerdictReached")]
@@ -21,10 +21,10 @@ def test_verdicts_are_inconclusive(registry, round_driver, samplers, trainer):
         (samplers[1].address, Role.SAMPLER, 1, Verdict.INCONCLUSIVE, 1, 0),
         (trainer.address, Role.TRAINER, 0, Verdict.INCONCLUSIVE, 1, 0),
     ]
-    assert registry.submissionOf(round_driver.task_id, 0, Role.TRAINER, 0)["verdict"] == Verdict.INCONCLUSIVE
+    assert state.submissionOf(round_driver.task_id, 0, Role.TRAINER, 0)["verdict"] == Verdict.INCONCLUSIVE
 
 
-def test_workers_get_no_pay_and_no_penalty(registry, stakes, reputation, vault, round_driver, samplers, trainer):
+def test_workers_get_no_pay_and_no_penalty(registry, stakes, reputation, vault, round_driver, samplers, trainer, state):
     _, tx = _one_vote(round_driver)
     workers = [n.address for n in (*samplers, trainer)]
     assert [e for e in events_of(tx, "RewardEarned") if e["node"] in workers] == []
@@ -33,8 +33,8 @@ def test_workers_get_no_pay_and_no_penalty(registry, stakes, reputation, vault, 
     assert "Slashed" not in tx.events
     assert [vault.claimableOf(n) for n in workers] == [0, 0, 0]
     assert [reputation.scoreOf(n) for n in workers] == [70, 70, 70]
-    assert [registry.membershipOf(round_driver.task_id, n)["assigned"] for n in workers] == [True] * 3
-    assert [int(x) for x in registry.paidOf(round_driver.task_id)[:2]] == [0, 0]
+    assert [state.membershipOf(round_driver.task_id, n)["assigned"] for n in workers] == [True] * 3
+    assert [int(x) for x in state.paidOf(round_driver.task_id)[:2]] == [0, 0]
 
 
 def test_silent_validators_are_vacated_as_missed(registry, round_driver):
@@ -46,9 +46,9 @@ def test_silent_validators_are_vacated_as_missed(registry, round_driver):
     assert lone.address not in [n for n, _ in missed]
 
 
-def test_inconclusive_round_is_idle_and_keeps_checkpoint(registry, round_driver):
+def test_inconclusive_round_is_idle_and_keeps_checkpoint(registry, round_driver, state):
     _, tx = _one_vote(round_driver)
-    t = registry.taskOf(round_driver.task_id)
+    t = state.taskOf(round_driver.task_id)
     assert (t["idleRounds"], t["round"], t["checkpointRoot"], t["checkpointCid"]) == (1, 1, "0x" + "00" * 32, "")
     assert dict(tx.events["RoundFinalized"]) == {
         "taskId": round_driver.task_id, "round": 0, "checkpointRoot": "0x" + "00" * 32, "checkpointCid": "",

@@ -72,18 +72,18 @@ def run(tmp_path_factory):
             d.token.functions.approve(d.registry.address, params.bounty).transact({"from": net.admin}))
         d.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact(
             {"from": net.admin}))
-        task_id = d.registry.functions.taskCount().call()
+        task_id = d.state.functions.taskCount().call()
         out = SimpleNamespace(net=net, task_id=task_id, params=params, relay=relay, garbage={}, honest=0b11)
         deadline = time.monotonic() + TIMEOUT_S
         while True:
-            task = d.registry.functions.taskOf(task_id).call()
+            task = d.state.functions.taskOf(task_id).call()
             if task.status in (Status.COMPLETED, Status.FAILED, Status.CANCELLED):
                 break
             if time.monotonic() > deadline:
                 raise AssertionError(f"task {task_id} not done within {TIMEOUT_S} s: {task}")
             # Before the validators start their checks (TrainReveal: the trainer's work is done).
             if task.status == Status.ACTIVE and task.phase >= Phase.TRAIN_REVEAL and task.round not in out.garbage:
-                slot = d.registry.functions.membershipOf(task_id, loner.address).call()
+                slot = d.state.functions.membershipOf(task_id, loner.address).call()
                 out.garbage[task.round] = slot.slot
                 write_garbage(relay, task_id, task.round, slot.slot, out.honest, loner.address)
             time.sleep(0.01)

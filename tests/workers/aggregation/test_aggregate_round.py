@@ -16,7 +16,7 @@ def history(run):
 
 
 def slots(run):
-    return {n.name: run.net.deployment.registry.functions.membershipOf(run.task_id, n.address).call().slot
+    return {n.name: run.net.deployment.state.functions.membershipOf(run.task_id, n.address).call().slot
             for n in run.net.nodes if n.role == "validator"}
 
 
@@ -64,7 +64,7 @@ def test_a_silent_aggregator_costs_gas_not_liveness(run):
 
 def test_every_node_is_paid_for_every_round(run):
     view, params = ChainView(run.net.deployment), run.params
-    shares = run.net.deployment.registry.functions.roleShares().call()
+    shares = run.net.deployment.config.functions.roleShares().call()
     for node in run.net.nodes:
         role = {"sampler": Role.SAMPLER, "trainer": Role.TRAINER, "validator": Role.VALIDATOR}[node.role]
         slots_ = {Role.SAMPLER: params.num_samplers, Role.TRAINER: 1, Role.VALIDATOR: params.num_validators}[role]

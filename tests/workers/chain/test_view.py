@@ -47,7 +47,7 @@ def task(w3, deployment, actors):
     params = TaskParams(SPEC_CID, b"\x11" * 32, 1000 * TOKEN, num_samplers=2, num_validators=1, num_rounds=2)
     requester.send(deployment.token.functions.approve(deployment.registry.address, params.bounty))
     requester.send(deployment.registry.functions.createTask(params.as_tuple()))
-    task_id = deployment.registry.functions.taskCount().call()
+    task_id = deployment.state.functions.taskCount().call()
     for name, role in (("sampler0", Role.SAMPLER), ("sampler1", Role.SAMPLER), ("trainer", Role.TRAINER),
                        ("validator0", Role.VALIDATOR), ("validator1", Role.VALIDATOR)):
         stake(deployment, actors[name], role)
@@ -192,7 +192,7 @@ def test_view_calls_give_what_web3_gives(deployment, task, actors):
 def test_a_revert_raises_web3s_error(deployment, task):
     """A role number the contract's enum lacks makes its ABI decoder revert."""
     with pytest.raises(ContractLogicError) as theirs:
-        deployment.registry.functions.slotOf(task["id"], 7, 0).call()
+        deployment.state.functions.slotOf(task["id"], 7, 0).call()
     with pytest.raises(ContractLogicError) as ours:
         ViewCall(deployment.registry, "slotOf")(task["id"], 7, 0)
     assert (str(ours.value), ours.value.data) == (str(theirs.value), theirs.value.data)

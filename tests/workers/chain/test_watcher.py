@@ -53,7 +53,7 @@ def watch(deployment, anvil, tmp_path, recorder, mode="ws", name="w", **kwargs):
 
 
 def set_slash_bps(deployment, admin, bps):
-    return deployment.registry.functions.setSlashBps(bps).transact({"from": admin})
+    return deployment.config.functions.setSlashBps(bps).transact({"from": admin})
 
 
 def mined(w3, *tx_hashes):

@@ -37,7 +37,7 @@ def test_demo_sets_up_the_network_submits_and_stops_everything(demo, capsys):
     assert len(pids) == 15 and all(alive(p) for p in pids)  # 6 workers, 6 watchers, 3 claim lanes
     demo.submit()
     watch_a_node_with_node_status(demo)
-    task = dep.registry.functions.taskOf(demo.task_id).call()
+    task = dep.state.functions.taskOf(demo.task_id).call()
     assert task.requester == demo.requester.address and task.bounty == demo_run.BOUNTY_DRL * 10**18
     assert task.specDigest == demo.spec.digest() and Status(task.status) in (Status.OPEN, Status.DRAWING,
                                                                             Status.ACTIVE)

@@ -30,7 +30,7 @@ def test_submit_signs_stores_and_creates_the_task(node, invoke, spec_file, contr
     assert result.exit_code == 0, result.output
     task_id = int(re.search(r"^task (\d+) created: bounty 1,000 DRL, 2 samplers, 3 validators, 3 rounds",
                             result.output, re.M).group(1))
-    t = contracts.registry.functions.taskOf(task_id).call()
+    t = contracts.state.functions.taskOf(task_id).call()
     assert t.requester == address and t.bounty == 1000 * TOKEN and t.numRounds == 3
     assert t.specDigest == DEMO_CARTPOLE.digest()
     # the bounty moved through the signed permit; the spec is in the node's store under its CID
@@ -90,7 +90,7 @@ def test_insufficient_funds(node, invoke, spec_file, contracts):
     no_gas_dir, poor = node(drl=50, eth=0)
     result = invoke(no_gas_dir, "task", "submit", str(spec_file), "--bounty", "10")
     assert result.exit_code == 1 and f"{poor} has no ETH" in result.output
-    assert contracts.registry.functions.nonces(address).call() == 0
+    assert contracts.front.functions.nonces(address).call() == 0
 
 
 # ipfshttpclient 0.7.0 passes urllib3 2 a deprecated `strict` argument; harmless until urllib3 3
@@ -105,7 +105,7 @@ def test_an_unreachable_ipfs_node_is_named_and_nothing_is_sent(node, invoke, spe
     result = invoke(node_dir, "task", "submit", str(spec_file), "--bounty", "10", "--ipfs-api", api)
     assert result.exit_code == 1 and "Traceback" not in result.output
     assert f"Error: cannot publish the task's spec: IPFS node at {api} is unreachable (add)" in result.output
-    assert contracts.registry.functions.nonces(address).call() == 0  # nothing signed was sent
+    assert contracts.front.functions.nonces(address).call() == 0  # nothing signed was sent
 
 
 def test_status_follow_follows_the_task_until_it_ends(node, invoke, spec_file, anvil, deployment_file):

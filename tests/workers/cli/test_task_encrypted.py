@@ -74,7 +74,7 @@ def test_encrypted_inputs_reach_only_the_assigned_nodes(node, invoke, staked, co
     task_id = int(re.search(r"^task (\d+) created", submitted.output, re.M).group(1))
     assert f"decentrl task keys {task_id} --follow" in submitted.output
     store = open_store(None, requester_dir / "store")
-    t = contracts.registry.functions.taskOf(task_id).call()
+    t = contracts.state.functions.taskOf(task_id).call()
     spec = parse(store.get(t.specCid), digest=t.specDigest)
     descriptor = spec.encrypted_inputs
     assert descriptor.kind == "initial_policy" and descriptor.size == len(plaintext) + 28
@@ -91,7 +91,7 @@ def test_encrypted_inputs_reach_only_the_assigned_nodes(node, invoke, staked, co
     for _ in range(2):  # drawValidators needs a block after the seed block
         w3.provider.make_request("evm_mine", [])
     transact(w3, outsider, contracts.registry.functions.drawValidators(task_id))
-    assert contracts.registry.functions.taskOf(task_id).call().status == int(Status.ACTIVE)
+    assert contracts.state.functions.taskOf(task_id).call().status == int(Status.ACTIVE)
     nodes = assigned_nodes(contracts, task_id)
     assert sampler.address in nodes and trainer.address in nodes and len(nodes) == 3
 
@@ -154,12 +154,12 @@ def test_an_unusable_policy_is_refused_before_anything_is_stored_or_sent(node, i
     spec_file = tmp_path / "spec.json"
     spec_file.write_bytes(DEMO_CARTPOLE.to_bytes())
     requester_dir, requester = node(drl=1000)
-    tasks, nonce = contracts.registry.functions.taskCount().call(), w3.eth.get_transaction_count(requester)
+    tasks, nonce = contracts.state.functions.taskCount().call(), w3.eth.get_transaction_count(requester)
 
     refused = invoke(requester_dir, "task", "submit", str(spec_file), "--bounty", "100", "--encrypt-inputs",
                      str(policy_file))
     assert refused.exit_code == 1, refused.output
     assert refused.output.startswith(f"Error: --encrypt-inputs {policy_file}: {says}"), refused.output
     assert "task 0" not in refused.output and "Traceback" not in refused.output
-    assert (contracts.registry.functions.taskCount().call(), w3.eth.get_transaction_count(requester)) == (tasks, nonce)
+    assert (contracts.state.functions.taskCount().call(), w3.eth.get_transaction_count(requester)) == (tasks, nonce)
     assert not (requester_dir / "store").exists() or not any((requester_dir / "store").rglob("blocks/*/*"))

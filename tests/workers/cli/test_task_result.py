@@ -36,7 +36,7 @@ def finished(tmp_path, monkeypatch):
 
 def test_result_downloads_and_verifies_the_final_policy(finished, tmp_path):
     d = finished
-    task = d.dep.registry.functions.taskOf(d.task_id).call()
+    task = d.dep.state.functions.taskOf(d.task_id).call()
     assert Status(task.status) == Status.COMPLETED and task.checkpointCid
 
     def run(*args):

@@ -77,9 +77,9 @@ def open_dispute(net, disputer, task_id: int, node) -> int:
     """The disputer disputes `node`'s sampler verdict of round 0, posting BOND; the dispute's id."""
     d = net.deployment
     disputer.sender.send(d.token.functions.approve(d.disputes.address, BOND))
-    slot = d.registry.functions.membershipOf(task_id, node.address).call().slot
+    slot = d.state.functions.membershipOf(task_id, node.address).call().slot
     disputer.sender.send(d.disputes.functions.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
-    return d.disputes.functions.disputeCount().call()
+    return d.state.functions.disputeCount().call()
 
 
 def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(net, request):
@@ -96,14 +96,14 @@ def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(net, request
 
     start_nodes(net, request, ["sampler0", "trainer", *(j.name for j in jurors)])
     disputer = net.account("disputer", drl=1000)
-    registry, disputes = d.registry.functions, d.disputes.functions
+    registry, state = d.registry.functions, d.state.functions
     ids = {node.name: open_dispute(net, disputer, task_id, node) for node in (honest, cheat)}
 
     decided = (DisputeStatus.UPHELD, DisputeStatus.DISMISSED)
-    settled = lambda: all(disputes.disputeOf(i).call().status in decided for i in ids.values())  # noqa: E731
+    settled = lambda: all(state.disputeOf(i).call().status in decided for i in ids.values())  # noqa: E731
     wait_for("both disputes settled by the jurors' votes", settled)
-    assert disputes.disputeOf(ids["sampler0"]).call().status == DisputeStatus.DISMISSED
-    assert disputes.disputeOf(ids["sampler1"]).call().status == DisputeStatus.UPHELD
+    assert state.disputeOf(ids["sampler0"]).call().status == DisputeStatus.DISMISSED
+    assert state.disputeOf(ids["sampler1"]).call().status == DisputeStatus.UPHELD
     votes = {(e.args.disputeId, e.args.juror): e.args.uphold
              for e in d.disputes.events.JurorVoted().get_logs(from_block=block)}
     assert votes == {**{(ids["sampler0"], j.address): False for j in jurors},
@@ -121,7 +121,7 @@ def test_jurors_judge_both_disputes_and_held_pay_reaches_the_honest(net, request
     for node in (honest, trainer):  # still held: the window has not passed
         assert vault.heldOf(task_id, 0, node.address).call() == seen.earned[node.address]
 
-    window_end = disputes.windowEndOf(task_id, 0).call()
+    window_end = state.windowEndOf(task_id, 0).call()
     net.w3.provider.make_request("evm_increaseTime", [window_end - registry.protocolTime().call() + 1])
     net.mine()
     released = lambda: all(vault.heldOf(task_id, 0, n.address).call() == 0 for n in (honest, trainer))  # noqa: E731
@@ -149,21 +149,21 @@ def test_a_juror_that_never_commits_leaves_the_others_to_reveal_at_the_commit_de
     task_id, jurors, _, _ = disputed_round(net)
     cheat, absent = net.node("sampler1"), jurors[2]
     start_nodes(net, request, [j.name for j in jurors[:2]])
-    registry, disputes = d.registry.functions, d.disputes.functions
+    registry, state = d.registry.functions, d.state.functions
     dispute_id = open_dispute(net, net.account("disputer", drl=1000), task_id, cheat)
-    wait_for("two commitments", lambda: disputes.disputeOf(dispute_id).call().commits == 2)
-    dispute = disputes.disputeOf(dispute_id).call()
+    wait_for("two commitments", lambda: state.disputeOf(dispute_id).call().commits == 2)
+    dispute = state.disputeOf(dispute_id).call()
     assert dispute.status == DisputeStatus.VOTING and dispute.upholdVotes + dispute.dismissVotes == 0
-    assert absent.address in {disputes.jurorOf(dispute_id, s).call().node for s in range(3)}
+    assert absent.address in {state.jurorOf(dispute_id, s).call().node for s in range(3)}
     time.sleep(3)
-    assert disputes.disputeOf(dispute_id).call().upholdVotes == 0  # still hidden before the deadline
+    assert state.disputeOf(dispute_id).call().upholdVotes == 0  # still hidden before the deadline
 
     before = d.reputation.functions.scoreOf(absent.address).call()
     net.w3.provider.make_request("evm_increaseTime", [dispute.voteDeadline - registry.protocolTime().call() + 1])
     net.mine()
-    settled = lambda: disputes.disputeOf(dispute_id).call().status == DisputeStatus.UPHELD  # noqa: E731
+    settled = lambda: state.disputeOf(dispute_id).call().status == DisputeStatus.UPHELD  # noqa: E731
     wait_for("the two reveals and the settlement after the commit deadline", settled, timeout=60)
-    dispute = disputes.disputeOf(dispute_id).call()
+    dispute = state.disputeOf(dispute_id).call()
     assert (dispute.upholdVotes, dispute.dismissVotes) == (2, 0)
     assert registry.protocolTime().call() <= dispute.revealDeadline  # settled before the reveals closed
     assert d.reputation.functions.scoreOf(absent.address).call() == before - 10  # missed, not slashed
@@ -177,16 +177,16 @@ def test_a_juror_killed_between_its_commit_and_the_reveals_still_reveals(net, re
     task_id, jurors, _, _ = disputed_round(net)
     cheat, killed, outsider = net.node("sampler1"), jurors[0], jurors[2]
     start_nodes(net, request, [j.name for j in jurors[:2]])  # juror2 commits from this process
-    disputes = d.disputes.functions
+    disputes, state = d.disputes.functions, d.state.functions
     dispute_id = open_dispute(net, net.account("disputer", drl=1000), task_id, cheat)
-    wait_for("two commitments", lambda: disputes.disputeOf(dispute_id).call().commits == 2)
+    wait_for("two commitments", lambda: state.disputeOf(dispute_id).call().commits == 2)
 
     for child in list(killed.sup.children):
         killed.sigkill(child)
     salt = b"\x05" * 32
     outsider.sender.send(disputes.commitVote(dispute_id, vote_commitment(dispute_id, outsider.address, True, salt)))
     outsider.sender.send(disputes.revealVote(dispute_id, True, salt))
-    settled = lambda: disputes.disputeOf(dispute_id).call().status == DisputeStatus.UPHELD  # noqa: E731
+    settled = lambda: state.disputeOf(dispute_id).call().status == DisputeStatus.UPHELD  # noqa: E731
     wait_for("every juror revealed and the dispute settled", settled, timeout=90)
     assert killed.restarts, "the supervisor restarted the killed processes"
     votes = {e.args.juror: e.args.uphold for e in d.disputes.events.JurorVoted().get_logs(from_block=0)

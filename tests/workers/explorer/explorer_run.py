@@ -49,9 +49,9 @@ def run_task(workdir: Path) -> SimpleNamespace:
         started = time.time()
         task_id, params, _ = create_task(net.deployment, store, requester.account, requester.sender, SPEC,
                                          bounty=BOUNTY, **TASK)
-        registry = net.deployment.registry
+        state = net.deployment.state
         deadline = time.monotonic() + TIMEOUT_S
-        while Status(registry.functions.taskOf(task_id).call().status) not in (Status.COMPLETED, Status.FAILED):
+        while Status(state.functions.taskOf(task_id).call().status) not in (Status.COMPLETED, Status.FAILED):
             if time.monotonic() > deadline:
                 raise AssertionError(f"task {task_id} not done within {TIMEOUT_S} s")
             time.sleep(0.1)
@@ -63,7 +63,7 @@ def run_task(workdir: Path) -> SimpleNamespace:
             d.token.functions.approve(d.registry.address, hostile.bounty).transact({"from": admin}))
         net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(hostile.as_tuple()).transact(
             {"from": admin}))
-        hostile_id = registry.functions.taskCount().call()
+        hostile_id = state.functions.taskCount().call()
         # cancelled while open: its rounds never started, which the page must say
         net.w3.eth.wait_for_transaction_receipt(d.registry.functions.cancelTask(hostile_id).transact({"from": admin}))
         return SimpleNamespace(net=net, store=store, task_id=task_id, params=params, requester=requester,

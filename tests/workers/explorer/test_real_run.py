@@ -206,7 +206,7 @@ def test_a_reorganised_or_reset_chain_is_read_again(run):
 
     log = hist.ChainLog(d)
     log.refresh()
-    count, before = len(log.events), d.registry.functions.taskCount().call()
+    count, before = len(log.events), d.state.functions.taskCount().call()
     snapshot = w3.provider.make_request("evm_snapshot", [])["result"]
     try:
         set_threshold(threshold - 1)  # two changes that the revert takes away
@@ -220,4 +220,4 @@ def test_a_reorganised_or_reset_chain_is_read_again(run):
     fresh = hist.ChainLog(d)
     fresh.refresh()
     assert [e.key for e in log.events] == [e.key for e in fresh.events] and len(log.events) == count + 1
-    assert d.registry.functions.taskCount().call() == before
+    assert d.state.functions.taskCount().call() == before

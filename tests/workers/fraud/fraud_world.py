@@ -52,8 +52,8 @@ class FraudNet(LocalNetwork):
 
     def pass_deadline(self, task_id: int) -> None:
         """Moves protocol time past the task's current phase (or claim) deadline."""
-        registry = self.deployment.registry.functions
-        task = registry.taskOf(task_id).call()
+        registry, state = self.deployment.registry.functions, self.deployment.state.functions
+        task = state.taskOf(task_id).call()
         deadline = task.phaseDeadline if task.status == Status.ACTIVE else task.claimDeadline
         self.w3.provider.make_request("evm_increaseTime", [max(deadline - registry.protocolTime().call() + 1, 1)])
         self.mine()
@@ -69,10 +69,10 @@ class FraudNet(LocalNetwork):
             d.token.functions.approve(d.registry.address, params.bounty).transact({"from": self.admin}))
         self.w3.eth.wait_for_transaction_receipt(
             d.registry.functions.createTask(params.as_tuple()).transact({"from": self.admin}))
-        return d.registry.functions.taskCount().call()
+        return d.state.functions.taskCount().call()
 
     def task(self, task_id: int):
-        return self.deployment.registry.functions.taskOf(task_id).call()
+        return self.deployment.state.functions.taskOf(task_id).call()
 
 
 @contextlib.contextmanager
@@ -89,7 +89,7 @@ def network(workdir: Path, nodes: dict):
 
 def slot_share(net: FraudNet, role: Role, slots: int, rounds: int = 1) -> int:
     """One slot's pay for one accepted round (SPECIFICATION.md section 6)."""
-    shares = net.deployment.registry.functions.roleShares().call()
+    shares = net.deployment.config.functions.roleShares().call()
     return BOUNTY * shares[role] // 10_000 // rounds // slots
 
 
@@ -183,7 +183,7 @@ def start_task(net: FraudNet, task_id: int, samplers, trainer, validators) -> No
         assignment_handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock))
     task = net.task(task_id)
     assert (task.status, task.phase, task.round) == (Status.ACTIVE, Phase.SAMPLE_COMMIT, 0), task
-    drawn = {net.deployment.registry.functions.slotOf(task_id, Role.VALIDATOR, i).call().node
+    drawn = {net.deployment.state.functions.slotOf(task_id, Role.VALIDATOR, i).call().node
              for i in range(task.numValidators)}
     assert drawn == {v.address for v in validators}, "the case's validators must be the task's"
 

@@ -27,7 +27,7 @@ def pinned(net) -> set[str]:
 
 
 def checkpoint_cid(net, task_id: int, round_: int) -> str:
-    return net.deployment.registry.functions.submissionOf(task_id, round_, Role.TRAINER, 0).call().cid
+    return net.deployment.state.functions.submissionOf(task_id, round_, Role.TRAINER, 0).call().cid
 
 
 def test_a_checkpoint_each_checkpoint_every_env_steps_and_the_final_policy_are_pinned(net):

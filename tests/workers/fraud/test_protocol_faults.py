@@ -34,17 +34,17 @@ def test_a_replayed_signed_task_is_refused_and_charges_nothing(net):
     params = TaskParams(net.spec_cid, SPEC.digest(), BOUNTY, num_samplers=2, num_validators=3, num_rounds=1,
                         claim_window=600, commit_window=600, reveal_window=600, attest_window=600)
     deadline = net.w3.eth.get_block("latest")["timestamp"] + 3600
-    nonce = d.registry.functions.nonces(requester.address).call()
+    nonce = d.front.functions.nonces(requester.address).call()
     signature = sign_create_task(requester.account.key, params, requester.address, nonce, deadline, net.w3.eth.chain_id,
-                                 d.registry.address)
-    call = d.registry.functions.createTaskWithSig(params.as_tuple(), requester.address, deadline, signature, NO_PERMIT)
+                                 d.front.address)
+    call = d.front.functions.createTaskWithSig(params.as_tuple(), requester.address, deadline, signature, NO_PERMIT)
     relayer.sender.send(call)
-    balance, count = d.token.functions.balanceOf(requester.address).call(), d.registry.functions.taskCount().call()
+    balance, count = d.token.functions.balanceOf(requester.address).call(), d.state.functions.taskCount().call()
     with pytest.raises(TxReverted) as replay:
         relayer.sender.send(call)
     assert replay.value.error.name == "InvalidSignature"
     assert d.token.functions.balanceOf(requester.address).call() == balance
-    assert d.registry.functions.taskCount().call() == count
+    assert d.state.functions.taskCount().call() == count
 
 
 def test_withdrawing_stake_does_not_dodge_the_slash(net):
@@ -57,7 +57,7 @@ def test_withdrawing_stake_does_not_dodge_the_slash(net):
     nodes = nodes_with(net, cheater)
     task_id = net.create_task()
     start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
-    locked = d.registry.functions.slotOf(task_id, Role.SAMPLER, 1).call().lockedStake
+    locked = d.state.functions.slotOf(task_id, Role.SAMPLER, 1).call().lockedStake
     with pytest.raises(TxReverted) as dodge:
         cheater.sender.send(d.stakes.functions.requestUnstake(Role.SAMPLER, 2 * minimum))
     assert dodge.value.error.name == "InsufficientUnlockedStake"
@@ -67,7 +67,7 @@ def test_withdrawing_stake_does_not_dodge_the_slash(net):
                Cheat("dodger", faults.SHARD, faults.fabricated_rewards, phases=(Phase.SAMPLE_COMMIT,)))
     seen = outcome(net, task_id, block)
     assert seen.vacated == {cheater.address: Outcome.REJECTED}
-    assert seen.slashed == {cheater.address: locked * d.registry.functions.slashBps().call() // 10_000}
+    assert seen.slashed == {cheater.address: locked * d.config.functions.slashBps().call() // 10_000}
     assert seen.earned[net.node("sampler0").address] > 0
 
 
@@ -85,7 +85,7 @@ def test_a_copied_commitment_cannot_be_revealed(net):
     refused = []
 
     def copy_commitment(ev, role, phase):
-        theirs = d.registry.functions.submissionOf(task_id, 0, Role.SAMPLER, 0).call()
+        theirs = d.state.functions.submissionOf(task_id, 0, Role.SAMPLER, 0).call()
         copier.sender.send(d.registry.functions.commit(task_id, theirs.commitment))
 
     def replay_reveal(ev, role, phase):
@@ -96,7 +96,7 @@ def test_a_copied_commitment_cannot_be_revealed(net):
         refused.append(mismatch.value.error.name)
 
     score = d.reputation.functions.scoreOf(copier.address).call()
-    locked = d.registry.functions.slotOf(task_id, Role.SAMPLER, 1).call().lockedStake
+    locked = d.state.functions.slotOf(task_id, Role.SAMPLER, 1).call().lockedStake
     block = net.w3.eth.block_number + 1
     play_round(net, task_id, nodes,
                Cheat("copier", "workers.node.round_handlers.commit_work", copy_commitment,
@@ -105,12 +105,12 @@ def test_a_copied_commitment_cannot_be_revealed(net):
     seen = outcome(net, task_id, block)
     assert refused == ["CommitmentMismatch"]
     assert seen.vacated == {copier.address: Outcome.WITHHELD}
-    assert seen.slashed == {copier.address: locked * d.registry.functions.slashBps().call() // 10_000}
+    assert seen.slashed == {copier.address: locked * d.config.functions.slashBps().call() // 10_000}
     assert d.reputation.functions.scoreOf(copier.address).call() == score - 20
     assert copier.address not in seen.earned
     assert (copier.address, Role.SAMPLER) not in seen.verdicts
     assert seen.verdicts[(honest.address, Role.SAMPLER)] == Verdict.ACCEPTED
-    assert seen.earned[honest.address] == BOUNTY * d.registry.functions.roleShares().call()[Role.SAMPLER] // 10_000 // 2
+    assert seen.earned[honest.address] == BOUNTY * d.config.functions.roleShares().call()[Role.SAMPLER] // 10_000 // 2
 
 
 @pytest.mark.parametrize("role", ["sampler", "trainer"])
@@ -126,18 +126,18 @@ def test_a_withheld_reveal_is_slashed(net, role):
         nodes["trainer"] = [cheater]
     task_id = net.create_task()
     start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
-    member = d.registry.functions.membershipOf(task_id, cheater.address).call()
-    locked = d.registry.functions.slotOf(task_id, member.role, member.slot).call().lockedStake
+    member = d.state.functions.membershipOf(task_id, cheater.address).call()
+    locked = d.state.functions.slotOf(task_id, member.role, member.slot).call().lockedStake
     score = d.reputation.functions.scoreOf(cheater.address).call()
     block = net.w3.eth.block_number + 1
     reveal = Phase.SAMPLE_REVEAL if role == "sampler" else Phase.TRAIN_REVEAL
     play_round(net, task_id, nodes, Cheat(cheater.name, withhold=(reveal,)))
     seen = outcome(net, task_id, block)
     assert seen.vacated == {cheater.address: Outcome.WITHHELD}
-    assert seen.slashed == {cheater.address: locked * d.registry.functions.slashBps().call() // 10_000}
+    assert seen.slashed == {cheater.address: locked * d.config.functions.slashBps().call() // 10_000}
     assert d.reputation.functions.scoreOf(cheater.address).call() == score - 20
     assert cheater.address not in seen.earned
-    share = BOUNTY * d.registry.functions.roleShares().call()[Role.SAMPLER] // 10_000 // 2
+    share = BOUNTY * d.config.functions.roleShares().call()[Role.SAMPLER] // 10_000 // 2
     for sampler in nodes["sampler"]:
         if sampler is not cheater:
             assert seen.verdicts[(sampler.address, Role.SAMPLER)] == Verdict.ACCEPTED

@@ -37,14 +37,14 @@ def run_case(net, fault, name: str, *, rounds: int = 1, cheat_round: int = 0):
     if cheat_round:
         assert bytes(net.task(task_id).checkpointRoot) != bytes(32), "no checkpoint accepted before the cheat"
     score = net.deployment.reputation.functions.scoreOf(cheater.address).call()
-    locked = net.deployment.registry.functions.slotOf(task_id, Role.SAMPLER, 1).call().lockedStake
+    locked = net.deployment.state.functions.slotOf(task_id, Role.SAMPLER, 1).call().lockedStake
     block = net.w3.eth.block_number + 1
     play_round(net, task_id, nodes, cheat)
     return cheater, nodes, task_id, score, locked, outcome(net, task_id, block)
 
 
 def assert_caught_and_honest_paid(net, cheater, nodes, score, locked, seen, rounds=1):
-    slash_bps = net.deployment.registry.functions.slashBps().call()
+    slash_bps = net.deployment.config.functions.slashBps().call()
     assert seen.verdicts[(cheater.address, Role.SAMPLER)] == Verdict.REJECTED
     assert seen.vacated == {cheater.address: Outcome.REJECTED}
     assert seen.slashed == {cheater.address: locked * slash_bps // 10_000}

@@ -40,9 +40,10 @@ def test_trainer_fault_is_caught_and_the_honest_are_paid(net, fault):
              "validator": [net.node(f"validator{i}") for i in range(3)]}
     task_id = net.create_task()
     start_task(net, task_id, nodes["sampler"], cheater, nodes["validator"])
-    registry, reputation = net.deployment.registry.functions, net.deployment.reputation.functions
+    reputation = net.deployment.reputation.functions
+    state, config = net.deployment.state.functions, net.deployment.config.functions
     score = reputation.scoreOf(cheater.address).call()
-    locked = registry.slotOf(task_id, Role.TRAINER, 0).call().lockedStake
+    locked = state.slotOf(task_id, Role.TRAINER, 0).call().lockedStake
     block = net.w3.eth.block_number + 1
     dishonest, reason = TRAINER_FAULTS[fault]
     play_round(net, task_id, nodes, Cheat(cheater.name, faults.TRAIN, dishonest, phases=(Phase.TRAIN_COMMIT,)))
@@ -55,7 +56,7 @@ def test_trainer_fault_is_caught_and_the_honest_are_paid(net, fault):
 
     assert seen.verdicts[(cheater.address, Role.TRAINER)] == Verdict.REJECTED
     assert seen.vacated == {cheater.address: Outcome.REJECTED}
-    assert seen.slashed == {cheater.address: locked * registry.slashBps().call() // 10_000}
+    assert seen.slashed == {cheater.address: locked * config.slashBps().call() // 10_000}
     assert reputation.scoreOf(cheater.address).call() == score - 20
     assert cheater.address not in seen.earned
     assert bytes(seen.task.checkpointRoot) == bytes(32), "a rejected checkpoint became the task's"

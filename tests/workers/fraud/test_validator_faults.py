@@ -13,7 +13,7 @@ from workers.protocol import Outcome, Phase, Role, Verdict
 
 
 def share(net, role: Role, slots: int) -> int:
-    return BOUNTY * net.deployment.registry.functions.roleShares().call()[role] // 10_000 // slots
+    return BOUNTY * net.deployment.config.functions.roleShares().call()[role] // 10_000 // slots
 
 
 @pytest.fixture
@@ -40,10 +40,10 @@ def play(net, validators: int, liar: str, *cheats: Cheat) -> SimpleNamespace:
              "validator": [net.node(f"validator{i}") for i in range(validators)]}
     task_id = net.create_task(num_validators=validators)
     start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
-    registry = net.deployment.registry.functions
+    state = net.deployment.state.functions
     liar = net.node(liar)
-    slot = registry.membershipOf(task_id, liar.address).call().slot
-    before = SimpleNamespace(locked=registry.slotOf(task_id, Role.VALIDATOR, slot).call().lockedStake,
+    slot = state.membershipOf(task_id, liar.address).call().slot
+    before = SimpleNamespace(locked=state.slotOf(task_id, Role.VALIDATOR, slot).call().lockedStake,
                              score=net.deployment.reputation.functions.scoreOf(liar.address).call())
     block = net.w3.eth.block_number + 1
     play_round(net, task_id, nodes, *cheats)
@@ -51,7 +51,7 @@ def play(net, validators: int, liar: str, *cheats: Cheat) -> SimpleNamespace:
 
 
 def assert_liar_punished(net, r) -> None:
-    slash_bps = net.deployment.registry.functions.slashBps().call()
+    slash_bps = net.deployment.config.functions.slashBps().call()
     assert r.seen.vacated.get(r.liar.address) == Outcome.AGAINST_QUORUM
     assert r.seen.slashed.get(r.liar.address) == r.before.locked * slash_bps // 10_000
     assert net.deployment.reputation.functions.scoreOf(r.liar.address).call() == r.before.score - 15

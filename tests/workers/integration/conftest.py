@@ -51,10 +51,10 @@ def drive(net: Network, store, params: TaskParams, on_tick=lambda task, out: Non
         d.token.functions.approve(d.registry.address, params.bounty).transact({"from": admin}))
     started = time.time()
     net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": admin}))
-    out = SimpleNamespace(net=net, task_id=d.registry.functions.taskCount().call(), params=params, store=store)
+    out = SimpleNamespace(net=net, task_id=d.state.functions.taskCount().call(), params=params, store=store)
     deadline = time.monotonic() + TIMEOUT_S
     while True:
-        task = d.registry.functions.taskOf(out.task_id).call()
+        task = d.state.functions.taskOf(out.task_id).call()
         if task.status in (Status.COMPLETED, Status.FAILED, Status.CANCELLED):
             break
         if time.monotonic() > deadline:

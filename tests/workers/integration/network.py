@@ -52,7 +52,7 @@ def create_task(net: Network, requester: str | None = None, bounty: int = 100 * 
     net.w3.eth.wait_for_transaction_receipt(
         d.token.functions.approve(d.registry.address, bounty).transact({"from": requester}))
     net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": requester}))
-    return d.registry.functions.taskCount().call()
+    return d.state.functions.taskCount().call()
 
 
 def registry_events(net: Network) -> list:

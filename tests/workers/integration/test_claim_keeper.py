@@ -84,7 +84,7 @@ def test_with_turns_a_validator_in_a_later_turn_fails_the_task_only_after_its_tu
     pool = d.stakes.functions.validatorCount().call()
     for _ in range(10):  # a task for which one of the two is in a later turn (3 in 4 are)
         task_id = open_task(net)
-        deadline = d.registry.functions.taskOf(task_id).call().claimDeadline
+        deadline = d.state.functions.taskOf(task_id).call().claimDeadline
         subject = b"advance" + task_id.to_bytes(32, "big") + deadline.to_bytes(32, "big")
         late = max(validators, key=lambda v: keeper_turns.turn_of(subject, v.address, pool))
         turn = keeper_turns.turn_of(subject, late.address, pool)

@@ -43,7 +43,7 @@ def test_claim_takes_a_slot_once(net):
     task_id = create(net)
     s0 = net.node("sampler0")
     claim(net, s0, task_id)
-    m = net.deployment.registry.functions.membershipOf(task_id, s0.address).call()
+    m = net.deployment.state.functions.membershipOf(task_id, s0.address).call()
     assert m.assigned and Role(m.role) == Role.SAMPLER
     before = sent(s0)
     claim(net, s0, task_id)  # a second delivery: AlreadyAssigned at the estimate
@@ -57,7 +57,7 @@ def test_a_full_task_is_not_claimed(net):
     before = sent(s1)
     claim(net, s1, task_id)  # NoVacantSlot: a lost race, not an error
     assert sent(s1) == before
-    assert not net.deployment.registry.functions.membershipOf(task_id, s1.address).call().assigned
+    assert not net.deployment.state.functions.membershipOf(task_id, s1.address).call().assigned
 
 
 def test_the_requester_does_not_claim_its_own_task(net):
@@ -68,7 +68,7 @@ def test_the_requester_does_not_claim_its_own_task(net):
     s1.sender.send(d.token.functions.approve(d.registry.address, 100 * TOKEN))
     params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), 100 * TOKEN, **TASK)
     s1.sender.send(d.registry.functions.createTask(params.as_tuple()))
-    task_id = d.registry.functions.taskCount().call()
+    task_id = d.state.functions.taskCount().call()
     before = sent(s1)
     claim(net, s1, task_id)
     assert sent(s1) == before
@@ -81,7 +81,7 @@ def test_a_task_whose_spec_does_not_match_its_digest_is_not_claimed(net):
     net.w3.eth.wait_for_transaction_receipt(
         d.token.functions.approve(d.registry.address, params.bounty).transact({"from": net.admin}))
     net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": net.admin}))
-    task_id = d.registry.functions.taskCount().call()
+    task_id = d.state.functions.taskCount().call()
     before = sent(s0)
     with pytest.raises(SpecError, match="specDigest"):
         claim(net, s0, task_id)
@@ -98,5 +98,5 @@ def test_an_ineligible_node_says_why_and_sends_nothing(net, caplog):
     with caplog.at_level(logging.WARNING, logger="workers.node.assignment_handlers"):
         claim(net, s2, task_id)
     assert sent(s2) == before
-    assert not d.registry.functions.membershipOf(task_id, s2.address).call().assigned
+    assert not d.state.functions.membershipOf(task_id, s2.address).call().assigned
     assert f"task {task_id}: not claiming the sampler slot: stake too low" in caplog.text

@@ -68,12 +68,12 @@ def test_missed_deadline_is_advanced_once(net, idle_task):
         (0, b"\x00" * 32)]
     assert reputation.scoreOf(sampler).call() == score - 10
     assert reputation.scoreOf(trainer).call() == trainer_score
-    assert net.deployment.registry.functions.slotOf(task_id, Role.TRAINER, 0).call().node == trainer
+    assert net.deployment.state.functions.slotOf(task_id, Role.TRAINER, 0).call().node == trainer
 
 
 def test_a_vacated_slot_is_claimed_and_worked_in_the_same_round(net, idle_task):
     task_id, _ = idle_task
-    registry = net.deployment.registry
+    state = net.deployment.state
     gone, sampler1 = net.node("sampler0").address, net.node("sampler1")
     with as_node(sampler1) as ctx:
         task = ctx.view.task(task_id)
@@ -84,10 +84,10 @@ def test_a_vacated_slot_is_claimed_and_worked_in_the_same_round(net, idle_task):
         assert (member.assigned, member.role, member.slot) == (True, Role.SAMPLER, 0)
         joined = event("SlotAssigned", "sampler", taskId=task_id, node=sampler1.address, role=0, slot=0, sinceRound=1)
         assignment_handlers.sampler_joined(joined)
-        sub = registry.functions.submissionOf(task_id, 1, Role.SAMPLER, 0).call()
+        sub = state.functions.submissionOf(task_id, 1, Role.SAMPLER, 0).call()
         secret = ctx.secrets.commitment(task_id, 1, Role.SAMPLER)
         assert sub.node == sampler1.address
-        assert sub.commitment == registry.functions.commitmentFor(
+        assert sub.commitment == state.functions.commitmentFor(
             task_id, 1, sampler1.address, secret.root, secret.cid, secret.salt).call()
         assignment_handlers.sampler_joined(joined)  # again: committed already, nothing is sent
         assert ctx.secrets.commitment(task_id, 1, Role.SAMPLER) == secret

@@ -75,7 +75,7 @@ def test_with_turns_the_pool_draws_once_in_its_first_held_turn(net, monkeypatch)
     pool = d.stakes.functions.validatorCount().call()
     for _ in range(10):  # a draw whose validators do not all share one turn (8 in 9 do)
         task_id = filled_task(net)
-        seed_block = d.registry.functions.taskOf(task_id).call().seedBlock
+        seed_block = d.state.functions.taskOf(task_id).call().seedBlock
         armed = handled("DrawArmed", "validator", taskId=task_id, seedBlock=seed_block)
         net.w3.provider.make_request("evm_mine", [])  # the seed block
         subject = b"drawValidators" + task_id.to_bytes(32, "big") + seed_block.to_bytes(32, "big")
@@ -95,13 +95,13 @@ def test_with_turns_the_pool_draws_once_in_its_first_held_turn(net, monkeypatch)
                 except Deferred:
                     assert turns[validator.address] > turn  # only before its turn
                     deferred[validator.address] += 1
-        if d.registry.functions.taskOf(task_id).call().status == Status.ACTIVE:
+        if d.state.functions.taskOf(task_id).call().status == Status.ACTIVE:
             break
         for _ in range(2):
             net.w3.provider.make_request("evm_mine", [])
     sent = {a: net.w3.eth.get_transaction_count(a) - n for a, n in nonces.items()}
     print(f"\nturns {sorted(turns.values())}, drawn in turn {turn}, sent {sorted(sent.values())}")
-    assert d.registry.functions.taskOf(task_id).call().status == Status.ACTIVE
+    assert d.state.functions.taskOf(task_id).call().status == Status.ACTIVE
     assert turn == min(turns.values()) and sorted(sent.values()) == [0, 0, 1]
     [sender] = [a for a, n in sent.items() if n == 1]
     assert turns[sender] == turn
@@ -113,7 +113,7 @@ def test_the_ticker_mines_the_seed_block_as_soon_as_a_draw_is_armed(net):
     ticker = Ticker(net.w3, 3600.0, ws_url=net.anvil.ws_url)  # no tick in this test: only the draw's block
     try:
         task_id = filled_task(net)
-        seed_block = net.deployment.registry.functions.taskOf(task_id).call().seedBlock
+        seed_block = net.deployment.state.functions.taskOf(task_id).call().seedBlock
         deadline = time.monotonic() + 5
         while net.w3.eth.block_number < seed_block and time.monotonic() < deadline:
             time.sleep(0.01)

@@ -18,7 +18,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_a_new_node_not_running_without_stake_and_no_tasks(node, invoke, contracts):
-    assert contracts.registry.functions.taskCount().call() == 0  # this file's last test creates the first
+    assert contracts.state.functions.taskCount().call() == 0  # this file's last test creates the first
     node_dir, _ = node()
     out = status(invoke, node_dir)
     assert "WHY NO WORK ARRIVES (sampler, trainer, validator):" in out

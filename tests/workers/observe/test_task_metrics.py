@@ -40,7 +40,7 @@ def finished(tmp_path_factory):
 
 def test_each_node_records_its_work(finished):
     d = finished
-    assert Status(d.dep.registry.functions.taskOf(d.task_id).call().status) == Status.COMPLETED
+    assert Status(d.dep.state.functions.taskOf(d.task_id).call().status) == Status.COMPLETED
     by_role = {}
     for node in d.nodes:
         m = snapshot(node.node_dir)

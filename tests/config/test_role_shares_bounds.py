@@ -18,14 +18,14 @@ GOOD = [(8500, 1000, 500), (5000, 3500, 1500), (5000, 3000, 2000), (7000, 2000, 
 
 
 @pytest.mark.parametrize("shares", BAD)
-def test_out_of_bounds_reverts_with_args(registry, admin, shares):
+def test_out_of_bounds_reverts_with_args(admin, shares, config):
     with brownie.reverts("SharesOutOfBounds: {}, {}, {}".format(*shares)):
-        registry.setRoleShares(*shares, {"from": admin})
-    assert [int(x) for x in registry.roleShares()] == [2000, 7000, 1000]
+        config.setRoleShares(*shares, {"from": admin})
+    assert [int(x) for x in config.roleShares()] == [2000, 7000, 1000]
 
 
 @pytest.mark.parametrize("shares", GOOD)
-def test_bounds_are_inclusive(registry, admin, shares):
+def test_bounds_are_inclusive(admin, shares, config):
     trainer, sampler, validator = shares
-    registry.setRoleShares(trainer, sampler, validator, {"from": admin})
-    assert [int(x) for x in registry.roleShares()] == [sampler, trainer, validator]
+    config.setRoleShares(trainer, sampler, validator, {"from": admin})
+    assert [int(x) for x in config.roleShares()] == [sampler, trainer, validator]
