@@ -19,7 +19,7 @@ SALT = b"\x01" * 32
 def test_proven_fault_overturns_an_accepted_shard(staked, active_task, samplers, trainer, outsider, requester, state):
     dep, registry, vault = staked, staked.registry, staked.vault
     disputes = dep.disputes
-    driver = RoundDriver(registry, active_task, samplers, trainer)
+    driver = RoundDriver(registry, dep.state, active_task, samplers, trainer)
     cheat = samplers[0]
     assert state.slotOf(active_task, Role.SAMPLER, 0)["node"] == cheat
     items = [episode(0), episode(1), episode(2, seed_shift=1)]

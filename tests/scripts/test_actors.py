@@ -75,7 +75,7 @@ def test_missed_commit_and_vote_against_quorum_are_penalised(proto, create_task,
 def test_relayed_signed_task_with_permit(proto, funded, outsider, task_params):
     signer = accounts.add("0x" + "42" * 32)
     funded.token.transfer(signer, task_params.bounty, {"from": accounts[0]})
-    signed = sign_task(signer.private_key, signer.address, task_params, funded.registry, token=funded.token)
+    signed = sign_task(signer.private_key, signer.address, task_params, funded.front, token=funded.token)
     task_id = relay(proto, outsider, signed)
     assert proto.task(task_id)["requester"] == signer.address
     assert funded.vault.escrowOf(task_id) == task_params.bounty

@@ -10,7 +10,9 @@ from brownie import TaskRegistry
 import scripts.deploy as deploy_script
 from scripts.deploy import CONTRACT_GAS, DEPLOY_GAS, WIRING_GAS, DeployError, DeployParams, Progress, deploy
 
-BEFORE_REGISTRY = ["RLToken", "StakeManager", "Reputation", "RewardVault", "RoundLogic", "AggregateAttest"]
+BEFORE_REGISTRY = ["RLToken", "StakeManager", "Reputation", "RewardVault", "ProtocolConfig", "RoundLogic",
+                   "AggregateAttest", "SlotLogic"]
+AFTER_REGISTRY = ["TaskRegistry", "TaskFront", "KeyringBoard", "JuryLogic", "FaultProver", "DisputeManager", "StateView"]
 
 
 def test_a_deploy_that_stopped_is_taken_up(admin, tmp_path, monkeypatch):
@@ -26,9 +28,9 @@ def test_a_deploy_that_stopped_is_taken_up(admin, tmp_path, monkeypatch):
         deploy(admin, params, Progress(path, admin.address, params))
     saved = json.loads(path.read_text())["contracts"]
     assert list(saved) == BEFORE_REGISTRY
-    # the funds check asks for what is left: three contracts and the wiring
+    # the funds check asks for what is left: the contracts from the registry on, and the wiring
     assert Progress(path, admin.address, params).gas_left() == WIRING_GAS + sum(
-        CONTRACT_GAS[name] for name in ("TaskRegistry", "KeyringBoard", "DisputeManager"))
+        CONTRACT_GAS[name] for name in AFTER_REGISTRY)
     assert Progress(tmp_path / "none.json", admin.address, params).gas_left() == DEPLOY_GAS
 
     monkeypatch.setattr(TaskRegistry, "deploy", real)
@@ -36,8 +38,8 @@ def test_a_deploy_that_stopped_is_taken_up(admin, tmp_path, monkeypatch):
     dep = deploy(admin, params, Progress(path, admin.address, params))
     addresses = dep.addresses()
     assert {name: addresses[name] for name in BEFORE_REGISTRY} == saved  # reused
-    # three deploys (registry, keyrings, disputes) and five grants: nothing of the first run again
-    assert admin.nonce - nonce == 3 + 5
+    # the deploys from the registry on, five grants and setTaskFront: nothing of the first run again
+    assert admin.nonce - nonce == len(AFTER_REGISTRY) + 5 + 1
     assert dep.registry.stakes() == saved["StakeManager"] and dep.stakes.hasRole(dep.stakes.PROTOCOL_ROLE(), dep.registry)
     assert json.loads(path.read_text())["contracts"] == addresses
 

@@ -34,8 +34,9 @@ KEY = "0x" + keccak(text="decentrl live deploy test key").hex()
 ADDRESS = to_checksum_address(keccak(PrivateKey(bytes.fromhex(KEY[2:])).public_key.to_bytes())[-20:])
 ACCOUNT_ID = "decentrl-test-deployer"
 PASSWORD = "correct horse battery staple 7f3a"
-CONTRACTS = ["RLToken", "StakeManager", "Reputation", "RewardVault", "TaskRegistry", "RoundLogic", "KeyringBoard",
-             "AggregateAttest", "DisputeManager"]
+CONTRACTS = ["RLToken", "StakeManager", "Reputation", "RewardVault", "ProtocolConfig", "RoundLogic", "AggregateAttest",
+             "SlotLogic", "TaskRegistry", "TaskFront", "KeyringBoard", "JuryLogic", "FaultProver", "DisputeManager",
+             "StateView"]
 
 
 def rpc(url, method, *params):

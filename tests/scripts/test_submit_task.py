@@ -21,7 +21,7 @@ TOKEN = 10**18
 
 @pytest.fixture
 def contracts(funded, admin):
-    return Contracts(funded.token, funded.registry, admin.address)
+    return Contracts(funded.token, funded.registry, funded.front, admin.address)
 
 
 @pytest.fixture
@@ -67,15 +67,15 @@ def test_a_live_networks_send_errors_are_explained():
                                                         "ETH for gas (Insufficient funds for gas * price + value)")
 
 
-def test_signed_submission_is_relayed(contracts, wallet, outsider):
+def test_signed_submission_is_relayed(contracts, state, wallet, outsider):
     task_id = submit_signed(contracts, wallet, outsider, task_params((DEFAULT_SPEC_CID, None, 10)))
-    assert contracts.state.taskOf(task_id).dict()["requester"] == wallet.address
+    assert state.taskOf(task_id).dict()["requester"] == wallet.address
     assert wallet.balance() == 0  # the wallet only signed
 
 
-def test_direct_submission(contracts, requester):
+def test_direct_submission(contracts, state, requester):
     task_id = submit_direct(contracts, requester, task_params((DEFAULT_SPEC_CID, None, 10)))
-    assert contracts.state.taskOf(task_id).dict()["requester"] == requester.address
+    assert state.taskOf(task_id).dict()["requester"] == requester.address
 
 
 def test_insufficient_balance_is_refused_before_sending(contracts, wallet, outsider):
@@ -90,14 +90,14 @@ def test_missing_allowance_is_refused_without_permit(contracts, wallet, outsider
 
 def test_reverts_are_decoded_with_a_hint(contracts, wallet, outsider):
     params = task_params((DEFAULT_SPEC_CID, None, 60))  # more than the wallet holds
-    signed = sign_task(wallet.private_key, wallet.address, params, contracts.registry, token=contracts.token)
+    signed = sign_task(wallet.private_key, wallet.address, params, contracts.front, token=contracts.token)
     with pytest.raises(Exception) as info:
         contracts.front.createTaskWithSig(*signed.args(), {"from": outsider})
     err = explain(info.value, "createTaskWithSig")
     assert "ERC20InsufficientBalance" in str(err) and "does not hold the bounty" in str(err)
 
     signed = sign_task(wallet.private_key, wallet.address, task_params((DEFAULT_SPEC_CID, None, 1)),
-                       contracts.registry, ttl=10)
+                       contracts.front, ttl=10)
     chain.sleep(60)
     chain.mine()
     with pytest.raises(Exception) as info:

@@ -3,7 +3,7 @@ cancelTask: a requester can always get the bounty back before the rounds start."
 
 import brownie
 import pytest
-from brownie import chain
+from brownie import accounts, chain
 
 from workers.protocol import NO_PERMIT, Role, Status, sign_create_task
 
@@ -20,14 +20,14 @@ def paused(registry, admin):
 
 def test_creation_paused(registry, token, requester, task_params, paused, front, state):
     token.approve(registry, task_params.bounty, {"from": requester})
-    # A valid request: the front checks it, then the paused registry refuses the task.
-    signature = sign_create_task(requester.private_key, task_params, requester.address, 0, 2**64, chain.id,
-                                 front.address)
+    # A valid signed request: the front checks it, then the paused registry refuses the task.
+    signer = accounts.add("0x" + "5e" * 32)
+    signature = sign_create_task(signer.private_key, task_params, signer.address, 0, 2**64, chain.id, front.address)
     paused()
     for create in [
         lambda: registry.createTask(task_params.as_tuple(), {"from": requester}),
         lambda: front.createTaskWithPermit(task_params.as_tuple(), NO_PERMIT, {"from": requester}),
-        lambda: front.createTaskWithSig(task_params.as_tuple(), requester, 2**64, signature, NO_PERMIT,
+        lambda: front.createTaskWithSig(task_params.as_tuple(), signer, 2**64, signature, NO_PERMIT,
                                         {"from": requester}),
     ]:
         with brownie.reverts("EnforcedPause: "):

@@ -6,7 +6,7 @@ from tests.registry.rounds.driver import RoundDriver
 
 @pytest.fixture
 def round_driver(staked, active_task, samplers, trainer):
-    return RoundDriver(staked.registry, active_task, samplers, trainer)
+    return RoundDriver(staked.registry, staked.state, active_task, samplers, trainer)
 
 
 @pytest.fixture

@@ -8,7 +8,6 @@ from workers.protocol import Role, commitment
 TOKEN = 10**18
 
 
-
 def send(fn, *args, sender):
     """Calls `fn(*args)` from `sender` and returns the transaction."""
     return fn(*args, {"from": sender})
@@ -18,8 +17,8 @@ class RoundDriver:
     """Acts for the nodes of `task_id`. Results are deterministic per (node, round), so a test can
     recompute what a node committed; every action returns its transaction."""
 
-    def __init__(self, registry, task_id, samplers, trainer):
-        self.registry = registry
+    def __init__(self, registry, state, task_id, samplers, trainer):
+        self.registry, self.state = registry, state  # state: StateView, the records the registry does not serve
         self.task_id = task_id
         self.samplers = list(samplers)
         self.trainer = trainer

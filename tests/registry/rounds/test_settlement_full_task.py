@@ -27,7 +27,7 @@ def test_full_task_pays_shares_and_refunds_dust(registry, vault, create_task, st
     send(registry.claimSlot, task_id, Role.TRAINER, sender=trainer)
     chain.mine(2)
     send(registry.drawValidators, task_id, sender=trainer)
-    driver = RoundDriver(registry, task_id, samplers, trainer)
+    driver = RoundDriver(registry, state, task_id, samplers, trainer)
     validators = driver.validators()
     share = _expected(bounty)
 
