@@ -11,8 +11,10 @@ otherwise. The graph network name defaults to the record's `network`; it must be
 node is configured for. The output is rewritten only when its text changes (make stays quiet).
 
 It refuses a manifest in which an event of a data source's ABI (subgraph/abis/, exported from the
-build by tools/export_abi.py) has no handler with its exact signature, or a handler names an event
-the ABI does not have: a contract that grows an event fails `make subgraph` until it is mapped.
+build by tools/export_abi.py) has no handler with its exact signature, a handler names an event the
+ABI does not have, or an ABI in subgraph/abis/ declares events but is no data source's: a contract
+that grows an event fails `make subgraph` until it is mapped. An ABI without events (StateView, a
+periphery that only reads) needs no data source.
 """
 
 import argparse
@@ -88,11 +90,19 @@ def abi_events(name: str, abi_dir: Path = ABI_DIR) -> list:
 
 
 def coverage_problems(manifest_text: str, abi_dir: Path = ABI_DIR) -> list:
-    """What keeps the manifest from handling exactly the events its data sources' ABIs declare."""
+    """What keeps the manifest from handling exactly the events the ABIs in `abi_dir` declare: each
+    data source handles exactly its ABI's events, and each ABI that declares events is a data
+    source's."""
     import yaml  # brownie's dependency, in the project's venv
 
     problems = []
-    for ds in yaml.safe_load(manifest_text)["dataSources"]:
+    sources = yaml.safe_load(manifest_text)["dataSources"]
+    indexed = {ds["source"]["abi"] for ds in sources}
+    for path in sorted(abi_dir.glob("*.json")):
+        events = abi_events(path.stem, abi_dir)
+        if path.stem not in indexed and events:
+            problems.append(f"{path.stem}: no data source, but its ABI declares {', '.join(events)}")
+    for ds in sources:
         name, abi = ds["name"], ds["source"]["abi"]
         handled = [h["event"] for h in ds["mapping"].get("eventHandlers", [])]
         declared = abi_events(abi, abi_dir)

@@ -2,6 +2,7 @@
 // uses the handlers its events need. Handlers live in mappings/, one module per contract, plus
 // common.ts for the OpenZeppelin events several contracts emit alike.
 export * from "./mappings/common";
+export * from "./mappings/config";
 export * from "./mappings/disputes";
 export * from "./mappings/keyrings";
 export * from "./mappings/registry";

@@ -4,12 +4,13 @@ where the entities disagree with the contracts' own views."""
 from __future__ import annotations
 
 from brownie import web3
-from subgraph_support import chain_events, run_harness
+from subgraph_support import chain_events, manifest, run_harness
 
 from workers.protocol import Role
 
-DATA_SOURCES = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "DisputeManager", "KeyringBoard",
-                "RLToken")
+# ProtocolConfig, TaskRegistry, TaskFront, StakeManager, Reputation, RewardVault, DisputeManager,
+# KeyringBoard, RLToken: the libraries emit from their core's address, StateView emits nothing.
+DATA_SOURCES = tuple(ds["name"] for ds in manifest()["dataSources"])
 ROLES = {"Sampler": Role.SAMPLER, "Trainer": Role.TRAINER, "Validator": Role.VALIDATOR}
 STATUSES = ["None", "Open", "Drawing", "Active", "Completed", "Cancelled", "Failed"]
 VERDICTS = ["None", "Accepted", "Rejected", "Inconclusive"]
@@ -28,8 +29,14 @@ def hexed(value) -> str:
     return "0x" + bytes(value).hex()
 
 
+def optional(address) -> str | None:
+    """An address as the subgraph stores it, None for the zero address (never set)."""
+    return None if str(address).lower() == ZERO else str(address).lower()
+
+
 def mismatches(result, dep) -> list:
-    """Where the subgraph and the chain disagree (empty when they agree everywhere)."""
+    """Where the subgraph and the chain disagree (empty when they agree everywhere). Task and
+    dispute records are read from StateView, the parameters from ProtocolConfig."""
     out = []
 
     def check(what, indexed, onchain):
@@ -94,4 +101,7 @@ def mismatches(result, dep) -> list:
     check("Protocol.reputationDeltas", p["reputationDeltas"], [dep.reputation.delta(o) for o in range(6)])
     check("Protocol.minBond", int(p["minBond"]), dep.config.minBond())
     check("Protocol.disputeWindow", int(p["disputeWindow"]), dep.config.disputeWindow())
+    check("Protocol.voteWindow", int(p["voteWindow"]), dep.config.voteWindow())
+    check("Protocol.taskFront", p.get("taskFront"), optional(dep.state.taskFront()))
+    check("Protocol.disputeManager", p.get("disputeManager"), optional(dep.state.disputeManager()))
     return out

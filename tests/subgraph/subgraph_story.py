@@ -1,9 +1,11 @@
 """A task told as the contracts tell it: the events of each protocol step, in the order the
-contracts emit them (TaskRegistry, RoundLogic, RewardVault, StakeManager, Reputation), for the
+contracts emit them (TaskRegistry with its libraries RoundLogic and SlotLogic, RewardVault,
+StakeManager, Reputation; DisputeManager with JuryLogic; ProtocolConfig's parameters), for the
 synthetic mapping tests. tests/subgraph/test_subgraph_replay.py checks the same against a real chain."""
 
 from __future__ import annotations
 
+from eth_utils import keccak
 from subgraph_support import Scenario
 
 from workers.protocol import Outcome, Phase, Role, Status, Verdict
@@ -25,6 +27,23 @@ DELTA = {Outcome.ACCEPTED: 2, Outcome.REJECTED: -20, Outcome.MISSED: -10, Outcom
 
 def word(n: int) -> bytes:
     return n.to_bytes(32, "big")
+
+
+def role_id(name: str) -> bytes:
+    """An AccessControl role's bytes32 id, e.g. keccak256("GOVERNOR_ROLE")."""
+    return keccak(text=name)
+
+
+ADMIN_ROLE = word(0)
+# The role each contract's constructor (or the deploy's wiring, for the vault's escrow) grants
+# besides DEFAULT_ADMIN_ROLE, and to whom.
+ROLE_OF = {
+    "ProtocolConfig": ("GOVERNOR_ROLE", ADMIN),
+    "TaskRegistry": ("GUARDIAN_ROLE", ADMIN),
+    "StakeManager": ("GOVERNOR_ROLE", ADMIN),
+    "Reputation": ("GOVERNOR_ROLE", ADMIN),
+    "RewardVault": ("ESCROW_ROLE", None),  # the TaskRegistry
+}
 
 
 class Story(Scenario):
@@ -297,22 +316,25 @@ def stake_story() -> Story:
 
 
 def governance_story() -> Story:
-    """Every parameter setter, the AccessControl and pause events, the token's approval, the
-    EIP-712 domain event, a missed commit, a withheld reveal, a proven fault and a keyring."""
+    """Every parameter setter (ProtocolConfig's, the StakeManager's, the Reputation's, the
+    registry's wiring), the AccessControl and pause events, the token's approval, the EIP-712
+    domain events, a missed commit, a withheld reveal, a proven fault and a keyring."""
     s = Story()
-    admin_role, governor = word(0), "0x" + (b"GOVERNOR_ROLE".hex() + "00" * 19)[:64]
-    for source in ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "DisputeManager"):
-        s.emit(source, "RoleGranted", role=admin_role, account=ADMIN, sender=ADMIN)
-        s.emit(source, "RoleGranted", role=governor, account=ADMIN, sender=ADMIN)
-    s.emit("StakeManager", "RoleAdminChanged", role=governor, previousAdminRole=admin_role, newAdminRole=governor)
+    governor = role_id("GOVERNOR_ROLE")
+    for source, (role, holder) in ROLE_OF.items():  # the constructors' grants and the deploy's wiring
+        s.emit(source, "RoleGranted", role=ADMIN_ROLE, account=ADMIN, sender=ADMIN)
+        s.emit(source, "RoleGranted", role=role_id(role), account=holder or s.addresses["TaskRegistry"],
+               sender=ADMIN)
+    s.emit("StakeManager", "RoleAdminChanged", role=governor, previousAdminRole=ADMIN_ROLE, newAdminRole=governor)
     s.emit("Reputation", "RoleRevoked", role=governor, account=ADMIN, sender=ADMIN)
-    s.emit("TaskRegistry", "RoleSharesSet", trainerBps=7000, samplerBps=2000, validatorBps=1000)
-    s.emit("TaskRegistry", "SlashBpsSet", bps=1000)
-    s.emit("TaskRegistry", "TreasurySet", treasury=TREASURY)
+    s.emit("ProtocolConfig", "RoleSharesSet", trainerBps=7000, samplerBps=2000, validatorBps=1000)
+    s.emit("ProtocolConfig", "SlashBpsSet", bps=1000)
+    s.emit("ProtocolConfig", "TreasurySet", treasury=TREASURY)
+    s.emit("TaskRegistry", "TaskFrontSet", taskFront=s.addresses["TaskFront"])
     s.emit("TaskRegistry", "DisputeManagerSet", disputeManager=s.addresses["DisputeManager"])
     s.emit("TaskRegistry", "Paused", account=ADMIN)
     s.emit("TaskRegistry", "Unpaused", account=ADMIN)
-    s.emit("TaskRegistry", "EIP712DomainChanged")
+    s.emit("TaskFront", "EIP712DomainChanged")
     s.emit("RLToken", "EIP712DomainChanged")
     for role, amount in MIN_STAKE.items():
         s.emit("StakeManager", "MinStakeSet", role=role, amount=amount)
@@ -321,9 +343,9 @@ def governance_story() -> Story:
     for outcome, delta in DELTA.items():
         s.emit("Reputation", "DeltaSet", outcome=outcome, delta=abs(delta))
     s.emit("Reputation", "RecoveryCooldownSet", cooldown=7 * 86400)
-    s.emit("DisputeManager", "DisputeWindowSet", window=86400)
-    s.emit("DisputeManager", "VoteWindowSet", window=86400)
-    s.emit("DisputeManager", "MinBondSet", bond=BOND)
+    s.emit("ProtocolConfig", "DisputeWindowSet", window=86400)
+    s.emit("ProtocolConfig", "VoteWindowSet", window=86400)
+    s.emit("ProtocolConfig", "MinBondSet", bond=BOND)
     s.emit("RLToken", "Transfer", **{"from": "0x" + "00" * 20, "to": ADMIN, "value": 10**9 * TOKEN})
     s.emit("RLToken", "Approval", owner=REQUESTER, spender=s.addresses["TaskRegistry"], value=5 * TOKEN)
     s.emit("RLToken", "Approval", owner=REQUESTER, spender=s.addresses["TaskRegistry"], value=7 * TOKEN)
@@ -365,5 +387,22 @@ def governance_story() -> Story:
     return s
 
 
+COUNCIL = "0x" + "c5" * 20
+
+
+def roles_story() -> Story:
+    """Every contract with roles hands its second role to a council, as a governance migration
+    would: the admin grants it to the council, the role becomes its own admin, and the council
+    revokes the first holder's."""
+    s = Story()
+    for source, (role, holder) in ROLE_OF.items():
+        rid, holder = role_id(role), holder or s.addresses["TaskRegistry"]
+        s.emit(source, "RoleGranted", role=rid, account=holder, sender=ADMIN)
+        s.emit(source, "RoleGranted", role=rid, account=COUNCIL, sender=ADMIN)
+        s.emit(source, "RoleAdminChanged", role=rid, previousAdminRole=ADMIN_ROLE, newAdminRole=rid)
+        s.emit(source, "RoleRevoked", role=rid, account=holder, sender=COUNCIL)
+    return s
+
+
 STORIES = {"lifecycle": lifecycle_story, "dispute": dispute_story, "stake": stake_story,
-           "governance": governance_story}
+           "governance": governance_story, "roles": roles_story}

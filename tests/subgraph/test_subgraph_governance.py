@@ -2,7 +2,8 @@
 on-chain, through the compiled mappings."""
 
 import pytest
-from subgraph_story import ADMIN, BOND, MIN_STAKE, REQUESTER, SAMPLERS, TREASURY, TRAINER, governance_story
+from subgraph_story import (ADMIN, BOND, MIN_STAKE, REQUESTER, SAMPLERS, TREASURY, TRAINER, governance_story,
+                            role_id)
 from subgraph_support import address_id
 
 from workers.protocol import Role
@@ -20,6 +21,7 @@ def test_protocol_parameters_follow_their_setters(story):
     p = story.result.get("Protocol", "decentrl")
     assert (p["trainerBps"], p["samplerBps"], p["validatorBps"], p["slashBps"]) == (7000, 2000, 1000, 1000)
     assert p["treasury"] == TREASURY and p["disputeManager"] == story.addresses["DisputeManager"]
+    assert p["taskFront"] == story.addresses["TaskFront"]
     assert p["minStakes"] == [str(MIN_STAKE[r]) for r in (Role.SAMPLER, Role.TRAINER, Role.VALIDATOR)]
     assert p["reputationThreshold"] == 60 and p["reputationDeltas"] == [2, 20, 10, 15, 0, 20]
     assert (p["unbondingPeriod"], p["recoveryCooldown"], p["disputeWindow"], p["voteWindow"]) == (
@@ -32,20 +34,46 @@ def test_protocol_parameters_follow_their_setters(story):
     assert {c["key"] for c in changes if c["parameter"] == "MinStakeSet"} == {"Sampler", "Trainer", "Validator"}
 
 
+def test_parameter_changes_name_the_contract_that_emitted_them(story):
+    by_contract = {}
+    for c in story.result.all("ParameterChange"):
+        by_contract.setdefault(c["contract"], set()).add(c["parameter"])
+    assert by_contract[story.addresses["ProtocolConfig"]] == {
+        "RoleSharesSet", "SlashBpsSet", "TreasurySet", "DisputeWindowSet", "VoteWindowSet", "MinBondSet"}
+    assert by_contract[story.addresses["TaskRegistry"]] == {"TaskFrontSet", "DisputeManagerSet"}
+    front = next(c for c in story.result.all("ParameterChange") if c["parameter"] == "TaskFrontSet")
+    assert front["value"] == story.addresses["TaskFront"] and "key" not in front
+    assert story.addresses["DisputeManager"] not in by_contract
+
+
 def test_roles_per_contract(story):
     members = story.result.all("RoleMember")
     assert len(members) == 10  # two roles on five contracts
+    assert {m["accessRole"][:42] for m in members} == {
+        story.addresses[c] for c in ("ProtocolConfig", "TaskRegistry", "StakeManager", "Reputation", "RewardVault")}
     revoked = [m for m in members if not m["active"]]
     assert len(revoked) == 1 and revoked[0]["accessRole"].startswith(story.addresses["Reputation"])
     changed = [r for r in story.result.all("AccessRole") if r["adminRole"] != "0x" + "00" * 32]
     assert len(changed) == 1 and changed[0]["contract"] == story.addresses["StakeManager"]
 
 
+def test_protocol_config_has_the_governor_and_the_registry_a_guardian(story):
+    # ProtocolConfig's GOVERNOR_ROLE is its own AccessRole, apart from the StakeManager's and the Reputation's.
+    config, governor = story.addresses["ProtocolConfig"], "0x" + role_id("GOVERNOR_ROLE").hex()
+    access = story.result.get("AccessRole", f"{config}-{governor}")
+    assert (access["contract"], access["role"]) == (config, governor)
+    member = story.result.get("RoleMember", f"{access['id']}-{ADMIN}")
+    assert member["active"] is True and member["changedBy"] == ADMIN
+    registry = story.addresses["TaskRegistry"]
+    registry_roles = {r["role"] for r in story.result.all("AccessRole") if r["contract"] == registry}
+    assert registry_roles == {"0x" + "00" * 32, "0x" + role_id("GUARDIAN_ROLE").hex()}
+
+
 def test_pause_domain_and_token_events(story):
     pauses = sorted(story.result.all("PauseEvent"), key=lambda e: int(e["blockNumber"]))
     assert [e["paused"] for e in pauses] == [True, False] and pauses[0]["account"] == ADMIN
     assert {d["contract"] for d in story.result.all("DomainChange")} == {
-        story.addresses["TaskRegistry"], story.addresses["RLToken"]}
+        story.addresses["TaskFront"], story.addresses["RLToken"]}
     allowance = story.result.get("Allowance", f"{REQUESTER}-{story.addresses['TaskRegistry']}")
     assert allowance["value"] == "7000000000000000000"
     # The mint comes from the zero address, which gets no account.

@@ -10,13 +10,18 @@ from subgraph_support import SUBGRAPH, manifest, subgraph_manifest
 from scripts.deploy import write_deployment
 from tools import export_abi
 
-CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "DisputeManager", "KeyringBoard",
-             "RLToken")
+CONTRACTS = ("ProtocolConfig", "TaskRegistry", "TaskFront", "StakeManager", "Reputation", "RewardVault",
+             "DisputeManager", "KeyringBoard", "RLToken")
+# Exported like the others, but emits nothing: the subgraph indexes no periphery that only reads.
+WITHOUT_EVENTS = ("StateView",)
 
 
 def test_every_contract_is_a_data_source():
     assert sorted(ds["name"] for ds in manifest()["dataSources"]) == sorted(CONTRACTS)
-    assert sorted(export_abi.CONTRACTS) == sorted(CONTRACTS)
+    assert sorted(export_abi.CONTRACTS) == sorted(CONTRACTS + WITHOUT_EVENTS)
+    # subgraph/abis holds exactly what export_abi writes there (its --check finds no stray file).
+    assert sorted(p.stem for p in subgraph_manifest.ABI_DIR.glob("*.json")) == sorted(export_abi.CONTRACTS)
+    assert [subgraph_manifest.abi_events(name) for name in WITHOUT_EVENTS] == [[]]
 
 
 def test_every_event_of_every_abi_has_a_handler():
@@ -29,8 +34,29 @@ def test_every_event_of_every_abi_has_a_handler():
 
 def test_registry_abi_carries_its_libraries_events():
     events = {sig.split("(")[0] for sig in subgraph_manifest.abi_events("TaskRegistry")}
-    # RoundLogic and AggregateAttest run by delegatecall: their events come from the registry.
+    # RoundLogic, AggregateAttest and SlotLogic run by delegatecall: their events come from the registry.
     assert {"PhaseStarted", "VerdictReached", "RewardEarned", "PayReclaimed", "AggregateAttested"} <= events
+    assert {"SlotAssigned", "TaskStatusChanged", "DrawArmed"} <= events
+
+
+def test_dispute_manager_abi_carries_jury_logic_events():
+    events = {sig.split("(")[0] for sig in subgraph_manifest.abi_events("DisputeManager")}
+    # JuryLogic runs by delegatecall: the draw, voting and the jurors' release come from the DisputeManager.
+    assert {"JurorDrawArmed", "JurorDrawn", "VotingStarted", "JurorReleased"} <= events
+
+
+def test_governance_events_are_protocol_configs_alone():
+    # Moved out of the cores: a handler left on TaskRegistry or DisputeManager would be refused.
+    moved = {"RoleSharesSet", "SlashBpsSet", "TreasurySet", "DisputeWindowSet", "VoteWindowSet", "MinBondSet"}
+    emitters = {name for name in CONTRACTS
+                if moved & {sig.split("(")[0] for sig in subgraph_manifest.abi_events(name)}}
+    assert emitters == {"ProtocolConfig"}
+    handled = {ds["name"]: {h["event"].split("(")[0] for h in ds["mapping"]["eventHandlers"]}
+               for ds in manifest()["dataSources"]}
+    assert handled["ProtocolConfig"] >= moved | {"RoleGranted", "RoleRevoked", "RoleAdminChanged"}
+    assert "TaskFrontSet" in handled["TaskRegistry"]
+    assert handled["TaskFront"] == {"EIP712DomainChanged"}
+    assert not handled["DisputeManager"] & {"RoleGranted", "RoleRevoked", "RoleAdminChanged"}
 
 
 def test_a_new_event_without_handler_is_reported(tmp_path):
@@ -42,6 +68,18 @@ def test_a_new_event_without_handler_is_reported(tmp_path):
         (tmp_path / f"{name}.json").write_text(json.dumps(items))
     text = (SUBGRAPH / "build" / "subgraph.yaml").read_text()
     assert subgraph_manifest.coverage_problems(text, tmp_path) == ["StakeManager: no handler for Added(indexed address)"]
+
+
+def test_an_abi_with_events_and_no_data_source_is_reported(tmp_path):
+    for name in export_abi.CONTRACTS:
+        (tmp_path / f"{name}.json").write_text((subgraph_manifest.ABI_DIR / f"{name}.json").read_text())
+    text = (SUBGRAPH / "build" / "subgraph.yaml").read_text()
+    assert subgraph_manifest.coverage_problems(text, tmp_path) == []  # StateView has no events: no data source
+    items = json.loads((tmp_path / "StateView.json").read_text())
+    items.append({"type": "event", "name": "Viewed", "anonymous": False, "inputs": []})
+    (tmp_path / "StateView.json").write_text(json.dumps(items))
+    assert subgraph_manifest.coverage_problems(text, tmp_path) == [
+        "StateView: no data source, but its ABI declares Viewed()"]
 
 
 def test_a_changed_signature_is_reported(tmp_path):
@@ -65,7 +103,8 @@ def test_subgraph_abis_match_the_build():
 
 
 def test_a_changed_build_makes_the_subgraph_abi_stale(tmp_path):
-    for name in (*CONTRACTS, *export_abi.LIBRARIES_OF["TaskRegistry"]):
+    libraries = [lib for libs in export_abi.LIBRARIES_OF.values() for lib in libs]
+    for name in (*export_abi.CONTRACTS, *libraries):
         artifact = json.loads((export_abi.BUILD_DIR / f"{name}.json").read_text())
         if name == "Reputation":
             artifact["abi"].append({"type": "event", "name": "Added", "anonymous": False, "inputs": []})
@@ -94,8 +133,9 @@ def test_manifest_is_filled_from_a_real_deployment_record(dep, tmp_path, monkeyp
         assert ds["network"] == "subgraph-test"
         assert ds["source"]["address"] == record["contracts"][ds["name"]]
         # Each data source starts at its contract's deployment, so constructor events are indexed.
-        deployed = getattr(dep, {"TaskRegistry": "registry", "StakeManager": "stakes", "Reputation": "reputation",
-                                 "RewardVault": "vault", "DisputeManager": "disputes", "KeyringBoard": "keyrings",
+        deployed = getattr(dep, {"ProtocolConfig": "config", "TaskRegistry": "registry", "TaskFront": "front",
+                                 "StakeManager": "stakes", "Reputation": "reputation", "RewardVault": "vault",
+                                 "DisputeManager": "disputes", "KeyringBoard": "keyrings",
                                  "RLToken": "token"}[ds["name"]]).tx.block_number
         assert ds["source"]["startBlock"] == record["startBlocks"][ds["name"]] == deployed
     assert subgraph_manifest.main(["--network", "subgraph-test", "--out", str(out), "--graph-network", "anvil",

@@ -1,7 +1,7 @@
 """The compiled mappings index a real chain: the protocol is deployed and a task played on anvil by
-the scripted actors (a missed commit, a vote against the quorum), with governance, a keyring, an
-unstake and withdrawals around it; every log the contracts emitted since deployment goes through
-the harness, and the entities agree with the contracts' views."""
+the scripted actors (a missed commit, a vote against the quorum), with governance (a ProtocolConfig
+parameter and role), a keyring, an unstake and withdrawals around it; every log the contracts
+emitted since deployment goes through the harness, and the entities agree with the contracts' views."""
 
 import copy
 
@@ -24,6 +24,8 @@ def played(staked, admin, requester, samplers, trainer, validators, outsider, ta
     t = ScriptedTrainer("T", trainer, proto)
     vs = [ScriptedValidator(f"V{i}", a, proto, against_rounds={0} if i == 2 else ()) for i, a in enumerate(validators)]
     dep.config.setSlashBps(1500, {"from": admin})
+    dep.config.grantRole(dep.config.GOVERNOR_ROLE(), outsider, {"from": admin})
+    dep.config.revokeRole(dep.config.GOVERNOR_ROLE(), outsider, {"from": admin})
     dep.registry.pause({"from": admin})
     dep.registry.unpause({"from": admin})
     dep.stakes.setNodePaused(True, {"from": outsider})
@@ -73,6 +75,36 @@ def test_the_chain_emitted_what_the_mappings_must_handle(played):
     assert {"handleTaskCreated", "handleSlotVacated", "handleVerdictReached", "handleRewardEarned", "handleSlashed",
             "handleReputationChanged", "handleTaskSettled", "handleRoleGranted", "handleMinStakeSet",
             "handleKeyringPosted", "handleUnbondedWithdrawn", "handlePaused", "handleNodePauseSet"} <= handled
+    by_source = {(ev["dataSource"], ev["handler"]) for ev in events}
+    # The parameters and their governor come from ProtocolConfig now, the task front's wiring from the registry.
+    assert {("ProtocolConfig", h) for h in ("handleRoleSharesSet", "handleSlashBpsSet", "handleTreasurySet",
+                                             "handleDisputeWindowSet", "handleVoteWindowSet", "handleMinBondSet",
+                                             "handleRoleGranted", "handleRoleRevoked")} <= by_source
+    assert ("TaskRegistry", "handleTaskFrontSet") in by_source
+    assert {source for source, _ in by_source} >= {"ProtocolConfig", "TaskRegistry", "StakeManager", "Reputation",
+                                                   "RewardVault", "KeyringBoard", "RLToken"}
+
+
+def test_protocol_config_and_task_front_are_indexed(played, admin, outsider):
+    dep, _, _, result = played
+    config = dep.config.address.lower()
+    p = result.get("Protocol", "decentrl")
+    assert p["taskFront"] == dep.front.address.lower() and p["slashBps"] == 1500
+    slash = sorted((int(c["blockNumber"]), c["value"]) for c in result.all("ParameterChange")
+                   if c["parameter"] == "SlashBpsSet")
+    assert [value for _, value in slash] == ["1000", "1500"]  # the constructor's, then the governor's
+    moved = ("RoleSharesSet", "SlashBpsSet", "TreasurySet", "DisputeWindowSet", "VoteWindowSet", "MinBondSet")
+    changes = result.all("ParameterChange")
+    assert {c["parameter"] for c in changes if c["contract"] == config} == set(moved)
+    assert {c["contract"] for c in changes if c["parameter"] in moved} == {config}
+    front = next(c for c in result.all("ParameterChange") if c["parameter"] == "TaskFrontSet")
+    assert (front["contract"], front["value"]) == (dep.registry.address.lower(), dep.front.address.lower())
+    governor = f"{config}-0x{bytes(dep.config.GOVERNOR_ROLE()).hex()}"
+    assert result.get("RoleMember", f"{governor}-{address_id(admin)}")["active"] is True
+    revoked = result.get("RoleMember", f"{governor}-{address_id(outsider)}")
+    assert (revoked["active"], revoked["changedBy"]) == (False, address_id(admin))
+    assert {r["contract"] for r in result.all("AccessRole")} == {
+        c.address.lower() for c in (dep.config, dep.registry, dep.stakes, dep.reputation, dep.vault)}
 
 
 def test_penalties_of_the_round_are_indexed(played, samplers, validators):

@@ -1,11 +1,12 @@
 // What several contracts emit alike: OpenZeppelin AccessControl and EIP-712 events, parameter setters.
 //
-// TaskRegistry, StakeManager, Reputation, RewardVault and DisputeManager all emit OpenZeppelin's
-// RoleGranted, RoleRevoked and RoleAdminChanged, and TaskRegistry and RLToken EIP712DomainChanged,
-// with one signature each: one handler serves every data source (the event classes generated for
-// each contract are the same; the TaskRegistry's stand for all).
+// ProtocolConfig, TaskRegistry, StakeManager, Reputation and RewardVault all emit OpenZeppelin's
+// RoleGranted, RoleRevoked and RoleAdminChanged, and TaskFront and RLToken EIP712DomainChanged, with
+// one signature each: one handler serves every data source (the event classes generated for each
+// contract are the same; the TaskRegistry's role events and the TaskFront's domain event stand for all).
 import { Bytes, ethereum } from "@graphprotocol/graph-ts";
-import { EIP712DomainChanged, RoleAdminChanged, RoleGranted, RoleRevoked } from "../../generated/TaskRegistry/TaskRegistry";
+import { RoleAdminChanged, RoleGranted, RoleRevoked } from "../../generated/TaskRegistry/TaskRegistry";
+import { EIP712DomainChanged } from "../../generated/TaskFront/TaskFront";
 import { AccessRole, DomainChange, ParameterChange, RoleMember } from "../../generated/schema";
 import { eventId } from "../helpers";
 

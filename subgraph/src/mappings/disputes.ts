@@ -1,19 +1,18 @@
-// DisputeManager: disputes of decided verdicts, their jurors, penalties and awards (SPECIFICATION.md 13).
+// DisputeManager: disputes of decided verdicts, their jurors, penalties and awards (SPECIFICATION.md 13),
+// with the events of its JuryLogic library (the draw, voting, the jurors' release), which runs by
+// delegatecall and so emits from the DisputeManager's address.
 import { BigInt } from "@graphprotocol/graph-ts";
 import {
   DisputeOpened,
   DisputeSettled,
-  DisputeWindowSet,
   FaultProven,
   JurorDrawArmed,
   JurorDrawn,
   JurorReleased,
   JurorCommitted,
   JurorVoted,
-  MinBondSet,
   Owed,
   PartyPenalised,
-  VoteWindowSet,
   VotingStarted,
   Withdrawn,
 } from "../../generated/DisputeManager/DisputeManager";
@@ -31,7 +30,6 @@ import {
   taskId,
   verdictName,
 } from "../helpers";
-import { recordParameter } from "./common";
 
 function loadDispute(id: BigInt): Dispute {
   const d = Dispute.load(id.toString());
@@ -191,25 +189,4 @@ export function handleDisputeWithdrawn(event: Withdrawn): void {
   w.timestamp = event.block.timestamp;
   w.transactionHash = event.transaction.hash;
   w.save();
-}
-
-export function handleDisputeWindowSet(event: DisputeWindowSet): void {
-  const protocol = getProtocol();
-  protocol.disputeWindow = event.params.window;
-  protocol.save();
-  recordParameter(event, "DisputeWindowSet", null, event.params.window.toString());
-}
-
-export function handleVoteWindowSet(event: VoteWindowSet): void {
-  const protocol = getProtocol();
-  protocol.voteWindow = event.params.window;
-  protocol.save();
-  recordParameter(event, "VoteWindowSet", null, event.params.window.toString());
-}
-
-export function handleMinBondSet(event: MinBondSet): void {
-  const protocol = getProtocol();
-  protocol.minBond = event.params.bond;
-  protocol.save();
-  recordParameter(event, "MinBondSet", null, event.params.bond.toString());
 }

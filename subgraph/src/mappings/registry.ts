@@ -1,5 +1,5 @@
-// TaskRegistry: its own events and those of its libraries RoundLogic and AggregateAttest, which run
-// by delegatecall and so are emitted from the registry's address (SPECIFICATION.md 1 and 11).
+// TaskRegistry: its own events and those of its libraries RoundLogic, AggregateAttest and SlotLogic,
+// which run by delegatecall and so are emitted from the registry's address (SPECIFICATION.md 1 and 11).
 import { BigInt, Bytes, ethereum } from "@graphprotocol/graph-ts";
 import {
   AggregateAttested,
@@ -12,15 +12,13 @@ import {
   ResultCommitted,
   ResultRevealed,
   RewardEarned,
-  RoleSharesSet,
   RoundFinalized,
-  SlashBpsSet,
   SlotAssigned,
   SlotVacated,
   TaskCreated,
+  TaskFrontSet,
   TaskSettled,
   TaskStatusChanged,
-  TreasurySet,
   Unpaused,
   VerdictReached,
 } from "../../generated/TaskRegistry/TaskRegistry";
@@ -336,36 +334,18 @@ export function handleTaskSettled(event: TaskSettled): void {
   }
 }
 
-export function handleRoleSharesSet(event: RoleSharesSet): void {
-  const p = event.params;
-  const protocol = getProtocol();
-  protocol.trainerBps = p.trainerBps.toI32();
-  protocol.samplerBps = p.samplerBps.toI32();
-  protocol.validatorBps = p.validatorBps.toI32();
-  protocol.save();
-  const value = p.trainerBps.toString() + "/" + p.samplerBps.toString() + "/" + p.validatorBps.toString();
-  recordParameter(event, "RoleSharesSet", null, value);
-}
-
-export function handleSlashBpsSet(event: SlashBpsSet): void {
-  const protocol = getProtocol();
-  protocol.slashBps = event.params.bps.toI32();
-  protocol.save();
-  recordParameter(event, "SlashBpsSet", null, event.params.bps.toString());
-}
-
-export function handleTreasurySet(event: TreasurySet): void {
-  const protocol = getProtocol();
-  protocol.treasury = event.params.treasury;
-  protocol.save();
-  recordParameter(event, "TreasurySet", null, event.params.treasury.toHexString());
-}
-
 export function handleDisputeManagerSet(event: DisputeManagerSet): void {
   const protocol = getProtocol();
   protocol.disputeManager = event.params.disputeManager;
   protocol.save();
   recordParameter(event, "DisputeManagerSet", null, event.params.disputeManager.toHexString());
+}
+
+export function handleTaskFrontSet(event: TaskFrontSet): void {
+  const protocol = getProtocol();
+  protocol.taskFront = event.params.taskFront;
+  protocol.save();
+  recordParameter(event, "TaskFrontSet", null, event.params.taskFront.toHexString());
 }
 
 export function handlePaused(event: Paused): void {
@@ -375,10 +355,6 @@ export function handlePaused(event: Paused): void {
 export function handleUnpaused(event: Unpaused): void {
   setPaused(event, false, event.params.account);
 }
-
-
-
-
 
 // ---------------------------------------------------------------- helpers
 
