@@ -34,9 +34,7 @@ def disputed(staked, requester, samplers, trainer, outsider, task_params):
     registry.claimSlot(active_task, Role.TRAINER, {"from": trainer})
     chain.mine(2)
     registry.drawValidators(active_task, {"from": trainer})
-    driver = RoundDriver(registry, active_task, samplers, trainer)
-    # RoundDriver reads the task from StateView (driver.state), which its constructor does not set (yet).
-    driver.state = dep.state
+    driver = RoundDriver(registry, dep.state, active_task, samplers, trainer)
     cheat = samplers[0]
     items = [episode(0), episode(1), episode(2, seed_shift=1)]
     tree = MerkleTree(items)
