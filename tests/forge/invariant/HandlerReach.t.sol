@@ -57,7 +57,7 @@ contract HandlerReachTest is InvariantBase {
         for (uint256 i = 0; i < names.length; ++i) {
             s = string.concat(s, string(abi.encodePacked(names[i])), "=", _u(handler.successes(names[i])), "/", _u(handler.calls(names[i])), " ");
         }
-        s = string.concat(s, "tasks=", _u(registry.taskCount()), " completed=", _u(handler.ghostSettledByStatus(4)), " cancelled=", _u(handler.ghostSettledByStatus(5)), " failed=", _u(handler.ghostSettledByStatus(6)));
+        s = string.concat(s, "tasks=", _u(stateView.taskCount()), " completed=", _u(handler.ghostSettledByStatus(4)), " cancelled=", _u(handler.ghostSettledByStatus(5)), " failed=", _u(handler.ghostSettledByStatus(6)));
         s = string.concat(s, " full=", _u(handler.ghostFullyAcceptedTasks()), " slashes=", _u(handler.ghostSlashes()), " fromUnbonding=", _u(handler.ghostSlashedFromUnbonding()), " recoveries=", _u(handler.ghostRecoveries()), " badReveals=", _u(handler.ghostRejectedReveals()), " withdrawn=", _u(handler.ghostWithdrawn()), " assigned=", _u(handler.ghostAssignments()), " rej=", _u(handler.ghostVacatedByReason(1)), " missed=", _u(handler.ghostVacatedByReason(2)), " aq=", _u(handler.ghostVacatedByReason(3)), " lowrep=", _u(handler.ghostLowReputationClaimsRefused()));
         s = string.concat(s, " aggregates=", _u(handler.ghostAggregates()), " aggregateSigners=", _u(handler.ghostAggregateSigners()), " forgedTried=", _u(handler.ghostForgedAggregatesTried()), " lateKeys=", _u(handler.ghostLateKeys()), " nonSigners=", _u(handler.ghostAggregatesWithNonSigners()), " afterSolo=", _u(handler.ghostAggregatesAfterSoloVotes()));
     }
