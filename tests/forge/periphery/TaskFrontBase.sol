@@ -57,4 +57,44 @@ abstract contract TaskFrontBase is RegistryFixture {
     {
         return _sign(key, front.createTaskDigest(p, who, front.nonces(who), deadline));
     }
+
+    /// @dev The digest the front must compute, from the specification alone.
+    function _independentDigest(ITaskRegistry.TaskParams memory p, address who, uint256 nonce, uint256 deadline)
+        internal
+        view
+        returns (bytes32)
+    {
+        return _digestFor("decentrl TaskFront", address(front), p, who, nonce, deadline);
+    }
+
+    /// @dev The EIP-712 CreateTask digest under domain (`name`, "1", chain id, `verifier`), computed
+    ///      independently of the contracts.
+    function _digestFor(
+        string memory name,
+        address verifier,
+        ITaskRegistry.TaskParams memory p,
+        address who,
+        uint256 nonce,
+        uint256 deadline
+    ) internal view returns (bytes32) {
+        bytes32 domain = keccak256(
+            abi.encode(
+                keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
+                keccak256(bytes(name)),
+                keccak256("1"),
+                block.chainid,
+                verifier
+            )
+        );
+        bytes32 typehash = keccak256(
+            "CreateTask(address requester,string specCid,bytes32 specDigest,uint256 bounty,uint8 numSamplers,"
+            "uint8 numValidators,uint16 numRounds,uint32 claimWindow,uint32 commitWindow,uint32 revealWindow,"
+            "uint32 attestWindow,uint256 nonce,uint256 deadline)"
+        );
+        bytes memory head = abi.encode(
+            typehash, who, keccak256(bytes(p.specCid)), p.specDigest, p.bounty, p.numSamplers, p.numValidators, p.numRounds
+        );
+        bytes memory tail = abi.encode(p.claimWindow, p.commitWindow, p.revealWindow, p.attestWindow, nonce, deadline);
+        return keccak256(abi.encodePacked("\x19\x01", domain, keccak256(bytes.concat(head, tail))));
+    }
 }
