@@ -46,7 +46,7 @@ abstract contract BlsFixture is RegistryFixture {
         view
         returns (uint256[2] memory sigma, uint256[4] memory apk2)
     {
-        bytes32 message = registry.attestationMessage(taskId, _task(taskId).round, bitmap);
+        bytes32 message = stateView.attestationMessage(taskId, _task(taskId).round, bitmap);
         uint256 keyMask;
         for (uint256 v = 0; v < 64; ++v) {
             if ((slotMask >> v) & 1 == 0) continue;

@@ -7,6 +7,12 @@ import {StakeManager} from "../../../contracts/StakeManager.sol";
 import {Reputation} from "../../../contracts/Reputation.sol";
 import {RewardVault} from "../../../contracts/RewardVault.sol";
 import {TaskRegistry} from "../../../contracts/TaskRegistry.sol";
+import {ProtocolConfig} from "../../../contracts/ProtocolConfig.sol";
+import {TaskFront} from "../../../contracts/periphery/TaskFront.sol";
+import {StateView} from "../../../contracts/periphery/StateView.sol";
+import {KeyringBoard} from "../../../contracts/KeyringBoard.sol";
+import {DisputeManager} from "../../../contracts/DisputeManager.sol";
+import {ITaskFront} from "../../../contracts/interfaces/ITaskFront.sol";
 import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
 import {IStakeManager} from "../../../contracts/interfaces/IStakeManager.sol";
 import {IReputation} from "../../../contracts/interfaces/IReputation.sol";
@@ -14,8 +20,9 @@ import {IRewardVault} from "../../../contracts/interfaces/IRewardVault.sol";
 import {Role, Outcome} from "../../../contracts/libraries/Types.sol";
 import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 
-/// @notice The protocol deployed and wired as scripts/deploy.py does it, with staked actors and
-///         helpers that drive a task through claims, the validator draw and its rounds.
+/// @notice The protocol deployed and wired as scripts/deploy.py does it (disputes deployed, not
+///         active), with staked actors and helpers that drive a task through claims, the validator
+///         draw and its rounds. Reads go through `stateView`, as clients' do.
 /// @dev Default task: 2 samplers, 3 validators, 3 rounds, bounty 30,000 DRL. The validator pool is
 ///      exactly the three default validators, so a draw assigns all of them (in a seed-dependent
 ///      order: look slots up with `_validatorAt`).
@@ -46,7 +53,12 @@ abstract contract RegistryFixture is TestBase {
     StakeManager internal stakes;
     Reputation internal reputation;
     RewardVault internal vault;
+    ProtocolConfig internal config;
     TaskRegistry internal registry;
+    TaskFront internal front;
+    KeyringBoard internal keyrings;
+    DisputeManager internal disputes; // deployed and granted its roles; active once the registry's (DisputeFixture)
+    StateView internal stateView;
 
     address internal admin;
     address internal treasury;
@@ -75,10 +87,18 @@ abstract contract RegistryFixture is TestBase {
         );
         reputation = new Reputation(admin);
         vault = new RewardVault(IERC20(address(token)), admin);
-        registry = new TaskRegistry(IERC20(address(token)), stakes, reputation, vault, admin, treasury);
+        config = new ProtocolConfig(admin, treasury);
+        registry = new TaskRegistry(IERC20(address(token)), stakes, reputation, vault, config, admin);
         stakes.grantRole(stakes.PROTOCOL_ROLE(), address(registry));
         reputation.grantRole(reputation.REPORTER_ROLE(), address(registry));
         vault.grantRole(vault.ESCROW_ROLE(), address(registry));
+        front = new TaskFront(registry);
+        keyrings = new KeyringBoard(registry);
+        disputes = new DisputeManager(IERC20(address(token)), registry, stakes, reputation, vault, config);
+        stakes.grantRole(stakes.PROTOCOL_ROLE(), address(disputes));
+        reputation.grantRole(reputation.REPORTER_ROLE(), address(disputes));
+        stateView = new StateView(registry, disputes);
+        registry.setTaskFront(address(front));
         token.transfer(requester, 10 * BOUNTY);
         vm.stopPrank();
 
@@ -147,7 +167,7 @@ abstract contract RegistryFixture is TestBase {
         });
     }
 
-    function _noPermit() internal pure returns (ITaskRegistry.Permit memory p) {}
+    function _noPermit() internal pure returns (ITaskFront.Permit memory p) {}
 
     function _createTask() internal returns (uint256) {
         return _createTask(_params());
@@ -159,7 +179,7 @@ abstract contract RegistryFixture is TestBase {
     }
 
     function _task(uint256 taskId) internal view returns (ITaskRegistry.Task memory) {
-        return registry.taskOf(taskId);
+        return stateView.taskOf(taskId);
     }
 
     function _claim(uint256 taskId, address node, Role role) internal returns (uint256) {
@@ -194,15 +214,15 @@ abstract contract RegistryFixture is TestBase {
     }
 
     function _samplerAt(uint256 taskId, uint256 slot) internal view returns (address) {
-        return registry.slotOf(taskId, Role.Sampler, slot).node;
+        return stateView.slotOf(taskId, Role.Sampler, slot).node;
     }
 
     function _trainerOf(uint256 taskId) internal view returns (address) {
-        return registry.slotOf(taskId, Role.Trainer, 0).node;
+        return stateView.slotOf(taskId, Role.Trainer, 0).node;
     }
 
     function _validatorAt(uint256 taskId, uint256 slot) internal view returns (address) {
-        return registry.slotOf(taskId, Role.Validator, slot).node;
+        return stateView.slotOf(taskId, Role.Validator, slot).node;
     }
 
     // ------------------------------------------------------------ time
@@ -267,7 +287,7 @@ abstract contract RegistryFixture is TestBase {
         nodes = new address[](count);
         uint256 n;
         for (uint256 i = 0; i < count; ++i) {
-            ITaskRegistry.Slot memory s = registry.slotOf(taskId, role, i);
+            ITaskRegistry.Slot memory s = stateView.slotOf(taskId, role, i);
             if (s.node != address(0) && s.sinceRound <= t.round) nodes[n++] = s.node;
         }
         assembly {

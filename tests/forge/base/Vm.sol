@@ -24,6 +24,8 @@ interface Vm {
     function getBlockTimestamp() external view returns (uint256);
     function snapshotState() external returns (uint256);
     function revertToState(uint256 snapshotId) external returns (bool);
+    function pauseGasMetering() external;
+    function resumeGasMetering() external;
 }
 
 /// @notice Minimal assertion base: forge treats a revert in a test as a failure.

@@ -2,32 +2,26 @@
 pragma solidity 0.8.30;
 
 import {RegistryFixture} from "../base/RegistryFixture.sol";
-import {DisputeManager} from "../../../contracts/DisputeManager.sol";
 import {IDisputeManager} from "../../../contracts/interfaces/IDisputeManager.sol";
 import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
 import {Role} from "../../../contracts/libraries/Types.sol";
-import {IERC20} from "@openzeppelin/contracts/token/ERC20/IERC20.sol";
 import {EpisodeFixtures} from "./EpisodeFixtures.sol";
 
-/// @notice The protocol with its DisputeManager wired as scripts/deploy.py does it, seven more
+/// @notice The protocol with its DisputeManager active as scripts/deploy.py makes it, seven more
 ///         validators (the 2n + 1 jurors of a default task: the pool is then the task's three plus
 ///         exactly seven outsiders), a funded disputer and helpers that reach a disputable round.
 abstract contract DisputeFixture is RegistryFixture {
     uint256 internal constant BOND = 100e18;
     uint256 internal constant JURORS = 2 * NUM_VALIDATORS + 1;
 
-    DisputeManager internal disputes;
     address internal disputer;
     address[] internal extraValidators;
 
     function setUp() public virtual override {
         super.setUp();
-        vm.startPrank(admin);
-        disputes = new DisputeManager(IERC20(address(token)), registry, stakes, reputation, vault, admin);
-        stakes.grantRole(stakes.PROTOCOL_ROLE(), address(disputes));
-        reputation.grantRole(reputation.REPORTER_ROLE(), address(disputes));
+        // scripts/deploy.py with activate_disputes: the deployed DisputeManager becomes the registry's.
+        vm.prank(admin);
         registry.setDisputeManager(address(disputes));
-        vm.stopPrank();
         for (uint256 i = 0; i < JURORS; ++i) {
             extraValidators.push(_stakedNode(string.concat("juror", _digit(i)), Role.Validator, MIN_VALIDATOR_STAKE));
         }
@@ -44,7 +38,7 @@ abstract contract DisputeFixture is RegistryFixture {
     function _decidedRound(uint256 bitmap) internal returns (uint256 taskId) {
         taskId = _activeTask();
         address first = _samplerAt(taskId, 0);
-        bytes32 commitment = registry.commitmentFor(taskId, 0, first, EpisodeFixtures.root(), RESULT_CID, bytes32(0));
+        bytes32 commitment = stateView.commitmentFor(taskId, 0, first, EpisodeFixtures.root(), RESULT_CID, bytes32(0));
         vm.prank(first);
         registry.commit(taskId, commitment);
         _commit(taskId, _samplerAt(taskId, 1));
@@ -64,7 +58,7 @@ abstract contract DisputeFixture is RegistryFixture {
 
     /// @dev Draws the jurors of `disputeId` (the pool has exactly enough outsiders).
     function _drawJurors(uint256 disputeId) internal {
-        vm.roll(disputes.disputeOf(disputeId).seedBlock + 1);
+        vm.roll(stateView.disputeOf(disputeId).seedBlock + 1);
         disputes.drawJurors(disputeId);
     }
 
@@ -75,7 +69,7 @@ abstract contract DisputeFixture is RegistryFixture {
         for (uint256 s = 0; s < voters; ++s) {
             _commit(disputeId, s, s < upholds);
         }
-        if (voters < disputes.disputeOf(disputeId).jurorCount) _warpPastCommits(disputeId);
+        if (voters < stateView.disputeOf(disputeId).jurorCount) _warpPastCommits(disputeId);
         for (uint256 s = 0; s < voters; ++s) {
             _reveal(disputeId, s, s < upholds);
         }
@@ -90,26 +84,26 @@ abstract contract DisputeFixture is RegistryFixture {
     }
 
     function _commit(uint256 disputeId, uint256 seat, bool uphold) internal {
-        address juror = disputes.jurorOf(disputeId, seat).node;
+        address juror = stateView.jurorOf(disputeId, seat).node;
         vm.prank(juror);
         disputes.commitVote(disputeId, _commitment(disputeId, juror, uphold, _salt(seat)));
     }
 
     function _reveal(uint256 disputeId, uint256 seat, bool uphold) internal {
-        vm.prank(disputes.jurorOf(disputeId, seat).node);
+        vm.prank(stateView.jurorOf(disputeId, seat).node);
         disputes.revealVote(disputeId, uphold, _salt(seat));
     }
 
     function _warpPastCommits(uint256 disputeId) internal {
-        _warpToProtocolTime(uint256(disputes.disputeOf(disputeId).voteDeadline) + 1);
+        _warpToProtocolTime(uint256(stateView.disputeOf(disputeId).voteDeadline) + 1);
     }
 
     function _warpPastWindow(uint256 taskId) internal {
-        _warpToProtocolTime(disputes.windowEndOf(taskId, 0) + 1);
+        _warpToProtocolTime(stateView.windowEndOf(taskId, 0) + 1);
     }
 
     function _warpPastVote(uint256 disputeId) internal {
-        _warpToProtocolTime(uint256(disputes.disputeOf(disputeId).revealDeadline) + 1);
+        _warpToProtocolTime(uint256(stateView.disputeOf(disputeId).revealDeadline) + 1);
     }
 
     function _sampleShare() internal pure returns (uint256) {
@@ -121,6 +115,6 @@ abstract contract DisputeFixture is RegistryFixture {
     }
 
     function _assertDisputeStatus(uint256 disputeId, IDisputeManager.Status status) internal view {
-        assertEq(uint256(disputes.disputeOf(disputeId).status), uint256(status), "dispute status");
+        assertEq(uint256(stateView.disputeOf(disputeId).status), uint256(status), "dispute status");
     }
 }

@@ -28,11 +28,11 @@ contract DisputeLimitsTest is DisputeFixture {
 
         uint256 id = _open(taskId, Role.Trainer, 0);
         for (uint256 k = 0; k < MAX_JUROR_DRAWS; ++k) {
-            assertEq(uint256(disputes.disputeOf(id).status), uint256(IDisputeManager.Status.Drawing), "drawing");
-            vm.roll(disputes.disputeOf(id).seedBlock + 1);
+            assertEq(uint256(stateView.disputeOf(id).status), uint256(IDisputeManager.Status.Drawing), "drawing");
+            vm.roll(stateView.disputeOf(id).seedBlock + 1);
             disputes.drawJurors(id);
         }
-        IDisputeManager.Dispute memory d = disputes.disputeOf(id);
+        IDisputeManager.Dispute memory d = stateView.disputeOf(id);
         assertEq(uint256(d.status), uint256(IDisputeManager.Status.Voting), "the seated jury votes");
         assertEq(d.jurorCount, 6, "every eligible outsider seated");
 
@@ -65,10 +65,10 @@ contract DisputeLimitsTest is DisputeFixture {
         _vote(id, 7, 0);
         disputes.settle(id);
         _assertDisputeStatus(id, IDisputeManager.Status.Upheld);
-        uint256 cut = MIN_TRAINER_STAKE * registry.slashBps() / 10_000;
+        uint256 cut = MIN_TRAINER_STAKE * config.slashBps() / 10_000;
         assertEq(stakes.stakeOf(trainer, Role.Trainer).unbonding, MIN_TRAINER_STAKE - cut, "trainer slashed");
         assertEq(stakes.stakeOf(validator, Role.Validator).unbonding,
-                 MIN_VALIDATOR_STAKE - MIN_VALIDATOR_STAKE * registry.slashBps() / 10_000, "validator slashed");
-        assertGe(disputes.owedOf(disputes.jurorOf(id, 0).node), 1, "the majority shares the pot");
+                 MIN_VALIDATOR_STAKE - MIN_VALIDATOR_STAKE * config.slashBps() / 10_000, "validator slashed");
+        assertGe(stateView.owedOf(stateView.jurorOf(id, 0).node), 1, "the majority shares the pot");
     }
 }

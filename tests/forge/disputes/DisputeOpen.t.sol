@@ -12,7 +12,7 @@ contract DisputeOpenTest is DisputeFixture {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         uint256 before = token.balanceOf(disputer);
         uint256 id = _open(taskId, Role.Sampler, 0);
-        IDisputeManager.Dispute memory d = disputes.disputeOf(id);
+        IDisputeManager.Dispute memory d = stateView.disputeOf(id);
         assertEq(id, 1, "first dispute id");
         assertEq(uint256(d.status), uint256(IDisputeManager.Status.Drawing), "drawing");
         assertEq(uint256(d.verdict), uint256(ITaskRegistry.Verdict.Accepted), "disputed verdict");
@@ -20,20 +20,20 @@ contract DisputeOpenTest is DisputeFixture {
         assertEq(d.jurorsWanted, JURORS, "2n + 1 jurors");
         assertEq(d.seedBlock, block.number + 1, "draw armed on the next block");
         assertEq(before - token.balanceOf(disputer), BOND, "bond pulled");
-        assertEq(disputes.totalBonds(), BOND, "bond held");
-        assertEq(disputes.openDisputesOf(taskId, 0), 1, "one open dispute");
-        assertEq(disputes.disputeIdOf(taskId, 0, Role.Sampler, 0), id, "indexed by submission");
+        assertEq(stateView.totalBonds(), BOND, "bond held");
+        assertEq(stateView.openDisputesOf(taskId, 0), 1, "one open dispute");
+        assertEq(stateView.disputeIdOf(taskId, 0, Role.Sampler, 0), id, "indexed by submission");
     }
 
     function test_open_at_window_end_is_allowed() public {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
-        _warpToProtocolTime(disputes.windowEndOf(taskId, 0));
+        _warpToProtocolTime(stateView.windowEndOf(taskId, 0));
         _open(taskId, Role.Trainer, 0);
     }
 
     function test_open_after_window_reverts() public {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
-        uint256 end = disputes.windowEndOf(taskId, 0);
+        uint256 end = stateView.windowEndOf(taskId, 0);
         _warpPastWindow(taskId);
         vm.expectRevert(
             abi.encodeWithSelector(IDisputeManager.DisputeWindowClosed.selector, taskId, 0, end)
@@ -89,7 +89,7 @@ contract DisputeOpenTest is DisputeFixture {
 
     function test_paused_registry_pauses_disputes_and_freezes_the_window() public {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
-        uint256 end = disputes.windowEndOf(taskId, 0);
+        uint256 end = stateView.windowEndOf(taskId, 0);
         vm.prank(admin);
         registry.pause();
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.DisputesPaused.selector));
@@ -97,7 +97,7 @@ contract DisputeOpenTest is DisputeFixture {
         vm.warp(block.timestamp + 10 days);
         vm.prank(admin);
         registry.unpause();
-        assertEq(disputes.windowEndOf(taskId, 0), end, "window in protocol time");
+        assertEq(stateView.windowEndOf(taskId, 0), end, "window in protocol time");
         _open(taskId, Role.Sampler, 0);
     }
 

@@ -6,6 +6,7 @@ import {IDisputeManager} from "../../../contracts/interfaces/IDisputeManager.sol
 import {IDisputeHooks} from "../../../contracts/interfaces/IDisputeHooks.sol";
 import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
 import {IRewardVault} from "../../../contracts/interfaces/IRewardVault.sol";
+import {IProtocolConfig} from "../../../contracts/interfaces/IProtocolConfig.sol";
 import {Role} from "../../../contracts/libraries/Types.sol";
 
 /// @notice SPECIFICATION.md "Disputes", money: round pay is held for the dispute window, released
@@ -17,14 +18,14 @@ contract DisputePayTest is DisputeFixture {
         address s0 = _samplerAt(taskId, 0);
         assertEq(vault.claimableOf(s0), 0, "nothing claimable at the verdict");
         assertEq(vault.heldOf(taskId, 0, s0), _sampleShare(), "share held");
-        assertEq(registry.paidOf(taskId)[uint8(Role.Sampler)], 2 * _sampleShare(), "paid counts held pay");
+        assertEq(stateView.paidOf(taskId)[uint8(Role.Sampler)], 2 * _sampleShare(), "paid counts held pay");
         assertEq(vault.escrowOf(taskId), BOUNTY, "held pay is still escrow");
     }
 
     function test_release_after_window_credits_the_node() public {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         address s0 = _samplerAt(taskId, 0);
-        uint256 end = disputes.windowEndOf(taskId, 0);
+        uint256 end = stateView.windowEndOf(taskId, 0);
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.DisputeWindowOpen.selector, taskId, 0, end));
         disputes.releasePay(taskId, 0, s0);
         _warpPastWindow(taskId);
@@ -56,7 +57,7 @@ contract DisputePayTest is DisputeFixture {
         _expire(taskId);
         _assertStatus(taskId, ITaskRegistry.Status.Failed);
         uint256 held = vault.heldTotalOf(taskId);
-        uint256[3] memory paid = registry.paidOf(taskId);
+        uint256[3] memory paid = stateView.paidOf(taskId);
         assertEq(held, paid[0] + paid[1] + paid[2], "all pay still held");
         assertEq(vault.escrowOf(taskId), held, "escrow left == held pay");
         assertEq(vault.claimableOf(requester), BOUNTY - held, "requester refunded the rest");
@@ -75,7 +76,7 @@ contract DisputePayTest is DisputeFixture {
         assertEq(
             vault.claimableOf(requester) - refundedBefore, trainerShare + 3 * _validatorShare(), "reclaimed pay refunded"
         );
-        uint256[3] memory paid = registry.paidOf(taskId);
+        uint256[3] memory paid = stateView.paidOf(taskId);
         assertEq(paid[0] + paid[1] + paid[2] + vault.claimableOf(requester), BOUNTY, "paid + refund == bounty");
     }
 
@@ -92,7 +93,7 @@ contract DisputePayTest is DisputeFixture {
         vm.prank(disputer);
         disputes.withdraw(disputer, BOND);
         assertEq(token.balanceOf(disputer) - before, BOND, "bond paid out");
-        assertEq(disputes.totalOwed(), 0, "nothing owed");
+        assertEq(stateView.totalOwed(), 0, "nothing owed");
         assertEq(token.balanceOf(address(disputes)), 0, "manager empty");
     }
 
@@ -111,20 +112,20 @@ contract DisputePayTest is DisputeFixture {
 
     function test_governance_bounds() public {
         vm.startPrank(admin);
-        disputes.setDisputeWindow(2 days);
-        disputes.setVoteWindow(1 hours);
-        disputes.setMinBond(5e18);
-        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.WindowOutOfBounds.selector, 4 days, 1 hours, 3 days));
-        disputes.setDisputeWindow(4 days);
-        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.WindowOutOfBounds.selector, 1 minutes, 10 minutes, 36 hours));
-        disputes.setVoteWindow(1 minutes);
-        vm.expectRevert(abi.encodeWithSelector(IDisputeManager.BondOutOfBounds.selector, 0, 1e18, 100_000e18));
-        disputes.setMinBond(0);
+        config.setDisputeWindow(2 days);
+        config.setVoteWindow(1 hours);
+        config.setMinBond(5e18);
+        vm.expectRevert(abi.encodeWithSelector(IProtocolConfig.WindowOutOfBounds.selector, 4 days, 1 hours, 3 days));
+        config.setDisputeWindow(4 days);
+        vm.expectRevert(abi.encodeWithSelector(IProtocolConfig.WindowOutOfBounds.selector, 1 minutes, 10 minutes, 36 hours));
+        config.setVoteWindow(1 minutes);
+        vm.expectRevert(abi.encodeWithSelector(IProtocolConfig.BondOutOfBounds.selector, 0, 1e18, 100_000e18));
+        config.setMinBond(0);
         vm.stopPrank();
-        assertEq(disputes.disputeWindow(), 2 days, "window");
-        assertEq(disputes.voteWindow(), 1 hours, "vote window");
-        assertEq(disputes.minBond(), 5e18, "min bond");
+        assertEq(config.disputeWindow(), 2 days, "window");
+        assertEq(config.voteWindow(), 1 hours, "vote window");
+        assertEq(config.minBond(), 5e18, "min bond");
         vm.expectRevert();
-        disputes.setMinBond(5e18);
+        config.setMinBond(5e18);
     }
 }

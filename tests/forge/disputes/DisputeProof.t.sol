@@ -26,13 +26,13 @@ contract DisputeProofTest is DisputeFixture {
         _prove(id, WRONG_SEEDS);
         _assertDisputeStatus(id, IDisputeManager.Status.Upheld);
         assertEq(vault.heldOf(taskId, 0, cheat), 0, "cheat's pay reclaimed");
-        assertEq(registry.paidOf(taskId)[uint8(Role.Sampler)], _sampleShare(), "only the honest sampler stays paid");
+        assertEq(stateView.paidOf(taskId)[uint8(Role.Sampler)], _sampleShare(), "only the honest sampler stays paid");
         _assertStatus(taskId, ITaskRegistry.Status.Failed);
         // The requester gets the cheat's and the three validators' pay back plus the unspent escrow.
         assertGe(vault.claimableOf(requester) - requesterClaimable, _sampleShare() + 3 * _validatorShare(), "refund");
         uint256 slashEach = MIN_SAMPLER_STAKE / 10;
         uint256 slashValidators = 3 * (MIN_VALIDATOR_STAKE / 10);
-        assertEq(disputes.owedOf(disputer), BOND + slashEach + slashValidators, "bond back plus the slashes");
+        assertEq(stateView.owedOf(disputer), BOND + slashEach + slashValidators, "bond back plus the slashes");
         assertEq(reputation.scoreOf(cheat), 70 + 2 - 20, "cheat marked down");
     }
 
@@ -44,8 +44,8 @@ contract DisputeProofTest is DisputeFixture {
         vm.prank(prover);
         disputes.proveFault(id, EpisodeFixtures.item(WRONG_ROUND), EpisodeFixtures.proof(WRONG_ROUND));
         _assertDisputeStatus(id, IDisputeManager.Status.Dismissed);
-        assertEq(disputes.owedOf(prover), BOND, "bond to the prover");
-        assertEq(disputes.owedOf(disputer), 0, "disputer loses");
+        assertEq(stateView.owedOf(prover), BOND, "bond to the prover");
+        assertEq(stateView.owedOf(disputer), 0, "disputer loses");
         _assertStatus(taskId, ITaskRegistry.Status.Active);
     }
 
@@ -109,12 +109,12 @@ contract DisputeProofTest is DisputeFixture {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         uint256 id = _open(taskId, Role.Sampler, 0);
         _drawJurors(id);
-        address juror = disputes.jurorOf(id, 0).node;
+        address juror = stateView.jurorOf(id, 0).node;
         assertEq(_lockedOf(juror, Role.Validator), MIN_VALIDATOR_STAKE, "juror locked");
         _prove(id, WRONG_SHARD);
         assertEq(_lockedOf(juror, Role.Validator), 0, "juror unlocked");
         assertEq(reputation.scoreOf(juror), 70, "juror untouched");
-        assertEq(disputes.owedOf(juror), 0, "no award without a vote");
+        assertEq(stateView.owedOf(juror), 0, "no award without a vote");
     }
 
     function _prove(uint256 id, uint256 i) private {

@@ -12,12 +12,12 @@ contract DisputeVoteTest is DisputeFixture {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         uint256 id = _open(taskId, Role.Trainer, 0);
         _drawJurors(id);
-        IDisputeManager.Dispute memory d = disputes.disputeOf(id);
+        IDisputeManager.Dispute memory d = stateView.disputeOf(id);
         assertEq(uint256(d.status), uint256(IDisputeManager.Status.Voting), "voting");
         assertEq(d.jurorCount, JURORS, "all seats filled");
         for (uint256 s = 0; s < JURORS; ++s) {
-            address j = disputes.jurorOf(id, s).node;
-            assertTrue(!registry.membershipOf(taskId, j).assigned, "juror outside the task");
+            address j = stateView.jurorOf(id, s).node;
+            assertTrue(!stateView.membershipOf(taskId, j).assigned, "juror outside the task");
             assertEq(_lockedOf(j, Role.Validator), MIN_VALIDATOR_STAKE, "juror stake locked");
         }
     }
@@ -25,7 +25,7 @@ contract DisputeVoteTest is DisputeFixture {
     function test_draw_before_seed_block_reverts() public {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         uint256 id = _open(taskId, Role.Trainer, 0);
-        uint256 seedBlock = disputes.disputeOf(id).seedBlock;
+        uint256 seedBlock = stateView.disputeOf(id).seedBlock;
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.DrawNotReady.selector, id, seedBlock));
         disputes.drawJurors(id);
     }
@@ -35,7 +35,7 @@ contract DisputeVoteTest is DisputeFixture {
         uint256 id = _open(taskId, Role.Trainer, 0);
         vm.roll(block.number + 300);
         disputes.drawJurors(id);
-        IDisputeManager.Dispute memory d = disputes.disputeOf(id);
+        IDisputeManager.Dispute memory d = stateView.disputeOf(id);
         assertEq(d.jurorCount, 0, "nobody drawn from a missing hash");
         assertEq(d.seedBlock, block.number + 1, "re-armed");
     }
@@ -45,15 +45,15 @@ contract DisputeVoteTest is DisputeFixture {
         // Every validator outside the task steps out of new assignments.
         for (uint256 i = 0; i < stakes.validatorCount(); ++i) {
             address v = stakes.validatorAt(i);
-            if (registry.membershipOf(taskId, v).assigned) continue;
+            if (stateView.membershipOf(taskId, v).assigned) continue;
             vm.prank(v);
             stakes.setNodePaused(true);
         }
         uint256 id = _open(taskId, Role.Trainer, 0);
         _drawJurors(id);
         _assertDisputeStatus(id, IDisputeManager.Status.Void);
-        assertEq(disputes.owedOf(disputer), BOND, "bond returned");
-        assertEq(disputes.openDisputesOf(taskId, 0), 0, "closed");
+        assertEq(stateView.owedOf(disputer), BOND, "bond returned");
+        assertEq(stateView.openDisputesOf(taskId, 0), 0, "closed");
     }
 
     function test_majority_upholds_a_wrong_acceptance() public {
@@ -69,16 +69,16 @@ contract DisputeVoteTest is DisputeFixture {
         _assertStatus(taskId, ITaskRegistry.Status.Failed);
         assertEq(trainerStake - stakes.stakeOf(trainer, Role.Trainer).staked, MIN_TRAINER_STAKE / 10, "trainer slashed");
         assertEq(vault.heldOf(taskId, 0, trainer), 0, "trainer pay reclaimed");
-        assertEq(registry.paidOf(taskId)[uint8(Role.Trainer)], 0, "trainer paid nothing");
-        assertEq(registry.paidOf(taskId)[uint8(Role.Validator)], 0, "validators who accepted it paid nothing");
+        assertEq(stateView.paidOf(taskId)[uint8(Role.Trainer)], 0, "trainer paid nothing");
+        assertEq(stateView.paidOf(taskId)[uint8(Role.Validator)], 0, "validators who accepted it paid nothing");
         // pot = trainer 50 + 3 validators x 20 + 2 minority jurors x 20 = 150; jurors' half over 5.
         uint256 pot = MIN_TRAINER_STAKE / 10 + 5 * (MIN_VALIDATOR_STAKE / 10);
         uint256 each = pot / 2 / 5;
-        assertEq(disputes.owedOf(disputes.jurorOf(id, 0).node), each, "majority juror award");
-        assertEq(disputes.owedOf(disputes.jurorOf(id, 6).node), 0, "minority juror nothing");
-        assertEq(disputes.owedOf(disputer), BOND + pot - 5 * each, "disputer: bond + rest of the pot");
-        assertEq(reputation.scoreOf(disputes.jurorOf(id, 6).node), 70 - 15, "minority juror marked down");
-        assertEq(_lockedOf(disputes.jurorOf(id, 0).node, Role.Validator), 0, "jurors unlocked");
+        assertEq(stateView.owedOf(stateView.jurorOf(id, 0).node), each, "majority juror award");
+        assertEq(stateView.owedOf(stateView.jurorOf(id, 6).node), 0, "minority juror nothing");
+        assertEq(stateView.owedOf(disputer), BOND + pot - 5 * each, "disputer: bond + rest of the pot");
+        assertEq(reputation.scoreOf(stateView.jurorOf(id, 6).node), 70 - 15, "minority juror marked down");
+        assertEq(_lockedOf(stateView.jurorOf(id, 0).node, Role.Validator), 0, "jurors unlocked");
     }
 
     function test_majority_dismisses_and_the_bond_pays_jurors_and_treasury() public {
@@ -87,16 +87,16 @@ contract DisputeVoteTest is DisputeFixture {
         _drawJurors(id);
         _vote(id, 1, 4); // two abstain
         _warpPastVote(id);
-        uint256 treasuryBefore = disputes.owedOf(treasury);
+        uint256 treasuryBefore = stateView.owedOf(treasury);
         disputes.settle(id);
         _assertDisputeStatus(id, IDisputeManager.Status.Dismissed);
         _assertStatus(taskId, ITaskRegistry.Status.Active);
         uint256 pot = BOND + MIN_VALIDATOR_STAKE / 10; // the bond and the minority juror's slash
         uint256 each = pot / 2 / 4;
-        assertEq(disputes.owedOf(disputes.jurorOf(id, 1).node), each, "majority juror award");
-        assertEq(disputes.owedOf(treasury) - treasuryBefore, pot - 4 * each, "rest to the treasury");
-        assertEq(disputes.owedOf(disputer), 0, "bond lost");
-        address abstainer = disputes.jurorOf(id, 6).node;
+        assertEq(stateView.owedOf(stateView.jurorOf(id, 1).node), each, "majority juror award");
+        assertEq(stateView.owedOf(treasury) - treasuryBefore, pot - 4 * each, "rest to the treasury");
+        assertEq(stateView.owedOf(disputer), 0, "bond lost");
+        address abstainer = stateView.jurorOf(id, 6).node;
         assertEq(reputation.scoreOf(abstainer), 70 - 10, "non-voter marked missed");
         assertEq(stakes.stakeOf(abstainer, Role.Validator).staked, MIN_VALIDATOR_STAKE, "non-voter not slashed");
     }
@@ -104,7 +104,7 @@ contract DisputeVoteTest is DisputeFixture {
     function test_majority_overturns_a_wrong_rejection() public {
         // Every validator rejected sampler 1's good shard: it was slashed and vacated.
         uint256 taskId = _decidedRound(0x5);
-        address sampler = registry.submissionOf(taskId, 0, Role.Sampler, 1).node;
+        address sampler = stateView.submissionOf(taskId, 0, Role.Sampler, 1).node;
         uint256 id = _open(taskId, Role.Sampler, 1);
         _drawJurors(id);
         _vote(id, JURORS, 0);
@@ -112,7 +112,7 @@ contract DisputeVoteTest is DisputeFixture {
         _assertDisputeStatus(id, IDisputeManager.Status.Upheld);
         _assertStatus(taskId, ITaskRegistry.Status.Active);
         assertEq(reputation.scoreOf(sampler), 70 - 20 + 2, "wronged sampler marked up");
-        assertEq(registry.paidOf(taskId)[uint8(Role.Validator)], 0, "validators who rejected it lose their pay");
+        assertEq(stateView.paidOf(taskId)[uint8(Role.Validator)], 0, "validators who rejected it lose their pay");
     }
 
     function test_settle_before_the_deadlines_with_votes_missing_reverts() public {
@@ -122,7 +122,7 @@ contract DisputeVoteTest is DisputeFixture {
         for (uint256 s = 0; s < 3; ++s) {
             _commit(id, s, true);
         }
-        IDisputeManager.Dispute memory d = disputes.disputeOf(id);
+        IDisputeManager.Dispute memory d = stateView.disputeOf(id);
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VotingOpen.selector, id, d.voteDeadline));
         disputes.settle(id);
         // past the commits, a committed vote not yet revealed keeps it open until the reveals close
@@ -140,7 +140,7 @@ contract DisputeVoteTest is DisputeFixture {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         uint256 id = _open(taskId, Role.Trainer, 0);
         _drawJurors(id);
-        address juror = disputes.jurorOf(id, 0).node;
+        address juror = stateView.jurorOf(id, 0).node;
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.NotAJuror.selector, id, disputer));
         vm.prank(disputer);
         disputes.commitVote(id, keccak256("x"));
@@ -151,12 +151,12 @@ contract DisputeVoteTest is DisputeFixture {
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.AlreadyCommitted.selector, id, juror));
         vm.prank(juror);
         disputes.commitVote(id, keccak256("changed my mind"));
-        assertEq(disputes.disputeOf(id).commits, 1, "commits");
-        assertEq(disputes.jurorOf(id, 0).commitment, _commitment(id, juror, true, _salt(0)), "stored");
-        assertTrue(!disputes.jurorOf(id, 0).voted, "a commitment is not a vote");
+        assertEq(stateView.disputeOf(id).commits, 1, "commits");
+        assertEq(stateView.jurorOf(id, 0).commitment, _commitment(id, juror, true, _salt(0)), "stored");
+        assertTrue(!stateView.jurorOf(id, 0).voted, "a commitment is not a vote");
         _warpPastCommits(id);
-        uint256 deadline = disputes.disputeOf(id).voteDeadline;
-        address late = disputes.jurorOf(id, 1).node;
+        uint256 deadline = stateView.disputeOf(id).voteDeadline;
+        address late = stateView.jurorOf(id, 1).node;
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VotingClosed.selector, id, deadline));
         vm.prank(late);
         disputes.commitVote(id, keccak256("late"));
@@ -166,9 +166,9 @@ contract DisputeVoteTest is DisputeFixture {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         uint256 id = _open(taskId, Role.Trainer, 0);
         _drawJurors(id);
-        address juror = disputes.jurorOf(id, 0).node;
+        address juror = stateView.jurorOf(id, 0).node;
         _commit(id, 0, true);
-        uint256 voteDeadline = disputes.disputeOf(id).voteDeadline;
+        uint256 voteDeadline = stateView.disputeOf(id).voteDeadline;
         // hidden while others may still commit: nobody can follow an open vote
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.RevealNotOpen.selector, id, voteDeadline));
         vm.prank(juror);
@@ -180,7 +180,7 @@ contract DisputeVoteTest is DisputeFixture {
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VoteMismatch.selector, id, juror));
         vm.prank(juror);
         disputes.revealVote(id, true, keccak256("another salt"));
-        address other = disputes.jurorOf(id, 1).node;
+        address other = stateView.jurorOf(id, 1).node;
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.NotCommitted.selector, id, other));
         vm.prank(other);
         disputes.revealVote(id, true, _salt(1));
@@ -191,7 +191,7 @@ contract DisputeVoteTest is DisputeFixture {
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.AlreadyVoted.selector, id, juror));
         vm.prank(juror);
         disputes.revealVote(id, true, _salt(0));
-        assertEq(disputes.disputeOf(id).upholdVotes, 1, "counted once");
+        assertEq(stateView.disputeOf(id).upholdVotes, 1, "counted once");
     }
 
     function test_reveals_open_when_every_juror_committed_for_one_vote_window() public {
@@ -199,22 +199,22 @@ contract DisputeVoteTest is DisputeFixture {
         uint256 id = _open(taskId, Role.Trainer, 0);
         _drawJurors(id);
         uint256 started = registry.protocolTime();
-        IDisputeManager.Dispute memory d = disputes.disputeOf(id);
-        assertEq(d.voteDeadline, started + disputes.voteWindow(), "commits close");
-        assertEq(d.revealDeadline, started + 2 * disputes.voteWindow(), "reveals close");
+        IDisputeManager.Dispute memory d = stateView.disputeOf(id);
+        assertEq(d.voteDeadline, started + config.voteWindow(), "commits close");
+        assertEq(d.revealDeadline, started + 2 * config.voteWindow(), "reveals close");
         vm.warp(block.timestamp + 1 hours);
         for (uint256 s = 0; s < JURORS; ++s) {
             _commit(id, s, s < 4);
         }
-        assertEq(disputes.disputeOf(id).revealDeadline, started + 1 hours + disputes.voteWindow(), "moved up");
+        assertEq(stateView.disputeOf(id).revealDeadline, started + 1 hours + config.voteWindow(), "moved up");
         for (uint256 s = 0; s < 4; ++s) {
             _reveal(id, s, true); // before the commit deadline: everyone committed
         }
         // the last three withhold their reveals (they would lose): past the reveal deadline they
         // are slashed like the minority and marked down more
         _warpPastVote(id);
-        address shut = disputes.jurorOf(id, 4).node;
-        uint256 revealDeadline = disputes.disputeOf(id).revealDeadline;
+        address shut = stateView.jurorOf(id, 4).node;
+        uint256 revealDeadline = stateView.disputeOf(id).revealDeadline;
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.VotingClosed.selector, id, revealDeadline));
         vm.prank(shut);
         disputes.revealVote(id, false, _salt(4));
@@ -223,10 +223,10 @@ contract DisputeVoteTest is DisputeFixture {
         assertEq(stakes.stakeOf(shut, Role.Validator).staked, MIN_VALIDATOR_STAKE - MIN_VALIDATOR_STAKE / 10,
                  "withheld vote slashed");
         assertEq(reputation.scoreOf(shut), 70 - 20, "withheld vote marked down as Withheld");
-        assertEq(disputes.owedOf(shut), 0, "no award");
+        assertEq(stateView.owedOf(shut), 0, "no award");
         // pot = trainer 50 + 3 validators x 20 + 3 withheld jurors x 20; jurors' half over 4
         uint256 pot = MIN_TRAINER_STAKE / 10 + 6 * (MIN_VALIDATOR_STAKE / 10);
-        assertEq(disputes.owedOf(disputes.jurorOf(id, 0).node), pot / 2 / 4, "majority juror award");
+        assertEq(stateView.owedOf(stateView.jurorOf(id, 0).node), pot / 2 / 4, "majority juror award");
     }
 
     /// The pool a juror draw walks is fixed before its seed is known (SPECIFICATION.md 5.3):
@@ -237,7 +237,7 @@ contract DisputeVoteTest is DisputeFixture {
             _stakedNode(string.concat("early", _digit(i)), Role.Validator, MIN_VALIDATOR_STAKE);
         }
         uint256 id = _open(taskId, Role.Trainer, 0);
-        vm.roll(disputes.disputeOf(id).seedBlock + 1);
+        vm.roll(stateView.disputeOf(id).seedBlock + 1);
         uint256 before = vm.snapshotState();
         disputes.drawJurors(id);
         bytes32 jury = _jury(id);
@@ -250,8 +250,8 @@ contract DisputeVoteTest is DisputeFixture {
     }
 
     function _jury(uint256 id) private view returns (bytes32 h) {
-        for (uint256 s = 0; s < disputes.disputeOf(id).jurorCount; ++s) {
-            h = keccak256(abi.encode(h, disputes.jurorOf(id, s).node));
+        for (uint256 s = 0; s < stateView.disputeOf(id).jurorCount; ++s) {
+            h = keccak256(abi.encode(h, stateView.jurorOf(id, s).node));
         }
     }
 
@@ -262,7 +262,7 @@ contract DisputeVoteTest is DisputeFixture {
         _warpPastVote(id);
         disputes.settle(id);
         _assertDisputeStatus(id, IDisputeManager.Status.Void);
-        assertEq(disputes.owedOf(disputer), BOND, "bond returned");
-        assertEq(reputation.scoreOf(disputes.jurorOf(id, 3).node), 60, "missed");
+        assertEq(stateView.owedOf(disputer), BOND, "bond returned");
+        assertEq(reputation.scoreOf(stateView.jurorOf(id, 3).node), 60, "missed");
     }
 }

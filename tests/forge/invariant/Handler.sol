@@ -8,6 +8,7 @@ import {StakeManager} from "../../../contracts/StakeManager.sol";
 import {Reputation} from "../../../contracts/Reputation.sol";
 import {RewardVault} from "../../../contracts/RewardVault.sol";
 import {TaskRegistry} from "../../../contracts/TaskRegistry.sol";
+import {StateView} from "../../../contracts/periphery/StateView.sol";
 import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
 import {IStakeManager} from "../../../contracts/interfaces/IStakeManager.sol";
 import {IRewardVault} from "../../../contracts/interfaces/IRewardVault.sol";
@@ -30,6 +31,7 @@ contract Handler {
     Reputation public immutable reputation;
     RewardVault public immutable vault;
     TaskRegistry public immutable registry;
+    StateView public immutable stateView;
     address public immutable slasher; // a second PROTOCOL_ROLE holder (e.g. a governance module)
     address public immutable treasury;
 
@@ -110,6 +112,7 @@ contract Handler {
         Reputation reputation_,
         RewardVault vault_,
         TaskRegistry registry_,
+        StateView stateView_,
         address slasher_,
         address treasury_,
         address[] memory requesters_,
@@ -120,6 +123,7 @@ contract Handler {
         reputation = reputation_;
         vault = vault_;
         registry = registry_;
+        stateView = stateView_;
         slasher = slasher_;
         treasury = treasury_;
         _requesters = requesters_;
@@ -156,7 +160,7 @@ contract Handler {
 
     function _validating(address node) internal view returns (bool) {
         for (uint256 k = 0; k < _live.length; ++k) {
-            ITaskRegistry.Membership memory m = registry.membershipOf(_live[k], node);
+            ITaskRegistry.Membership memory m = stateView.membershipOf(_live[k], node);
             if (m.assigned && m.role == Role.Validator) return true;
         }
         return false;
@@ -208,7 +212,7 @@ contract Handler {
     }
 
     function _createTask(uint256 who, uint256 bounty, uint256 ns, uint256 nv, uint256 nr) internal {
-        if (registry.taskCount() >= MAX_TASKS || _running() >= MAX_RUNNING) return;
+        if (stateView.taskCount() >= MAX_TASKS || _running() >= MAX_RUNNING) return;
         address requester = _requesters[who % _requesters.length];
         uint256 mode = bounty % 3;
         if (mode == 0) bounty = _bound(bounty >> 2, 1, 10_000); // dust-sized
@@ -239,7 +243,7 @@ contract Handler {
         uint256 taskId = _pickTask(taskSeed);
         if (taskId == 0) return;
         if (taskSeed % 3 != 0) return; // rarely: cancelled tasks never reach the rounds
-        address requester = registry.taskOf(taskId).requester;
+        address requester = stateView.taskOf(taskId).requester;
         _begin("cancelTask");
         vm.prank(requester);
         try registry.cancelTask(taskId) {
@@ -352,7 +356,7 @@ contract Handler {
         uint256 count = _live.length;
         for (uint256 i = 0; i < count; ++i) {
             uint256 id = _live[(taskSeed % count + i) % count];
-            ITaskRegistry.Task memory t = registry.taskOf(id);
+            ITaskRegistry.Task memory t = stateView.taskOf(id);
             bool waiting = t.status == ITaskRegistry.Status.Drawing
                 || (t.status == ITaskRegistry.Status.Active && t.filledValidators < t.numValidators);
             if (waiting) {
@@ -401,7 +405,7 @@ contract Handler {
             return;
         }
         uint256 taskId = _pickTask(taskSeed);
-        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        ITaskRegistry.Task memory t = stateView.taskOf(taskId);
         bool samplersFull = t.filledSamplers == t.numSamplers;
         Role workRole = !t.trainerFilled && (samplersFull || seed % 2 == 0) ? Role.Trainer : Role.Sampler;
         if (t.status == ITaskRegistry.Status.Open) {
@@ -540,7 +544,7 @@ contract Handler {
         internal
         returns (bool)
     {
-        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        ITaskRegistry.Task memory t = stateView.taskOf(taskId);
         if (t.status != ITaskRegistry.Status.Active) return false;
         Role role;
         if (t.phase == ITaskRegistry.Phase.SampleCommit) role = Role.Sampler;
@@ -556,7 +560,7 @@ contract Handler {
         });
         bytes32 commitment = junk
             ? keccak256(abi.encode("junk", resultSeed))
-            : registry.commitmentFor(taskId, t.round, node, sec.root, sec.cid, sec.salt);
+            : stateView.commitmentFor(taskId, t.round, node, sec.root, sec.cid, sec.salt);
         _begin("commit");
         vm.prank(node);
         try registry.commit(taskId, commitment) {
@@ -570,7 +574,7 @@ contract Handler {
     }
 
     function _reveal(uint256 taskId, uint256 nodeSeed, bool wrongSalt) internal returns (bool) {
-        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        ITaskRegistry.Task memory t = stateView.taskOf(taskId);
         if (t.status != ITaskRegistry.Status.Active) return false;
         Role role;
         if (t.phase == ITaskRegistry.Phase.SampleReveal) role = Role.Sampler;
@@ -593,7 +597,7 @@ contract Handler {
     }
 
     function _attest(uint256 taskId, uint256 nodeSeed, uint256 bitmap) internal returns (bool) {
-        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        ITaskRegistry.Task memory t = stateView.taskOf(taskId);
         if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.Attest) return false;
         address node = _worker(taskId, t, Role.Validator, nodeSeed, true);
         if (node == address(0)) return false;
@@ -615,7 +619,7 @@ contract Handler {
     ///      with the bit of a slot that did not sign set as well (when the task has such a slot).
     ///      A forgery that is accepted is counted.
     function _attestAggregate(uint256 taskId, uint256 bitmap, uint256 seed, uint256 forgery) internal returns (bool) {
-        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        ITaskRegistry.Task memory t = stateView.taskOf(taskId);
         if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.Attest) return false;
         (uint256 slotMask, uint256 keyMask, uint256 signers) = _blsSigners(taskId, t, seed);
         if (signers == 0) return false;
@@ -648,7 +652,7 @@ contract Handler {
         view
         returns (uint256[2] memory sigma, uint256[4] memory apk2)
     {
-        bytes32 message = registry.attestationMessage(taskId, round, forgery == 1 ? bitmap ^ 1 : bitmap);
+        bytes32 message = stateView.attestationMessage(taskId, round, forgery == 1 ? bitmap ^ 1 : bitmap);
         // Key i's secret is BASE·2^i, so a signer set's secret is BASE·keyMask (BlsVectors).
         sigma = BN254.mul(BN254.hashToG1(message), mulmod(BlsVectors.BASE, keyMask, BN254.N));
         apk2 = BlsVectors.apk2(forgery == 2 ? keyMask ^ (keyMask == 1 ? 3 : 1) : keyMask);
@@ -663,7 +667,7 @@ contract Handler {
     {
         uint256 candidates;
         for (uint256 v = 0; v < t.numValidators; ++v) {
-            ITaskRegistry.Slot memory slot = registry.slotOf(taskId, Role.Validator, v);
+            ITaskRegistry.Slot memory slot = stateView.slotOf(taskId, Role.Validator, v);
             if (slot.node == address(0) || slot.sinceRound > t.round || !keyedAtJoin[taskId][v]) continue;
             if (registry.attestationOf(taskId, t.round, v).voted) continue;
             candidates |= 1 << v;
@@ -672,7 +676,7 @@ contract Handler {
         if (slotMask == 0) slotMask = candidates;
         for (uint256 v = 0; v < t.numValidators; ++v) {
             if ((slotMask >> v) & 1 == 0) continue;
-            keyMask |= 1 << (_blsKeyPlusOne[registry.slotOf(taskId, Role.Validator, v).node] - 1);
+            keyMask |= 1 << (_blsKeyPlusOne[stateView.slotOf(taskId, Role.Validator, v).node] - 1);
             ++signers;
         }
     }
@@ -681,7 +685,7 @@ contract Handler {
     ///      of the task's BLS mask).
     function _keyedHeld(uint256 taskId, ITaskRegistry.Task memory t) internal view returns (uint256 mask) {
         for (uint256 v = 0; v < t.numValidators; ++v) {
-            if (registry.slotOf(taskId, Role.Validator, v).node != address(0) && keyedAtJoin[taskId][v]) mask |= 1 << v;
+            if (stateView.slotOf(taskId, Role.Validator, v).node != address(0) && keyedAtJoin[taskId][v]) mask |= 1 << v;
         }
     }
 
@@ -695,13 +699,13 @@ contract Handler {
     function _truthfulBitmap(uint256 taskId, ITaskRegistry.Task memory t) internal view returns (uint256 bitmap) {
         for (uint256 i = 0; i <= t.numSamplers; ++i) {
             Role role = i < t.numSamplers ? Role.Sampler : Role.Trainer;
-            ITaskRegistry.Submission memory sub = registry.submissionOf(taskId, t.round, role, i < t.numSamplers ? i : 0);
+            ITaskRegistry.Submission memory sub = stateView.submissionOf(taskId, t.round, role, i < t.numSamplers ? i : 0);
             if (sub.revealed && _secrets[taskId][t.round][sub.node].honest) bitmap |= 1 << i;
         }
     }
 
     function _advance(uint256 taskId, uint256 dt, bool pastDeadline) internal returns (bool) {
-        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        ITaskRegistry.Task memory t = stateView.taskOf(taskId);
         bool active = t.status == ITaskRegistry.Status.Active;
         uint256 deadline = active ? t.phaseDeadline : t.claimDeadline;
         // Jumping past a claim deadline fails the task: only the progress action does that, rarely.
@@ -741,14 +745,14 @@ contract Handler {
     /// @dev A task that is still running if there is one (task ids start at 1); 0 when none exist.
     function _pickTask(uint256 seed) internal view returns (uint256) {
         if (_live.length > 0) return _live[seed % _live.length];
-        uint256 count = registry.taskCount();
+        uint256 count = stateView.taskCount();
         return count == 0 ? 0 : 1 + seed % count;
     }
 
     function _freeNode(uint256 taskId, uint256 seed) internal view returns (address) {
         for (uint256 i = 0; i < _nodes.length; ++i) {
             address n = _nodes[(seed % _nodes.length + i) % _nodes.length];
-            if (!registry.membershipOf(taskId, n).assigned) return n;
+            if (!stateView.membershipOf(taskId, n).assigned) return n;
         }
         return _nodes[seed % _nodes.length];
     }
@@ -757,7 +761,7 @@ contract Handler {
     function _eligibleFreeNode(uint256 taskId, uint256 seed, Role role) internal view returns (address) {
         for (uint256 i = 0; i < _nodes.length; ++i) {
             address n = _nodes[(seed % _nodes.length + i) % _nodes.length];
-            if (registry.membershipOf(taskId, n).assigned || stakes.isNodePaused(n)) continue;
+            if (stateView.membershipOf(taskId, n).assigned || stakes.isNodePaused(n)) continue;
             if (!reputation.isEligible(n) || stakes.availableStake(n, role) < stakes.minStake(role)) continue;
             return n;
         }
@@ -777,14 +781,14 @@ contract Handler {
     {
         for (uint256 i = 0; i < _nodes.length; ++i) {
             address n = _nodes[(seed % _nodes.length + i) % _nodes.length];
-            ITaskRegistry.Membership memory m = registry.membershipOf(taskId, n);
+            ITaskRegistry.Membership memory m = stateView.membershipOf(taskId, n);
             if (!m.assigned || m.role != role) continue;
-            if (registry.slotOf(taskId, role, m.slot).sinceRound > t.round) continue;
+            if (stateView.slotOf(taskId, role, m.slot).sinceRound > t.round) continue;
             if (role == Role.Validator) {
                 if (!registry.attestationOf(taskId, t.round, m.slot).voted) return n;
                 continue;
             }
-            ITaskRegistry.Submission memory sub = registry.submissionOf(taskId, t.round, role, m.slot);
+            ITaskRegistry.Submission memory sub = stateView.submissionOf(taskId, t.round, role, m.slot);
             if (fresh ? sub.commitment == bytes32(0) : (sub.commitment != bytes32(0) && !sub.revealed)) return n;
         }
         return address(0);
@@ -910,23 +914,23 @@ contract Handler {
 
     /// @dev Whether a sample (or, with `orTrainer`, the trainer's checkpoint) was revealed in the round.
     function _revealed(uint256 taskId, uint256 round, bool orTrainer) internal view returns (bool) {
-        uint256 n = registry.taskOf(taskId).numSamplers;
+        uint256 n = stateView.taskOf(taskId).numSamplers;
         for (uint256 i = 0; i < n; ++i) {
-            if (registry.submissionOf(taskId, round, Role.Sampler, i).revealed) return true;
+            if (stateView.submissionOf(taskId, round, Role.Sampler, i).revealed) return true;
         }
-        return orTrainer && registry.submissionOf(taskId, round, Role.Trainer, 0).revealed;
+        return orTrainer && stateView.submissionOf(taskId, round, Role.Trainer, 0).revealed;
     }
 
     /// @dev Per-slot pay: what one accepted node of `role` earns in one round, computed here
     ///      independently of Payouts.
     function _slotShare(uint256 taskId, Role role) internal view returns (uint256) {
-        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        ITaskRegistry.Task memory t = stateView.taskOf(taskId);
         uint256 slots = role == Role.Sampler ? t.numSamplers : (role == Role.Trainer ? 1 : t.numValidators);
         return t.bounty * t.sharesBps[uint8(role)] / 10_000 / t.numRounds / slots;
     }
 
     function _allAccepted(uint256 taskId) internal view returns (bool) {
-        ITaskRegistry.Task memory t = registry.taskOf(taskId);
+        ITaskRegistry.Task memory t = stateView.taskOf(taskId);
         for (uint256 r = 0; r < t.numRounds; ++r) {
             uint256[3] memory p = _payees[taskId][r];
             if (p[0] != t.numSamplers || p[1] != 1 || p[2] != t.numValidators) return false;

@@ -8,6 +8,11 @@ import {StakeManager} from "../../../contracts/StakeManager.sol";
 import {Reputation} from "../../../contracts/Reputation.sol";
 import {RewardVault} from "../../../contracts/RewardVault.sol";
 import {TaskRegistry} from "../../../contracts/TaskRegistry.sol";
+import {ProtocolConfig} from "../../../contracts/ProtocolConfig.sol";
+import {TaskFront} from "../../../contracts/periphery/TaskFront.sol";
+import {StateView} from "../../../contracts/periphery/StateView.sol";
+import {KeyringBoard} from "../../../contracts/KeyringBoard.sol";
+import {DisputeManager} from "../../../contracts/DisputeManager.sol";
 import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
 import {IStakeManager} from "../../../contracts/interfaces/IStakeManager.sol";
 import {Role} from "../../../contracts/libraries/Types.sol";
@@ -29,7 +34,12 @@ abstract contract InvariantBase is TestBase {
     StakeManager internal stakes;
     Reputation internal reputation;
     RewardVault internal vault;
+    ProtocolConfig internal config;
     TaskRegistry internal registry;
+    TaskFront internal front;
+    KeyringBoard internal keyrings;
+    DisputeManager internal disputes; // deployed, not active (scripts/deploy.py's default)
+    StateView internal stateView;
     Handler internal handler;
     address[] internal requesters;
     address[] internal nodes;
@@ -42,10 +52,18 @@ abstract contract InvariantBase is TestBase {
         stakes = new StakeManager(token, admin, [100 * TOKEN, 500 * TOKEN, 200 * TOKEN], 7 days);
         reputation = new Reputation(admin);
         vault = new RewardVault(token, admin);
-        registry = new TaskRegistry(token, stakes, reputation, vault, admin, treasury);
+        config = new ProtocolConfig(admin, treasury);
+        registry = new TaskRegistry(token, stakes, reputation, vault, config, admin);
         stakes.grantRole(stakes.PROTOCOL_ROLE(), address(registry));
         reputation.grantRole(reputation.REPORTER_ROLE(), address(registry));
         vault.grantRole(vault.ESCROW_ROLE(), address(registry));
+        front = new TaskFront(registry);
+        keyrings = new KeyringBoard(registry);
+        disputes = new DisputeManager(token, registry, stakes, reputation, vault, config);
+        stakes.grantRole(stakes.PROTOCOL_ROLE(), address(disputes));
+        reputation.grantRole(reputation.REPORTER_ROLE(), address(disputes));
+        stateView = new StateView(registry, disputes);
+        registry.setTaskFront(address(front));
         stakes.grantRole(stakes.PROTOCOL_ROLE(), slasher);
         for (uint256 i = 0; i < N_REQUESTERS; ++i) {
             address r = address(uint160(0x1000 + i));
@@ -71,7 +89,7 @@ abstract contract InvariantBase is TestBase {
             stakes.stake(Role.Validator, 400 * TOKEN);
             vm.stopPrank();
         }
-        handler = new Handler(token, stakes, reputation, vault, registry, slasher, treasury, requesters, nodes);
+        handler = new Handler(token, stakes, reputation, vault, registry, stateView, slasher, treasury, requesters, nodes);
         handler.syncModel();
         handler.registerBlsKeys();
     }
@@ -94,11 +112,11 @@ abstract contract InvariantBase is TestBase {
     // ------------------------------------------------------------ (b) per-task escrow
 
     function _checkTaskEscrow() internal view {
-        uint256 count = registry.taskCount();
+        uint256 count = stateView.taskCount();
         uint256 escrowSum;
         for (uint256 id = 1; id <= count; ++id) {
-            ITaskRegistry.Task memory t = registry.taskOf(id);
-            uint256[3] memory paid = registry.paidOf(id);
+            ITaskRegistry.Task memory t = stateView.taskOf(id);
+            uint256[3] memory paid = stateView.paidOf(id);
             uint256 paidSum = paid[0] + paid[1] + paid[2];
             uint256 escrow = vault.escrowOf(id);
             escrowSum += escrow;
@@ -121,10 +139,10 @@ abstract contract InvariantBase is TestBase {
 
     function _checkRoleShares() internal view {
         assertEq(handler.ghostWrongRewardAmounts(), 0, "each reward is exactly one slot's share of the round pool");
-        uint256 count = registry.taskCount();
+        uint256 count = stateView.taskCount();
         for (uint256 id = 1; id <= count; ++id) {
-            ITaskRegistry.Task memory t = registry.taskOf(id);
-            uint256[3] memory paid = registry.paidOf(id);
+            ITaskRegistry.Task memory t = stateView.taskOf(id);
+            uint256[3] memory paid = stateView.paidOf(id);
             for (uint256 r = 0; r < 3; ++r) {
                 uint256 share = t.bounty * t.sharesBps[r] / 10_000;
                 assertLe(paid[r], share, "role paid <= its share");
@@ -171,16 +189,16 @@ abstract contract InvariantBase is TestBase {
 
     function _checkStakes() internal view {
         uint256[3][] memory expectedLocked = new uint256[3][](nodes.length);
-        uint256 count = registry.taskCount();
+        uint256 count = stateView.taskCount();
         for (uint256 id = 1; id <= count; ++id) {
-            ITaskRegistry.Task memory t = registry.taskOf(id);
+            ITaskRegistry.Task memory t = stateView.taskOf(id);
             bool running = t.status == ITaskRegistry.Status.Open || t.status == ITaskRegistry.Status.Drawing
                 || t.status == ITaskRegistry.Status.Active;
             if (!running) continue;
             for (uint256 r = 0; r < 3; ++r) {
                 uint256 slots = r == 0 ? t.numSamplers : (r == 1 ? 1 : t.numValidators);
                 for (uint256 k = 0; k < slots; ++k) {
-                    ITaskRegistry.Slot memory slot = registry.slotOf(id, Role(r), k);
+                    ITaskRegistry.Slot memory slot = stateView.slotOf(id, Role(r), k);
                     if (slot.node != address(0)) expectedLocked[_nodeIndex(slot.node)][r] += slot.lockedStake;
                 }
             }
@@ -206,9 +224,9 @@ abstract contract InvariantBase is TestBase {
     ///      stuck (it would lock the stakes and the escrow of the task for good). Tried on a state
     ///      snapshot, which is thrown away afterwards.
     function _checkAdvanceNeverStuck() internal {
-        uint256 count = registry.taskCount();
+        uint256 count = stateView.taskCount();
         for (uint256 id = 1; id <= count; ++id) {
-            ITaskRegistry.Task memory t = registry.taskOf(id);
+            ITaskRegistry.Task memory t = stateView.taskOf(id);
             bool active = t.status == ITaskRegistry.Status.Active;
             if (!active && t.status != ITaskRegistry.Status.Open && t.status != ITaskRegistry.Status.Drawing) continue;
             uint256 snap = vm.snapshotState();
@@ -259,18 +277,18 @@ abstract contract InvariantBase is TestBase {
     ///      it took the slot (the handler's record, from SlotAssigned); keys are never replaced.
     function _checkAggregateKeys() internal view {
         assertEq(handler.ghostKeysReplaced(), 0, "a BLS key was replaced");
-        uint256 count = registry.taskCount();
+        uint256 count = stateView.taskCount();
         for (uint256 id = 1; id <= count; ++id) {
-            ITaskRegistry.Task memory t = registry.taskOf(id);
+            ITaskRegistry.Task memory t = stateView.taskOf(id);
             uint256[2] memory sum;
             uint256 expectedMask;
             for (uint256 v = 0; v < t.numValidators; ++v) {
-                address node = registry.slotOf(id, Role.Validator, v).node;
+                address node = stateView.slotOf(id, Role.Validator, v).node;
                 if (node == address(0) || !handler.keyedAtJoin(id, v)) continue;
                 expectedMask |= 1 << v;
                 sum = BN254.add(sum, stakes.blsKeyG1Of(node));
             }
-            (uint256[2] memory apk, uint256 mask) = registry.aggregateKeyOf(id);
+            (uint256[2] memory apk, uint256 mask) = stateView.aggregateKeyOf(id);
             assertEq(mask, expectedMask, "BLS mask == held slots keyed at join");
             assertEq(apk[0], sum[0], "task key x == sum of the mask holders' G1 keys");
             assertEq(apk[1], sum[1], "task key y == sum of the mask holders' G1 keys");
@@ -282,13 +300,13 @@ abstract contract InvariantBase is TestBase {
     ///      too late to work this round: what AggregateAttest's O(1) "nobody voted alone" check
     ///      relies on (SPECIFICATION.md 5.5.1).
     function _checkAttestAccounting() internal view {
-        uint256 count = registry.taskCount();
+        uint256 count = stateView.taskCount();
         for (uint256 id = 1; id <= count; ++id) {
-            ITaskRegistry.Task memory t = registry.taskOf(id);
+            ITaskRegistry.Task memory t = stateView.taskOf(id);
             if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.Attest) continue;
             uint256 accounted = t.pending;
             for (uint256 v = 0; v < t.numValidators; ++v) {
-                ITaskRegistry.Slot memory slot = registry.slotOf(id, Role.Validator, v);
+                ITaskRegistry.Slot memory slot = stateView.slotOf(id, Role.Validator, v);
                 if (slot.node == address(0)) continue;
                 if (slot.sinceRound > t.round || registry.attestationOf(id, t.round, v).voted) ++accounted;
             }

@@ -15,7 +15,7 @@ contract KeyringBoardTest is RegistryFixture {
 
     function setUp() public override {
         super.setUp();
-        board = new KeyringBoard(registry);
+        board = keyrings; // deployed by the fixture, as scripts/deploy.py does
         taskId = _createTask();
     }
 
@@ -47,7 +47,7 @@ contract KeyringBoardTest is RegistryFixture {
     }
 
     function test_unknownTask_revertsNotRequester() public {
-        // taskOf gives a zeroed Task (requester 0) for an id never created
+        // TaskState reads a zeroed Task (requester 0) for an id never created
         vm.expectRevert(abi.encodeWithSelector(IKeyringBoard.NotRequester.selector, taskId + 1, requester));
         vm.prank(requester);
         board.postKeyring(taskId + 1, KEYRING_CID);

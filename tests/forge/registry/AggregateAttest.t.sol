@@ -26,7 +26,7 @@ contract AggregateAttestTest is BlsFixture {
         bytes32 expected = keccak256(
             abi.encode(keccak256("decentrl.attest.v1"), block.chainid, address(registry), taskId, 0, ACCEPT_ALL)
         );
-        assertEq(registry.attestationMessage(taskId, 0, ACCEPT_ALL), expected, "message");
+        assertEq(stateView.attestationMessage(taskId, 0, ACCEPT_ALL), expected, "message");
     }
 
     function test_allSlotsInOneAggregateFinalizeTheRound() public {
@@ -40,7 +40,7 @@ contract AggregateAttestTest is BlsFixture {
             assertTrue(a.voted, "voted");
             assertEq(a.acceptBitmap, ACCEPT_ALL, "bitmap");
         }
-        assertEq(uint256(registry.submissionOf(taskId, 0, Role.Trainer, 0).verdict), 1, "trainer accepted");
+        assertEq(uint256(stateView.submissionOf(taskId, 0, Role.Trainer, 0).verdict), 1, "trainer accepted");
     }
 
     function test_partialAggregateLeavesOthersExpected() public {
@@ -96,7 +96,7 @@ contract AggregateAttestTest is BlsFixture {
         // An outsider with a registered key (vector key 5) signs in place of slot 1.
         address outsider = _stakedNode("outsider", Role.Validator, MIN_VALIDATOR_STAKE);
         _registerKey(outsider, 5);
-        bytes32 message = registry.attestationMessage(taskId, 0, ACCEPT_ALL);
+        bytes32 message = stateView.attestationMessage(taskId, 0, ACCEPT_ALL);
         uint256 k0 = keyIndex[_validatorAt(taskId, 0)];
         uint256[2] memory sigma = _sign(k0, message);
         sigma = BN254.add(sigma, _sign(5, message));
@@ -175,7 +175,7 @@ contract AggregateAttestKeylessTest is BlsFixture {
         }
         uint256 keyed = 0x7 ^ (1 << keylessSlot);
         (uint256[2] memory sigma, uint256[4] memory apk2) = _aggregate(taskId, ACCEPT_ALL, keyed);
-        (, uint256 mask) = registry.aggregateKeyOf(taskId);
+        (, uint256 mask) = stateView.aggregateKeyOf(taskId);
         assertEq(mask, keyed, "mask: the keyed slots");
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.SignersOutsideBlsMask.selector, taskId, 0x7, keyed));
         registry.attestAggregate(taskId, 0, ACCEPT_ALL, 0x7, sigma, apk2);

@@ -53,7 +53,7 @@ contract AggregateEquivalenceTest is BlsFixture {
     }
 
     function _outcome() private view returns (Outcome memory o) {
-        o.paid = registry.paidOf(taskId);
+        o.paid = stateView.paidOf(taskId);
         address[6] memory nodes = [samplers[0], samplers[1], trainers[0], validators[0], validators[1], validators[2]];
         for (uint256 i = 0; i < 6; ++i) {
             o.claimable[i] = vault.claimableOf(nodes[i]);
@@ -61,9 +61,9 @@ contract AggregateEquivalenceTest is BlsFixture {
         }
         o.claimable[6] = token.balanceOf(treasury);
         o.claimable[7] = vault.escrowOf(taskId);
-        o.verdicts[0] = uint256(registry.submissionOf(taskId, 0, Role.Sampler, 0).verdict);
-        o.verdicts[1] = uint256(registry.submissionOf(taskId, 0, Role.Sampler, 1).verdict);
-        o.verdicts[2] = uint256(registry.submissionOf(taskId, 0, Role.Trainer, 0).verdict);
+        o.verdicts[0] = uint256(stateView.submissionOf(taskId, 0, Role.Sampler, 0).verdict);
+        o.verdicts[1] = uint256(stateView.submissionOf(taskId, 0, Role.Sampler, 1).verdict);
+        o.verdicts[2] = uint256(stateView.submissionOf(taskId, 0, Role.Trainer, 0).verdict);
         ITaskRegistry.Task memory t = _task(taskId);
         o.round = t.round;
         o.phase = uint256(t.phase);

@@ -23,12 +23,12 @@ contract AssignmentTest is RegistryFixture {
         uint256 slot = _claim(taskId, samplers[0], Role.Sampler);
 
         assertEq(slot, 0, "slot");
-        ITaskRegistry.Slot memory s = registry.slotOf(taskId, Role.Sampler, 0);
+        ITaskRegistry.Slot memory s = stateView.slotOf(taskId, Role.Sampler, 0);
         assertEq(s.node, samplers[0], "node");
         assertEq(s.sinceRound, 0, "since");
         assertEq(s.lockedStake, MIN_SAMPLER_STAKE, "locked in slot");
         assertEq(_lockedOf(samplers[0], Role.Sampler), MIN_SAMPLER_STAKE, "locked in stake manager");
-        ITaskRegistry.Membership memory m = registry.membershipOf(taskId, samplers[0]);
+        ITaskRegistry.Membership memory m = stateView.membershipOf(taskId, samplers[0]);
         assertTrue(m.assigned, "member");
         assertEq(uint256(m.role), uint256(Role.Sampler), "member role");
         assertEq(m.slot, 0, "member slot");
@@ -136,7 +136,7 @@ contract AssignmentTest is RegistryFixture {
     function test_claimSlot_acceptsNodeExactlyAtThreshold() public {
         _recordOutcome(samplers[0], Outcome.Missed, 1); // 70 -> 60
         _claim(taskId, samplers[0], Role.Sampler);
-        assertTrue(registry.membershipOf(taskId, samplers[0]).assigned, "assigned at threshold");
+        assertTrue(stateView.membershipOf(taskId, samplers[0]).assigned, "assigned at threshold");
     }
 
     function test_claimSlot_revertsWhenTrainerSlotTaken() public {

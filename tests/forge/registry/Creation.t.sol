@@ -3,36 +3,13 @@ pragma solidity 0.8.30;
 
 import {RegistryFixture} from "../base/RegistryFixture.sol";
 import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
-import {TaskRegistry} from "../../../contracts/TaskRegistry.sol";
 import {Role} from "../../../contracts/libraries/Types.sol";
 import {IERC20Errors} from "@openzeppelin/contracts/interfaces/draft-IERC6093.sol";
 import {Pausable} from "@openzeppelin/contracts/utils/Pausable.sol";
 
-/// @notice A contract wallet that accepts one signer's ECDSA signatures (ERC-1271).
-contract WalletStub {
-    address private immutable _owner;
-
-    constructor(address owner_) {
-        _owner = owner_;
-    }
-
-    function isValidSignature(bytes32 digest, bytes calldata signature) external view returns (bytes4) {
-        (bytes32 r, bytes32 s) = abi.decode(signature[:64], (bytes32, bytes32));
-        address signer = ecrecover(digest, uint8(signature[64]), r, s);
-        return signer == _owner ? bytes4(0x1626ba7e) : bytes4(0xffffffff);
-    }
-
-    function approve(address token, address spender, uint256 amount) external {
-        (bool ok,) = token.call(abi.encodeWithSignature("approve(address,uint256)", spender, amount));
-        require(ok);
-    }
-}
-
-/// @notice SPECIFICATION.md 5.2 and 8: creating tasks with approve, permit and EIP-712 signature.
+/// @notice SPECIFICATION.md 5.2: creating a task with approve, and the bounds on its parameters
+///         (permit and EIP-712 creation are TaskFront's: tests/forge/periphery/).
 contract CreationTest is RegistryFixture {
-    bytes32 private constant PERMIT_TYPEHASH =
-        keccak256("Permit(address owner,address spender,uint256 value,uint256 nonce,uint256 deadline)");
-
     // ------------------------------------------------------------ approve
 
     function test_createTask_escrowsBountyAndOpensTask() public {
@@ -44,7 +21,7 @@ contract CreationTest is RegistryFixture {
         uint256 taskId = _createTask();
 
         assertEq(taskId, 1, "first id");
-        assertEq(registry.taskCount(), 1, "task count");
+        assertEq(stateView.taskCount(), 1, "task count");
         assertEq(token.balanceOf(requester), before - BOUNTY, "requester paid");
         assertEq(vault.escrowOf(taskId), BOUNTY, "escrow");
         ITaskRegistry.Task memory t = _task(taskId);
@@ -69,7 +46,7 @@ contract CreationTest is RegistryFixture {
     function test_createTask_numbersTasksSequentially() public {
         assertEq(_createTask(), 1, "first");
         assertEq(_createTask(), 2, "second");
-        assertEq(registry.taskCount(), 2, "count");
+        assertEq(stateView.taskCount(), 2, "count");
     }
 
     function test_createTask_revertsWithoutAllowance() public {
@@ -218,230 +195,5 @@ contract CreationTest is RegistryFixture {
         ITaskRegistry.TaskParams memory p = _params();
         p.attestWindow = 59;
         _expectCreateReverts(p, _windowError(59));
-    }
-
-    // ------------------------------------------------------------ permit
-
-    function _signPermit(uint256 value, uint256 deadline) private view returns (ITaskRegistry.Permit memory p) {
-        bytes32 structHash = keccak256(
-            abi.encode(PERMIT_TYPEHASH, requester, address(registry), value, token.nonces(requester), deadline)
-        );
-        bytes32 digest = keccak256(abi.encodePacked("\x19\x01", token.DOMAIN_SEPARATOR(), structHash));
-        (p.v, p.r, p.s) = vm.sign(REQUESTER_KEY, digest);
-        p.deadline = deadline;
-    }
-
-    function _revokeAllowance() private {
-        vm.prank(requester);
-        token.approve(address(registry), 0);
-    }
-
-    function test_createTaskWithPermit_fundsBountyFromPermit() public {
-        _revokeAllowance();
-        ITaskRegistry.Permit memory permit = _signPermit(BOUNTY, vm.getBlockTimestamp() + 1 hours);
-        ITaskRegistry.TaskParams memory p = _params();
-        vm.prank(requester);
-        uint256 taskId = registry.createTaskWithPermit(p, permit);
-        assertEq(vault.escrowOf(taskId), BOUNTY, "escrow");
-        assertEq(token.nonces(requester), 1, "permit used");
-        assertEq(token.allowance(requester, address(registry)), 0, "allowance spent");
-    }
-
-    function test_createTaskWithPermit_failedPermitFallsBackToAllowance() public {
-        ITaskRegistry.Permit memory permit = _signPermit(BOUNTY, vm.getBlockTimestamp() + 1 hours);
-        permit.s = bytes32(uint256(permit.s) ^ 1); // corrupt the signature
-        ITaskRegistry.TaskParams memory p = _params();
-        vm.prank(requester);
-        uint256 taskId = registry.createTaskWithPermit(p, permit);
-        assertEq(vault.escrowOf(taskId), BOUNTY, "escrow from allowance");
-        assertEq(token.nonces(requester), 0, "permit not used");
-    }
-
-    function test_createTaskWithPermit_frontRunPermitStillCreatesTask() public {
-        _revokeAllowance();
-        ITaskRegistry.Permit memory permit = _signPermit(BOUNTY, vm.getBlockTimestamp() + 1 hours);
-        // Someone submits the same permit first: the registry's own permit call then fails.
-        token.permit(requester, address(registry), BOUNTY, permit.deadline, permit.v, permit.r, permit.s);
-        ITaskRegistry.TaskParams memory p = _params();
-        vm.prank(requester);
-        uint256 taskId = registry.createTaskWithPermit(p, permit);
-        assertEq(vault.escrowOf(taskId), BOUNTY, "escrow");
-    }
-
-    function test_createTaskWithPermit_failedPermitWithoutAllowanceReverts() public {
-        _revokeAllowance();
-        ITaskRegistry.Permit memory permit = _signPermit(BOUNTY - 1, vm.getBlockTimestamp() + 1 hours);
-        ITaskRegistry.TaskParams memory p = _params();
-        vm.expectRevert(
-            abi.encodeWithSelector(IERC20Errors.ERC20InsufficientAllowance.selector, address(registry), 0, BOUNTY)
-        );
-        vm.prank(requester);
-        registry.createTaskWithPermit(p, permit);
-    }
-
-    function test_createTaskWithPermit_zeroDeadlineSkipsPermit() public {
-        ITaskRegistry.TaskParams memory p = _params();
-        vm.prank(requester);
-        uint256 taskId = registry.createTaskWithPermit(p, _noPermit());
-        assertEq(vault.escrowOf(taskId), BOUNTY, "escrow from allowance");
-    }
-
-    function test_createTaskWithPermit_revertsWhilePaused() public {
-        vm.prank(admin);
-        registry.pause();
-        ITaskRegistry.TaskParams memory p = _params();
-        vm.expectRevert(abi.encodeWithSelector(Pausable.EnforcedPause.selector));
-        vm.prank(requester);
-        registry.createTaskWithPermit(p, _noPermit());
-    }
-
-    // ------------------------------------------------------------ EIP-712 signature
-
-    function _independentDigest(ITaskRegistry.TaskParams memory p, address who, uint256 nonce, uint256 deadline)
-        private
-        view
-        returns (bytes32)
-    {
-        bytes32 domain = keccak256(
-            abi.encode(
-                keccak256("EIP712Domain(string name,string version,uint256 chainId,address verifyingContract)"),
-                keccak256("decentrl TaskRegistry"),
-                keccak256("1"),
-                block.chainid,
-                address(registry)
-            )
-        );
-        bytes32 typehash = keccak256(
-            "CreateTask(address requester,string specCid,bytes32 specDigest,uint256 bounty,uint8 numSamplers,"
-            "uint8 numValidators,uint16 numRounds,uint32 claimWindow,uint32 commitWindow,uint32 revealWindow,"
-            "uint32 attestWindow,uint256 nonce,uint256 deadline)"
-        );
-        bytes memory head = abi.encode(
-            typehash, who, keccak256(bytes(p.specCid)), p.specDigest, p.bounty, p.numSamplers, p.numValidators, p.numRounds
-        );
-        bytes memory tail = abi.encode(p.claimWindow, p.commitWindow, p.revealWindow, p.attestWindow, nonce, deadline);
-        return keccak256(abi.encodePacked("\x19\x01", domain, keccak256(bytes.concat(head, tail))));
-    }
-
-    function _sign(uint256 key, bytes32 digest) private pure returns (bytes memory) {
-        (uint8 v, bytes32 r, bytes32 s) = vm.sign(key, digest);
-        return abi.encodePacked(r, s, v);
-    }
-
-    function _signCreate(uint256 key, ITaskRegistry.TaskParams memory p, address who, uint256 deadline)
-        private
-        view
-        returns (bytes memory)
-    {
-        return _sign(key, registry.createTaskDigest(p, who, registry.nonces(who), deadline));
-    }
-
-    function test_createTaskDigest_isTheSpecifiedEip712Digest() public view {
-        ITaskRegistry.TaskParams memory p = _params();
-        assertEq(
-            registry.createTaskDigest(p, requester, 7, 123), _independentDigest(p, requester, 7, 123), "digest"
-        );
-    }
-
-    function test_createTaskWithSig_relayedSignatureCreatesTaskForRequester() public {
-        ITaskRegistry.TaskParams memory p = _params();
-        uint256 deadline = vm.getBlockTimestamp() + 1 hours;
-        bytes memory sig = _signCreate(REQUESTER_KEY, p, requester, deadline);
-        uint256 relayerBalance = token.balanceOf(relayer);
-
-        vm.expectEmit(true, true, true, true, address(registry));
-        emit ITaskRegistry.TaskCreated(1, requester, SPEC_CID, SPEC_DIGEST, BOUNTY, NUM_SAMPLERS, NUM_VALIDATORS, NUM_ROUNDS);
-        vm.prank(relayer);
-        uint256 taskId = registry.createTaskWithSig(p, requester, deadline, sig, _noPermit());
-
-        assertEq(_task(taskId).requester, requester, "requester");
-        assertEq(vault.escrowOf(taskId), BOUNTY, "escrow");
-        assertEq(registry.nonces(requester), 1, "nonce consumed");
-        assertEq(token.balanceOf(relayer), relayerBalance, "relayer pays nothing");
-    }
-
-    function test_createTaskWithSig_acceptsSignatureAtItsDeadline() public {
-        ITaskRegistry.TaskParams memory p = _params();
-        uint256 deadline = vm.getBlockTimestamp();
-        bytes memory sig = _signCreate(REQUESTER_KEY, p, requester, deadline);
-        vm.prank(relayer);
-        registry.createTaskWithSig(p, requester, deadline, sig, _noPermit());
-        assertEq(registry.taskCount(), 1, "created");
-    }
-
-    function test_createTaskWithSig_fundsBountyWithPermit() public {
-        _revokeAllowance();
-        ITaskRegistry.TaskParams memory p = _params();
-        uint256 deadline = vm.getBlockTimestamp() + 1 hours;
-        bytes memory sig = _signCreate(REQUESTER_KEY, p, requester, deadline);
-        ITaskRegistry.Permit memory permit = _signPermit(BOUNTY, deadline);
-        vm.prank(relayer);
-        uint256 taskId = registry.createTaskWithSig(p, requester, deadline, sig, permit);
-        assertEq(vault.escrowOf(taskId), BOUNTY, "escrow");
-    }
-
-    function test_createTaskWithSig_rejectsReplayedSignature() public {
-        ITaskRegistry.TaskParams memory p = _params();
-        uint256 deadline = vm.getBlockTimestamp() + 1 hours;
-        bytes memory sig = _signCreate(REQUESTER_KEY, p, requester, deadline);
-        vm.prank(relayer);
-        registry.createTaskWithSig(p, requester, deadline, sig, _noPermit());
-
-        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.InvalidSignature.selector, requester));
-        vm.prank(relayer);
-        registry.createTaskWithSig(p, requester, deadline, sig, _noPermit());
-    }
-
-    function test_createTaskWithSig_rejectsExpiredSignature() public {
-        ITaskRegistry.TaskParams memory p = _params();
-        uint256 deadline = vm.getBlockTimestamp() - 1;
-        bytes memory sig = _signCreate(REQUESTER_KEY, p, requester, deadline);
-        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.SignatureExpired.selector, deadline));
-        vm.prank(relayer);
-        registry.createTaskWithSig(p, requester, deadline, sig, _noPermit());
-    }
-
-    function test_createTaskWithSig_rejectsSignatureFromAnotherKey() public {
-        ITaskRegistry.TaskParams memory p = _params();
-        uint256 deadline = vm.getBlockTimestamp() + 1 hours;
-        bytes memory sig = _signCreate(0xB0B, p, requester, deadline);
-        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.InvalidSignature.selector, requester));
-        vm.prank(relayer);
-        registry.createTaskWithSig(p, requester, deadline, sig, _noPermit());
-        assertEq(registry.nonces(requester), 0, "nonce kept");
-    }
-
-    function test_createTaskWithSig_rejectsAlteredParameters() public {
-        ITaskRegistry.TaskParams memory p = _params();
-        uint256 deadline = vm.getBlockTimestamp() + 1 hours;
-        bytes memory sig = _signCreate(REQUESTER_KEY, p, requester, deadline);
-        p.bounty = BOUNTY * 2;
-        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.InvalidSignature.selector, requester));
-        vm.prank(relayer);
-        registry.createTaskWithSig(p, requester, deadline, sig, _noPermit());
-    }
-
-    function test_createTaskWithSig_acceptsContractWalletSignature() public {
-        WalletStub wallet = new WalletStub(requester);
-        vm.prank(requester);
-        token.transfer(address(wallet), BOUNTY);
-        wallet.approve(address(token), address(registry), BOUNTY);
-        ITaskRegistry.TaskParams memory p = _params();
-        uint256 deadline = vm.getBlockTimestamp() + 1 hours;
-        bytes memory sig = _signCreate(REQUESTER_KEY, p, address(wallet), deadline);
-        vm.prank(relayer);
-        uint256 taskId = registry.createTaskWithSig(p, address(wallet), deadline, sig, _noPermit());
-        assertEq(_task(taskId).requester, address(wallet), "wallet is requester");
-    }
-
-    function test_createTaskWithSig_revertsWhilePaused() public {
-        vm.prank(admin);
-        registry.pause();
-        ITaskRegistry.TaskParams memory p = _params();
-        uint256 deadline = vm.getBlockTimestamp() + 1 hours;
-        bytes memory sig = _signCreate(REQUESTER_KEY, p, requester, deadline);
-        vm.expectRevert(abi.encodeWithSelector(Pausable.EnforcedPause.selector));
-        vm.prank(relayer);
-        registry.createTaskWithSig(p, requester, deadline, sig, _noPermit());
     }
 }

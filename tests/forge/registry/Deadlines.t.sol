@@ -122,7 +122,7 @@ contract DeadlinesTest is RegistryFixture {
         emit ITaskRegistry.SlotVacated(taskId, s1, Role.Sampler, 1, Outcome.Missed);
         registry.advance(taskId);
 
-        assertTrue(!registry.membershipOf(taskId, s1).assigned, "vacated");
+        assertTrue(!stateView.membershipOf(taskId, s1).assigned, "vacated");
         assertEq(_samplerAt(taskId, 1), address(0), "slot free");
         assertEq(_lockedOf(s1, Role.Sampler), 0, "stake unlocked");
         assertEq(_stakedOf(s1, Role.Sampler), MIN_SAMPLER_STAKE, "not slashed");
@@ -187,7 +187,7 @@ contract DeadlinesTest is RegistryFixture {
 
         assertEq(_task(taskId).seedBlock, nextBlock, "redraw armed");
         assertEq(_lockedOf(missed, Role.Validator), 0, "unlocked");
-        assertEq(uint256(registry.submissionOf(taskId, 0, Role.Trainer, 0).verdict),
+        assertEq(uint256(stateView.submissionOf(taskId, 0, Role.Trainer, 0).verdict),
             uint256(ITaskRegistry.Verdict.Accepted), "two of three is a quorum");
         _draw(taskId);
         assertEq(_task(taskId).filledValidators, 3, "slot refilled");
@@ -197,10 +197,10 @@ contract DeadlinesTest is RegistryFixture {
         _workRound(taskId);
         _expire(taskId);
         assertEq(_task(taskId).filledValidators, 0, "all vacated");
-        uint256[3] memory paid = registry.paidOf(taskId);
+        uint256[3] memory paid = stateView.paidOf(taskId);
         assertEq(paid[uint8(Role.Validator)], 0, "no validator paid");
         assertEq(paid[uint8(Role.Trainer)], 0, "no verdict, no pay");
-        assertEq(uint256(registry.submissionOf(taskId, 0, Role.Sampler, 0).verdict),
+        assertEq(uint256(stateView.submissionOf(taskId, 0, Role.Sampler, 0).verdict),
             uint256(ITaskRegistry.Verdict.Inconclusive), "inconclusive");
     }
 
@@ -223,12 +223,12 @@ contract DeadlinesTest is RegistryFixture {
         _toRoundOneWithVacantSamplerSlot();
         _warpPastPhase(taskId);
         _claim(taskId, samplers[2], Role.Sampler);
-        assertEq(registry.slotOf(taskId, Role.Sampler, 1).sinceRound, 2, "since next round");
+        assertEq(stateView.slotOf(taskId, Role.Sampler, 1).sinceRound, 2, "since next round");
         assertEq(_task(taskId).pending, 1, "joiner not expected");
 
         registry.advance(taskId); // s0 missed; the joiner was not expected
-        assertTrue(!registry.membershipOf(taskId, s0).assigned, "s0 vacated");
-        assertTrue(registry.membershipOf(taskId, samplers[2]).assigned, "joiner kept");
+        assertTrue(!stateView.membershipOf(taskId, s0).assigned, "s0 vacated");
+        assertTrue(stateView.membershipOf(taskId, samplers[2]).assigned, "joiner kept");
         assertEq(reputation.scoreOf(samplers[2]), 70, "joiner not penalised");
     }
 
@@ -240,7 +240,7 @@ contract DeadlinesTest is RegistryFixture {
         _assertPhase(taskId, 1, ITaskRegistry.Phase.SampleCommit);
 
         _claim(taskId, trainers[1], Role.Trainer);
-        assertEq(registry.slotOf(taskId, Role.Trainer, 0).sinceRound, 1, "works this round");
+        assertEq(stateView.slotOf(taskId, Role.Trainer, 0).sinceRound, 1, "works this round");
         assertEq(_task(taskId).pending, 2, "samplers only for now");
         _commitSamplers(taskId);
         _revealSamplers(taskId);
@@ -255,14 +255,14 @@ contract DeadlinesTest is RegistryFixture {
         _revealSamplers(taskId);
         _expire(taskId); // trainer missed; Attest now
         _claim(taskId, trainers[1], Role.Trainer);
-        assertEq(registry.slotOf(taskId, Role.Trainer, 0).sinceRound, 1, "since next round");
+        assertEq(stateView.slotOf(taskId, Role.Trainer, 0).sinceRound, 1, "since next round");
         assertEq(_task(taskId).pending, 3, "validators only");
     }
 
     function test_validatorDrawnBeforeAttestWorksThisRound() public {
         _toRoundOneWithVacantValidatorSlot();
         _draw(taskId);
-        ITaskRegistry.Slot memory slot = registry.slotOf(taskId, Role.Validator, 0);
+        ITaskRegistry.Slot memory slot = stateView.slotOf(taskId, Role.Validator, 0);
         assertEq(slot.sinceRound, 1, "works this round");
         assertEq(_task(taskId).pending, 2, "samplers only for now");
         _workRound(taskId);
@@ -274,7 +274,7 @@ contract DeadlinesTest is RegistryFixture {
         _workRound(taskId);
         assertEq(_task(taskId).pending, 2, "two validators");
         _draw(taskId);
-        assertEq(registry.slotOf(taskId, Role.Validator, 0).sinceRound, 1, "works this round");
+        assertEq(stateView.slotOf(taskId, Role.Validator, 0).sinceRound, 1, "works this round");
         assertEq(_task(taskId).pending, 3, "drawn validator expected");
         _attestAll(taskId, ACCEPT_ALL);
         _assertPhase(taskId, 2, ITaskRegistry.Phase.SampleCommit);
@@ -287,11 +287,11 @@ contract DeadlinesTest is RegistryFixture {
         _warpPastPhase(taskId);
         _draw(taskId);
         address drawn = _validatorAt(taskId, 0);
-        assertEq(registry.slotOf(taskId, Role.Validator, 0).sinceRound, 2, "since next round");
+        assertEq(stateView.slotOf(taskId, Role.Validator, 0).sinceRound, 2, "since next round");
         assertEq(_task(taskId).pending, 1, "not expected");
 
         registry.advance(taskId);
-        assertTrue(registry.membershipOf(taskId, drawn).assigned, "late joiner kept");
+        assertTrue(stateView.membershipOf(taskId, drawn).assigned, "late joiner kept");
         assertEq(_validatorAt(taskId, 2), address(0), "non-voter vacated");
     }
 
@@ -335,7 +335,7 @@ contract DeadlinesTest is RegistryFixture {
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.DeadlineNotReached.selector, taskId, deadline));
         registry.advance(taskId);
         _commit(taskId, s0); // wall clock is two days past the deadline, protocol time is not
-        assertEq(registry.submissionOf(taskId, 0, Role.Sampler, 0).node, s0, "committed in time");
+        assertEq(stateView.submissionOf(taskId, 0, Role.Sampler, 0).node, s0, "committed in time");
     }
 
     function test_pause_shiftsClaimDeadline() public {

@@ -16,7 +16,7 @@ contract DrawTest is RegistryFixture {
     }
 
     function _assigned(address node) private view returns (bool) {
-        return registry.membershipOf(taskId, node).assigned;
+        return stateView.membershipOf(taskId, node).assigned;
     }
 
     // ------------------------------------------------------------ preconditions
@@ -78,10 +78,10 @@ contract DrawTest is RegistryFixture {
         for (uint256 i = 0; i < 3; ++i) {
             assertTrue(_assigned(validators[i]), "every pool member drawn");
             assertEq(_lockedOf(validators[i], Role.Validator), MIN_VALIDATOR_STAKE, "validator stake locked");
-            ITaskRegistry.Membership memory m = registry.membershipOf(taskId, validators[i]);
+            ITaskRegistry.Membership memory m = stateView.membershipOf(taskId, validators[i]);
             assertEq(uint256(m.role), uint256(Role.Validator), "role");
             assertEq(_validatorAt(taskId, m.slot), validators[i], "slot holds validator");
-            assertEq(registry.slotOf(taskId, Role.Validator, m.slot).sinceRound, 0, "since round 0");
+            assertEq(stateView.slotOf(taskId, Role.Validator, m.slot).sinceRound, 0, "since round 0");
         }
     }
 
@@ -150,7 +150,7 @@ contract DrawTest is RegistryFixture {
         _stake(samplers[0], Role.Validator, MIN_VALIDATOR_STAKE);
         _fillSlots(taskId);
         _draw(taskId);
-        assertEq(uint256(registry.membershipOf(taskId, samplers[0]).role), uint256(Role.Sampler), "still a sampler");
+        assertEq(uint256(stateView.membershipOf(taskId, samplers[0]).role), uint256(Role.Sampler), "still a sampler");
         assertEq(_lockedOf(samplers[0], Role.Validator), 0, "no validator lock");
         _assertStatus(taskId, ITaskRegistry.Status.Active);
     }

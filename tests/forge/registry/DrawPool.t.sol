@@ -61,7 +61,7 @@ contract DrawPoolTest is RegistryFixture {
             bool seated = false;
             uint256 before = vm.snapshotState();
             registry.drawValidators(taskId);
-            seated = registry.membershipOf(taskId, v).assigned;
+            seated = stateView.membershipOf(taskId, v).assigned;
             vm.revertToState(before);
             if (seated) continue;
             vm.prank(v);

@@ -94,7 +94,7 @@ contract NoSampleRevealedTest is RegistryFixture {
         );
         _attest(taskId, v, ACCEPT_ALL);
         assertTrue(!registry.attestationOf(taskId, 0, 0).voted, "no vote in round 0");
-        uint256[3] memory paid = registry.paidOf(taskId);
+        uint256[3] memory paid = stateView.paidOf(taskId);
         assertEq(paid[0] + paid[1] + paid[2], 0, "nothing paid for a round without work");
     }
 
@@ -111,7 +111,7 @@ contract NoSampleRevealedTest is RegistryFixture {
         assertEq(t.checkpointRoot, checkpoint, "previous checkpoint stays");
         _assertPhase(taskId, 2, ITaskRegistry.Phase.SampleCommit);
         assertEq(t.phaseDeadline, registry.protocolTime() + COMMIT_WINDOW, "next round's SampleCommit opened");
-        assertEq(registry.paidOf(taskId)[uint8(Role.Trainer)], 7_000e18, "only round 0 earned");
+        assertEq(stateView.paidOf(taskId)[uint8(Role.Trainer)], 7_000e18, "only round 0 earned");
     }
 
     function test_idleCountResetsWhenTheNextRoundIsAccepted() public {

@@ -34,7 +34,7 @@ contract RoundsTest is RegistryFixture {
         emit ITaskRegistry.ResultCommitted(taskId, 0, s0, Role.Sampler, 0, c);
         _commit(taskId, s0);
 
-        ITaskRegistry.Submission memory sub = registry.submissionOf(taskId, 0, Role.Sampler, 0);
+        ITaskRegistry.Submission memory sub = stateView.submissionOf(taskId, 0, Role.Sampler, 0);
         assertEq(sub.commitment, c, "commitment");
         assertEq(sub.node, s0, "node");
         assertTrue(!sub.revealed, "not revealed");
@@ -107,7 +107,7 @@ contract RoundsTest is RegistryFixture {
     function test_commit_acceptedAtTheDeadline() public {
         _warpToProtocolTime(_task(taskId).phaseDeadline);
         _commit(taskId, s0);
-        assertEq(registry.submissionOf(taskId, 0, Role.Sampler, 0).node, s0, "committed");
+        assertEq(stateView.submissionOf(taskId, 0, Role.Sampler, 0).node, s0, "committed");
     }
 
     function test_commit_revertsAfterTheDeadline() public {
@@ -137,7 +137,7 @@ contract RoundsTest is RegistryFixture {
         bytes32 root = _root(s0, 4);
         bytes32 salt = _salt(s0, 4);
         assertEq(
-            registry.commitmentFor(taskId, 4, s0, root, RESULT_CID, salt), _commitmentOf(taskId, 4, s0), "commitment"
+            stateView.commitmentFor(taskId, 4, s0, root, RESULT_CID, salt), _commitmentOf(taskId, 4, s0), "commitment"
         );
     }
 
@@ -150,7 +150,7 @@ contract RoundsTest is RegistryFixture {
         emit ITaskRegistry.ResultRevealed(taskId, 0, s0, Role.Sampler, 0, root, RESULT_CID);
         _reveal(taskId, s0);
 
-        ITaskRegistry.Submission memory sub = registry.submissionOf(taskId, 0, Role.Sampler, 0);
+        ITaskRegistry.Submission memory sub = stateView.submissionOf(taskId, 0, Role.Sampler, 0);
         assertTrue(sub.revealed, "revealed");
         assertEq(sub.root, root, "root");
         assertEq(keccak256(bytes(sub.cid)), keccak256(bytes(RESULT_CID)), "cid");
@@ -248,7 +248,7 @@ contract RoundsTest is RegistryFixture {
         _commit(taskId, s0);
         _expire(taskId); // s1 missed the commit: vacated
         _claim(taskId, samplers[2], Role.Sampler); // joins during SampleReveal: starts next round
-        assertEq(registry.slotOf(taskId, Role.Sampler, 1).sinceRound, 1, "since next round");
+        assertEq(stateView.slotOf(taskId, Role.Sampler, 1).sinceRound, 1, "since next round");
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.NotExpectedThisRound.selector, taskId, 0, 1));
         _revealAs(samplers[2], _root(samplers[2], 0), RESULT_CID, _salt(samplers[2], 0));
     }

@@ -86,7 +86,7 @@ contract SettlementTest is RegistryFixture {
         _attestAll(taskId, 0x3);
 
         _assertStatus(taskId, ITaskRegistry.Status.Failed);
-        uint256[3] memory paid = registry.paidOf(taskId);
+        uint256[3] memory paid = stateView.paidOf(taskId);
         assertEq(paid[uint8(Role.Sampler)], 2 * 2_000e18, "samplers keep two rounds of pay");
         assertEq(paid[uint8(Role.Trainer)], 0, "trainer earned nothing");
         assertEq(paid[uint8(Role.Validator)], 6 * VALIDATOR_PER_ROUND, "validators keep two rounds of pay");
@@ -113,7 +113,7 @@ contract SettlementTest is RegistryFixture {
         _runRound(taskId, ACCEPT_ALL);
         _runRound(taskId, 0x3); // last round: trainer rejected
         _assertStatus(taskId, ITaskRegistry.Status.Completed);
-        assertEq(registry.paidOf(taskId)[uint8(Role.Trainer)], 2 * 7_000e18, "two rounds earned");
+        assertEq(stateView.paidOf(taskId)[uint8(Role.Trainer)], 2 * 7_000e18, "two rounds earned");
     }
 
     /// @dev SPECIFICATION.md 5.1/5.6: two rounds in a row without an accepted checkpoint fail the task.

@@ -32,7 +32,7 @@ contract VerdictsTest is RegistryFixture {
     }
 
     function _verdict(Role role, uint256 slot) private view returns (uint256) {
-        return uint256(registry.submissionOf(taskId, 0, role, slot).verdict);
+        return uint256(stateView.submissionOf(taskId, 0, role, slot).verdict);
     }
 
     function _claimable(address node) private view returns (uint256) {
@@ -70,7 +70,7 @@ contract VerdictsTest is RegistryFixture {
         assertEq(t.checkpointRoot, _root(tr, 0), "checkpoint root");
         assertEq(keccak256(bytes(t.checkpointCid)), keccak256(bytes(RESULT_CID)), "checkpoint cid");
         assertEq(t.idleRounds, 0, "not idle");
-        uint256[3] memory paid = registry.paidOf(taskId);
+        uint256[3] memory paid = stateView.paidOf(taskId);
         assertEq(paid[uint8(Role.Sampler)], SAMPLER_POOL, "paid samplers");
         assertEq(paid[uint8(Role.Trainer)], TRAINER_POOL, "paid trainer");
         assertEq(paid[uint8(Role.Validator)], 3 * (VALIDATOR_POOL / 3), "paid validators");
@@ -105,7 +105,7 @@ contract VerdictsTest is RegistryFixture {
         assertEq(t.idleRounds, 1, "idle round");
         assertTrue(!t.trainerFilled, "trainer vacated");
         assertEq(token.balanceOf(treasury), MIN_TRAINER_STAKE / 10, "trainer slashed");
-        assertEq(registry.paidOf(taskId)[uint8(Role.Trainer)], 0, "trainer unpaid");
+        assertEq(stateView.paidOf(taskId)[uint8(Role.Trainer)], 0, "trainer unpaid");
         assertEq(_claimable(s0), SAMPLER_POOL / 2, "samplers still paid");
     }
 
@@ -171,7 +171,7 @@ contract UnrevealedBitsTest is RegistryFixture {
         _attest(taskId, _validatorAt(taskId, 1), 0x5);
         _attest(taskId, _validatorAt(taskId, 2), 0x5);
         assertEq(
-            uint256(registry.submissionOf(taskId, 0, Role.Sampler, 1).verdict),
+            uint256(stateView.submissionOf(taskId, 0, Role.Sampler, 1).verdict),
             uint256(ITaskRegistry.Verdict.None),
             "no verdict on unrevealed work"
         );

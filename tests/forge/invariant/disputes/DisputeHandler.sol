@@ -34,17 +34,17 @@ contract DisputeHandler is DisputeFixture {
         uint256 decided = _lastDecidedRound(current);
         Role r = role % 2 == 0 ? Role.Sampler : Role.Trainer;
         uint256 s = r == Role.Trainer ? 0 : slot % NUM_SAMPLERS;
-        ITaskRegistry.Verdict v = registry.submissionOf(current, decided, r, s).verdict;
+        ITaskRegistry.Verdict v = stateView.submissionOf(current, decided, r, s).verdict;
         if (v != ITaskRegistry.Verdict.Accepted && v != ITaskRegistry.Verdict.Rejected) return;
-        if (disputes.disputeIdOf(current, decided, r, s) != 0) return;
-        if (registry.protocolTime() > disputes.windowEndOf(current, decided)) return;
+        if (stateView.disputeIdOf(current, decided, r, s) != 0) return;
+        if (registry.protocolTime() > stateView.windowEndOf(current, decided)) return;
         vm.prank(disputer);
         lastDispute = disputes.openDispute(current, decided, r, s, BOND);
     }
 
     function proveFault(uint8 which) external {
         if (lastDispute == 0) return;
-        IDisputeManager.Dispute memory d = disputes.disputeOf(lastDispute);
+        IDisputeManager.Dispute memory d = stateView.disputeOf(lastDispute);
         bool open = d.status == IDisputeManager.Status.Drawing || d.status == IDisputeManager.Status.Voting;
         if (!open || d.role != Role.Sampler || d.slot != 0 || d.round != 0) return;
         uint256 i = 2 + which % 4; // the faulty items
@@ -55,11 +55,11 @@ contract DisputeHandler is DisputeFixture {
     ///      `withheld` commit and never reveal, the rest abstain; then the dispute settles.
     function drawAndVote(uint8 upholds, uint8 dismisses, uint8 withheld) external {
         if (lastDispute == 0) return;
-        IDisputeManager.Dispute memory d = disputes.disputeOf(lastDispute);
+        IDisputeManager.Dispute memory d = stateView.disputeOf(lastDispute);
         if (d.status == IDisputeManager.Status.Drawing) {
             vm.roll(d.seedBlock + 1);
             disputes.drawJurors(lastDispute);
-            d = disputes.disputeOf(lastDispute);
+            d = stateView.disputeOf(lastDispute);
         }
         if (d.status != IDisputeManager.Status.Voting) return;
         uint256 ups = upholds % (d.jurorCount + 1);
@@ -84,11 +84,11 @@ contract DisputeHandler is DisputeFixture {
 
     /// @dev Moves past every window and releases all held pay of rounds without open disputes.
     function releaseAll() external {
-        uint256 count = registry.taskCount();
+        uint256 count = stateView.taskCount();
         vm.warp(block.timestamp + 4 days);
         for (uint256 id = 1; id <= count; ++id) {
             for (uint256 round = 0; round < NUM_ROUNDS; ++round) {
-                if (registry.roundFinalizedAt(id, round) == 0 || disputes.openDisputesOf(id, round) != 0) continue;
+                if (stateView.roundFinalizedAt(id, round) == 0 || stateView.openDisputesOf(id, round) != 0) continue;
                 _releaseRound(id, round);
             }
         }
@@ -97,7 +97,7 @@ contract DisputeHandler is DisputeFixture {
     function withdrawOwed(uint8 who) external {
         address[3] memory accounts = [disputer, treasury, extraValidators[who % JURORS]];
         address a = accounts[who % 3];
-        uint256 owed = disputes.owedOf(a);
+        uint256 owed = stateView.owedOf(a);
         if (owed == 0) return;
         vm.prank(a);
         disputes.withdraw(a, owed);
@@ -114,7 +114,7 @@ contract DisputeHandler is DisputeFixture {
 
     function _lastDecidedRound(uint256 taskId) private view returns (uint256 round) {
         for (uint256 r = 0; r < NUM_ROUNDS; ++r) {
-            if (registry.roundFinalizedAt(taskId, r) != 0) round = r;
+            if (stateView.roundFinalizedAt(taskId, r) != 0) round = r;
         }
     }
 
@@ -140,11 +140,11 @@ contract DisputeHandler is DisputeFixture {
     }
 
     function disputesBonds() external view returns (uint256) {
-        return disputes.totalBonds();
+        return stateView.totalBonds();
     }
 
     function disputesOwed() external view returns (uint256) {
-        return disputes.totalOwed();
+        return stateView.totalOwed();
     }
 
     function vaultAddress() external view returns (address) {
@@ -178,15 +178,15 @@ contract DisputeHandler is DisputeFixture {
     }
 
     function taskCount() external view returns (uint256) {
-        return registry.taskCount();
+        return stateView.taskCount();
     }
 
     function taskOf(uint256 id) external view returns (ITaskRegistry.Task memory) {
-        return registry.taskOf(id);
+        return stateView.taskOf(id);
     }
 
     function paidOf(uint256 id) external view returns (uint256[3] memory) {
-        return registry.paidOf(id);
+        return stateView.paidOf(id);
     }
 
     function escrowOf(uint256 id) external view returns (uint256) {
