@@ -9,8 +9,8 @@ in `TrainState`.
 
 Old log-probs and values are recomputed here from the episodes' observations and actions under
 the incoming policy (samplers' recorded numbers are checked by validators, not trusted).
-The round's pieces (pre_update, make_batch, step_schedule, permutations, gradient_step,
-finish_round) are separate so that a validator can re-execute single steps of a round from a
+The round's pieces (pre_update, make_batch, MinibatchSchedule, gradient_step, finish_round)
+are separate so that a validator can re-execute single steps of a round from a
 stored intermediate state (workers.roles.trace_check) with the very same code.
 Determinism: the minibatch order comes from a generator seeded by (config.seed, state.updates),
 nothing touches the global RNG, so on CPU the same policy, episodes, config and state give
@@ -170,19 +170,51 @@ def adam_state(optimizer: torch.optim.Optimizer) -> dict:
             for i, s in optimizer.state_dict()["state"].items()}
 
 
-def step_schedule(n: int, config: PPOConfig) -> list[tuple[int, int]]:
-    """(epoch, first index into the epoch's permutation) of each gradient step of a full round
-    on n samples (a minibatch of fewer than 2 samples is skipped)."""
-    return [(epoch, lo) for epoch in range(config.update_epochs) for lo in range(0, n, config.batch_size)
-            if min(config.batch_size, n - lo) >= 2]
+class MinibatchSchedule:
+    """Which samples each gradient step of a round on n samples trains on, in order: the trainer
+    runs the schedule and a validator re-executes steps of it, so both take it from here.
 
+    Epoch e shuffles the samples by the e-th permutation of a generator seeded by (config.seed,
+    updates at the round's start); its minibatches are consecutive runs of batch_size samples of
+    that order (a last one of fewer than 2 samples is skipped). With target_kl the round stops after
+    an epoch whose last step's approximate KL exceeds it (`stops_after`)."""
 
-def permutations(config: PPOConfig, updates: int, n: int):
-    """The epochs' minibatch orders, in order: a generator seeded by (config.seed, updates at the
-    round's start)."""
-    generator = torch.Generator().manual_seed((config.seed * 1_000_003 + updates) % 2**63)
-    while True:
-        yield torch.randperm(n, generator=generator)
+    def __init__(self, n: int, config: PPOConfig, updates: int):
+        self.n, self.config = n, config
+        batch = config.batch_size
+        rows = [slice(lo, lo + batch) for lo in range(0, n, batch) if min(batch, n - lo) >= 2]
+        self.steps: list[tuple[int, slice]] = [(epoch, r) for epoch in range(config.update_epochs) for r in rows]
+        """(epoch, rows of the epoch's permutation) of each gradient step of a full round."""
+        self._seed = (config.seed * 1_000_003 + updates) % 2**63
+        self._generator = torch.Generator().manual_seed(self._seed)
+        self._epoch, self._permutation = -1, None
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def permutation(self, epoch: int) -> torch.Tensor:
+        """Epoch `epoch`'s order of the samples (one held at a time: asked in order, each is drawn once)."""
+        if epoch < self._epoch:
+            self._generator.manual_seed(self._seed)
+            self._epoch = -1
+        while self._epoch < epoch:
+            self._permutation = torch.randperm(self.n, generator=self._generator)
+            self._epoch += 1
+        return self._permutation
+
+    def indices(self, step: int) -> torch.Tensor:
+        """The samples gradient step `step` trains on."""
+        epoch, rows = self.steps[step]
+        return self.permutation(epoch)[rows]
+
+    def ends_epoch(self, step: int) -> bool:
+        return step + 1 == len(self.steps) or self.steps[step + 1][0] != self.steps[step][0]
+
+    def stops_after(self, step: int, approx_kl) -> bool:
+        """Whether the round ends after `step`, whose approximate KL is `approx_kl` (read only at an
+        epoch's end with target_kl set: on CUDA, reading it waits for the device)."""
+        target = self.config.target_kl
+        return target is not None and self.ends_epoch(step) and float(approx_kl) > target
 
 
 def gradient_step(policy: ActorCritic, optimizer: torch.optim.Optimizer, mb: tuple, config: PPOConfig) -> dict:
@@ -251,26 +283,22 @@ def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
 
     # ALGO LOGIC: minibatch epochs with the clipped objective
     n = len(batch)
-    perms = permutations(config, state.updates, n)
+    schedule = MinibatchSchedule(n, config, state.updates)
     tensors = (batch.obs, batch.actions, batch.old_logp, batch.old_values, batch.advantages, batch.returns)
     totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
-    steps_taken = 0
-    for _epoch in range(config.update_epochs):
-        perm = next(perms).to(device)
-        # one gather per epoch, then each minibatch is a slice (a view)
-        epoch_tensors = tuple(t[perm] for t in tensors)
-        for lo in range(0, n, config.batch_size):
-            mb = slice(lo, lo + config.batch_size)
-            if min(config.batch_size, n - lo) < 2:
-                continue
-            step_stats = gradient_step(policy, optimizer, tuple(t[mb] for t in epoch_tensors), config)
-            steps_taken += 1
-            if on_step is not None:
-                on_step(steps_taken, policy, optimizer, batch)
-            for k, v in step_stats.items():
-                totals[k] += float(v.detach())
-            approx_kl = step_stats["approx_kl"]
-        if config.target_kl is not None and float(approx_kl) > config.target_kl:
+    steps_taken, gathered = 0, None
+    for step, (epoch, rows) in enumerate(schedule.steps):
+        if epoch != gathered:
+            # one gather per epoch, then each minibatch is a slice (a view)
+            perm = schedule.permutation(epoch).to(device)
+            epoch_tensors, gathered = tuple(t[perm] for t in tensors), epoch
+        step_stats = gradient_step(policy, optimizer, tuple(t[rows] for t in epoch_tensors), config)
+        steps_taken += 1
+        if on_step is not None:
+            on_step(steps_taken, policy, optimizer, batch)
+        for k, v in step_stats.items():
+            totals[k] += float(v.detach())
+        if schedule.stops_after(step, step_stats["approx_kl"]):
             break
 
     # ALGO LOGIC: carry state, report
