@@ -20,18 +20,20 @@ through the same code; the returned policy is on the cpu.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from safetensors.torch import load as st_load
 from torch import nn
 
+from workers.framing import Malformed, brief
 from workers.rl.config import PPOConfig
-from workers.rl.policy import ActorCritic, safetensors_bytes
-from workers.rl.rollout import Episode
+from workers.rl.policy import ActorCritic, safetensors_bytes, safetensors_header, safetensors_tensors
+from workers.rl.rollout import Episode, misfit
+
+TRAIN_STATE_FORMAT = "decentrl.train_state"
+TRAIN_STATE_VERSION = 1
 
 
 @dataclass
@@ -55,23 +57,39 @@ class TrainState:
             tensors[f"adam.{i}.exp_avg"] = s["exp_avg"]
             tensors[f"adam.{i}.exp_avg_sq"] = s["exp_avg_sq"]
             steps[str(i)] = float(s["step"])
-        meta = {"format": "decentrl.train_state", "version": 1, "env_steps": self.env_steps,
+        meta = {"format": TRAIN_STATE_FORMAT, "version": TRAIN_STATE_VERSION, "env_steps": self.env_steps,
                 "rounds": self.rounds, "updates": self.updates,
                 "last_checkpoint": self.last_checkpoint, "adam_steps": steps}
         return safetensors_bytes(tensors, meta)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "TrainState":
-        import struct
-        (n,) = struct.unpack("<Q", data[:8])
-        meta = json.loads(json.loads(data[8:8 + n])["__metadata__"]["decentrl"])
-        if meta.get("format") != "decentrl.train_state" or meta.get("version") != 1:
-            raise ValueError("not a decentrl train state (format decentrl.train_state, version 1)")
-        tensors = st_load(bytes(data))
-        adam = {int(i): {"step": torch.tensor(step), "exp_avg": tensors[f"adam.{i}.exp_avg"],
-                         "exp_avg_sq": tensors[f"adam.{i}.exp_avg_sq"]}
-                for i, step in meta["adam_steps"].items()}
-        return cls(meta["env_steps"], meta["rounds"], meta["updates"], meta["last_checkpoint"], adam)
+        """The train state in `to_bytes` output; Malformed saying why for anything else (every
+        count and name checked before use: a validator reads other nodes' states)."""
+        shapes, meta = safetensors_header(data, TRAIN_STATE_FORMAT, TRAIN_STATE_VERSION)
+        counters = [meta.get(k) for k in ("env_steps", "rounds", "updates", "last_checkpoint")]
+        steps = meta.get("adam_steps")
+        if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counters) \
+                or not isinstance(steps, dict):
+            raise Malformed(f"train state metadata needs counters and adam_steps: {brief(meta)}")
+        adam_steps = {}
+        for i, step in steps.items():
+            if not (i.isascii() and i.isdigit() and len(i) <= 9 and str(int(i)) == i) or isinstance(step, bool) \
+                    or not isinstance(step, (int, float)) or not 0 <= step < 2**53:
+                raise Malformed(f"train state adam_steps entry {brief(i)}: {brief(step)} is not a parameter "
+                                f"index and a step count")
+            adam_steps[int(i)] = float(step)
+        names = {f"adam.{i}.{k}" for i in adam_steps for k in ("exp_avg", "exp_avg_sq")}
+        if set(shapes) != names:
+            raise Malformed(f"train state tensors {brief(sorted(shapes))} are not the Adam moments of parameters "
+                            f"{brief(sorted(adam_steps))}")
+        if any(shapes[f"adam.{i}.exp_avg"] != shapes[f"adam.{i}.exp_avg_sq"] for i in adam_steps):
+            raise Malformed("train state: an exp_avg and its exp_avg_sq differ in shape")
+        tensors = safetensors_tensors(data)
+        adam = {i: {"step": torch.tensor(step), "exp_avg": tensors[f"adam.{i}.exp_avg"],
+                    "exp_avg_sq": tensors[f"adam.{i}.exp_avg_sq"]}
+                for i, step in adam_steps.items()}
+        return cls(*counters, adam)
 
 
 def resolve_device(name: str) -> torch.device:
@@ -153,10 +171,17 @@ def make_batch(episodes: list[Episode], obs, actions, old_logp, old_values, fina
 
 
 def make_optimizer(policy: ActorCritic, state: TrainState, config: PPOConfig) -> torch.optim.Adam:
-    """Adam over the policy's parameters with `state`'s moments and the schedule's learning rate."""
+    """Adam over the policy's parameters with `state`'s moments and the schedule's learning rate;
+    Malformed if the moments are not those of the policy's parameters (a state read from another
+    node may hold any)."""
+    params = list(policy.parameters())
+    if state.adam and (set(state.adam) != set(range(len(params))) or any(
+            state.adam[i][k].shape != p.shape for i, p in enumerate(params) for k in ("exp_avg", "exp_avg_sq"))):
+        moments = {i: tuple(s["exp_avg"].shape) for i, s in state.adam.items()}
+        raise Malformed(f"train state's Adam moments {brief(moments)} do not fit the policy's {len(params)} "
+                        f"parameters {[tuple(p.shape) for p in params]}")
     # fused: one kernel for all parameters instead of ~10 ops each (the per-op cost dominates here)
-    optimizer = torch.optim.Adam(list(policy.parameters()), lr=learning_rate(config, state.env_steps),
-                                 eps=1e-5, fused=True)
+    optimizer = torch.optim.Adam(params, lr=learning_rate(config, state.env_steps), eps=1e-5, fused=True)
     if state.adam:
         sd = optimizer.state_dict()
         sd["state"] = {i: {k: v.clone() for k, v in s.items()} for i, s in state.adam.items()}
@@ -267,8 +292,9 @@ def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
     if not episodes:
         raise ValueError("train_round needs at least one episode")
     for ep in episodes:
-        if ep.action_kind != policy.spec.action_kind or ep.obs.shape[1] != policy.spec.obs_dim:
-            raise ValueError(f"episode {ep.shard}/{ep.index} does not fit the policy's spaces {policy.spec}")
+        problem = misfit(ep, policy.spec)
+        if problem:
+            raise ValueError(f"episode {ep.shard}/{ep.index} does not fit the policy's spaces {policy.spec}: {problem}")
     device = resolve_device(config.device)
     policy.to(device).train()
 

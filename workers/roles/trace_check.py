@@ -30,13 +30,14 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
+
 import numpy as np
 import torch
 from eth_utils import keccak
-from safetensors.torch import load as st_load
 
 from workers import merkle
-from workers.rl.policy import from_bytes, to_bytes
+from workers.framing import Malformed
+from workers.rl.policy import from_bytes, policy_tensors, to_bytes
 from workers.rl.ppo import MinibatchSchedule, TrainState, adam_state, finish_round, gradient_step, make_batch, \
     make_optimizer, samples
 from workers.rl.replay import LOGP_ATOL, RTOL, VALUE_ATOL
@@ -75,6 +76,10 @@ class _Checker:
 
     def load_trace(self) -> Trace:
         cid = self.claimed.meta["trace_cid"]
+        try:
+            cids.decode(cid)
+        except ValueError as error:
+            raise Rejected(f"the checkpoint's trace_cid is not a CID: {error}") from None
         blob = self.fetch(cid)
         if blob is None:
             raise Rejected(f"missing data: the trainer's trace {cid} could not be fetched")
@@ -131,7 +136,7 @@ class _Checker:
         try:
             policy_bytes, ts_bytes = split_state(data)
             state = TrainState.from_bytes(ts_bytes)
-        except (TraceError, ValueError, KeyError) as error:
+        except Malformed as error:
             raise Rejected(f"state {j} of the trace is malformed: {error}") from None
         s, want = state, self.start
         counters = (s.env_steps, s.rounds, s.last_checkpoint, s.updates)
@@ -197,11 +202,17 @@ class _Checker:
         a, b = self.b[j], self.b[j + 1]
         policy_bytes, state = self.load_state(j)
         want_policy, want_state = self.load_state(j + 1)
-        policy = from_bytes(policy_bytes)
+        try:
+            policy = from_bytes(policy_bytes)
+        except Malformed as error:
+            raise Rejected(f"state {j}'s policy is malformed: {error}") from None
         if policy.config != self.policy0.config or policy.spec != self.policy0.spec:
             raise Rejected(f"state {j}'s policy has another architecture than the task's")
         policy.train()
-        optimizer = make_optimizer(policy, state, self.config)
+        try:
+            optimizer = make_optimizer(policy, state, self.config)
+        except Malformed as error:
+            raise Rejected(f"state {j} is malformed: {error}") from None
         batch = self.batch
         tensors = (batch.obs, batch.actions, batch.old_logp, batch.old_values, batch.advantages, batch.returns)
         for s in range(a, b):
@@ -217,7 +228,10 @@ class _Checker:
                 raise Rejected(f"{_where(self.b, j)} does not re-execute: the re-run gives another state "
                                f"than the trace's state {j + 1}")
             return
-        problem, used = compare_within_gpu_tolerance(want_policy, want_state, rerun_policy, rerun, policy_bytes)
+        try:
+            problem, used = compare_within_gpu_tolerance(want_policy, want_state, rerun_policy, rerun, policy_bytes)
+        except Malformed as error:
+            raise Rejected(f"state {j + 1}'s policy is malformed: {error}") from None
         self.tolerance_used = max(self.tolerance_used, used)
         if problem:
             raise Rejected(f"{_where(self.b, j)} does not re-execute within the CUDA tolerance: {problem}")
@@ -285,8 +299,9 @@ def _max_abs_diff(a: dict, b: dict) -> float:
 def compare_within_gpu_tolerance(claimed_policy: bytes, claimed_state: TrainState, rerun_policy: bytes,
                                  rerun_state: TrainState, before_policy: bytes) -> tuple[str | None, float]:
     """(None if a CUDA-computed state is within the tolerance of the CPU re-run from `before`, else
-    why not; the largest error as a fraction of its tolerance, over the policy and Adam moments)."""
-    c_pol, r_pol, p_pol = (st_load(x) for x in (claimed_policy, rerun_policy, before_policy))
+    why not; the largest error as a fraction of its tolerance, over the policy and Adam moments).
+    Malformed if `claimed_policy` is not a policy's safetensors."""
+    c_pol, r_pol, p_pol = (policy_tensors(x) for x in (claimed_policy, rerun_policy, before_policy))
     if set(c_pol) != set(r_pol) or any(c_pol[k].shape != r_pol[k].shape for k in r_pol):
         return "policy tensors differ in names or shapes from the re-run", math.inf
     update = _max_abs_diff(r_pol, p_pol)
