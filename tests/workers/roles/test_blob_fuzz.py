@@ -34,8 +34,9 @@ def _parse_state(data: bytes):
 
 PARSERS = {"shard": sampler.unbundle_shard, "checkpoint": trainer.unbundle_checkpoint, "trace": trace.parse_trace,
            "chunk": trace.Chunk.from_bytes, "state": _parse_state}
-FIELDS = {"shard": [(5, "<I")], "checkpoint": [(5, "<I")], "trace": [(5, "<I")], "chunk": [(4 + 4 * i, "<I") for i in range(4)],
-          "state": [(0, "<Q"), (0, "<I")]}
+FIELDS = {"shard": [(5, "<I")], "checkpoint": [(5, "<I")], "trace": [(5, "<I")],
+          "chunk": [(4 + 4 * i, "<I") for i in range(4)], "state": [(0, "<Q"), (0, "<I")]}
+"""The integer fields of each kind: header lengths, a chunk's index, first row, rows and finals."""
 
 
 @pytest.mark.parametrize("kind", list(PARSERS))

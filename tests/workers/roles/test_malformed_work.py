@@ -46,7 +46,8 @@ def shard_of(rnd, slot, items):
     blob = rnd.shards[slot].blob
     (hlen,) = struct.unpack_from("<I", blob, 5)
     header = {**json.loads(blob[9:9 + hlen]), "root": merkle_root(items).hex()}
-    return merkle_root(items), frame(sampler.MAGIC, 1, canonical(header), *(struct.pack("<I", len(i)) + i for i in items))
+    body = (struct.pack("<I", len(i)) + i for i in items)
+    return merkle_root(items), frame(sampler.MAGIC, 1, canonical(header), *body)
 
 
 def test_a_shard_with_a_malformed_episode_header_is_rejected(rounds):
@@ -58,7 +59,8 @@ def test_a_shard_with_a_malformed_episode_header_is_rejected(rounds):
     root, blob = shard_of(rnd, 0, items)
     v = judge(rnd, [(0, root, blob), rnd.revealed[1]])
     assert v.samplers[0] == Judgement(False, "blob does not match the revealed root: shard blob holds a malformed "
-                                             "episode: episode header steps must be an integer in [0, 2**256), got 'many'")
+                                             "episode: episode header steps must be an integer in [0, 2**256), "
+                                             "got 'many'")
 
 
 def test_an_action_outside_the_space_rejects_the_shard_and_the_trainer_that_trained_on_it(rounds):
@@ -112,7 +114,8 @@ def test_a_trace_state_whose_train_state_is_not_one_is_rejected(rounds):
     policy_bytes, _ = split_state(ckpt.trace_states[-1])
     fake, fetch = replaced_state(ckpt, 12, state_bytes(policy_bytes, b"\x05"))
     assert judge(rounds[1], ckpt=fake, fetch=fetch).trainer == Judgement(
-        False, "state 12 of the trace is malformed: not a safetensors checkpoint: shorter than its 8-byte header length")
+        False, "state 12 of the trace is malformed: not a safetensors checkpoint: shorter than its 8-byte header "
+               "length")
 
 
 def _seed_challenging(rnd, j):
