@@ -22,6 +22,17 @@ def brief(value, limit: int = 80) -> str:
     return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
+def is_count(x, least: int = 0) -> bool:
+    """Whether `x` is a JSON integer (not a bool) of at least `least`: a size, index or counter as a
+    parser must find it in a header before using it."""
+    return isinstance(x, int) and not isinstance(x, bool) and x >= least
+
+
+def is_hex32(x) -> bool:
+    """Whether `x` is a 32-byte digest as headers write it: 64 lowercase hex digits."""
+    return isinstance(x, str) and len(x) == 64 and not x.strip("0123456789abcdef")
+
+
 def canonical(obj) -> bytes:
     """Canonical JSON: sorted keys, "," and ":" separators, ASCII."""
     return json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode("ascii")

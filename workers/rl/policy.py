@@ -28,7 +28,7 @@ from safetensors.torch import load as st_load
 from torch import nn
 from torch.nn import functional as F
 
-from workers.framing import Malformed, brief, json_header
+from workers.framing import Malformed, brief, is_count, json_header
 from workers.rl.config import PolicyConfig
 from workers.rl.envs import BOX, DISCRETE, SpaceSpec
 
@@ -240,9 +240,9 @@ def safetensors_header(data: bytes, fmt: str, version: int) -> tuple[dict[str, t
         shape, offsets = entry["shape"], entry["data_offsets"]
         if entry["dtype"] != "F32":
             raise Malformed(f"tensor {brief(name)}: dtype {brief(entry['dtype'])}, expected F32 (float32)")
-        if not isinstance(shape, list) or not all(_is_count(d) for d in shape):
+        if not isinstance(shape, list) or not all(is_count(d) for d in shape):
             raise Malformed(f"tensor {brief(name)}: shape {brief(shape)} is not a list of sizes")
-        if not isinstance(offsets, list) or len(offsets) != 2 or not all(_is_count(o) for o in offsets):
+        if not isinstance(offsets, list) or len(offsets) != 2 or not all(is_count(o) for o in offsets):
             raise Malformed(f"tensor {brief(name)}: data_offsets {brief(offsets)} are not [begin, end]")
         if offsets[1] - offsets[0] != 4 * math.prod(shape):
             raise Malformed(f"tensor {brief(name)}: data_offsets {offsets} do not span a float32 "
@@ -257,10 +257,6 @@ def safetensors_header(data: bytes, fmt: str, version: int) -> tuple[dict[str, t
     if at != body:
         raise Malformed(f"safetensors tensors end at byte {at} of a {body}-byte body")
     return shapes, meta
-
-
-def _is_count(x) -> bool:
-    return isinstance(x, int) and not isinstance(x, bool) and x >= 0
 
 
 def safetensors_tensors(data: bytes) -> dict[str, torch.Tensor]:
@@ -291,7 +287,7 @@ def _architecture(meta: dict) -> tuple[SpaceSpec, PolicyConfig]:
     ints = [space.get("obs_dim"), space.get("action_dim"), cfg.get("seed")]
     hidden = cfg.get("hidden_sizes")
     bounds = [space.get("action_low"), space.get("action_high")]
-    if not all(_is_count(x) for x in ints) or not isinstance(hidden, list) or not all(_is_count(h) for h in hidden) \
+    if not all(is_count(x) for x in ints) or not isinstance(hidden, list) or not all(is_count(h) for h in hidden) \
             or not all(b is None or isinstance(b, list) and all(_is_number(x) for x in b) for b in bounds) \
             or not _is_number(cfg.get("init_log_std")) or space.get("action_kind") not in (DISCRETE, BOX) \
             or not isinstance(cfg.get("activation"), str):

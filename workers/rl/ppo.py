@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from workers.framing import Malformed, brief
+from workers.framing import Malformed, brief, is_count
 from workers.rl.config import PPOConfig
 from workers.rl.policy import ActorCritic, safetensors_bytes, safetensors_header, safetensors_tensors
 from workers.rl.rollout import Episode, misfit
@@ -69,8 +69,7 @@ class TrainState:
         shapes, meta = safetensors_header(data, TRAIN_STATE_FORMAT, TRAIN_STATE_VERSION)
         counters = [meta.get(k) for k in ("env_steps", "rounds", "updates", "last_checkpoint")]
         steps = meta.get("adam_steps")
-        if not all(isinstance(c, int) and not isinstance(c, bool) and c >= 0 for c in counters) \
-                or not isinstance(steps, dict):
+        if not all(is_count(c) for c in counters) or not isinstance(steps, dict):
             raise Malformed(f"train state metadata needs counters and adam_steps: {brief(meta)}")
         adam_steps = {}
         for i, step in steps.items():

@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
-from workers.framing import Malformed, brief, json_header
+from workers.framing import Malformed, brief, is_count, is_hex32, json_header
 from workers.hashing import keccak256
 from workers.merkle import MerkleTree
 from workers.rl.envs import BOX, DISCRETE, SpaceSpec, make_env, space_spec
@@ -205,14 +205,14 @@ def _check_header(h: dict) -> None:
     """Malformed naming the first field of an episode header that has the wrong type or range."""
     for name, least in _HEADER_INTS.items():
         v = h[name]
-        if isinstance(v, bool) or not isinstance(v, int) or not least <= v < 2**256:
+        if not is_count(v, least) or v >= 2**256:
             raise Malformed(f"episode header {name} must be an integer in [{least}, 2**256), got {brief(v)}")
     if not isinstance(h["env_id"], str):
         raise Malformed(f"episode header env_id must be a string, got {brief(h['env_id'])}")
     if h["end"] not in ENDS or h["action_kind"] not in (DISCRETE, BOX):
         raise Malformed(f"episode header end {brief(h['end'])} or action_kind {brief(h['action_kind'])} is unknown")
     policy = h["policy"]
-    if not isinstance(policy, str) or len(policy) != 64 or policy.strip("0123456789abcdef"):
+    if not is_hex32(policy):
         raise Malformed(f"episode header policy must be 64 lowercase hex digits, got {brief(policy)}")
 
 

@@ -28,7 +28,7 @@ import struct
 from dataclasses import dataclass, field
 
 from workers import protocol
-from workers.framing import Malformed, brief, canonical, frame, unframe
+from workers.framing import Malformed, brief, canonical, frame, is_count, unframe
 from workers.merkle import merkle_root
 from workers.rl.envs import env_space_spec
 from workers.rl.policy import ActorCritic, from_bytes, make_policy
@@ -149,7 +149,7 @@ def unbundle_shard(blob: bytes) -> ShardResult:
     if not isinstance(header, dict) or set(header) != _HEADER_KEYS or header["format"] != FORMAT:
         raise ShardMismatch(f"shard blob header must have keys {sorted(_HEADER_KEYS)} and format {FORMAT!r}")
     for key in ("episodes", "round", "shard", "steps", "task_id", "task_seed"):
-        if isinstance(header[key], bool) or not isinstance(header[key], int) or header[key] < 0:
+        if not is_count(header[key]):
             raise ShardMismatch(f"shard blob header {key} must be a non-negative integer, got {brief(header[key])}")
     items = []
     while off < len(blob):

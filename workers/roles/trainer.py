@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 
 from eth_utils import keccak
 
-from workers.framing import Malformed, brief, canonical, frame, unframe
+from workers.framing import Malformed, brief, canonical, frame, is_count, unframe
 from workers.merkle import merkle_root
 from workers.rl.policy import ActorCritic, to_bytes
 from workers.rl.ppo import TrainState, resolve_device
@@ -174,17 +174,14 @@ def unbundle_checkpoint(bundle: bytes) -> CheckpointResult:
 
 def _check_meta(meta: dict) -> None:
     """CheckpointMismatch naming the metadata fields of the wrong type or range (before any is used)."""
-    def count(v, least=0):
-        return isinstance(v, int) and not isinstance(v, bool) and v >= least
-
     inputs = meta["inputs"]
-    problems = [k for k in ("policy_size", "train_state_size", "task_id") if not count(meta[k])]
-    problems += [] if count(meta["round"], -1) else ["round"]  # -1: an initial bundle (encrypted inputs)
+    problems = [k for k in ("policy_size", "train_state_size", "task_id") if not is_count(meta[k])]
+    problems += [] if is_count(meta["round"], -1) else ["round"]  # -1: an initial bundle (encrypted inputs)
     problems += [k for k in ("device", "policy", "spec", "trace_cid", "trace_root", "train_state")
                  if not isinstance(meta[k], str)]
     problems += [] if meta["prev"] is None or isinstance(meta["prev"], str) else ["prev"]
     if not isinstance(inputs, list) or not all(
-            isinstance(i, dict) and set(i) == {"root", "slot"} and count(i["slot"]) and isinstance(i["root"], str)
+            isinstance(i, dict) and set(i) == {"root", "slot"} and is_count(i["slot"]) and isinstance(i["root"], str)
             for i in inputs):
         problems.append("inputs")
     if problems:
