@@ -75,7 +75,7 @@ $(PY_STAMP):
 	@test -x $(VENV)/bin/python || { echo "setup: creating $(VENV)"; $(PYTHON) -m venv $(VENV); }
 	@echo "setup: pip install (constraints.txt pins eth-brownie 1.22.2's set)"
 	$(VENV)/bin/pip install -q -c constraints.txt -r requirements.txt 2>&1 | $(PIP_FILTER)
-	$(VENV)/bin/pip install -q -c constraints.txt -e . 2>&1 | $(PIP_FILTER)
+	$(VENV)/bin/pip install -q -c constraints.txt -e '.[dev]' 2>&1 | $(PIP_FILTER)
 	$(VENV)/bin/pip check
 	@rm -f $(STAMPS)/venv-* && touch $@
 

@@ -22,13 +22,15 @@ from pathlib import Path
 
 import torch
 from eth_utils import keccak
+from safetensors import SafetensorError
 from safetensors.numpy import save as np_save
 from safetensors.torch import load as st_load
 from torch import nn
 from torch.nn import functional as F
 
+from workers.framing import Malformed, brief, is_count, json_header
 from workers.rl.config import PolicyConfig
-from workers.rl.envs import DISCRETE, SpaceSpec
+from workers.rl.envs import BOX, DISCRETE, SpaceSpec
 
 FORMAT = "decentrl.policy"
 VERSION = 1
@@ -207,41 +209,130 @@ def safetensors_bytes(tensors: dict[str, torch.Tensor], meta: dict) -> bytes:
     return np_save(arrays, metadata={METADATA_KEY: json.dumps(meta, sort_keys=True, separators=(",", ":"))})
 
 
-def read_metadata(data: bytes) -> dict:
-    """The decentrl metadata of safetensors bytes, parsed from the header alone."""
+def safetensors_header(data: bytes, fmt: str, version: int) -> tuple[dict[str, tuple[int, ...]], dict]:
+    """({tensor name: shape}, the decentrl metadata) of safetensors bytes as `safetensors_bytes`
+    writes them for format `fmt` version `version`: float32 tensors, contiguous in the body. Read
+    from the header alone, every length, offset and count checked against `data` before use: they
+    may come from another node. Malformed saying what is wrong otherwise."""
+    data = memoryview(data)
     if len(data) < 8:
-        raise ValueError("not a safetensors checkpoint: shorter than its 8-byte header length")
-    (n,) = struct.unpack("<Q", data[:8])
+        raise Malformed("not a safetensors checkpoint: shorter than its 8-byte header length")
+    (n,) = struct.unpack_from("<Q", data)
     if n > len(data) - 8:
-        raise ValueError("not a safetensors checkpoint: header length exceeds the data")
-    header = json.loads(data[8:8 + n])
-    raw = header.get("__metadata__", {}).get(METADATA_KEY)
-    if raw is None:
-        raise ValueError(f"safetensors checkpoint has no {METADATA_KEY!r} metadata: not a decentrl policy")
-    meta = json.loads(raw)
-    if meta.get("format") != FORMAT or meta.get("version") != VERSION:
-        raise ValueError(f"unsupported checkpoint format {meta.get('format')!r} version "
-                         f"{meta.get('version')!r}; expected {FORMAT!r} version {VERSION}")
-    return meta
+        raise Malformed(f"not a safetensors checkpoint: a {n}-byte header in {len(data)} bytes")
+    header = json_header(bytes(data[8:8 + n]), "safetensors header")
+    if not isinstance(header, dict):
+        raise Malformed("safetensors header is not a JSON object")
+    extra = header.pop("__metadata__", {})
+    raw = extra.get(METADATA_KEY) if isinstance(extra, dict) else None
+    what = "decentrl " + fmt.removeprefix("decentrl.").replace("_", " ")
+    if not isinstance(raw, str):
+        raise Malformed(f"safetensors checkpoint has no {METADATA_KEY!r} metadata: not a {what}")
+    meta = json_header(raw, f"{METADATA_KEY!r} metadata")
+    if not isinstance(meta, dict) or meta.get("format") != fmt or meta.get("version") != version:
+        got = (meta.get("format"), meta.get("version")) if isinstance(meta, dict) else (None, None)
+        raise Malformed(f"unsupported format {brief(got[0])} version {brief(got[1])}; expected {fmt!r} "
+                        f"version {version} ({what})")
+    shapes, spans = {}, []
+    for name, entry in header.items():
+        if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "data_offsets"}:
+            raise Malformed(f"tensor {brief(name)}: not a safetensors entry (dtype, shape, data_offsets)")
+        shape, offsets = entry["shape"], entry["data_offsets"]
+        if entry["dtype"] != "F32":
+            raise Malformed(f"tensor {brief(name)}: dtype {brief(entry['dtype'])}, expected F32 (float32)")
+        if not isinstance(shape, list) or not all(is_count(d) for d in shape):
+            raise Malformed(f"tensor {brief(name)}: shape {brief(shape)} is not a list of sizes")
+        if not isinstance(offsets, list) or len(offsets) != 2 or not all(is_count(o) for o in offsets):
+            raise Malformed(f"tensor {brief(name)}: data_offsets {brief(offsets)} are not [begin, end]")
+        if offsets[1] - offsets[0] != 4 * math.prod(shape):
+            raise Malformed(f"tensor {brief(name)}: data_offsets {offsets} do not span a float32 "
+                            f"{brief(tuple(shape))}")
+        shapes[name] = tuple(shape)
+        spans.append(tuple(offsets))
+    body, at = len(data) - 8 - n, 0
+    for begin, end in sorted(spans):
+        if begin != at:
+            raise Malformed(f"safetensors body is not tensor after tensor: a tensor starts at {begin}, not {at}")
+        at = end
+    if at != body:
+        raise Malformed(f"safetensors tensors end at byte {at} of a {body}-byte body")
+    return shapes, meta
+
+
+def safetensors_tensors(data: bytes) -> dict[str, torch.Tensor]:
+    """The tensors of safetensors bytes whose header `safetensors_header` has checked (Malformed
+    should safetensors still refuse them)."""
+    try:
+        return st_load(bytes(data))
+    except SafetensorError as error:
+        raise Malformed(f"safetensors refuses the bytes: {error}") from None
+
+
+def policy_tensors(data: bytes) -> dict[str, torch.Tensor]:
+    """The tensors of a policy's safetensors bytes, by name (header checked first; Malformed)."""
+    safetensors_header(data, FORMAT, VERSION)
+    return safetensors_tensors(data)
+
+
+def read_metadata(data: bytes) -> dict:
+    """The decentrl metadata of a policy's safetensors bytes, parsed from the header alone."""
+    return safetensors_header(data, FORMAT, VERSION)[1]
+
+
+def _architecture(meta: dict) -> tuple[SpaceSpec, PolicyConfig]:
+    """The (spaces, architecture) a policy's metadata names; Malformed if it names none."""
+    space, cfg = meta.get("spec"), meta.get("config")
+    if not isinstance(space, dict) or not isinstance(cfg, dict):
+        raise Malformed("policy metadata needs a spec and a config object")
+    ints = [space.get("obs_dim"), space.get("action_dim"), cfg.get("seed")]
+    hidden = cfg.get("hidden_sizes")
+    bounds = [space.get("action_low"), space.get("action_high")]
+    if not all(is_count(x) for x in ints) or not isinstance(hidden, list) or not all(is_count(h) for h in hidden) \
+            or not all(b is None or isinstance(b, list) and all(_is_number(x) for x in b) for b in bounds) \
+            or not _is_number(cfg.get("init_log_std")) or space.get("action_kind") not in (DISCRETE, BOX) \
+            or not isinstance(cfg.get("activation"), str):
+        raise Malformed(f"policy metadata does not describe an architecture: spec {brief(space)}, "
+                        f"config {brief(cfg)}")
+    try:
+        return SpaceSpec.from_dict(space), PolicyConfig(
+            hidden_sizes=tuple(hidden), activation=cfg["activation"], init_log_std=float(cfg["init_log_std"]),
+            seed=cfg["seed"])
+    except (ValueError, OverflowError) as error:  # EnvError, PolicyConfig's checks, a number past float
+        raise Malformed(f"policy metadata does not describe an architecture: {brief(str(error))}") from None
+
+
+def _is_number(x) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool)
+
+
+def parameter_shapes(space: SpaceSpec, config: PolicyConfig) -> dict[str, tuple[int, ...]]:
+    """{name: shape} of the state dict of an ActorCritic(space, config), without building it (a
+    checkpoint's header is checked against it before any parameter is allocated)."""
+    shapes = {}
+    for net, out in (("critic", 1), ("actor", space.action_dim)):
+        sizes = [space.obs_dim, *config.hidden_sizes, out]
+        for i in range(len(sizes) - 1):
+            shapes[f"{net}.{2 * i}.weight"] = (sizes[i + 1], sizes[i])
+            shapes[f"{net}.{2 * i}.bias"] = (sizes[i + 1],)
+    if space.action_kind != DISCRETE:
+        shapes["log_std"] = (space.action_dim,)
+    return shapes
 
 
 def from_bytes(data: bytes) -> ActorCritic:
-    """A policy from `to_bytes` output. Checks names, shapes and dtypes; never unpickles."""
-    meta = read_metadata(data)
-    cfg = meta["config"]
-    policy = ActorCritic(SpaceSpec.from_dict(meta["spec"]), PolicyConfig(
-        hidden_sizes=tuple(cfg["hidden_sizes"]), activation=cfg["activation"],
-        init_log_std=float(cfg["init_log_std"]), seed=int(cfg["seed"])), initialize=False)
-    tensors = st_load(bytes(data))
-    expected = policy.state_dict()
-    if set(tensors) != set(expected):
-        raise ValueError(f"checkpoint tensors {sorted(tensors)} do not match the architecture's "
-                         f"{sorted(expected)}")
-    for name, t in tensors.items():
-        if t.dtype != torch.float32 or t.shape != expected[name].shape:
-            raise ValueError(f"tensor {name}: {t.dtype} {tuple(t.shape)}, expected float32 "
-                             f"{tuple(expected[name].shape)}")
-    policy.load_state_dict(tensors, strict=True)
+    """A policy from `to_bytes` output; Malformed unless its names, shapes and dtypes are those of
+    the architecture its metadata names (checked before anything is allocated). Never unpickles."""
+    shapes, meta = safetensors_header(data, FORMAT, VERSION)
+    space, config = _architecture(meta)
+    expected = parameter_shapes(space, config)
+    if set(shapes) != set(expected):
+        raise Malformed(f"checkpoint tensors {brief(sorted(shapes))} do not match the architecture's "
+                        f"{sorted(expected)}")
+    for name, shape in shapes.items():
+        if shape != expected[name]:
+            raise Malformed(f"tensor {name}: float32 {brief(shape)}, expected float32 {expected[name]}")
+    policy = ActorCritic(space, config, initialize=False)
+    policy.load_state_dict(safetensors_tensors(data), strict=True)
     return policy
 
 

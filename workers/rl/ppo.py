@@ -9,8 +9,8 @@ in `TrainState`.
 
 Old log-probs and values are recomputed here from the episodes' observations and actions under
 the incoming policy (samplers' recorded numbers are checked by validators, not trusted).
-The round's pieces (pre_update, make_batch, step_schedule, permutations, gradient_step,
-finish_round) are separate so that a validator can re-execute single steps of a round from a
+The round's pieces (pre_update, make_batch, MinibatchSchedule, gradient_step, finish_round)
+are separate so that a validator can re-execute single steps of a round from a
 stored intermediate state (workers.roles.trace_check) with the very same code.
 Determinism: the minibatch order comes from a generator seeded by (config.seed, state.updates),
 nothing touches the global RNG, so on CPU the same policy, episodes, config and state give
@@ -20,18 +20,20 @@ through the same code; the returned policy is on the cpu.
 
 from __future__ import annotations
 
-import json
 import math
 from dataclasses import dataclass, field
 
 import numpy as np
 import torch
-from safetensors.torch import load as st_load
 from torch import nn
 
+from workers.framing import Malformed, brief, is_count
 from workers.rl.config import PPOConfig
-from workers.rl.policy import ActorCritic, safetensors_bytes
-from workers.rl.rollout import Episode
+from workers.rl.policy import ActorCritic, safetensors_bytes, safetensors_header, safetensors_tensors
+from workers.rl.rollout import Episode, misfit
+
+TRAIN_STATE_FORMAT = "decentrl.train_state"
+TRAIN_STATE_VERSION = 1
 
 
 @dataclass
@@ -55,23 +57,38 @@ class TrainState:
             tensors[f"adam.{i}.exp_avg"] = s["exp_avg"]
             tensors[f"adam.{i}.exp_avg_sq"] = s["exp_avg_sq"]
             steps[str(i)] = float(s["step"])
-        meta = {"format": "decentrl.train_state", "version": 1, "env_steps": self.env_steps,
+        meta = {"format": TRAIN_STATE_FORMAT, "version": TRAIN_STATE_VERSION, "env_steps": self.env_steps,
                 "rounds": self.rounds, "updates": self.updates,
                 "last_checkpoint": self.last_checkpoint, "adam_steps": steps}
         return safetensors_bytes(tensors, meta)
 
     @classmethod
     def from_bytes(cls, data: bytes) -> "TrainState":
-        import struct
-        (n,) = struct.unpack("<Q", data[:8])
-        meta = json.loads(json.loads(data[8:8 + n])["__metadata__"]["decentrl"])
-        if meta.get("format") != "decentrl.train_state" or meta.get("version") != 1:
-            raise ValueError("not a decentrl train state (format decentrl.train_state, version 1)")
-        tensors = st_load(bytes(data))
-        adam = {int(i): {"step": torch.tensor(step), "exp_avg": tensors[f"adam.{i}.exp_avg"],
-                         "exp_avg_sq": tensors[f"adam.{i}.exp_avg_sq"]}
-                for i, step in meta["adam_steps"].items()}
-        return cls(meta["env_steps"], meta["rounds"], meta["updates"], meta["last_checkpoint"], adam)
+        """The train state in `to_bytes` output; Malformed saying why for anything else (every
+        count and name checked before use: a validator reads other nodes' states)."""
+        shapes, meta = safetensors_header(data, TRAIN_STATE_FORMAT, TRAIN_STATE_VERSION)
+        counters = [meta.get(k) for k in ("env_steps", "rounds", "updates", "last_checkpoint")]
+        steps = meta.get("adam_steps")
+        if not all(is_count(c) for c in counters) or not isinstance(steps, dict):
+            raise Malformed(f"train state metadata needs counters and adam_steps: {brief(meta)}")
+        adam_steps = {}
+        for i, step in steps.items():
+            if not (i.isascii() and i.isdigit() and len(i) <= 9 and str(int(i)) == i) or isinstance(step, bool) \
+                    or not isinstance(step, (int, float)) or not 0 <= step < 2**53:
+                raise Malformed(f"train state adam_steps entry {brief(i)}: {brief(step)} is not a parameter "
+                                f"index and a step count")
+            adam_steps[int(i)] = float(step)
+        names = {f"adam.{i}.{k}" for i in adam_steps for k in ("exp_avg", "exp_avg_sq")}
+        if set(shapes) != names:
+            raise Malformed(f"train state tensors {brief(sorted(shapes))} are not the Adam moments of parameters "
+                            f"{brief(sorted(adam_steps))}")
+        if any(shapes[f"adam.{i}.exp_avg"] != shapes[f"adam.{i}.exp_avg_sq"] for i in adam_steps):
+            raise Malformed("train state: an exp_avg and its exp_avg_sq differ in shape")
+        tensors = safetensors_tensors(data)
+        adam = {i: {"step": torch.tensor(step), "exp_avg": tensors[f"adam.{i}.exp_avg"],
+                    "exp_avg_sq": tensors[f"adam.{i}.exp_avg_sq"]}
+                for i, step in adam_steps.items()}
+        return cls(*counters, adam)
 
 
 def resolve_device(name: str) -> torch.device:
@@ -153,10 +170,17 @@ def make_batch(episodes: list[Episode], obs, actions, old_logp, old_values, fina
 
 
 def make_optimizer(policy: ActorCritic, state: TrainState, config: PPOConfig) -> torch.optim.Adam:
-    """Adam over the policy's parameters with `state`'s moments and the schedule's learning rate."""
+    """Adam over the policy's parameters with `state`'s moments and the schedule's learning rate;
+    Malformed if the moments are not those of the policy's parameters (a state read from another
+    node may hold any)."""
+    params = list(policy.parameters())
+    if state.adam and (set(state.adam) != set(range(len(params))) or any(
+            state.adam[i][k].shape != p.shape for i, p in enumerate(params) for k in ("exp_avg", "exp_avg_sq"))):
+        moments = {i: tuple(s["exp_avg"].shape) for i, s in state.adam.items()}
+        raise Malformed(f"train state's Adam moments {brief(moments)} do not fit the policy's {len(params)} "
+                        f"parameters {[tuple(p.shape) for p in params]}")
     # fused: one kernel for all parameters instead of ~10 ops each (the per-op cost dominates here)
-    optimizer = torch.optim.Adam(list(policy.parameters()), lr=learning_rate(config, state.env_steps),
-                                 eps=1e-5, fused=True)
+    optimizer = torch.optim.Adam(params, lr=learning_rate(config, state.env_steps), eps=1e-5, fused=True)
     if state.adam:
         sd = optimizer.state_dict()
         sd["state"] = {i: {k: v.clone() for k, v in s.items()} for i, s in state.adam.items()}
@@ -170,19 +194,51 @@ def adam_state(optimizer: torch.optim.Optimizer) -> dict:
             for i, s in optimizer.state_dict()["state"].items()}
 
 
-def step_schedule(n: int, config: PPOConfig) -> list[tuple[int, int]]:
-    """(epoch, first index into the epoch's permutation) of each gradient step of a full round
-    on n samples (a minibatch of fewer than 2 samples is skipped)."""
-    return [(epoch, lo) for epoch in range(config.update_epochs) for lo in range(0, n, config.batch_size)
-            if min(config.batch_size, n - lo) >= 2]
+class MinibatchSchedule:
+    """Which samples each gradient step of a round on n samples trains on, in order: the trainer
+    runs the schedule and a validator re-executes steps of it, so both take it from here.
 
+    Epoch e shuffles the samples by the e-th permutation of a generator seeded by (config.seed,
+    updates at the round's start); its minibatches are consecutive runs of batch_size samples of
+    that order (a last one of fewer than 2 samples is skipped). With target_kl the round stops after
+    an epoch whose last step's approximate KL exceeds it (`stops_after`)."""
 
-def permutations(config: PPOConfig, updates: int, n: int):
-    """The epochs' minibatch orders, in order: a generator seeded by (config.seed, updates at the
-    round's start)."""
-    generator = torch.Generator().manual_seed((config.seed * 1_000_003 + updates) % 2**63)
-    while True:
-        yield torch.randperm(n, generator=generator)
+    def __init__(self, n: int, config: PPOConfig, updates: int):
+        self.n, self.config = n, config
+        batch = config.batch_size
+        rows = [slice(lo, lo + batch) for lo in range(0, n, batch) if min(batch, n - lo) >= 2]
+        self.steps: list[tuple[int, slice]] = [(epoch, r) for epoch in range(config.update_epochs) for r in rows]
+        """(epoch, rows of the epoch's permutation) of each gradient step of a full round."""
+        self._seed = (config.seed * 1_000_003 + updates) % 2**63
+        self._generator = torch.Generator().manual_seed(self._seed)
+        self._epoch, self._permutation = -1, None
+
+    def __len__(self) -> int:
+        return len(self.steps)
+
+    def permutation(self, epoch: int) -> torch.Tensor:
+        """Epoch `epoch`'s order of the samples (one held at a time: asked in order, each is drawn once)."""
+        if epoch < self._epoch:
+            self._generator.manual_seed(self._seed)
+            self._epoch = -1
+        while self._epoch < epoch:
+            self._permutation = torch.randperm(self.n, generator=self._generator)
+            self._epoch += 1
+        return self._permutation
+
+    def indices(self, step: int) -> torch.Tensor:
+        """The samples gradient step `step` trains on."""
+        epoch, rows = self.steps[step]
+        return self.permutation(epoch)[rows]
+
+    def ends_epoch(self, step: int) -> bool:
+        return step + 1 == len(self.steps) or self.steps[step + 1][0] != self.steps[step][0]
+
+    def stops_after(self, step: int, approx_kl) -> bool:
+        """Whether the round ends after `step`, whose approximate KL is `approx_kl` (read only at an
+        epoch's end with target_kl set: on CUDA, reading it waits for the device)."""
+        target = self.config.target_kl
+        return target is not None and self.ends_epoch(step) and float(approx_kl) > target
 
 
 def gradient_step(policy: ActorCritic, optimizer: torch.optim.Optimizer, mb: tuple, config: PPOConfig) -> dict:
@@ -235,8 +291,9 @@ def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
     if not episodes:
         raise ValueError("train_round needs at least one episode")
     for ep in episodes:
-        if ep.action_kind != policy.spec.action_kind or ep.obs.shape[1] != policy.spec.obs_dim:
-            raise ValueError(f"episode {ep.shard}/{ep.index} does not fit the policy's spaces {policy.spec}")
+        problem = misfit(ep, policy.spec)
+        if problem:
+            raise ValueError(f"episode {ep.shard}/{ep.index} does not fit the policy's spaces {policy.spec}: {problem}")
     device = resolve_device(config.device)
     policy.to(device).train()
 
@@ -251,26 +308,22 @@ def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
 
     # ALGO LOGIC: minibatch epochs with the clipped objective
     n = len(batch)
-    perms = permutations(config, state.updates, n)
+    schedule = MinibatchSchedule(n, config, state.updates)
     tensors = (batch.obs, batch.actions, batch.old_logp, batch.old_values, batch.advantages, batch.returns)
     totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
-    steps_taken = 0
-    for _epoch in range(config.update_epochs):
-        perm = next(perms).to(device)
-        # one gather per epoch, then each minibatch is a slice (a view)
-        epoch_tensors = tuple(t[perm] for t in tensors)
-        for lo in range(0, n, config.batch_size):
-            mb = slice(lo, lo + config.batch_size)
-            if min(config.batch_size, n - lo) < 2:
-                continue
-            step_stats = gradient_step(policy, optimizer, tuple(t[mb] for t in epoch_tensors), config)
-            steps_taken += 1
-            if on_step is not None:
-                on_step(steps_taken, policy, optimizer, batch)
-            for k, v in step_stats.items():
-                totals[k] += float(v.detach())
-            approx_kl = step_stats["approx_kl"]
-        if config.target_kl is not None and float(approx_kl) > config.target_kl:
+    steps_taken, gathered = 0, None
+    for step, (epoch, rows) in enumerate(schedule.steps):
+        if epoch != gathered:
+            # one gather per epoch, then each minibatch is a slice (a view)
+            perm = schedule.permutation(epoch).to(device)
+            epoch_tensors, gathered = tuple(t[perm] for t in tensors), epoch
+        step_stats = gradient_step(policy, optimizer, tuple(t[rows] for t in epoch_tensors), config)
+        steps_taken += 1
+        if on_step is not None:
+            on_step(steps_taken, policy, optimizer, batch)
+        for k, v in step_stats.items():
+            totals[k] += float(v.detach())
+        if schedule.stops_after(step, step_stats["approx_kl"]):
             break
 
     # ALGO LOGIC: carry state, report

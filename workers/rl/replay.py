@@ -48,7 +48,7 @@ class Mismatch:
     """The first disagreement between an episode and its re-execution."""
 
     field: str
-    """What disagreed: seeds, coordinates, env_id, policy, action_kind, obs, action, reward,
+    """What disagreed: seeds, coordinates, env_id, policy, action_kind, action_dim, obs, action, reward,
     terminated, truncated, length, end, sample, logp or value."""
     step: int | None
     """Step index (for obs: the index into the observations), or None for header fields."""
@@ -107,6 +107,8 @@ def replay_episode(episode: Episode, policy: ActorCritic, *, env_id: str | None 
         return _reject(Mismatch("policy", None, policy_digest.hex(), ep.policy.hex()), 0)
     if ep.action_kind != policy.spec.action_kind:
         return _reject(Mismatch("action_kind", None, policy.spec.action_kind, ep.action_kind), 0)
+    if not policy.discrete and ep.actions.shape[1] != policy.spec.action_dim:
+        return _reject(Mismatch("action_dim", None, policy.spec.action_dim, ep.actions.shape[1]), 0)
 
     # 2. simulation, exact
     steps = ep.steps

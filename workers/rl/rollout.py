@@ -45,9 +45,10 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from workers.framing import Malformed, brief, is_count, is_hex32, json_header
 from workers.hashing import keccak256
 from workers.merkle import MerkleTree
-from workers.rl.envs import DISCRETE, make_env, space_spec
+from workers.rl.envs import BOX, DISCRETE, SpaceSpec, make_env, space_spec
 from workers.rl.policy import ActorCritic, digest
 
 SEED_DOMAIN = b"decentrl.rollout.v1"
@@ -145,23 +146,28 @@ def encode_episode(ep: Episode) -> bytes:
 
 
 def decode_episode(data: bytes) -> Episode:
-    """The episode in `data`; ValueError unless `data` is exactly a canonical encoding."""
+    """The episode in `data`; Malformed (a ValueError) saying why unless `data` is exactly a
+    canonical encoding. Every size in the header is checked against the data before use."""
     data = bytes(data)
-    if data[:4] != MAGIC:
-        raise ValueError("not an encoded episode: bad magic")
+    if data[:4] != MAGIC or len(data) < 9:
+        raise Malformed("not an encoded episode: bad magic")
     version, hlen = struct.unpack_from("<BI", data, 4)
     if version != ENCODING_VERSION:
-        raise ValueError(f"episode encoding version {version} is not supported (expected {ENCODING_VERSION})")
+        raise Malformed(f"episode encoding version {version} is not supported (expected {ENCODING_VERSION})")
     start = 9
+    if start + hlen > len(data):
+        raise Malformed(f"episode announces a {hlen}-byte header but holds {len(data) - start} bytes after its prefix")
     raw = data[start:start + hlen]
-    h = json.loads(raw)
-    if set(h) != _HEADER_KEYS:
-        raise ValueError(f"episode header keys {sorted(h)} differ from {sorted(_HEADER_KEYS)}")
+    h = json_header(raw, "episode header")
+    if not isinstance(h, dict) or set(h) != _HEADER_KEYS:
+        raise Malformed(f"episode header keys {brief(sorted(h) if isinstance(h, dict) else h)} differ from "
+                        f"{sorted(_HEADER_KEYS)}")
     if json.dumps(h, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode() != raw:
-        raise ValueError("episode header is not canonical JSON")
+        raise Malformed("episode header is not canonical JSON")
+    _check_header(h)
     t, d, k, kind = h["steps"], h["obs_dim"], h["action_dim"], h["action_kind"]
     if kind == DISCRETE and k != 1:
-        raise ValueError("a discrete episode has action_dim 1")
+        raise Malformed("a discrete episode has action_dim 1")
     # (name, stored dtype, shape, in-memory dtype): each array is read from the bytes and copied
     # once into its in-memory dtype (numpy's per-call costs, not the data, dominate an episode)
     layout = [("obs", "<f4", (t + 1, d), np.float32),
@@ -174,20 +180,54 @@ def decode_episode(data: bytes) -> Episode:
         count = math.prod(shape)
         n = count * np.dtype(dtype).itemsize
         if off + n > len(data):
-            raise ValueError(f"episode data too short for {name}")
+            raise Malformed(f"episode data too short for {name}")
         stored = np.frombuffer(data, dtype=dtype, count=count, offset=off).reshape(shape)
         if target is bool and count and stored.max() > 1:
-            raise ValueError(f"{name} flags must be 0 or 1")
+            raise Malformed(f"{name} flags must be 0 or 1")
         arrays[name] = stored.astype(target)
         off += n
     if off != len(data):
-        raise ValueError(f"episode data has {len(data) - off} trailing bytes")
+        raise Malformed(f"episode data has {len(data) - off} trailing bytes")
     ep = Episode(env_id=h["env_id"], task_seed=h["task_seed"], round=h["round"], shard=h["shard"],
                  index=h["index"], env_seed=h["env_seed"], sample_seed=h["sample_seed"],
                  policy=bytes.fromhex(h["policy"]), end=h["end"], action_kind=kind, **arrays)
     if encode_episode(ep) != data:
-        raise ValueError("episode bytes are not in canonical form")
+        raise Malformed("episode bytes are not in canonical form")
     return ep
+
+
+_HEADER_INTS = {"action_dim": 1, "env_seed": 0, "index": 0, "obs_dim": 1, "round": 0, "sample_seed": 0, "shard": 0,
+                "steps": 0, "task_seed": 0}
+"""The header's integer fields and their least values (all are below 2**256, a protocol word)."""
+
+
+def _check_header(h: dict) -> None:
+    """Malformed naming the first field of an episode header that has the wrong type or range."""
+    for name, least in _HEADER_INTS.items():
+        v = h[name]
+        if not is_count(v, least) or v >= 2**256:
+            raise Malformed(f"episode header {name} must be an integer in [{least}, 2**256), got {brief(v)}")
+    if not isinstance(h["env_id"], str):
+        raise Malformed(f"episode header env_id must be a string, got {brief(h['env_id'])}")
+    if h["end"] not in ENDS or h["action_kind"] not in (DISCRETE, BOX):
+        raise Malformed(f"episode header end {brief(h['end'])} or action_kind {brief(h['action_kind'])} is unknown")
+    policy = h["policy"]
+    if not is_hex32(policy):
+        raise Malformed(f"episode header policy must be 64 lowercase hex digits, got {brief(policy)}")
+
+
+def misfit(ep: Episode, space: SpaceSpec) -> str | None:
+    """Why a policy for `space` cannot replay or train on `ep` (observation size, action kind or
+    size, a discrete action out of range), or None: an episode decoded from another node's shard
+    may hold any of these, and torch would fail on them deep inside a forward pass."""
+    if ep.action_kind != space.action_kind or ep.obs.shape[1] != space.obs_dim:
+        return f"{ep.action_kind} actions and {ep.obs.shape[1]} observation values"
+    if space.action_kind == DISCRETE:
+        if ep.steps and not 0 <= int(ep.actions.min()) <= int(ep.actions.max()) < space.action_dim:
+            return f"a discrete action outside [0, {space.action_dim})"
+    elif ep.actions.shape[1] != space.action_dim:
+        return f"actions of {ep.actions.shape[1]} values"
+    return None
 
 
 def episode_tree(episodes) -> MerkleTree:

@@ -28,7 +28,7 @@ import struct
 from dataclasses import dataclass, field
 
 from workers import protocol
-from workers.framing import canonical, frame, unframe
+from workers.framing import Malformed, brief, canonical, frame, is_count, unframe
 from workers.merkle import merkle_root
 from workers.rl.envs import env_space_spec
 from workers.rl.policy import ActorCritic, from_bytes, make_policy
@@ -44,7 +44,7 @@ _HEADER_KEYS = {"env_id", "episodes", "format", "policy", "root", "round", "shar
                 "task_id", "task_seed"}
 
 
-class ShardMismatch(ValueError):
+class ShardMismatch(Malformed):
     """A blob that is malformed or does not match the root it was revealed with."""
 
 
@@ -148,6 +148,9 @@ def unbundle_shard(blob: bytes) -> ShardResult:
     header, off = unframe(blob, MAGIC, VERSION, "shard blob", ShardMismatch)
     if not isinstance(header, dict) or set(header) != _HEADER_KEYS or header["format"] != FORMAT:
         raise ShardMismatch(f"shard blob header must have keys {sorted(_HEADER_KEYS)} and format {FORMAT!r}")
+    for key in ("episodes", "round", "shard", "steps", "task_id", "task_seed"):
+        if not is_count(header[key]):
+            raise ShardMismatch(f"shard blob header {key} must be a non-negative integer, got {brief(header[key])}")
     items = []
     while off < len(blob):
         if off + 4 > len(blob):
@@ -161,7 +164,7 @@ def unbundle_shard(blob: bytes) -> ShardResult:
         raise ShardMismatch(f"shard blob holds {len(items)} episodes, its header says {header['episodes']}")
     try:
         episodes = [decode_episode(item) for item in items]
-    except ValueError as error:
+    except Malformed as error:
         raise ShardMismatch(f"shard blob holds a malformed episode: {error}") from None
     try:
         result = bundle_shard(header["task_id"], header["round"], header["shard"], episodes)

@@ -39,7 +39,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from eth_utils import keccak
 
-from workers.framing import canonical, frame, unframe
+from workers.framing import Malformed, brief, canonical, frame, is_count, is_hex32, unframe
 from workers.merkle import MerkleTree
 from workers.rl.policy import to_bytes
 from workers.rl.ppo import Batch, TrainState, adam_state
@@ -54,7 +54,7 @@ CHUNK_ROWS = 64
 this many samples (a gradient step costs a forward and a backward pass over batch_size)."""
 
 
-class TraceError(ValueError):
+class TraceError(Malformed):
     """A trace blob, state or chunk that is malformed."""
 
 
@@ -165,22 +165,36 @@ def parse_trace(blob: bytes) -> Trace:
     """The trace in a blob; TraceError if it is malformed or not canonical."""
     blob = bytes(blob)
     header, at = unframe(blob, MAGIC, VERSION, "trace blob", TraceError)
-    try:
-        keys = {"chunk_rows", "chunks", "format", "states", "steps", "steps_per_leaf"}
-        if not isinstance(header, dict) or set(header) != keys or header["format"] != FORMAT:
-            raise TraceError(f"trace header must have keys {sorted(keys)} and format {FORMAT!r}")
-        chunks, body = [], at
-        for size in header["chunks"]:
-            chunks.append(blob[at:at + size])
-            at += size
-        for s in header["states"]:
-            if set(s) != {"cid", "digest", "size", "step"} or len(bytes.fromhex(s["digest"])) != 32:
-                raise TraceError(f"trace state entry {s} is malformed")
-    except (TypeError, KeyError, ValueError, AttributeError) as error:
-        raise TraceError(f"trace header is malformed: {error!r}") from None
+    keys = {"chunk_rows", "chunks", "format", "states", "steps", "steps_per_leaf"}
+    if not isinstance(header, dict) or set(header) != keys or header["format"] != FORMAT:
+        raise TraceError(f"trace header must have keys {sorted(keys)} and format {FORMAT!r}")
+    if not all(is_count(header[k]) for k in ("chunk_rows", "steps", "steps_per_leaf")):
+        raise TraceError("trace header chunk_rows, steps and steps_per_leaf must be non-negative integers")
+    if not isinstance(header["chunks"], list) or not all(is_count(size) for size in header["chunks"]):
+        raise TraceError(f"trace header chunks {brief(header['chunks'])} is not a list of sizes")
+    if not isinstance(header["states"], list) or not header["states"]:
+        raise TraceError("trace header states must be a non-empty list")
+    for i, s in enumerate(header["states"]):
+        if not isinstance(s, dict) or set(s) != {"cid", "digest", "size", "step"} or not is_count(s["size"]) \
+                or not is_count(s["step"]) or not _is_cid(s["cid"]) or not is_hex32(s["digest"]):
+            raise TraceError(f"trace state entry {i} is malformed: {brief(s)}")
+    chunks, body = [], at
+    for size in header["chunks"]:
+        if at + size > len(blob):
+            raise TraceError(f"trace blob ends inside data chunk {len(chunks)}")
+        chunks.append(blob[at:at + size])
+        at += size
     if at != len(blob) or canonical(header) != blob[9:body]:
         raise TraceError("trace blob is not canonical: its header disagrees with its length or encoding")
     return Trace(header, chunks, blob)
+
+
+def _is_cid(x) -> bool:
+    try:
+        cids.decode(x)
+    except ValueError:
+        return False
+    return True
 
 
 class TraceRecorder:

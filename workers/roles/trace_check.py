@@ -5,7 +5,7 @@ re-execute only the challenged transitions and recompute only the challenged dat
 
 1. The trace blob is fetched by the checkpoint metadata's `trace_cid` and must match that CID, be
    well formed, record states after exactly the steps `leaf_steps(S, spec.steps_per_leaf)` where S
-   is the round's step count (`ppo.step_schedule` of the samples; with `target_kl` a trace may end
+   is the round's step count (`ppo.MinibatchSchedule` of the samples; with `target_kl` a trace may end
    at an earlier epoch end), hold one data chunk per CHUNK_ROWS samples, and hash to the
    committed `trace_root`.
 2. Its first state is the previous checkpoint's policy and train state (computed locally, so
@@ -18,8 +18,8 @@ re-execute only the challenged transitions and recompute only the challenged dat
 4. Steps: for each challenged transition j (challenges.TRAINER_STEPS_DOMAIN; plus the last one
    when the trace stopped early), states j and j+1 are fetched by CID and proven against the
    trace root (workers.merkle), their counters checked, and the steps b_j .. b_(j+1) - 1
-   re-executed from state j on the CPU with ppo.gradient_step on the minibatches the schedule
-   and the seeded permutation give. A CPU-trained trace must give state j+1 bit for bit; a CUDA
+   re-executed from state j on the CPU with ppo.gradient_step on the minibatches that
+   ppo.MinibatchSchedule gives (the trainer's own schedule). A CPU-trained trace must give state j+1 bit for bit; a CUDA
    one within GPU_ATOL + GPU_RTOL x the transition's largest parameter change (Adam moments:
    x their largest magnitude), counters exact. With `target_kl`, an epoch end inside a re-executed
    transition must agree with the trace going on or stopping.
@@ -30,17 +30,16 @@ from __future__ import annotations
 import dataclasses
 import functools
 import math
-from itertools import islice
 
 import numpy as np
 import torch
 from eth_utils import keccak
-from safetensors.torch import load as st_load
 
 from workers import merkle
-from workers.rl.policy import from_bytes, to_bytes
-from workers.rl.ppo import TrainState, adam_state, finish_round, gradient_step, make_batch, make_optimizer, \
-    permutations, samples, step_schedule
+from workers.framing import Malformed
+from workers.rl.policy import from_bytes, policy_tensors, to_bytes
+from workers.rl.ppo import MinibatchSchedule, TrainState, adam_state, finish_round, gradient_step, make_batch, \
+    make_optimizer, samples
 from workers.rl.replay import LOGP_ATOL, RTOL, VALUE_ATOL
 from workers.roles.challenges import TRAINER_DATA_DOMAIN, TRAINER_STEPS_DOMAIN, challenged_indices
 from workers.roles.trace import CHUNK_ROWS, Chunk, Trace, TraceError, chunk_plan, leaf_steps, parse_trace, \
@@ -77,6 +76,10 @@ class _Checker:
 
     def load_trace(self) -> Trace:
         cid = self.claimed.meta["trace_cid"]
+        try:
+            cids.decode(cid)
+        except ValueError as error:
+            raise Rejected(f"the checkpoint's trace_cid is not a CID: {error}") from None
         blob = self.fetch(cid)
         if blob is None:
             raise Rejected(f"missing data: the trainer's trace {cid} could not be fetched")
@@ -95,7 +98,7 @@ class _Checker:
         s = trace.steps
         if not isinstance(s, int) or not 0 < s <= len(schedule):
             raise Rejected(f"trace has {s!r} gradient steps, a round on {n} samples has {len(schedule)}")
-        early_end_ok = self.config.target_kl is not None and schedule[s][0] != schedule[s - 1][0] \
+        early_end_ok = self.config.target_kl is not None and schedule.ends_epoch(s - 1) \
             if s < len(schedule) else True
         if not early_end_ok:
             raise Rejected(f"trace has {s} gradient steps, a round on {n} samples has {len(schedule)}"
@@ -133,7 +136,7 @@ class _Checker:
         try:
             policy_bytes, ts_bytes = split_state(data)
             state = TrainState.from_bytes(ts_bytes)
-        except (TraceError, ValueError, KeyError) as error:
+        except Malformed as error:
             raise Rejected(f"state {j} of the trace is malformed: {error}") from None
         s, want = state, self.start
         counters = (s.env_steps, s.rounds, s.last_checkpoint, s.updates)
@@ -199,19 +202,24 @@ class _Checker:
         a, b = self.b[j], self.b[j + 1]
         policy_bytes, state = self.load_state(j)
         want_policy, want_state = self.load_state(j + 1)
-        policy = from_bytes(policy_bytes)
+        try:
+            policy = from_bytes(policy_bytes)
+        except Malformed as error:
+            raise Rejected(f"state {j}'s policy is malformed: {error}") from None
         if policy.config != self.policy0.config or policy.spec != self.policy0.spec:
             raise Rejected(f"state {j}'s policy has another architecture than the task's")
         policy.train()
-        optimizer = make_optimizer(policy, state, self.config)
-        batch, B = self.batch, self.config.batch_size
+        try:
+            optimizer = make_optimizer(policy, state, self.config)
+        except Malformed as error:
+            raise Rejected(f"state {j} is malformed: {error}") from None
+        batch = self.batch
         tensors = (batch.obs, batch.actions, batch.old_logp, batch.old_values, batch.advantages, batch.returns)
         for s in range(a, b):
-            epoch, lo = self.schedule[s]
-            idx = self.perms[epoch][lo:lo + B]
+            idx = self.schedule.indices(s)
             stats = gradient_step(policy, optimizer, tuple(t[idx] for t in tensors), self.config)
             self.steps_run += 1
-            self.check_stop(s, epoch, float(stats["approx_kl"]))
+            self.check_stop(s, float(stats["approx_kl"]))
         s0 = self.start
         rerun = TrainState(s0.env_steps, s0.rounds, s0.updates + b, s0.last_checkpoint, adam_state(optimizer))
         rerun_policy = to_bytes(policy)
@@ -220,27 +228,30 @@ class _Checker:
                 raise Rejected(f"{_where(self.b, j)} does not re-execute: the re-run gives another state "
                                f"than the trace's state {j + 1}")
             return
-        problem, used = compare_within_gpu_tolerance(want_policy, want_state, rerun_policy, rerun, policy_bytes)
+        try:
+            problem, used = compare_within_gpu_tolerance(want_policy, want_state, rerun_policy, rerun, policy_bytes)
+        except Malformed as error:
+            raise Rejected(f"state {j + 1}'s policy is malformed: {error}") from None
         self.tolerance_used = max(self.tolerance_used, used)
         if problem:
             raise Rejected(f"{_where(self.b, j)} does not re-execute within the CUDA tolerance: {problem}")
 
-    def check_stop(self, s: int, epoch: int, kl: float) -> None:
-        kl_target = self.config.target_kl
-        ends_epoch = s + 1 == len(self.schedule) or self.schedule[s + 1][0] != epoch
-        if kl_target is None or not ends_epoch:
+    def check_stop(self, s: int, kl: float) -> None:
+        kl_target, epoch = self.config.target_kl, self.schedule.steps[s][0]
+        if kl_target is None or not self.schedule.ends_epoch(s):
             return
-        if kl > kl_target and s + 1 < self.trace.steps:
+        stops = self.schedule.stops_after(s, kl)
+        if stops and s + 1 < self.trace.steps:
             raise Rejected(f"step {s} ends epoch {epoch} with approx KL {kl:.4g} > target_kl {kl_target:g}, "
                            f"but the trace goes on")
-        if not kl > kl_target and s + 1 == self.trace.steps < len(self.schedule):
+        if not stops and s + 1 == self.trace.steps < len(self.schedule):
             raise Rejected(f"the trace stops after step {s} with approx KL {kl:.4g}, not above target_kl {kl_target:g}")
 
     # -- all ---------------------------------------------------------------------------------------
 
     def run(self) -> str:
         self.n = sum(ep.steps for ep in self.episodes)
-        self.schedule = step_schedule(self.n, self.config)
+        self.schedule = MinibatchSchedule(self.n, self.config, self.start.updates)
         self.plan = chunk_plan([ep.steps for ep in self.episodes])
         self.trace = self.load_trace()
         self.b = self.check_structure(self.trace, self.n)
@@ -258,8 +269,6 @@ class _Checker:
         transitions = challenged_indices(*args, len(self.b) - 1, k, TRAINER_STEPS_DOMAIN)
         if self.trace.steps < len(self.schedule) and len(self.b) - 2 not in transitions:
             transitions.append(len(self.b) - 2)  # an early stop is always re-executed
-        epochs = max((self.schedule[s][0] for j in transitions for s in range(self.b[j], self.b[j + 1])), default=0)
-        self.perms = list(islice(permutations(self.config, self.start.updates, self.n), epochs + 1))
         for j in transitions:
             self.check_transition(j)
         return (f"trace root, ends and data check; re-executed {self.steps_run} of {self.trace.steps} steps "
@@ -290,8 +299,9 @@ def _max_abs_diff(a: dict, b: dict) -> float:
 def compare_within_gpu_tolerance(claimed_policy: bytes, claimed_state: TrainState, rerun_policy: bytes,
                                  rerun_state: TrainState, before_policy: bytes) -> tuple[str | None, float]:
     """(None if a CUDA-computed state is within the tolerance of the CPU re-run from `before`, else
-    why not; the largest error as a fraction of its tolerance, over the policy and Adam moments)."""
-    c_pol, r_pol, p_pol = (st_load(x) for x in (claimed_policy, rerun_policy, before_policy))
+    why not; the largest error as a fraction of its tolerance, over the policy and Adam moments).
+    Malformed if `claimed_policy` is not a policy's safetensors."""
+    c_pol, r_pol, p_pol = (policy_tensors(x) for x in (claimed_policy, rerun_policy, before_policy))
     if set(c_pol) != set(r_pol) or any(c_pol[k].shape != r_pol[k].shape for k in r_pol):
         return "policy tensors differ in names or shapes from the re-run", math.inf
     update = _max_abs_diff(r_pol, p_pol)

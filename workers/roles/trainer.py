@@ -39,10 +39,11 @@ from dataclasses import dataclass, field
 
 from eth_utils import keccak
 
-from workers.framing import canonical, frame, unframe
+from workers.framing import Malformed, brief, canonical, frame, is_count, unframe
 from workers.merkle import merkle_root
 from workers.rl.policy import ActorCritic, to_bytes
 from workers.rl.ppo import TrainState, resolve_device
+from workers.rl.rollout import misfit
 from workers.rl.ppo import train_round as ppo_train_round
 from workers.roles.determinism import single_thread
 from workers.roles.sampler import ShardMismatch, round_policy, verify_shard
@@ -65,7 +66,7 @@ class ShardError(ValueError):
         self.slot = slot
 
 
-class CheckpointMismatch(ValueError):
+class CheckpointMismatch(Malformed):
     """A checkpoint bundle that is malformed or does not match its root."""
 
 
@@ -151,6 +152,7 @@ def unbundle_checkpoint(bundle: bytes) -> CheckpointResult:
     meta, start = unframe(bundle, MAGIC, VERSION, "checkpoint bundle", CheckpointMismatch)
     if not isinstance(meta, dict) or set(meta) != _META_KEYS or meta["format"] != FORMAT:
         raise CheckpointMismatch(f"checkpoint metadata must have keys {sorted(_META_KEYS)} and format {FORMAT!r}")
+    _check_meta(meta)
     policy_end = start + meta["policy_size"]
     if policy_end + meta["train_state_size"] != len(bundle):
         raise CheckpointMismatch(f"checkpoint bundle is {len(bundle)} bytes; its metadata says "
@@ -162,12 +164,28 @@ def unbundle_checkpoint(bundle: bytes) -> CheckpointResult:
             inputs=[(i["slot"], bytes.fromhex(i["root"])) for i in meta["inputs"]], device=meta["device"],
             policy_bytes=bundle[start:policy_end], train_state_bytes=bundle[policy_end:],
             trace_root=bytes.fromhex(meta["trace_root"]), trace_cid=meta["trace_cid"])
-    except (TypeError, KeyError, ValueError) as error:
-        raise CheckpointMismatch(f"checkpoint metadata is malformed: {error!r}") from None
+    except ValueError as error:  # a hex field that is not hex
+        raise CheckpointMismatch(f"checkpoint metadata is malformed: {brief(str(error))}") from None
     if result.bundle != bundle:
         raise CheckpointMismatch("checkpoint bundle is not canonical: its metadata disagrees with its "
                                  "parts (digests, sizes or field order)")
     return result
+
+
+def _check_meta(meta: dict) -> None:
+    """CheckpointMismatch naming the metadata fields of the wrong type or range (before any is used)."""
+    inputs = meta["inputs"]
+    problems = [k for k in ("policy_size", "train_state_size", "task_id") if not is_count(meta[k])]
+    problems += [] if is_count(meta["round"], -1) else ["round"]  # -1: an initial bundle (encrypted inputs)
+    problems += [k for k in ("device", "policy", "spec", "trace_cid", "trace_root", "train_state")
+                 if not isinstance(meta[k], str)]
+    problems += [] if meta["prev"] is None or isinstance(meta["prev"], str) else ["prev"]
+    if not isinstance(inputs, list) or not all(
+            isinstance(i, dict) and set(i) == {"root", "slot"} and is_count(i["slot"]) and isinstance(i["root"], str)
+            for i in inputs):
+        problems.append("inputs")
+    if problems:
+        raise CheckpointMismatch(f"checkpoint metadata fields {problems} have the wrong type or range")
 
 
 def verify_checkpoint(bundle: bytes, root: bytes) -> CheckpointResult:
@@ -206,6 +224,7 @@ def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | 
     slots = [s for s, _, _ in shards]
     if len(set(slots)) != len(slots):
         raise ValueError(f"each sampler slot may be given once, got slots {slots}")
+    policy, state, prev_root = round_start(spec, prev_bundle)
     episodes = []
     for slot, root, blob in shards:
         try:
@@ -215,8 +234,11 @@ def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | 
         if (shard.task_id, shard.round, shard.shard) != (task_id, round_, slot):
             raise ShardError(slot, f"blob is of task {shard.task_id} round {shard.round} shard "
                                    f"{shard.shard}, expected task {task_id} round {round_} shard {slot}")
+        for ep in shard.episodes:
+            problem = misfit(ep, policy.spec)
+            if problem:
+                raise ShardError(slot, f"episode {ep.index} does not fit the round policy's spaces: it has {problem}")
         episodes.extend(shard.episodes)
-    policy, state, prev_root = round_start(spec, prev_bundle)
     config = dataclasses.replace(spec.ppo, device=device)
     resolved = resolve_device(device).type
     recorder = TraceRecorder(state, spec.steps_per_leaf)

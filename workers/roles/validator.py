@@ -49,7 +49,7 @@ from collections.abc import Callable
 
 from workers.rl.policy import digest
 from workers.rl.replay import replay_episode
-from workers.rl.rollout import derive_seeds
+from workers.rl.rollout import derive_seeds, misfit
 from workers.roles.challenges import challenged_indices
 from workers.roles.determinism import single_thread
 from workers.roles.sampler import ShardMismatch, ShardResult, verify_shard
@@ -131,6 +131,9 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
             return _reject(f"episode {i} has seeds that derive_seeds does not give"), shard
         if ep.end == "cut" and i != len(shard.episodes) - 1:
             return _reject(f"episode {i} is cut but is not the shard's last episode"), shard
+        problem = misfit(ep, policy.spec)
+        if problem:
+            return _reject(f"episode {i} does not fit the round policy's spaces: it has {problem}"), shard
     picked = challenged_indices(challenge_seed, task_id, round_, slot, len(shard.episodes),
                                 spec.challenges_per_sampler)
     for i in picked:
@@ -196,6 +199,11 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
         episodes.extend(shard.episodes)
     with single_thread():
         policy0, start, _ = round_start(spec, prev_bundle) if start is None else start
+        for ep in episodes:
+            problem = misfit(ep, policy0.spec)
+            if problem:
+                return _reject(f"trained on episode {ep.index} of the shard of slot {ep.shard}, which does not fit "
+                               f"the round policy's spaces: it has {problem}")
         accepted, reason, used = check_trace(spec, task_id, round_, claimed, policy0, start, episodes, fetch,
                                              challenge_seed)
     return Judgement(accepted, reason, used)

@@ -51,6 +51,21 @@ class ContentNotFound(StorageError):
     """No content under this CID (not stored here, deleted, or not retrievable in time)."""
 
 
+class NotACid(ContentNotFound, ValueError):
+    """A string that is not a CID (`decode` says why): no content is under it. Another node may
+    reveal any string as its result's CID, so a node's fetch must not fail on it: as a
+    ContentNotFound it becomes missing data (a rejection) once the fetch's retries are spent."""
+
+
+def _a_cid(cid: str) -> str:
+    """`cid`, once `decode` reads it; NotACid otherwise."""
+    try:
+        decode(cid)
+    except ValueError as error:
+        raise NotACid(str(error)) from None
+    return cid
+
+
 class StoreUnavailable(StorageError):
     """The IPFS node cannot be reached or answered with an error."""
 
@@ -179,10 +194,10 @@ class ContentStore(ABC):
         return cids
 
     def get(self, cid: str, timeout: float = DEFAULT_TIMEOUT) -> bytes:
-        """The bytes named `cid`, checked against it (CIDMismatch if they do not match)."""
-        decode(cid)
+        """The bytes named `cid`, checked against it (CIDMismatch if they do not match; NotACid if
+        `cid` is no CID)."""
         try:
-            data = self._get(cid, timeout)
+            data = self._get(_a_cid(cid), timeout)
             verify(data, cid)
         except (StorageError, CIDMismatch, OSError) as error:
             metrics.store_error("get", error)

@@ -3,7 +3,7 @@ import pytest
 
 from vectors import MIB, pattern
 from workers.storage.cid import CIDMismatch, compute
-from workers.storage.store import ContentNotFound, EmbeddedStore, IpfsStore, open_store
+from workers.storage.store import RETRYABLE, ContentNotFound, EmbeddedStore, IpfsStore, NotACid, open_store
 
 
 @pytest.mark.parametrize("size", [0, 1, MIB + 1])
@@ -46,6 +46,15 @@ def test_missing_cid_says_where_it_looked(store):
 def test_get_rejects_a_malformed_cid(store):
     with pytest.raises(ValueError, match="CIDv0"):
         store.get("QmbWqxBEKC3P8tqsKc98xmWNzrzDtRLMiMPL8wBuTGsMnR")
+
+
+@pytest.mark.parametrize("cid", ["not-a-cid", "", "b!!!", "../ledger.sqlite"])
+def test_a_string_that_is_not_a_cid_names_no_content(store, cid):
+    """Another node may reveal any string as its CID: a fetch of it is missing content (retried,
+    then missing data), never another error."""
+    with pytest.raises(NotACid) as caught:
+        store.get(cid)
+    assert isinstance(caught.value, ContentNotFound) and isinstance(caught.value, RETRYABLE)
 
 
 def test_delete_removes_file_and_record(store):
