@@ -346,7 +346,9 @@ def _register_at_start(obj: Context, account, service) -> None:
         click.echo("validator: not staked yet (`decentrl node stake --role validator`); its BLS key is registered "
                    "then", err=True)
         return
-    sender = TxSender(obj.w3, account, service.client(), max_fee_per_gas=obj.max_fee_per_gas)
+    from workers.node.metrics import OBSERVER
+
+    sender = TxSender(obj.w3, account, service.client(), max_fee_per_gas=obj.max_fee_per_gas, observer=OBSERVER)
     click.echo(_register_bls_key(obj, account, sender), err=True)
 
 

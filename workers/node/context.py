@@ -42,6 +42,7 @@ from workers.chain.rpc import http_w3
 from workers.chain.sender import TxSender
 from workers.chain.view import ChainView
 from workers.node.config import NodeConfig
+from workers.node.metrics import OBSERVER
 from workers.rl.config import DEVICES
 from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS, check_min_signers
 from workers.storage.store import ContentStore, open_store
@@ -209,8 +210,8 @@ class NodeContext:
         deployment = load_deployment(w3, path=extra["deployment"])
         account = account or load_account(find_keystore(node_dir, extra.get("address")))
         client = redis.Redis.from_url(config.redis_url)
-        sender = TxSender(w3, account, client, max_fee_per_gas=extra.get("max_fee_per_gas"))
-        store = open_store(extra.get("ipfs_api"), extra["store_dir"])
+        sender = TxSender(w3, account, client, max_fee_per_gas=extra.get("max_fee_per_gas"), observer=OBSERVER)
+        store = open_store(extra.get("ipfs_api"), extra["store_dir"], observer=OBSERVER)
         return cls(config, w3, deployment, sender, store, ChainView(deployment), node_dir,
                    Secrets(node_dir / "secrets.sqlite"), dict(extra), account=account)
 

@@ -157,7 +157,7 @@ def _start_store_gc(extra: dict) -> None:
     from workers.storage.store import DEFAULT_RETENTION, gc_forever, open_store
 
     store = open_store(extra.get("ipfs_api"), extra["store_dir"],
-                       retention=float(extra.get("retention_s") or DEFAULT_RETENTION))
+                       retention=float(extra.get("retention_s") or DEFAULT_RETENTION), observer=metrics.OBSERVER)
     threading.Thread(target=gc_forever, args=(store, float(extra.get("gc_interval_s") or 3600.0), threading.Event()),
                      daemon=True, name="store-gc").start()
 
@@ -203,7 +203,7 @@ def watch(enqueue) -> None:
                            names=None if events is None else events | Interest.FOLLOWS,
                            ws_url=ws, mode="ws" if ws else "poll",
                            confirmations=int(extra.get("confirmations") or 0),
-                           poll_interval=float(extra.get("poll_interval") or 0.05))
+                           poll_interval=float(extra.get("poll_interval") or 0.05), observer=metrics.OBSERVER)
     log.info("following the protocol's events from block %d: %s; confirmation depth %d", watcher.position()[0],
              f"websocket {ws} (polling every {watcher.poll_interval:g} s while it is down)" if ws
              else f"polling {extra['rpc_url']} every {watcher.poll_interval:g} s", watcher.confirmations)

@@ -90,12 +90,13 @@ PROBE = b"decentrl health probe\n"
 
 def check_store(ipfs_api: str | None, store_dir) -> dict:
     """A put and a get of a small fixed object (its CID never changes; the retention GC drops it)."""
+    from workers.node.metrics import OBSERVER
     from workers.storage.store import open_store
 
     started = time.time()
     where = f"IPFS node at {ipfs_api}" if ipfs_api else f"embedded store at {store_dir}"
     try:
-        store = open_store(ipfs_api, store_dir, **({"timeout": 5.0} if ipfs_api else {}))
+        store = open_store(ipfs_api, store_dir, observer=OBSERVER, **({"timeout": 5.0} if ipfs_api else {}))
         try:
             cid = store.put(PROBE)
             if store.get(cid, timeout=5.0) != PROBE:

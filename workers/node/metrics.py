@@ -9,8 +9,10 @@ keeps its values in files of its own; `registry(node_dir)` sums them at scrape t
 services up) from <node_dir>/health.json (health.HealthCollector). The supervisor removes the live
 gauges of processes that died (`reap_dead`).
 
-Call sites use the one-line helpers below (`tx_sent(...)`, `stored(...)`, ...). A metrics failure
-never breaks the node's work: every helper logs it once and carries on.
+The node's own call sites use the one-line helpers below (`task_outcome(...)`, `rolled_out(...)`,
+...); the chain layer and the store report to OBSERVER, which the node passes to the senders,
+watchers and stores it builds (they import nothing of the node). A metrics failure never breaks
+the node's work: every helper logs it once and carries on.
 """
 from __future__ import annotations
 
@@ -25,7 +27,9 @@ from pathlib import Path
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, Summary
 
+from workers.chain.observer import ChainObserver
 from workers.node.state import pid_alive
+from workers.storage.store import StoreObserver
 
 MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 METRICS_DIR = "metrics"
@@ -124,12 +128,6 @@ def event_delivered(event: str, block_timestamp: float | None) -> None:
             SYNC_LATENCY.labels(event).observe(max(0.0, time.time() - block_timestamp))
 
 
-def chain_reorg(watcher: str, blocks: int) -> None:
-    with _safe("chain_reorg"):
-        REORGS.labels(watcher).inc()
-        REORG_BLOCKS.labels(watcher).inc(blocks)
-
-
 def rolled_out(role: str, env: str, steps: int, seconds: float, returns) -> None:
     with _safe("rolled_out"):
         ENV_STEPS.labels(role).inc(steps)
@@ -144,35 +142,37 @@ def trained(role: str, samples: int, seconds: float) -> None:
         TRAIN_SECONDS.labels(role).inc(seconds)
 
 
-def tx_sent(fn: str) -> None:
-    with _safe("tx_sent"):
-        TX_SENT.labels(fn).inc()
+class Observer(ChainObserver, StoreObserver):
+    """What the chain layer (TxSender, EventWatcher) and the store report, recorded as this
+    process's metrics: the node passes OBSERVER to the senders, watchers and stores it builds."""
+
+    def tx_sent(self, fn: str) -> None:
+        with _safe("tx_sent"):
+            TX_SENT.labels(fn).inc()
+
+    def tx_mined(self, fn: str, gas_used: int) -> None:
+        with _safe("tx_mined"):
+            TX_GAS.labels(fn).inc(int(gas_used))
+
+    def tx_failed(self, fn: str, reason: str, stage: str) -> None:
+        with _safe("tx_failed"):
+            TX_FAILURES.labels(fn, reason, stage).inc()
+
+    def chain_reorg(self, watcher: str, blocks: int) -> None:
+        with _safe("chain_reorg"):
+            REORGS.labels(watcher).inc()
+            REORG_BLOCKS.labels(watcher).inc(blocks)
+
+    def stored(self, op: str, nbytes: int) -> None:
+        with _safe("stored"):
+            STORE_BYTES.labels(op).inc(nbytes)
+
+    def store_error(self, op: str, error: BaseException) -> None:
+        with _safe("store_error"):
+            STORE_ERRORS.labels(op, type(error).__name__).inc()
 
 
-def tx_mined(fn: str, gas_used: int) -> None:
-    with _safe("tx_mined"):
-        TX_GAS.labels(fn).inc(int(gas_used))
-
-
-def tx_failed(fn: str, reason: str, stage: str) -> None:
-    with _safe("tx_failed"):
-        TX_FAILURES.labels(fn, reason, stage).inc()
-
-
-def stored(op: str, nbytes: int) -> None:
-    with _safe("stored"):
-        STORE_BYTES.labels(op).inc(nbytes)
-
-
-def store_error(op: str, error: BaseException) -> None:
-    with _safe("store_error"):
-        STORE_ERRORS.labels(op, type(error).__name__).inc()
-
-
-def fn_name(description: str) -> str:
-    """'commit(3, 0x..)' -> 'commit' (a transaction's description, as TxSender keeps it)."""
-    words = (description or "").split("(", 1)[0].split()
-    return words[0] if words else "unknown"
+OBSERVER = Observer()
 
 
 # -- the node side: folder, dead processes, the registry it serves -------------------------------

@@ -1,7 +1,7 @@
 """Content-addressed storage: kubo-compatible CIDs (`cid`) and the stores (`store`)."""
 from workers.storage.cid import CIDMismatch, compute, verify
 from workers.storage.store import (RETRYABLE, ContentNotFound, ContentStore, EmbeddedStore, Entry, IpfsStore,
-                                   StorageError, StoreUnavailable, open_store)
+                                   StorageError, StoreObserver, StoreUnavailable, open_store)
 
 __all__ = ["CIDMismatch", "ContentNotFound", "ContentStore", "EmbeddedStore", "Entry", "IpfsStore", "RETRYABLE",
-           "StorageError", "StoreUnavailable", "compute", "open_store", "verify"]
+           "StorageError", "StoreObserver", "StoreUnavailable", "compute", "open_store", "verify"]

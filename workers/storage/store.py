@@ -35,7 +35,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from workers.node import metrics
 from workers.storage.cid import CIDMismatch, compute, decode, verify
 
 DEFAULT_TIMEOUT = 30.0  # seconds, every call to an IPFS node (the design value)
@@ -56,6 +55,22 @@ class StoreUnavailable(StorageError):
 
 
 RETRYABLE = (StoreUnavailable, ContentNotFound)
+
+
+class StoreObserver:
+    """What a store reports as it works, to whoever counts it: a node passes its metrics in
+    (workers.node.observe.metrics.OBSERVER); this base class ignores everything. Injected rather
+    than imported, so that storage depends on nothing above it. An observer must not raise."""
+
+    def stored(self, op: str, nbytes: int) -> None:
+        """`nbytes` were written (op "put") or read and checked (op "get")."""
+
+    def store_error(self, op: str, error: BaseException) -> None:
+        """A put or get failed with `error` (raised to the caller as well)."""
+
+
+IGNORED = StoreObserver()
+"""The default observer: nothing is reported anywhere."""
 
 
 @dataclass(frozen=True)
@@ -124,14 +139,16 @@ class _Ledger:
 
 
 class ContentStore(ABC):
-    """put/get/has/pin/unpin/list/delete by CID, plus the retention GC."""
+    """put/get/has/pin/unpin/list/delete by CID, plus the retention GC; `observer` is told of
+    every put's and get's bytes and errors."""
 
     def __init__(self, ledger_path: Path, *, retention: float = DEFAULT_RETENTION,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, observer: StoreObserver = IGNORED):
         if retention <= 0:
             raise ValueError(f"retention must be positive seconds, got {retention}")
         self.retention = retention
         self.clock = clock
+        self.observer = observer
         self._ledger = _Ledger(Path(ledger_path))
 
     @abstractmethod
@@ -169,13 +186,13 @@ class ContentStore(ABC):
             self._ledger.record([(cid, len(data)) for cid, data in zip(cids, items)], self.clock(), pin)
             self._put_all(list(zip(items, cids)))
         except (StorageError, sqlite3.Error, OSError) as error:
-            metrics.store_error("put", error)
+            self.observer.store_error("put", error)
             if _disk_full(error):  # transient once space is freed: retried like an unreachable store
                 raise StoreUnavailable(f"no space left for the store at {self._ledger.path.parent} ({error}): free "
                                        "some space there; the store's GC drops unpinned results older than the "
                                        "retention") from error
             raise
-        metrics.stored("put", sum(map(len, items)))
+        self.observer.stored("put", sum(map(len, items)))
         return cids
 
     def get(self, cid: str, timeout: float = DEFAULT_TIMEOUT) -> bytes:
@@ -185,9 +202,9 @@ class ContentStore(ABC):
             data = self._get(cid, timeout)
             verify(data, cid)
         except (StorageError, CIDMismatch, OSError) as error:
-            metrics.store_error("get", error)
+            self.observer.store_error("get", error)
             raise
-        metrics.stored("get", len(data))
+        self.observer.stored("get", len(data))
         return data
 
     def pin(self, cid: str) -> None:
@@ -420,4 +437,5 @@ def open_store(ipfs_api: str | None, root: Path | str, **kwargs) -> ContentStore
 
 
 __all__ = ["CIDMismatch", "ContentNotFound", "ContentStore", "EmbeddedStore", "Entry", "IpfsStore",
-           "RETRYABLE", "StorageError", "StoreUnavailable", "gc_forever", "ipfs_api_address", "open_store"]
+           "RETRYABLE", "StorageError", "StoreObserver", "StoreUnavailable", "gc_forever", "ipfs_api_address",
+           "open_store"]

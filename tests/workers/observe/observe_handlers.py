@@ -26,7 +26,7 @@ def _redis() -> redis.Redis:
 def _store():
     from workers.storage.store import open_store
 
-    return open_store(None, NodeConfig.from_env().extra["store_dir"])
+    return open_store(None, NodeConfig.from_env().extra["store_dir"], observer=metrics.OBSERVER)
 
 
 @DISPATCH.on("Rollout", "sampler")

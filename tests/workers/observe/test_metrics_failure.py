@@ -13,13 +13,13 @@ logging.basicConfig(level=logging.WARNING, stream=sys.stdout, format="%(name)s %
 from workers.node import metrics
 from workers.storage.store import EmbeddedStore
 
-store = EmbeddedStore(sys.argv[1])
+store = EmbeddedStore(sys.argv[1], observer=metrics.OBSERVER)
 cid = store.put(b"work")                      # records decentrl_store_bytes: fails, store works
 assert store.get(cid) == b"work"
 with metrics.handler_running("sampler", "E", 0.0):
     pass
 for _ in range(3):
-    metrics.tx_sent("commit")
+    metrics.OBSERVER.tx_sent("commit")
 print("work done")
 """
 

@@ -169,8 +169,9 @@ def test_reorganisations_the_watcher_found_are_shown(node, invoke):
     assert "reorgs" not in status(invoke, node_dir)
     folder = metrics_dir(node_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-c", "from workers.node import metrics; metrics.chain_reorg('registry', 3); "
-                    "metrics.chain_reorg('registry', 1)"], check=True,
+    subprocess.run([sys.executable, "-c", "from workers.node import metrics; "
+                    "metrics.OBSERVER.chain_reorg('registry', 3); metrics.OBSERVER.chain_reorg('registry', 1)"],
+                   check=True,
                    env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(folder), "PYTHONPATH": str(ROOT)})
     assert ("  reorgs     2 chain reorganisations replaced 4 blocks whose events the node had taken (their events "
             "were taken again; deeper than --confirmations: give more)") in status(invoke, node_dir)
