@@ -209,7 +209,7 @@ def post_task_keys(obj: Context, requester, task_id: int, store, *, wait_s: floa
     try:
         while t.status == Status.ACTIVE:
             try:
-                posted = post_keyring(obj.deployment, store, requester, lambda call: send(sender, call, "postKeyring"),
+                posted = post_keyring(view, store, requester, lambda call: send(sender, call, "postKeyring"),
                                       task_id, spec.encrypted_inputs)
             except (CryptoError, StorageError) as exc:
                 raise click.ClickException(f"task {task_id}: cannot post the keyring: {exc}") from None

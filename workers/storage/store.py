@@ -3,7 +3,7 @@
 Two implementations of one interface (`ContentStore`), giving the same CIDs for the same bytes:
 
 - `EmbeddedStore` (the default): files under a folder, one per CID, written atomically; its CIDs
-  are computed by `workers.storage.cid`, exactly those of kubo's `ipfs add --cid-version 1`.
+  are computed by `workers.cid`, exactly those of kubo's `ipfs add --cid-version 1`.
 - `IpfsStore`: a real IPFS node's RPC API through ipfshttpclient; adds ask for CIDv1, raw leaves
   and base32, and the CID the node answers is checked against our own.
 
@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from workers.storage.cid import CIDMismatch, compute, decode, verify
+from workers.cid import CIDMismatch, compute, decode, verify
 
 DEFAULT_TIMEOUT = 30.0  # seconds, every call to an IPFS node (the design value)
 DEFAULT_RETENTION = 7 * 24 * 3600.0  # seconds an unpinned result is kept
