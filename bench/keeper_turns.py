@@ -8,7 +8,7 @@ runs the same network twice: a real local network (workers.localnet.network: anv
 Redis and store, 1 sampler, 1 trainer and --validators validator nodes, each its own account, stake
 and Celery processes), its chain switched to interval mining (a block every --block-time seconds)
 once the nodes are up. The first run's validators send at once (keeper_turn_blocks 0, what a node
-on a local RPC does); the second's take turns of --turn-blocks blocks (workers.node.keeper_turns,
+on a local RPC does); the second's take turns of --turn-blocks blocks (workers.node.handlers.keeper_turns,
 what a node on a remote RPC does by default). Each run creates --tasks tasks of 2 validators and
 waits for their draws, then reads every block since the first task for `drawValidators`
 transactions: how many were mined per draw, how many of them reverted (each paid gas for nothing),

@@ -133,7 +133,7 @@ class Context:
         """A TxSender for `account` on the node's Redis (REDIS_URL, else an embedded server that
         the caller stops: returned as the second value)."""
         from workers.chain.sender import TxSender
-        from workers.node.redis_service import RedisUnavailable, redis_for_node
+        from workers.node.processes.redis_service import RedisUnavailable, redis_for_node
 
         try:
             service = redis_for_node(self.node_dir / "cli")

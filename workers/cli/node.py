@@ -12,7 +12,7 @@ from workers.cli.common import ROLE_NAMES, fmt_drl, keystore_password, parse_drl
 from workers.cli.group import cli
 from workers.rl.config import DEVICES
 from workers.node.config import NodeConfig
-from workers.node.keeper_turns import LOCAL_TURN_BLOCKS, REMOTE_TURN_BLOCKS, default_turn_blocks
+from workers.node.handlers.keeper_turns import LOCAL_TURN_BLOCKS, REMOTE_TURN_BLOCKS, default_turn_blocks
 from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS
 
 
@@ -97,7 +97,7 @@ def node_stake(obj: Context, role, amount):
 def _register_bls_key(obj: Context, account, sender) -> str:
     """Registers the validator's BLS key (derived from its account key) unless the chain holds it;
     says which (the key itself is never shown)."""
-    from workers.node.relay import registration_call
+    from workers.node.handlers.relay import registration_call
 
     call = registration_call(obj.deployment, account)
     if call is None:
@@ -120,7 +120,7 @@ def node_status(obj: Context, address):
     except (click.ClickException, OSError) as exc:  # the RPC down, a wrong deployment
         view, chain_error = None, exc.message if isinstance(exc, click.ClickException) else str(exc)
         click.echo(f"chain       cannot be read: {chain_error}")
-    from workers.node.state import leftover_children, pid_alive, read_node_state
+    from workers.node.processes.state import leftover_children, pid_alive, read_node_state
 
     state = read_node_state(obj.node_dir)
     running = state if state and pid_alive(state.get("pid")) else None
@@ -271,7 +271,7 @@ def node_start(obj: Context, roles, trainer_device, **options):
             check_ipfs_api(options["ipfs_api"])
         except ValueError as exc:
             raise click.UsageError(f"--ipfs-api: {exc}") from None
-    from workers.node.state import NodeRunning, claim_node_dir
+    from workers.node.processes.state import NodeRunning, claim_node_dir
 
     try:
         lock = claim_node_dir(obj.node_dir)  # before anything is started or written
@@ -292,10 +292,10 @@ def _start(obj: Context, names, *, concurrency, ws_url, poll_interval, confirmat
     password = keystore_password("Keystore password")
     os.environ[PASSWORD_ENV] = password  # checked now; the workers read it from their environment
     account = obj.account()
-    from workers.node.context import node_extra
-    from workers.node.handlers import node_config, supervisor
-    from workers.node.health import HealthChecker
-    from workers.node.redis_service import RedisUnavailable, redis_for_node
+    from workers.node.handlers.context import node_extra
+    from workers.node.handlers.table import node_config, supervisor
+    from workers.node.observe.health import HealthChecker
+    from workers.node.processes.redis_service import RedisUnavailable, redis_for_node
 
     try:
         service = redis_for_node(obj.node_dir)
@@ -346,7 +346,7 @@ def _register_at_start(obj: Context, account, service) -> None:
         click.echo("validator: not staked yet (`decentrl node stake --role validator`); its BLS key is registered "
                    "then", err=True)
         return
-    from workers.node.metrics import OBSERVER
+    from workers.node.observe.metrics import OBSERVER
 
     sender = TxSender(obj.w3, account, service.client(), max_fee_per_gas=obj.max_fee_per_gas, observer=OBSERVER)
     click.echo(_register_bls_key(obj, account, sender), err=True)
@@ -355,7 +355,7 @@ def _register_at_start(obj: Context, account, service) -> None:
 def _restart_redis(holder: dict) -> bool:
     """Restart the node's embedded Redis on its port (its append-only file keeps the queued
     events); an external Redis is the operator's to restart."""
-    from workers.node.redis_service import RedisUnavailable, start_embedded
+    from workers.node.processes.redis_service import RedisUnavailable, start_embedded
 
     old = holder["service"]
     if not old.embedded:
@@ -372,19 +372,19 @@ def _restart_redis(holder: dict) -> bool:
 def run_supervisor(node_dir: Path, supervisor, roles, service, checker=None, metrics_port: int = 0) -> None:
     """Starts the supervisor (and the metrics server on 127.0.0.1:metrics_port unless 0), records
     its children in NODE_DIR/node.json for `node status`, restarts dead children (one in a crash
-    loop after growing waits: workers.node.supervisor) and runs the health check (`checker`)
+    loop after growing waits: workers.node.processes.supervisor) and runs the health check (`checker`)
     every checker.interval_s, until SIGTERM/SIGINT; then stops them all."""
     import signal
 
     stopping = []
     old = {s: signal.signal(s, lambda *_: stopping.append(True)) for s in (signal.SIGTERM, signal.SIGINT)}
-    from workers.node.redis_service import redacted
-    from workers.node.state import clear_node_state, write_node_state
+    from workers.node.processes.redis_service import redacted
+    from workers.node.processes.state import clear_node_state, write_node_state
 
     server = None
     try:
         if metrics_port:  # before any child: a port in use stops the node before it starts
-            from workers.node import metrics
+            from workers.node.observe import metrics
 
             try:
                 server, _ = metrics.serve(node_dir, metrics_port)

@@ -159,7 +159,7 @@ def encrypt_inputs(task_spec, path: Path, requester, store):
     import dataclasses
 
     from workers.crypto import inputs
-    from workers.node.encrypted_inputs import BadInputs, check_initial_policy
+    from workers.node.handlers.encrypted_inputs import BadInputs, check_initial_policy
 
     plaintext = path.read_bytes()
     try:

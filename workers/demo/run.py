@@ -6,7 +6,7 @@
 2. one embedded Redis (a database per account) and one shared embedded content store;
 3. seven accounts, each with its own encrypted keystore and node folder: 2 samplers, 1 trainer,
    3 validators (funded with ETH and DRL, staked at the minimum for their role) and a requester;
-4. each worker node's processes through the handlers' entry point (workers.node.handlers: a
+4. each worker node's processes through the handlers' entry point (workers.node.handlers.table: a
    Celery worker for its role plus the chain watcher, under a Supervisor);
 5. the requester signs the CreateTask request (EIP-712) and a permit for the bounty, and submits
    the demo task (workers.spec.DEMO_CARTPOLE) with workers.chain.requester.create_task;
@@ -227,7 +227,7 @@ class Demo:
             watcher.stop()
 
     def _round_done(self, curve: Curve, round_: int, root: bytes, cid: str, t: float):
-        from workers.node.context import Secrets
+        from workers.node.handlers.context import Secrets
         from workers.protocol import Role
 
         if not cid or cid == getattr(self, "_last_cid", None):

@@ -14,8 +14,8 @@ def as_node(node, password: str):
     """NodeContext.current() is `node`'s context (its keystore unlocked with `password`) while the
     block runs; the keystore password variable is restored afterwards (other networks in the same
     process use other passwords)."""
-    from workers.node import context
-    from workers.node.context import NodeContext
+    from workers.node.handlers import context
+    from workers.node.handlers.context import NodeContext
 
     before = os.environ.get(PASSWORD_ENV)
     os.environ[PASSWORD_ENV] = password

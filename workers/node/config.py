@@ -1,6 +1,6 @@
 """Node settings shared by the process that enqueues and the worker processes that run tasks.
 
-Workers are separate `celery -A workers.node.worker worker` processes: they read the same
+Workers are separate `celery -A workers.node.processes.worker worker` processes: they read the same
 NodeConfig from the environment variable DECENTRL_NODE_CONFIG (JSON), which the supervisor sets.
 """
 from __future__ import annotations
@@ -107,5 +107,5 @@ class NodeConfig:
         text = os.environ.get(ENV_VAR)
         if not text:
             raise RuntimeError(f"{ENV_VAR} is not set: start workers through "
-                               "workers.node.supervisor, or export the node's config JSON")
+                               "workers.node.processes.supervisor, or export the node's config JSON")
         return cls.from_json(text)

@@ -1,9 +1,10 @@
-"""workers/node/relay.py on a real Redis: entries per (chain, registry, task, round) and slot, with a
-TTL; whatever is not a well-formed entry of a slot of the task is ignored (the relay is untrusted)."""
+"""workers/node/handlers/relay.py on a real Redis: entries per (chain, registry, task, round) and
+slot, with a TTL; whatever is not a well-formed entry of a slot of the task is ignored (the relay
+is untrusted)."""
 import pytest
 
-from workers.node import redis_service
-from workers.node.relay import OFF, RELAY_TTL_S, AttestRelay, RelayEntry, relay_url
+from workers.node.processes import redis_service
+from workers.node.handlers.relay import OFF, RELAY_TTL_S, AttestRelay, RelayEntry, relay_url
 
 REGISTRY = "0x" + "Ab" * 20
 NODE = "0x" + "12" * 20

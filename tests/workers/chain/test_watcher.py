@@ -13,7 +13,7 @@ import pytest
 from workers.chain import watcher as watcher_module
 from workers.chain.rpc import raw_request
 from workers.chain.watcher import END, EventDecoder, EventWatcher, SqliteCursor, log_position
-from workers.node.metrics import DECLARED, OBSERVER
+from workers.node.observe.metrics import DECLARED, OBSERVER
 from workers.protocol import Role
 
 

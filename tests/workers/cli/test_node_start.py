@@ -13,7 +13,7 @@ import torch
 
 from cli_support import PASSWORD
 from workers.chain.keystore import find_keystore, load_account
-from workers.node.relay import bls_key, registered_key
+from workers.node.handlers.relay import bls_key, registered_key
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -119,7 +119,7 @@ def test_the_watcher_waits_for_confirmations_only_on_a_chain_elsewhere():
 
 
 def test_validators_take_keeper_turns_only_on_a_chain_elsewhere():
-    from workers.node.keeper_turns import default_turn_blocks
+    from workers.node.handlers.keeper_turns import default_turn_blocks
 
     assert default_turn_blocks("http://127.0.0.1:8545") == 0  # anvil here: a reverted draw costs nothing
     assert default_turn_blocks("https://sepolia.infura.io/v3/KEY") == 2

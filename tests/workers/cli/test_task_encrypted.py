@@ -17,7 +17,7 @@ from workers.crypto.errors import NoKeyForNode, NotAssigned
 from workers.crypto.exchange import assigned_nodes, open_inputs
 from workers.crypto.keyring import parse as parse_keyring
 from workers.localnet.chain import fund
-from workers.node.encrypted_inputs import initial_bundle_of
+from workers.node.handlers.encrypted_inputs import initial_bundle_of
 from workers.protocol import Role, Status
 from workers.rl.envs import make_env, space_spec
 from workers.rl.policy import PolicyConfig, make_policy, to_bytes

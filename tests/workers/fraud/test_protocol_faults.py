@@ -99,9 +99,10 @@ def test_a_copied_commitment_cannot_be_revealed(net):
     locked = d.registry.functions.slotOf(task_id, Role.SAMPLER, 1).call().lockedStake
     block = net.w3.eth.block_number + 1
     play_round(net, task_id, nodes,
-               Cheat("copier", "workers.node.round_handlers.commit_work", copy_commitment,
+               Cheat("copier", "workers.node.handlers.round_handlers.commit_work", copy_commitment,
                      phases=(Phase.SAMPLE_COMMIT,)),
-               Cheat("copier", "workers.node.round_handlers._reveal", replay_reveal, phases=(Phase.SAMPLE_REVEAL,)))
+               Cheat("copier", "workers.node.handlers.round_handlers._reveal", replay_reveal,
+                     phases=(Phase.SAMPLE_REVEAL,)))
     seen = outcome(net, task_id, block)
     assert refused == ["CommitmentMismatch"]
     assert seen.vacated == {copier.address: Outcome.WITHHELD}

@@ -1,4 +1,4 @@
-"""Samplers roll out their next shard before its phase (workers.node.sample_ahead): round 0's when
+"""Samplers roll out their next shard before its phase (workers.node.handlers.sample_ahead): round 0's when
 their slot is assigned, round r+1's while the validators judge round r. What they commit must be
 exactly what sampling at SampleCommit would give, and a shard rolled out with a checkpoint the
 validators reject must never be committed. The fraud world's phases are played here with the
@@ -10,8 +10,8 @@ import fraud_trainer_faults as trainer_faults
 import fraud_world
 from fraud_world import Cheat, as_node, event, network, play_round, task_created
 from workers.chain.view import ChainView
-from workers.node import assignment_handlers, sample_ahead
-from workers.node.dispatch import jsonable
+from workers.node.handlers import assignment_handlers, sample_ahead
+from workers.node.queues.dispatch import jsonable
 from workers.protocol import Phase, Role, Status
 from workers.roles.sampler import sample_shard
 from workers.roles.trainer import verify_checkpoint

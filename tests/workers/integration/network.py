@@ -73,7 +73,7 @@ def as_node(node):
 
 def handled(name: str, handler_role: str, **args):
     """A HandledEvent as the dispatcher gives it to `handler_role`'s handler (first attempt)."""
-    from workers.node.dispatch import HandledEvent
+    from workers.node.queues.dispatch import HandledEvent
 
     return HandledEvent(f"test:{name}:{sorted(args.items())}", name, args, 0, handler_role, 1)
 
@@ -81,7 +81,7 @@ def handled(name: str, handler_role: str, **args):
 def task_created(net: Network, task_id: int, handler_role: str):
     """The task's TaskCreated as the dispatcher gives it to `handler_role`'s handler: the args its
     watcher decoded from the log, as JSON."""
-    from workers.node.dispatch import jsonable
+    from workers.node.queues.dispatch import jsonable
 
     event = next(e for e in registry_events(net) if e.name == "TaskCreated" and e.args["taskId"] == task_id)
     return handled("TaskCreated", handler_role, **jsonable(dict(event.args)))

@@ -6,7 +6,7 @@ longer open is left alone; with keeper turns, a validator whose turn is later wa
 import pytest
 
 from network import TOKEN, Network, as_node, create_task, handled
-from workers.node import keeper_handlers, keeper_turns
+from workers.node.handlers import keeper_handlers, keeper_turns
 from workers.protocol import Status
 
 BOUNTY = 100 * TOKEN

@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from network import SPEC, TASK, TOKEN, Network, as_node, create_task, task_created
-from workers.node import assignment_handlers
+from workers.node.handlers import assignment_handlers
 from workers.protocol import Role, TaskParams
 from workers.spec import SpecError
 from workers.storage.store import EmbeddedStore
@@ -95,7 +95,7 @@ def test_an_ineligible_node_says_why_and_sends_nothing(net, caplog):
     s2.sender.send(d.stakes.functions.requestUnstake(Role.SAMPLER, staked))
     task_id = create(net)
     before = sent(s2)
-    with caplog.at_level(logging.WARNING, logger="workers.node.assignment_handlers"):
+    with caplog.at_level(logging.WARNING, logger="workers.node.handlers.assignment_handlers"):
         claim(net, s2, task_id)
     assert sent(s2) == before
     assert not d.registry.functions.membershipOf(task_id, s2.address).call().assigned

@@ -9,7 +9,7 @@ import pytest
 
 from network import Network, as_node, create_task, registry_events, task_created
 from network import handled as event
-from workers.node import assignment_handlers, keeper_handlers
+from workers.node.handlers import assignment_handlers, keeper_handlers
 from workers.protocol import Outcome, Phase, Role, Status
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from network import Network, as_node, create_task, handled, task_created
 from workers.localnet.chain import Ticker
-from workers.node import assignment_handlers, keeper_turns
-from workers.node.dispatch import Deferred, RetryableError
-from workers.node.keeper_turns import MAX_TURNS, turn_of
+from workers.node.handlers import assignment_handlers, keeper_turns
+from workers.node.queues.dispatch import Deferred, RetryableError
+from workers.node.handlers.keeper_turns import MAX_TURNS, turn_of
 from workers.protocol import Role, Status
 
 

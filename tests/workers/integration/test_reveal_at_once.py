@@ -7,7 +7,7 @@ import pytest
 
 from network import Network, as_node, create_task, task_created
 from network import handled as event
-from workers.node import assignment_handlers, round_handlers
+from workers.node.handlers import assignment_handlers, round_handlers
 from workers.protocol import Phase, Role
 
 

@@ -1,12 +1,13 @@
-"""The validator pool's turns at keeper calls (workers.node.keeper_turns): about one node a turn,
+"""The validator pool's turns at keeper calls (workers.node.handlers.keeper_turns): about one node a turn,
 a fresh order per call, and a keeper that defers itself until its turn's block is mined."""
 from types import SimpleNamespace
 
 import pytest
 from eth_account import Account
 
-from workers.node import dispatch, keeper_turns
-from workers.node.keeper_turns import MAX_TURNS, Turn, turn_of, wait_for_turn
+from workers.node.queues import dispatch
+from workers.node.handlers import keeper_turns
+from workers.node.handlers.keeper_turns import MAX_TURNS, Turn, turn_of, wait_for_turn
 
 POOL = [Account.from_key(bytes([1 + i % 250, 1 + i // 250] + [7] * 30)).address for i in range(60)]
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from node_support import Event
-from workers.node import dispatch, jobs
-from workers.node.celery_app import HANDLE_EVENT, PING, create_app, route_task
+from workers.node.queues import dispatch, jobs
+from workers.node.queues.celery_app import HANDLE_EVENT, PING, create_app, route_task
 from workers.node.config import NodeConfig
-from workers.node.ratelimit import TokenBucket
-from workers.node.tasks import make_enqueue
+from workers.node.queues.ratelimit import TokenBucket
+from workers.node.queues.tasks import make_enqueue
 
 
 def test_config_round_trips_and_refuses_unsafe_timeouts(config):
@@ -199,12 +199,12 @@ def test_claiming_roles_count_only_the_nodes_own_handler_modules():
     table.register("TaskCreated", "validator", lambda ev: None, new_task=True)
     table.register("PhaseStarted", "sampler", lambda ev: None)
     assert table.claims_for("validator") and table.claims_for("validator", [__name__])
-    assert not table.claims_for("validator", ["workers.node.handlers"])
+    assert not table.claims_for("validator", ["workers.node.handlers.table"])
     assert not table.claims_for("sampler", [__name__])
 
 
 def test_the_aggregate_minimum_is_a_node_setting_of_two_or_more():
-    from workers.node.context import node_extra
+    from workers.node.handlers.context import node_extra
     from workers.roles.aggregation import MIN_AGGREGATE_SIGNERS
 
     settings = dict(rpc_url="http://127.0.0.1:1", deployment="d.json", node_dir="n", store_dir="s")
@@ -215,9 +215,9 @@ def test_the_aggregate_minimum_is_a_node_setting_of_two_or_more():
 
 
 def test_a_fee_cap_is_a_node_setting_and_reaching_it_retries_the_job_later():
-    import workers.node.common  # noqa: F401 - declares the chain's retryable errors
+    import workers.node.handlers.common  # noqa: F401 - declares the chain's retryable errors
     from workers.chain.errors import FeeCapExceeded
-    from workers.node.context import node_extra
+    from workers.node.handlers.context import node_extra
 
     settings = dict(rpc_url="http://127.0.0.1:1", deployment="d.json", node_dir="n", store_dir="s")
     assert node_extra(**settings)["max_fee_per_gas"] is None  # no cap
@@ -230,8 +230,8 @@ def test_a_fee_cap_is_a_node_setting_and_reaching_it_retries_the_job_later():
 def test_the_trainer_device_is_the_nodes_choice(monkeypatch):
     from types import SimpleNamespace
 
-    from workers.node import round_handlers
-    from workers.node.context import node_extra
+    from workers.node.handlers import round_handlers
+    from workers.node.handlers.context import node_extra
     from workers.roles import trainer
 
     settings = dict(rpc_url="http://127.0.0.1:1", deployment="d.json", node_dir="n", store_dir="s")
@@ -264,7 +264,7 @@ def test_enqueue_skips_a_role_whose_when_refuses_the_args(rclient):
 
 
 def test_each_role_s_own_phase_work_goes_first():
-    from workers.node import handlers  # noqa: F401 - registers the node's handlers
+    from workers.node.handlers import table as handlers  # noqa: F401 - registers the node's handlers
     from workers.protocol import Phase
 
     table = dispatch.DISPATCH
@@ -284,7 +284,7 @@ def test_each_role_s_own_phase_work_goes_first():
 
 
 def test_samplers_and_trainers_are_queued_only_their_own_phases():
-    from workers.node import handlers  # noqa: F401 - registers the node's handlers
+    from workers.node.handlers import table as handlers  # noqa: F401 - registers the node's handlers
     from workers.protocol import Phase
 
     queued = {phase: dispatch.DISPATCH.roles_for("PhaseStarted", {"phase": int(phase)}) for phase in Phase}
@@ -297,10 +297,11 @@ def test_samplers_and_trainers_are_queued_only_their_own_phases():
 def test_warm_loads_what_a_first_round_imports_lazily():
     # checkpoint_bundle and a validator's vote import these inside the handler (the claim lane
     # never needs them); unwarmed, every worker paid the import in its first round
-    lazy = ("workers.node.encrypted_inputs", "workers.node.relay", "workers.node.sample_ahead")
-    code = ("import sys; from workers.node import handlers; "
+    lazy = ("workers.node.handlers.encrypted_inputs", "workers.node.handlers.relay",
+            "workers.node.handlers.sample_ahead")
+    code = ("import sys; from workers.node.handlers import table; "
             f"print(sum(m in sys.modules for m in {lazy!r})); "
-            "handlers.NodeContext.current = staticmethod(lambda: None); handlers.warm(); "
+            "table.NodeContext.current = staticmethod(lambda: None); table.warm(); "
             f"print(sum(m in sys.modules for m in {lazy!r}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          cwd=Path(__file__).resolve().parents[3])
@@ -309,7 +310,7 @@ def test_warm_loads_what_a_first_round_imports_lazily():
 
 
 def test_held_results_stay_within_a_count_and_a_byte_budget():
-    from workers.node.held import Held
+    from workers.node.handlers.held import Held
 
     held = Held(max_items=3, max_bytes=100, size=len)
     for key in "abcd":
@@ -329,7 +330,7 @@ def test_held_results_stay_within_a_count_and_a_byte_budget():
 def test_early_sampler_checks_count_the_blobs_of_the_shards_they_parsed():
     from types import SimpleNamespace
 
-    from workers.node import validator_handlers
+    from workers.node.handlers import validator_handlers
 
     shards = [SimpleNamespace(blob=bytes(10)), None, SimpleNamespace(blob=bytes(35))]  # None: not parsed
     checks = SimpleNamespace(judged={slot: (b"root", None, shard) for slot, shard in enumerate(shards)})
@@ -344,7 +345,7 @@ def test_a_context_built_before_a_fork_lends_its_account_to_the_next(monkeypatch
     # only a context of the same config does.
     from types import SimpleNamespace
 
-    from workers.node import context
+    from workers.node.handlers import context
     from workers.node.config import ENV_VAR
 
     config = NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="lender", extra={"node_dir": "/n"})
@@ -369,8 +370,9 @@ def test_a_scheduled_check_reaches_its_worker_ahead_of_later_jobs(monkeypatch):
 
     import celery
 
-    from workers.node import celery_app, common
-    from workers.node.context import NodeContext
+    from workers.node.queues import celery_app
+    from workers.node.handlers import common
+    from workers.node.handlers.context import NodeContext
 
     sent = []
     ctx = SimpleNamespace(config=SimpleNamespace(visibility_timeout=3600), deployment=SimpleNamespace(registry="r"),

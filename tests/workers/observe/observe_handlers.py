@@ -9,9 +9,9 @@ import time
 
 import redis
 
-from workers.node import metrics
+from workers.node.observe import metrics
 from workers.node.config import NodeConfig
-from workers.node.dispatch import DISPATCH, HandledEvent
+from workers.node.queues.dispatch import DISPATCH, HandledEvent
 
 log = logging.getLogger("observe_handlers")
 _state = {}

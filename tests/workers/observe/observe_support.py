@@ -62,7 +62,7 @@ def serve_metrics(node_dir):
     process may still take the port between the probe and the bind); returns (server, port)."""
     from tests.ports import worker_part
     from workers.localnet.chain import free_port
-    from workers.node import metrics
+    from workers.node.observe import metrics
 
     for attempt in range(5):
         port = free_port(worker_part(METRICS_PORTS), fallback=False)

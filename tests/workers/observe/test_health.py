@@ -11,11 +11,11 @@ from observe_support import HERE, REDIS_PORTS, scrape, serve_metrics, total
 from tests.ports import dead_port
 from tests.waiting import wait_for, wait_ready
 
-from workers.node import redis_service
-from workers.node.celery_app import create_app
+from workers.node.processes import redis_service
+from workers.node.queues.celery_app import create_app
 from workers.node.config import NodeConfig
-from workers.node.health import HealthChecker, read_health
-from workers.node.supervisor import Supervisor
+from workers.node.observe.health import HealthChecker, read_health
+from workers.node.processes.supervisor import Supervisor
 
 
 @pytest.fixture(scope="module")
@@ -181,7 +181,7 @@ def test_a_busy_worker_still_answers_the_ping(health_node, anvil, deployment_fil
 
     import redis
 
-    from workers.node.tasks import make_enqueue
+    from workers.node.queues.tasks import make_enqueue
 
     app = create_app(health_node.config)
     key = f"0x{uuid.uuid4().hex * 2}:0"

@@ -8,7 +8,7 @@ from eth_account import Account
 from workers.chain.errors import TxReverted
 from workers.chain.sender import TxSender, fn_name
 from workers.localnet.chain import fund
-from workers.node import metrics
+from workers.node.observe import metrics
 from workers.storage.store import ContentNotFound, EmbeddedStore
 
 TOKEN = 10**18

@@ -15,10 +15,10 @@ import redis
 from observe_support import HERE, json_lines, scrape, serve_metrics, total
 from tests.waiting import wait_for, wait_ready
 
-from workers.node.celery_app import create_app
+from workers.node.queues.celery_app import create_app
 from workers.node.config import NodeConfig
-from workers.node.supervisor import Supervisor
-from workers.node.tasks import make_enqueue
+from workers.node.processes.supervisor import Supervisor
+from workers.node.queues.tasks import make_enqueue
 
 EVENTS = 8
 STEPS = 300
