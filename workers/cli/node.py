@@ -293,7 +293,7 @@ def _start(obj: Context, names, *, concurrency, ws_url, poll_interval, confirmat
     os.environ[PASSWORD_ENV] = password  # checked now; the workers read it from their environment
     account = obj.account()
     from workers.node.handlers.context import node_extra
-    from workers.node.handlers.table import node_config, supervisor
+    from workers.node.run import node_config, supervisor
     from workers.node.observe.health import HealthChecker
     from workers.node.processes.redis_service import RedisUnavailable, redis_for_node
 

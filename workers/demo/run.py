@@ -6,7 +6,7 @@
 2. one embedded Redis (a database per account) and one shared embedded content store;
 3. seven accounts, each with its own encrypted keystore and node folder: 2 samplers, 1 trainer,
    3 validators (funded with ETH and DRL, staked at the minimum for their role) and a requester;
-4. each worker node's processes through the handlers' entry point (workers.node.handlers.table: a
+4. each worker node's processes through the node's entry point (workers.node.run: a
    Celery worker for its role plus the chain watcher, under a Supervisor);
 5. the requester signs the CreateTask request (EIP-712) and a permit for the bounty, and submits
    the demo task (workers.spec.DEMO_CARTPOLE) with workers.chain.requester.create_task;

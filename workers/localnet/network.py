@@ -2,7 +2,7 @@
 ticker, one embedded Redis with a database per account, one content store (a shared embedded
 store folder, or a real IPFS node's API), and one node per (name, role): its own account in an
 encrypted keystore, ETH, DRL and a stake at its role's minimum, and its processes (a Celery worker
-for its role plus the chain watcher, from workers.node.handlers.table) under a Supervisor. Validators
+for its role plus the chain watcher, from workers.node.run) under a Supervisor. Validators
 register their BLS keys and share one attestation relay (database 0 of the Redis), so a task's
 validators vote in aggregates where enough of them can join one (workers.node.handlers.relay,
 workers.roles.aggregation.worth_aggregating).
@@ -27,7 +27,7 @@ from workers.chain.sender import TxSender
 from workers.localnet.chain import TOKEN, Anvil, Ticker, deploy_protocol, fund, http_w3, write_record
 from workers.node.processes import redis_service
 from workers.node.handlers.context import node_extra
-from workers.node.handlers.table import node_config, supervisor
+from workers.node.run import node_config, supervisor
 from workers.node.queues.jobs import JobStore
 from workers.protocol import Role
 
