@@ -169,7 +169,7 @@ def test_reorganisations_the_watcher_found_are_shown(node, invoke):
     assert "reorgs" not in status(invoke, node_dir)
     folder = metrics_dir(node_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-c", "from workers.node import metrics; "
+    subprocess.run([sys.executable, "-c", "from workers.node.observe import metrics; "
                     "metrics.OBSERVER.chain_reorg('registry', 3); metrics.OBSERVER.chain_reorg('registry', 1)"],
                    check=True,
                    env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(folder), "PYTHONPATH": str(ROOT)})
