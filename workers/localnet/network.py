@@ -25,10 +25,10 @@ from workers.chain.deployment import load_deployment
 from workers.chain.keystore import PASSWORD_ENV, create_keystore, find_keystore, load_account
 from workers.chain.sender import TxSender
 from workers.localnet.chain import TOKEN, Anvil, Ticker, deploy_protocol, fund, http_w3, write_record
+from workers.node.config import NodeSettings
 from workers.node.processes import redis_service
-from workers.node.handlers.context import node_extra
-from workers.node.run import node_config, supervisor
 from workers.node.queues.jobs import JobStore
+from workers.node.run import node_config, supervisor
 from workers.protocol import Role
 
 ROLE_OF = {"sampler": Role.SAMPLER, "trainer": Role.TRAINER, "validator": Role.VALIDATOR}
@@ -141,11 +141,11 @@ class LocalNetwork:
         return self.redis.url.rsplit("/", 1)[0] + "/0"
 
     def add_node(self, name: str, role: str, drl: int = 10_000, stake: int | None = None,
-                 attest_relay: str | None = "shared", **extra) -> Node:
+                 attest_relay: str | None = "shared", **settings) -> Node:
         """A staked node (`stake` wei, default its role's minimum) with its Supervisor, not started.
         A validator registers its BLS key. attest_relay: "shared" (the network's relay_url), None
-        (the node's own Redis database: a relay no other node sees), "off", or a URL; `extra`:
-        other node_extra settings (aggregate_wait_s, attest_fallback_s, aggregate_min_signers)."""
+        (the node's own Redis database: a relay no other node sees), "off", or a URL; `settings`:
+        other NodeSettings fields (aggregate_wait_s, attest_fallback_s, aggregate_min_signers...)."""
         from workers.node.handlers.relay import ensure_bls_key
 
         base = self.account(name, drl)
@@ -158,10 +158,10 @@ class LocalNetwork:
             ensure_bls_key(d, node.sender, node.account)
         store_dir = node.node_dir / "store" if self.ipfs_api else self.store_dir
         relay = self.relay_url if attest_relay == "shared" else attest_relay
-        extra = node_extra(rpc_url=self.anvil.http_url, ws_url=self.anvil.ws_url, ipfs_api=self.ipfs_api,
-                           deployment=self.deployment_path, node_dir=node.node_dir, store_dir=store_dir,
-                           attest_relay=relay, **extra)
-        node.config = node_config(node.redis_url, name, extra, **self.node_settings)
+        settings = NodeSettings(rpc_url=self.anvil.http_url, ws_url=self.anvil.ws_url, ipfs_api=self.ipfs_api,
+                                deployment=self.deployment_path, node_dir=node.node_dir, store_dir=store_dir,
+                                attest_relay=relay, **settings)
+        node.config = node_config(node.redis_url, name, settings, **self.node_settings)
         node.sup = supervisor(node.config, (role,), pool="solo", concurrency=1, env={PASSWORD_ENV: self.password})
         self.nodes.append(node)
         return node
@@ -189,7 +189,7 @@ class LocalNetwork:
             write_node_state(node.node_dir, node.sup, (node.role,))
             if health_interval_s:
                 node.health = HealthChecker(node.sup, self.anvil.http_url, str(self.deployment_path), node.address,
-                                            str(node.config.extra["store_dir"]), ipfs_api=self.ipfs_api,
+                                            str(node.config.settings.store_dir), ipfs_api=self.ipfs_api,
                                             interval_s=health_interval_s)
         self._supervising = threading.Thread(target=self._supervise, args=(on_restart, every_s), daemon=True,
                                              name="supervise")

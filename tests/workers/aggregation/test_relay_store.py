@@ -51,7 +51,6 @@ def test_garbage_is_ignored(relay):
 
 
 def test_relay_url_defaults_to_the_nodes_redis_and_can_be_off():
-    assert relay_url({}, "redis://h:1/3") == "redis://h:1/3"
-    assert relay_url({"attest_relay": None}, "redis://h:1/3") == "redis://h:1/3"
-    assert relay_url({"attest_relay": "redis://relay:6379/0"}, "redis://h:1/3") == "redis://relay:6379/0"
-    assert relay_url({"attest_relay": OFF}, "redis://h:1/3") is None
+    assert relay_url(None, "redis://h:1/3") == "redis://h:1/3"
+    assert relay_url("redis://relay:6379/0", "redis://h:1/3") == "redis://relay:6379/0"
+    assert relay_url(OFF, "redis://h:1/3") is None

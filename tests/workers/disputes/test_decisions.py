@@ -88,7 +88,7 @@ def revealing_juror(monkeypatch, refusal: str):
     monkeypatch.setattr(dispute_handlers, "send", refused)
     scheduled = []
     monkeypatch.setattr(dispute_handlers, "schedule_check",
-                        lambda name, key, args, countdown=None: scheduled.append((name, args, countdown)))
+                        lambda ctx, name, key, args, countdown=None: scheduled.append((name, args, countdown)))
     ctx = SimpleNamespace(secrets=SimpleNamespace(juror_vote=lambda dispute_id: (True, b"\x02" * 32)))
     return ctx, scheduled
 

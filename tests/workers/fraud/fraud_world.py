@@ -109,7 +109,7 @@ def task_created(net, task_id: int, handler_role: str) -> HandledEvent:
 
 
 def as_node(node):
-    """NodeContext.current() is this node's context while the block runs, as in its workers."""
+    """This node's context (as its workers build it), for the block to pass to its handlers."""
     return inprocess.as_node(node, PASSWORD)
 
 
@@ -152,13 +152,13 @@ def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=())
     if phase in withheld:
         return
     module, name = HANDLERS[node.role]
-    handler = getattr(importlib.import_module(f"workers.node.{module}"), name)
+    handler = getattr(importlib.import_module(f"workers.node.handlers.{module}"), name)
     ev = event("PhaseStarted", node.role, taskId=task_id, round=round_, phase=int(phase),
                deadline=net.task(task_id).phaseDeadline)
     # The harness is the deadline keeper (play_round calls advance): a validator's handler does not
     # also schedule a Celery DeadlineReached check, which needs a running worker's task context.
     with contextlib.ExitStack() as stack:
-        stack.enter_context(as_node(node))
+        ctx = stack.enter_context(as_node(node))
         stack.enter_context(mock.patch("workers.node.handlers.validator_handlers.schedule_deadline"))
         if round_handlers.REVEAL_PHASE.get(phase) in withheld:
             # an honest node's commit that ends the phase reveals at once: a withholding one does not
@@ -166,7 +166,7 @@ def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=())
         for cheat in mine:
             if phase in cheat.phases:
                 stack.enter_context(cheat.active())
-        handler(ev)
+        handler(ctx, ev)
 
 
 def start_task(net: FraudNet, task_id: int, samplers, trainer, validators) -> None:
@@ -174,13 +174,14 @@ def start_task(net: FraudNet, task_id: int, samplers, trainer, validators) -> No
     from workers.node.handlers import assignment_handlers
 
     for node in samplers:
-        with as_node(node):
-            assignment_handlers.claim_sampler(task_created(net, task_id, "sampler"))
-    with as_node(trainer):
-        assignment_handlers.claim_trainer(task_created(net, task_id, "trainer"))
+        with as_node(node) as ctx:
+            assignment_handlers.claim_sampler(ctx, task_created(net, task_id, "sampler"))
+    with as_node(trainer) as ctx:
+        assignment_handlers.claim_trainer(ctx, task_created(net, task_id, "trainer"))
     net.mine(2)
-    with as_node(validators[0]):
-        assignment_handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock))
+    with as_node(validators[0]) as ctx:
+        armed = event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock)
+        assignment_handlers.draw(ctx, armed)
     task = net.task(task_id)
     assert (task.status, task.phase, task.round) == (Status.ACTIVE, Phase.SAMPLE_COMMIT, 0), task
     drawn = {net.deployment.registry.functions.slotOf(task_id, Role.VALIDATOR, i).call().node

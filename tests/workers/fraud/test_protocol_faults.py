@@ -84,11 +84,11 @@ def test_a_copied_commitment_cannot_be_revealed(net):
     start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
     refused = []
 
-    def copy_commitment(ev, role, phase):
+    def copy_commitment(ctx, ev, role, phase):
         theirs = d.registry.functions.submissionOf(task_id, 0, Role.SAMPLER, 0).call()
         copier.sender.send(d.registry.functions.commit(task_id, theirs.commitment))
 
-    def replay_reveal(ev, role, phase):
+    def replay_reveal(ctx, ev, role, phase):
         with as_node(honest) as ctx:
             secret = ctx.secrets.commitment(task_id, 0, Role.SAMPLER)
         with pytest.raises(TxReverted) as mismatch:

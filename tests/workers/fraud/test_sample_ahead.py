@@ -38,18 +38,20 @@ def start(net, trainer, rounds: int = 2) -> tuple[int, dict]:
              "validator": [net.node(f"validator{i}") for i in range(3)]}
     task_id = net.create_task(num_rounds=rounds)
     for sampler in nodes["sampler"]:
-        with as_node(sampler):
-            assignment_handlers.claim_sampler(task_created(net, task_id, "sampler"))
+        with as_node(sampler) as ctx:
+            assignment_handlers.claim_sampler(ctx, task_created(net, task_id, "sampler"))
         assigned = net.deployment.registry.events.SlotAssigned().get_logs(
             from_block=0, argument_filters={"taskId": task_id, "node": sampler.address})
-        with as_node(sampler):
-            assignment_handlers.sampler_joined(event("SlotAssigned", "sampler", **jsonable(dict(assigned[0]["args"]))))
+        with as_node(sampler) as ctx:
+            joined = event("SlotAssigned", "sampler", **jsonable(dict(assigned[0]["args"])))
+            assignment_handlers.sampler_joined(ctx, joined)
     assert net.task(task_id).status == Status.OPEN  # the trainer's slot is still free
-    with as_node(trainer):
-        assignment_handlers.claim_trainer(task_created(net, task_id, "trainer"))
+    with as_node(trainer) as ctx:
+        assignment_handlers.claim_trainer(ctx, task_created(net, task_id, "trainer"))
     net.mine(2)
-    with as_node(nodes["validator"][0]):
-        assignment_handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock))
+    with as_node(nodes["validator"][0]) as ctx:
+        armed = event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock)
+        assignment_handlers.draw(ctx, armed)
     assert net.task(task_id).status == Status.ACTIVE
     return task_id, nodes
 

@@ -67,7 +67,7 @@ def registry_events(net: Network) -> list:
 
 
 def as_node(node):
-    """NodeContext.current() is this node's context while the block runs, as in its workers."""
+    """This node's context (as its workers build it), for the block to pass to its handlers."""
     return inprocess.as_node(node, PASSWORD)
 
 

@@ -35,8 +35,8 @@ def sent(node) -> int:
 
 def claim(net, node, task_id):
     created = task_created(net, task_id, "sampler")
-    with as_node(node):
-        assignment_handlers.claim_sampler(created)
+    with as_node(node) as ctx:
+        assignment_handlers.claim_sampler(ctx, created)
 
 
 def test_claim_takes_a_slot_once(net):

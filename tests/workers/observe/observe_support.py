@@ -15,6 +15,8 @@ DEMO_ANVIL_PORTS = range(8826, 8830)
 REDIS_PORTS = range(16445, 16450)
 METRICS_PORTS = range(9400, 9420)
 PASSWORD = "observe test password"
+STORE_ENV = "OBSERVE_STORE_DIR"
+"""Where observe_handlers' "Rollout" stores (the tests' Supervisors set it for their workers)."""
 
 
 def scrape(port: int) -> dict:

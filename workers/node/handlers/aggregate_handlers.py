@@ -19,9 +19,9 @@ import time
 from redis.exceptions import RedisError as RelayUnavailable
 
 from workers.chain.errors import TxReverted
+from workers.node.handlers.common import current, my_slot, on, schedule_check, send, voted
 from workers.node.handlers.context import NodeContext
-from workers.node.queues.dispatch import DISPATCH, HandledEvent
-from workers.node.handlers.common import current, my_slot, schedule_check, send, voted
+from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role
 
 log = logging.getLogger(__name__)
@@ -32,7 +32,7 @@ def _relay(ctx: NodeContext):
     from workers.node.handlers.relay import AttestRelay, relay_url
 
     if "relay" not in ctx._cache:
-        url = relay_url(ctx.extra, ctx.config.redis_url)
+        url = relay_url(ctx.settings.attest_relay, ctx.config.redis_url)
         ctx._cache["relay"] = None if url is None else AttestRelay.from_url(
             url, ctx.deployment.chain_id, ctx.deployment.registry.address)
     return ctx._cache["relay"]
@@ -99,7 +99,7 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
     from workers.roles import aggregation
 
     task_id, round_ = task.task_id, task.round
-    min_signers = int(ctx.extra.get("aggregate_min_signers", aggregation.MIN_AGGREGATE_SIGNERS))
+    min_signers = ctx.settings.aggregate_min_signers
 
     def too_few(candidates: int) -> bool:
         if aggregation.worth_aggregating(candidates, min_signers):
@@ -127,8 +127,7 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
         log.warning("task %d round %d: attestation relay unavailable (%s); attesting alone", task_id, round_, exc)
         return _attest_alone(ctx, task_id, bitmap)
     left = task.phase_deadline - ctx.view.read(ctx.deployment.registry, "protocolTime")
-    plan = aggregation.plan(time.time(), left, float(ctx.extra.get("aggregate_wait_s", aggregation.AGGREGATE_WAIT_S)),
-                            float(ctx.extra.get("attest_fallback_s", aggregation.ATTEST_FALLBACK_S)))
+    plan = aggregation.plan(time.time(), left, ctx.settings.aggregate_wait_s, ctx.settings.attest_fallback_s)
     args = {"taskId": task_id, "round": round_, "slot": slot, "bitmap": bitmap, "aggregateBy": plan.aggregate_by,
             "fallbackAt": plan.fallback_at, "hop": 0}
     aggregator = aggregation.choose_aggregator(task_id, round_, voters.candidates)
@@ -144,13 +143,13 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
     if aggregator is None or (theirs is not None and theirs.accept_bitmap != bitmap):
         log.info("task %d round %d: the aggregator votes another bitmap; attesting alone", task_id, round_)
         return _attest_alone(ctx, task_id, bitmap)
-    _schedule_vote_check("AttestFallback", args, max(0.0, plan.fallback_at - time.time()))
+    _schedule_vote_check(ctx, "AttestFallback", args, max(0.0, plan.fallback_at - time.time()))
 
 
-def _schedule_vote_check(name: str, args: dict, countdown: float) -> None:
+def _schedule_vote_check(ctx: NodeContext, name: str, args: dict, countdown: float) -> None:
     key = f"{'fallback' if name == 'AttestFallback' else 'aggregate'}:{args['taskId']}:{args['round']}:" \
           f"{args['slot']}:{args['hop']}"
-    schedule_check(name, key, args, countdown)
+    schedule_check(ctx, name, key, args, countdown)
 
 
 def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> None:
@@ -171,7 +170,7 @@ def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> 
         except RelayUnavailable:
             posted = None  # the full look below reports it
         if posted is not None and any(v not in posted for v in args["candidates"]):
-            return _wait(args, aggregate_by)
+            return _wait(ctx, args, aggregate_by)
     if read is None:
         task = current(ctx, task_id, round_, Phase.ATTEST)
         if task is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) != slot:
@@ -190,7 +189,7 @@ def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> 
         return _attest_alone(ctx, task_id, bitmap)
     waiting = [v for v in voters.candidates if v not in entries]
     if waiting and time.time() < aggregate_by:
-        return _wait({**args, "candidates": voters.candidates, "validators": task.num_validators,
+        return _wait(ctx, {**args, "candidates": voters.candidates, "validators": task.num_validators,
                       "chainLookAt": time.time() + aggregation.CHAIN_LOOK_S}, aggregate_by)
     entries[slot] = RelayEntry(bitmap, _signature(ctx, task_id, round_, bitmap), ctx.address)  # ours, not the relay's
     votes, left_out = aggregation.agreeing(entries, bitmap, voters.holders, voters.candidates, voters.keys, is_g1)
@@ -217,13 +216,13 @@ def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> 
         _attest_alone(ctx, task_id, bitmap)
 
 
-def _wait(args: dict, aggregate_by: float) -> None:
+def _wait(ctx: NodeContext, args: dict, aggregate_by: float) -> None:
     """The aggregator's next look, aggregation.next_look from now: soon at first, then up to every
     RELAY_LOOK_S (a re-scheduled Celery check, not a blocked worker)."""
     from workers.roles.aggregation import next_look
 
     hop = int(args["hop"])
-    _schedule_vote_check("AggregateCheck", {**args, "hop": hop + 1}, next_look(time.time(), aggregate_by, hop))
+    _schedule_vote_check(ctx, "AggregateCheck", {**args, "hop": hop + 1}, next_look(time.time(), aggregate_by, hop))
 
 
 def _simulate(ctx: NodeContext, call):
@@ -244,16 +243,15 @@ def _simulate(ctx: NodeContext, call):
     return None
 
 
-@DISPATCH.on("AggregateCheck", "validator")
-def aggregate_check(ev: HandledEvent) -> None:
+@on("AggregateCheck", "validator")
+def aggregate_check(ctx: NodeContext, ev: HandledEvent) -> None:
     """The aggregator's next look at the relay (scheduled by vote / itself)."""
-    _aggregate_step(NodeContext.current(), ev.args)
+    _aggregate_step(ctx, ev.args)
 
 
-@DISPATCH.on("AttestFallback", "validator")
-def attest_fallback(ev: HandledEvent) -> None:
+@on("AttestFallback", "validator")
+def attest_fallback(ctx: NodeContext, ev: HandledEvent) -> None:
     """A validator's fallback: if no aggregate covered its slot by fallbackAt, it attests alone."""
-    ctx = NodeContext.current()
     args = ev.args
     task_id, round_, slot = int(args["taskId"]), int(args["round"]), int(args["slot"])
     if current(ctx, task_id, round_, Phase.ATTEST) is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) != slot:
@@ -262,7 +260,7 @@ def attest_fallback(ev: HandledEvent) -> None:
         return
     early = float(args["fallbackAt"]) - time.time()
     if early > 0:  # a long wait is a chain of checks (_schedule_check caps each countdown)
-        _schedule_vote_check("AttestFallback", {**args, "hop": int(args["hop"]) + 1}, early)
+        _schedule_vote_check(ctx, "AttestFallback", {**args, "hop": int(args["hop"]) + 1}, early)
         return
     log.info("task %d round %d: no aggregate covered slot %d by its fallback time; attesting alone", task_id,
              round_, slot)

@@ -7,10 +7,10 @@ import logging
 
 from workers.chain.errors import TxReverted
 from workers.node.handlers import round_handlers, validator_handlers
-from workers.node.handlers.common import send, spec_by, spec_of
+from workers.node.handlers.common import on, send, spec_by, spec_of
 from workers.node.handlers.context import NodeContext
-from workers.node.queues.dispatch import DISPATCH, HandledEvent
 from workers.node.handlers.keeper_turns import wait_for_turn
+from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role, Status
 
 log = logging.getLogger(__name__)
@@ -19,14 +19,13 @@ log = logging.getLogger(__name__)
 INELIGIBLE = ("NodePaused", "InsufficientStake", "ReputationTooLow")
 
 
-def _claim(ev: HandledEvent, role: Role) -> None:
+def _claim(ctx: NodeContext, ev: HandledEvent, role: Role) -> None:
     """Claims a slot of `role`. Claims race, so the fast path checks only the task's spec (it
     must be fetchable and match its digest before the node commits stake to it) and lets
     claimSlot's own checks decide the rest: a lost race, a slot already ours, the requester's
     own task, a task no longer open and an ineligible node (stake, reputation, paused; logged
     with the reason) all revert at the gas estimate, before anything is sent. A TaskCreated
     carries the spec and the requester, so a new task is claimed without reading it first."""
-    ctx = NodeContext.current()
     task_id = int(ev.args["taskId"])
     if ev.name == "TaskCreated":
         if ev.args["requester"] == ctx.address:
@@ -50,72 +49,69 @@ def _claim(ev: HandledEvent, role: Role) -> None:
                     ctx.view.eligibility(ctx.address, role).reason or exc.error.name)
 
 
-@DISPATCH.on("TaskCreated", "sampler", new_task=True)
-def claim_sampler(ev: HandledEvent) -> None:
-    _claim(ev, Role.SAMPLER)
+@on("TaskCreated", "sampler", new_task=True)
+def claim_sampler(ctx: NodeContext, ev: HandledEvent) -> None:
+    _claim(ctx, ev, Role.SAMPLER)
 
 
-@DISPATCH.on("TaskCreated", "trainer", new_task=True)
-def claim_trainer(ev: HandledEvent) -> None:
-    _claim(ev, Role.TRAINER)
+@on("TaskCreated", "trainer", new_task=True)
+def claim_trainer(ctx: NodeContext, ev: HandledEvent) -> None:
+    _claim(ctx, ev, Role.TRAINER)
 
 
-def _reclaim(ev: HandledEvent, role: Role) -> None:
+def _reclaim(ctx: NodeContext, ev: HandledEvent, role: Role) -> None:
     """A slot of `role` was vacated (missed, rejected): claim it, unless it was ours."""
-    ctx = NodeContext.current()
     if Role(int(ev.args["role"])) == role and ev.args["node"] != ctx.address:
-        _claim(ev, role)
+        _claim(ctx, ev, role)
 
 
-@DISPATCH.on("SlotVacated", "sampler", new_task=True)
-def reclaim_sampler(ev: HandledEvent) -> None:
-    _reclaim(ev, Role.SAMPLER)
+@on("SlotVacated", "sampler", new_task=True)
+def reclaim_sampler(ctx: NodeContext, ev: HandledEvent) -> None:
+    _reclaim(ctx, ev, Role.SAMPLER)
 
 
-@DISPATCH.on("SlotVacated", "trainer", new_task=True)
-def reclaim_trainer(ev: HandledEvent) -> None:
-    _reclaim(ev, Role.TRAINER)
+@on("SlotVacated", "trainer", new_task=True)
+def reclaim_trainer(ctx: NodeContext, ev: HandledEvent) -> None:
+    _reclaim(ctx, ev, Role.TRAINER)
 
 
 WORK_PHASE = {Role.SAMPLER: Phase.SAMPLE_COMMIT, Role.TRAINER: Phase.TRAIN_COMMIT, Role.VALIDATOR: Phase.ATTEST}
 
 
-def _joined(ev: HandledEvent, role: Role, work, before_active=None) -> None:
+def _joined(ctx: NodeContext, ev: HandledEvent, role: Role, work, before_active=None) -> None:
     """This node got a slot of an active task during its role's work phase (a vacant slot
     claimed, a validator drawn as a replacement): it works in this round, but the phase's
     PhaseStarted came before it held the slot, so do that phase's work now. A slot of a task
-    that is not active yet goes to `before_active`, if given."""
-    ctx = NodeContext.current()
+    that is not active yet goes to `before_active`, if given (both called as handlers: ctx, ev)."""
     if Role(int(ev.args["role"])) != role or ev.args["node"] != ctx.address:
         return
     task = ctx.view.task(int(ev.args["taskId"]))
     if task.status == Status.ACTIVE and task.phase == WORK_PHASE[role]:
-        work(dataclasses.replace(ev, args={**ev.args, "round": task.round, "phase": int(task.phase)}))
+        work(ctx, dataclasses.replace(ev, args={**ev.args, "round": task.round, "phase": int(task.phase)}))
     elif task.status in (Status.OPEN, Status.DRAWING) and before_active is not None:
-        before_active(ev)
+        before_active(ctx, ev)
 
 
-@DISPATCH.on("SlotAssigned", "sampler")
-def sampler_joined(ev: HandledEvent) -> None:
+@on("SlotAssigned", "sampler")
+def sampler_joined(ctx: NodeContext, ev: HandledEvent) -> None:
     from workers.node.handlers.sample_ahead import ahead_of_round_zero
 
-    _joined(ev, Role.SAMPLER, lambda e: round_handlers.commit_work(e, Role.SAMPLER, Phase.SAMPLE_COMMIT),
+    _joined(ctx, ev, Role.SAMPLER, lambda c, e: round_handlers.commit_work(c, e, Role.SAMPLER, Phase.SAMPLE_COMMIT),
             before_active=ahead_of_round_zero)
 
 
-@DISPATCH.on("SlotAssigned", "trainer")
-def trainer_joined(ev: HandledEvent) -> None:
-    _joined(ev, Role.TRAINER, lambda e: round_handlers.commit_work(e, Role.TRAINER, Phase.TRAIN_COMMIT))
+@on("SlotAssigned", "trainer")
+def trainer_joined(ctx: NodeContext, ev: HandledEvent) -> None:
+    _joined(ctx, ev, Role.TRAINER, lambda c, e: round_handlers.commit_work(c, e, Role.TRAINER, Phase.TRAIN_COMMIT))
 
 
-@DISPATCH.on("SlotAssigned", "validator")
-def validator_joined(ev: HandledEvent) -> None:
-    _joined(ev, Role.VALIDATOR, validator_handlers.attest)
+@on("SlotAssigned", "validator")
+def validator_joined(ctx: NodeContext, ev: HandledEvent) -> None:
+    _joined(ctx, ev, Role.VALIDATOR, validator_handlers.attest)
 
 
-@DISPATCH.on("DrawArmed", "validator", urgent=lambda args: True)  # the task's start waits on its draw
-def draw(ev: HandledEvent) -> None:
-    ctx = NodeContext.current()
+@on("DrawArmed", "validator", urgent=lambda args: True)  # the task's start waits on its draw
+def draw(ctx: NodeContext, ev: HandledEvent) -> None:
     task_id = int(ev.args["taskId"])
     task = ctx.view.task(task_id)
     if task.status not in (Status.DRAWING, Status.ACTIVE) or task.filled_validators == task.num_validators:

@@ -1,15 +1,17 @@
-"""What the node's handler modules share (workers.node.handlers.table lists them): sending a protocol
-transaction, the task's spec and current checkpoint, this node's slot, the round's submissions
-and votes, whether an event is still current, a fetch that turns into missing data after a few
-deliveries, the key of what a process holds for a later job, and a synthetic check scheduled on
-the node's own queue."""
+"""What the node's handler modules share (workers.node.handlers.table lists them): how a handler is
+registered (`on`: it gets its NodeContext passed in), sending a protocol transaction, the task's
+spec and current checkpoint, this node's slot, the round's submissions and votes, whether an event
+is still current, a fetch that turns into missing data after a few deliveries, the key of what a
+process holds for a later job, and a synthetic check scheduled on the node's own queue."""
 from __future__ import annotations
 
+import functools
 import logging
+from typing import Any, Callable
 
 from workers.chain.errors import DroppedTransaction, FeeCapExceeded, TxReverted
 from workers.node.handlers.context import NodeContext
-from workers.node.queues.dispatch import HandledEvent, RetryableError, declare_retryable
+from workers.node.queues.dispatch import DISPATCH, HandledEvent, RetryableError, declare_retryable
 from workers.protocol import Phase, Role, Status
 from workers.storage.store import RETRYABLE as STORE_RETRYABLE
 
@@ -24,6 +26,21 @@ try:  # web3's HTTP transport
     declare_retryable(requests.exceptions.ConnectionError, requests.exceptions.Timeout)
 except ImportError:  # pragma: no cover
     pass
+
+
+def on(event_name: str, role: str, **options) -> Callable:
+    """Registers `handler(ctx, ev)` in DISPATCH for (event_name, role) (options: DispatchTable.on's).
+    The worker runs it with this process's NodeContext (NodeContext.current), so a handler is a
+    plain function of its context and its event: a test or an in-process driver calls it with
+    the context of the node it plays."""
+    def decorate(handler: Callable[[NodeContext, HandledEvent], Any]) -> Callable:
+        @functools.wraps(handler)
+        def with_context(ev: HandledEvent):
+            return handler(NodeContext.current(), ev)
+
+        DISPATCH.register(event_name, role, with_context, **options)
+        return handler
+    return decorate
 
 
 GAS_FLOOR = 5_000_000
@@ -126,7 +143,7 @@ def held_key(ctx: NodeContext, task_id: int, round_: int) -> tuple:
     return ctx.deployment.registry.address, ctx.address, task_id, round_
 
 
-def schedule_check(event_name: str, key: str, args: dict, countdown: float | None = None,
+def schedule_check(ctx: NodeContext, event_name: str, key: str, args: dict, countdown: float | None = None,
                    role: str = "validator") -> None:
     """A synthetic event for this node's `role` queue at args["deadline"] + 1 s of protocol
     time (or after `countdown` s), at most half the visibility timeout ahead: a longer wait is
@@ -138,7 +155,6 @@ def schedule_check(event_name: str, key: str, args: dict, countdown: float | Non
     from workers.node.queues.celery_app import send_event
     from workers.node.queues.dispatch import URGENT
 
-    ctx = NodeContext.current()
     if countdown is None:
         countdown = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime") + 1
     countdown = max(0.0, min(float(countdown), ctx.config.visibility_timeout / 2))

@@ -1,28 +1,11 @@
-"""What a node's handlers work with, built once per process from its NodeConfig.
-
-NodeConfig.extra carries the node's chain and storage settings (see `node_extra`):
-
-    rpc_url      HTTP RPC of the chain (required)
-    ws_url       websocket endpoint for the watcher (optional: HTTP polling without it)
-    deployment   path of the deployment record (deployments/<network>.json)
-    node_dir     the node's folder: keystore/, secrets.sqlite, watcher cursor, logs/
-    store_dir    root of the EmbeddedStore (shared by every node on one machine), or the
-                 ledger folder of the IpfsStore when ipfs_api is set
-    ipfs_api     multiaddr of an IPFS node's RPC API (optional)
-    attest_relay the attestation relay's Redis URL (workers.node.handlers.relay; default: redis_url; "off")
-    aggregate_wait_s, attest_fallback_s   aggregation timing (workers.roles.aggregation.plan)
-    aggregate_min_signers   the fewest validators that can join for which a round is aggregated
-    trainer_device  where the trainer's update runs: "auto" (CUDA when available), "cpu", "cuda"
-    address      which keystore of node_dir to use (optional when there is only one)
-    confirmations, poll_interval   watcher settings (default 0 and 0.05 s)
-    keeper_turn_blocks   blocks a turn of the pool's keeper calls lasts (workers.node.handlers.keeper_turns)
-
-The keystore password comes from $DECENTRL_KEYSTORE_PASSWORD (workers.chain.keystore).
+"""What a node's handlers work with (NodeContext), built once per process from its NodeConfig
+and its NodeSettings (workers.node.config), and passed to each handler (common.on).
 
 Secrets (`Secrets`, node_dir/secrets.sqlite): the salt, root and CID of each commitment, written
 BEFORE the commit is sent, so a node that restarts between commit and reveal can still reveal;
-a juror's vote and salt likewise (`save_juror_vote`) before its commitVote; plus a small JSON note per (task, round, role) with what the node computed (mean return, PPO
-stats, verdict reasons) for the CLI and the demo to show.
+a juror's vote and salt likewise (`save_juror_vote`) before its commitVote; plus a small JSON note
+per (task, round, role) with what the node computed (mean return, PPO stats, verdict reasons) for
+the CLI and the demo to show.
 """
 from __future__ import annotations
 
@@ -41,49 +24,9 @@ from workers.chain.keystore import find_keystore, load_account
 from workers.chain.rpc import http_w3
 from workers.chain.sender import TxSender
 from workers.chain.view import ChainView
-from workers.node.config import NodeConfig
+from workers.node.config import NodeConfig, NodeSettings
 from workers.node.observe.metrics import OBSERVER
-from workers.rl.config import DEVICES
-from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS, check_min_signers
 from workers.storage.store import ContentStore, open_store
-
-
-def node_extra(*, rpc_url: str, deployment: str | Path, node_dir: str | Path, store_dir: str | Path,
-               ws_url: str | None = None, ipfs_api: str | None = None, address: str | None = None,
-               confirmations: int = 0, poll_interval: float = 0.05, retention_s: float = 7 * 24 * 3600.0,
-               gc_interval_s: float = 3600.0, attest_relay: str | None = None,
-               aggregate_wait_s: float = AGGREGATE_WAIT_S, attest_fallback_s: float = ATTEST_FALLBACK_S,
-               aggregate_min_signers: int = MIN_AGGREGATE_SIGNERS, trainer_device: str = "auto",
-               keeper_turn_blocks: int = 0, max_fee_per_gas: int | None = None) -> dict:
-    """The NodeConfig.extra dict the handlers read (module doc). retention_s: how long the node's
-    store keeps unpinned intermediate results (rollouts, checkpoints); the watcher drops older
-    ones every gc_interval_s. attest_relay: the Redis where the task's validators exchange BLS
-    signatures (None: the node's own Redis; "off": always vote alone); an aggregator waits up to
-    aggregate_wait_s for the others' signatures, and a validator no aggregate covered within
-    attest_fallback_s votes alone (both capped inside the Attest deadline: SPECIFICATION 5.5.2);
-    a round with fewer than aggregate_min_signers validators that can join is voted alone (an
-    aggregate would cost more gas: workers.roles.aggregation.MIN_AGGREGATE_SIGNERS).
-    trainer_device: a CPU trace is re-executed bit for bit, a CUDA one within a tolerance
-    (SPECIFICATION 12); for small policies the CPU is also the faster (docs/benchmarks.md).
-    keeper_turn_blocks: how many blocks each turn of the validator pool's keeper calls lasts
-    (workers.node.handlers.keeper_turns; 0: no turns, every validator sends when the call falls due).
-    max_fee_per_gas: the node's fee cap in wei (workers.chain.sender; None: no cap)."""
-    if aggregate_wait_s < 0 or attest_fallback_s < 0:
-        raise ValueError("aggregate_wait_s and attest_fallback_s must be >= 0")
-    check_min_signers(aggregate_min_signers)
-    if trainer_device not in DEVICES:
-        raise ValueError(f"trainer_device must be one of {', '.join(DEVICES)}, got {trainer_device!r}")
-    if keeper_turn_blocks < 0:
-        raise ValueError(f"keeper_turn_blocks must be >= 0, got {keeper_turn_blocks}")
-    if max_fee_per_gas is not None and max_fee_per_gas <= 0:
-        raise ValueError(f"max_fee_per_gas must be > 0 wei, got {max_fee_per_gas}")
-    return {"rpc_url": rpc_url, "ws_url": ws_url, "deployment": str(deployment), "node_dir": str(node_dir),
-            "store_dir": str(store_dir), "ipfs_api": ipfs_api, "address": address,
-            "confirmations": confirmations, "poll_interval": poll_interval, "retention_s": retention_s,
-            "gc_interval_s": gc_interval_s, "attest_relay": attest_relay, "aggregate_wait_s": aggregate_wait_s,
-            "attest_fallback_s": attest_fallback_s, "aggregate_min_signers": aggregate_min_signers,
-            "trainer_device": trainer_device, "keeper_turn_blocks": keeper_turn_blocks,
-            "max_fee_per_gas": max_fee_per_gas}
 
 
 @dataclass(frozen=True)
@@ -180,6 +123,7 @@ class NodeContext:
     """One process's connections for a node (see module doc); `NodeContext.current()` builds it."""
 
     config: NodeConfig
+    settings: NodeSettings
     w3: Web3
     deployment: Deployment
     sender: TxSender
@@ -187,7 +131,6 @@ class NodeContext:
     view: ChainView
     node_dir: Path
     secrets: Secrets
-    extra: dict = field(default_factory=dict)
     _specs: dict = field(default_factory=dict, repr=False)
     _cache: dict = field(default_factory=dict, repr=False)
     """Per-process objects built on first use (the attestation relay, the BLS key)."""
@@ -201,19 +144,19 @@ class NodeContext:
     @classmethod
     def build(cls, config: NodeConfig, account=None) -> "NodeContext":
         """`account`: the node's account, already unlocked (else its keystore is decrypted)."""
-        extra = config.extra
-        missing = [k for k in ("rpc_url", "deployment", "node_dir", "store_dir") if not extra.get(k)]
-        if missing:
-            raise ValueError(f"NodeConfig.extra lacks {missing}: build it with workers.node.handlers.context.node_extra")
-        node_dir = Path(extra["node_dir"])
-        w3 = http_w3(extra["rpc_url"])
-        deployment = load_deployment(w3, path=extra["deployment"])
-        account = account or load_account(find_keystore(node_dir, extra.get("address")))
+        settings = config.settings
+        if settings is None:
+            raise ValueError(f"node {config.node_name}'s NodeConfig has no settings: the protocol's handlers need "
+                             "its NodeSettings (workers.node.config), as workers.node.run.node_config gives them")
+        node_dir = settings.node_dir
+        w3 = http_w3(settings.rpc_url)
+        deployment = load_deployment(w3, path=settings.deployment)
+        account = account or load_account(find_keystore(node_dir, settings.address))
         client = redis.Redis.from_url(config.redis_url)
-        sender = TxSender(w3, account, client, max_fee_per_gas=extra.get("max_fee_per_gas"), observer=OBSERVER)
-        store = open_store(extra.get("ipfs_api"), extra["store_dir"], observer=OBSERVER)
-        return cls(config, w3, deployment, sender, store, ChainView(deployment), node_dir,
-                   Secrets(node_dir / "secrets.sqlite"), dict(extra), account=account)
+        sender = TxSender(w3, account, client, max_fee_per_gas=settings.max_fee_per_gas, observer=OBSERVER)
+        store = open_store(settings.ipfs_api, settings.store_dir, observer=OBSERVER)
+        return cls(config, settings, w3, deployment, sender, store, ChainView(deployment), node_dir,
+                   Secrets(node_dir / "secrets.sqlite"), account=account)
 
     @classmethod
     def current(cls) -> "NodeContext":

@@ -32,11 +32,11 @@ import logging
 import time
 
 from workers.chain.errors import TxReverted
-from workers.node.handlers.context import NodeContext
-from workers.node.queues.dispatch import DISPATCH, HandledEvent
 from workers.node.handlers.assignment_handlers import send_draw
+from workers.node.handlers.common import fetch, on, schedule_check, send, spec_of
+from workers.node.handlers.context import NodeContext
 from workers.node.handlers.keeper_turns import turn_delay_s, wait_for_turn
-from workers.node.handlers.common import fetch, schedule_check, send, spec_of
+from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import DisputeStatus, Role, Verdict, vote_commitment
 
 log = logging.getLogger(__name__)
@@ -100,9 +100,8 @@ def _now(ctx: NodeContext) -> int:
     return ctx.view.read(ctx.deployment.registry, "protocolTime")
 
 
-@DISPATCH.on("JurorDrawArmed", "validator")
-def draw_jurors(ev: HandledEvent) -> None:
-    ctx = NodeContext.current()
+@on("JurorDrawArmed", "validator")
+def draw_jurors(ctx: NodeContext, ev: HandledEvent) -> None:
     dispute_id = int(ev.args["disputeId"])
     if _read(ctx, "disputeOf", dispute_id).status != DisputeStatus.DRAWING:
         return  # drawn already (a draw re-arms while seats remain)
@@ -161,11 +160,10 @@ def judge(ctx: NodeContext, ev: HandledEvent, dispute):
     return judgement
 
 
-@DISPATCH.on("VotingStarted", "validator")
-def voting_started(ev: HandledEvent) -> None:
-    ctx = NodeContext.current()
+@on("VotingStarted", "validator")
+def voting_started(ctx: NodeContext, ev: HandledEvent) -> None:
     dispute_id, deadline = int(ev.args["disputeId"]), int(ev.args["deadline"])
-    schedule_check("SettleDue", f"settle:{dispute_id}:0", {"disputeId": dispute_id, "hop": 0, "origin": ev.key},
+    schedule_check(ctx, "SettleDue", f"settle:{dispute_id}:0", {"disputeId": dispute_id, "hop": 0, "origin": ev.key},
                    countdown=_until(ctx, deadline))
     dispute = _read(ctx, "disputeOf", dispute_id)
     if dispute.status != DisputeStatus.VOTING:
@@ -173,7 +171,7 @@ def voting_started(ev: HandledEvent) -> None:
     seated = my_seat(ctx, dispute_id, int(dispute.jurorCount))
     if seated is None:
         return
-    schedule_check("RevealDue", f"reveal:{dispute_id}:0", {"disputeId": dispute_id, "hop": 0, "origin": ev.key},
+    schedule_check(ctx, "RevealDue", f"reveal:{dispute_id}:0", {"disputeId": dispute_id, "hop": 0, "origin": ev.key},
                    countdown=_until(ctx, deadline))
     if seated[1].commitment != bytes(32):
         return  # committed before a restart
@@ -226,38 +224,36 @@ def _reveal(ctx: NodeContext, dispute_id: int) -> None:
         # A vote left shut is slashed: keep trying until the guardian unpauses.
         log.warning("dispute %d: reveal refused while disputes are paused; trying again in %g s",
                     dispute_id, PAUSED_RECHECK_S)
-        schedule_check("RevealDue", f"reveal:{dispute_id}:paused:{time.time_ns()}",
+        schedule_check(ctx, "RevealDue", f"reveal:{dispute_id}:paused:{time.time_ns()}",
                        {"disputeId": dispute_id, "hop": 0, "origin": "paused"}, countdown=PAUSED_RECHECK_S)
 
 
-@DISPATCH.on("JurorCommitted", "validator")
-def juror_committed(ev: HandledEvent) -> None:
+@on("JurorCommitted", "validator")
+def juror_committed(ctx: NodeContext, ev: HandledEvent) -> None:
     """The last commitment opens the reveals: a seated juror reveals at once."""
-    ctx = NodeContext.current()
     dispute_id = int(ev.args["disputeId"])
     dispute = _read(ctx, "disputeOf", dispute_id)
     if int(ev.args["commits"]) == int(dispute.jurorCount):
         _reveal(ctx, dispute_id)
 
 
-@DISPATCH.on("RevealDue", "validator")
-def reveal_due(ev: HandledEvent) -> None:
+@on("RevealDue", "validator")
+def reveal_due(ctx: NodeContext, ev: HandledEvent) -> None:
     """The commit deadline passed (or is still ahead: look again then): reveal."""
-    ctx = NodeContext.current()
     dispute = _voting(ctx, int(ev.args["disputeId"]))
     if dispute is None:
         return
     left = _until(ctx, int(dispute.voteDeadline))
     if left > 0 and int(dispute.commits) < int(dispute.jurorCount):
-        _check_again("RevealDue", "reveal", ev.args, left)
+        _check_again(ctx, "RevealDue", "reveal", ev.args, left)
         return
     _reveal(ctx, int(ev.args["disputeId"]))
 
 
-def _check_again(event_name: str, prefix: str, args: dict, countdown: float, **more) -> None:
+def _check_again(ctx: NodeContext, event_name: str, prefix: str, args: dict, countdown: float, **more) -> None:
     """The next hop of a dispute's chain of synthetic checks, `countdown` s ahead."""
     hop = int(args["hop"]) + 1
-    schedule_check(event_name, f"{prefix}:{args['disputeId']}:{hop}", {**args, **more, "hop": hop},
+    schedule_check(ctx, event_name, f"{prefix}:{args['disputeId']}:{hop}", {**args, **more, "hop": hop},
                    countdown=countdown)
 
 
@@ -269,20 +265,18 @@ def _settle_subject(dispute_id: int) -> bytes:
     return b"settle" + dispute_id.to_bytes(32, "big")
 
 
-@DISPATCH.on("JurorVoted", "validator")
-def juror_voted(ev: HandledEvent) -> None:
+@on("JurorVoted", "validator")
+def juror_voted(ctx: NodeContext, ev: HandledEvent) -> None:
     """Every validator sees the last juror's reveal: the pool takes turns at settling (keeper_turns)."""
-    ctx = NodeContext.current()
     dispute = _read(ctx, "disputeOf", int(ev.args["disputeId"]))
     if dispute.status == DisputeStatus.VOTING and can_settle(dispute, _now(ctx)):
         wait_for_turn(ctx, ev, _settle_subject(int(ev.args["disputeId"])), due_block=ev.block)
         _settle(ctx, int(ev.args["disputeId"]))
 
 
-@DISPATCH.on("SettleDue", "validator")
-def settle_due(ev: HandledEvent) -> None:
+@on("SettleDue", "validator")
+def settle_due(ctx: NodeContext, ev: HandledEvent) -> None:
     """At the commit deadline, then (while committed votes are still shut) at the reveal deadline."""
-    ctx = NodeContext.current()
     args = ev.args
     dispute_id = int(args["disputeId"])
     dispute = _voting(ctx, dispute_id)
@@ -291,10 +285,10 @@ def settle_due(ev: HandledEvent) -> None:
     now = _now(ctx)
     if not can_settle(dispute, now):
         deadline = int(dispute.voteDeadline) if now <= int(dispute.voteDeadline) else int(dispute.revealDeadline)
-        _check_again("SettleDue", "settle", args, deadline - now + 1)
+        _check_again(ctx, "SettleDue", "settle", args, deadline - now + 1)
         return
     if not args.get("turn_waited") and (wait := turn_delay_s(ctx, _settle_subject(dispute_id))) > 0:
-        _check_again("SettleDue", "settle", args, wait, turn_waited=True)
+        _check_again(ctx, "SettleDue", "settle", args, wait, turn_waited=True)
         return
     _settle(ctx, dispute_id)
 
@@ -314,27 +308,25 @@ def _release(ctx: NodeContext, task_id: int, round_: int, role: str, hop: int, o
     now = _now(ctx)
     wait = release_due_in(window_end, now, _read(ctx, "openDisputesOf", task_id, round_), held)
     if wait:
-        schedule_check("PayReleaseDue", f"release:{task_id}:{round_}:{hop + 1}",
+        schedule_check(ctx, "PayReleaseDue", f"release:{task_id}:{round_}:{hop + 1}",
                        {"taskId": task_id, "round": round_, "hop": hop + 1, "origin": origin}, countdown=wait,
                        role=role)
         return
     send(ctx, _disputes(ctx).releasePay(task_id, round_, ctx.address), done=("NothingHeld",))
 
 
-def _pay_held(ev: HandledEvent, role: Role) -> None:
-    ctx = NodeContext.current()
+def _pay_held(ctx: NodeContext, ev: HandledEvent, role: Role) -> None:
     if ev.args["node"] != ctx.address or Role(int(ev.args["role"])) != role or not _disputes_active(ctx):
         return
     _release(ctx, int(ev.args["taskId"]), int(ev.args["round"]), ev.role, -1, ev.key)
 
 
-def _release_due(ev: HandledEvent) -> None:
-    _release(NodeContext.current(), int(ev.args["taskId"]), int(ev.args["round"]), ev.role, int(ev.args["hop"]),
+def _release_due(ctx: NodeContext, ev: HandledEvent) -> None:
+    _release(ctx, int(ev.args["taskId"]), int(ev.args["round"]), ev.role, int(ev.args["hop"]),
              ev.args["origin"])
 
 
-def _dispute_settled(ev: HandledEvent) -> None:
-    ctx = NodeContext.current()
+def _dispute_settled(ctx: NodeContext, ev: HandledEvent) -> None:
     dispute = _read(ctx, "disputeOf", int(ev.args["disputeId"]))
     task_id, round_ = int(dispute.taskId), int(dispute.round)
     if ctx.view.read(ctx.deployment.vault, "heldOf", task_id, round_, ctx.address) == 0:
@@ -347,6 +339,6 @@ def _dispute_settled(ev: HandledEvent) -> None:
 
 
 for _role, _name in ROLE_NAMES.items():
-    DISPATCH.register("RewardEarned", _name, lambda ev, role=_role: _pay_held(ev, role))
-    DISPATCH.register("PayReleaseDue", _name, _release_due)
-    DISPATCH.register("DisputeSettled", _name, _dispute_settled)
+    on("RewardEarned", _name)(lambda ctx, ev, role=_role: _pay_held(ctx, ev, role))
+    on("PayReleaseDue", _name)(_release_due)
+    on("DisputeSettled", _name)(_dispute_settled)

@@ -79,7 +79,7 @@ def my_turn(ctx, subject: bytes, pool_size: int | None = None) -> tuple[int, int
     """(this node's turn, the node's keeper_turn_blocks); turn 0 without turns. The pool is every
     validator (StakeManager.validatorCount) unless `pool_size` names a smaller one (a task's
     validators, who alone keep its phase deadlines)."""
-    turn_blocks = int(ctx.extra.get("keeper_turn_blocks", LOCAL_TURN_BLOCKS))
+    turn_blocks = ctx.settings.keeper_turn_blocks
     if not turn_blocks:
         return 0, 0
     if pool_size is None:
@@ -106,7 +106,7 @@ def wait_for_turn(ctx, ev, subject: bytes, due_block: int) -> None:
     turn, turn_blocks = my_turn(ctx, subject)
     # a node with a confirmation depth sees the event that depth late, as every node of the pool
     # with the same depth does: the turns start from there, or the first few would all send at once
-    seen = int(ev.block) + int(ctx.extra.get("confirmations", 0)) if ev.block else 0
+    seen = int(ev.block) + ctx.settings.confirmations if ev.block else 0
     at = Turn(turn, turn_blocks, max(due_block, seen))
     head = ctx.w3.eth.block_number
     in_place_until = time.monotonic() + WAIT_IN_PLACE_S

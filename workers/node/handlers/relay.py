@@ -104,10 +104,9 @@ class AttestRelay:
         return out
 
 
-def relay_url(extra: dict, redis_url: str) -> str | None:
-    """The relay's URL from NodeConfig.extra["attest_relay"]: None (unset) means the node's own
-    Redis; "off" means no relay (None)."""
-    setting = extra.get("attest_relay")
+def relay_url(setting: str | None, redis_url: str) -> str | None:
+    """The relay's URL from the node's attest_relay setting (NodeSettings): None means the node's
+    own Redis; "off" means no relay (None)."""
     if setting == OFF:
         return None
     return setting or redis_url

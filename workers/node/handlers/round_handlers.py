@@ -7,11 +7,11 @@ from __future__ import annotations
 import logging
 import time
 
-from workers.node.handlers.common import (ZERO32, checkpoint_bundle, current, in_phases, my_slot, send, spec_of,
+from workers.node.handlers.common import (ZERO32, checkpoint_bundle, current, in_phases, my_slot, on, send, spec_of,
                                           submission)
 from workers.node.handlers.context import NodeContext
 from workers.node.observe import metrics
-from workers.node.queues.dispatch import DISPATCH, HandledEvent
+from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role, Status
 from workers.storage import ContentNotFound
 
@@ -25,30 +25,29 @@ _TRAINER_PHASES = in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL)
 # urgent: every phase job of a sampler or trainer is work a round waits on, and goes ahead of the
 # worker's other queued jobs (records of new tasks and slots, pay); a sampler's rollout ahead at
 # Attest too, which the next round's commit takes (behind records, that commit could pass it)
-@DISPATCH.on("PhaseStarted", "sampler", when=_SAMPLER_PHASES, urgent=_SAMPLER_PHASES)
-def sampler_phase(ev: HandledEvent) -> None:
+@on("PhaseStarted", "sampler", when=_SAMPLER_PHASES, urgent=_SAMPLER_PHASES)
+def sampler_phase(ctx: NodeContext, ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.SAMPLE_COMMIT:
-        commit_work(ev, Role.SAMPLER, Phase.SAMPLE_COMMIT)
+        commit_work(ctx, ev, Role.SAMPLER, Phase.SAMPLE_COMMIT)
     elif phase == Phase.SAMPLE_REVEAL:
-        _reveal(ev, Role.SAMPLER, Phase.SAMPLE_REVEAL)
+        _reveal(ctx, ev, Role.SAMPLER, Phase.SAMPLE_REVEAL)
     elif phase == Phase.ATTEST:
         from workers.node.handlers.sample_ahead import ahead_of_next_round
 
-        ahead_of_next_round(ev)
+        ahead_of_next_round(ctx, ev)
 
 
-@DISPATCH.on("PhaseStarted", "trainer", when=_TRAINER_PHASES, urgent=_TRAINER_PHASES)
-def trainer_phase(ev: HandledEvent) -> None:
+@on("PhaseStarted", "trainer", when=_TRAINER_PHASES, urgent=_TRAINER_PHASES)
+def trainer_phase(ctx: NodeContext, ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.TRAIN_COMMIT:
-        commit_work(ev, Role.TRAINER, Phase.TRAIN_COMMIT)
+        commit_work(ctx, ev, Role.TRAINER, Phase.TRAIN_COMMIT)
     elif phase == Phase.TRAIN_REVEAL:
-        _reveal(ev, Role.TRAINER, Phase.TRAIN_REVEAL)
+        _reveal(ctx, ev, Role.TRAINER, Phase.TRAIN_REVEAL)
 
 
-def commit_work(ev: HandledEvent, role: Role, phase: Phase) -> None:
-    ctx = NodeContext.current()
+def commit_work(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) -> None:
     task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
     task = current(ctx, task_id, round_, phase)
     if task is None:
@@ -128,7 +127,7 @@ def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: 
     while shards:
         try:
             return train_round(spec, task_id, round_, prev, shards,
-                               device=ctx.extra.get("trainer_device", "auto")), left_out
+                               device=ctx.settings.trainer_device), left_out
         except ShardError as error:
             log.warning("task %d round %d: leaving out %s", task_id, round_, error)
             left_out.append(error.slot)
@@ -149,8 +148,8 @@ def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None
 REVEAL_PHASE = {Phase.SAMPLE_COMMIT: Phase.SAMPLE_REVEAL, Phase.TRAIN_COMMIT: Phase.TRAIN_REVEAL}
 
 
-def _reveal(ev: HandledEvent, role: Role, phase: Phase) -> None:
-    _reveal_round(NodeContext.current(), int(ev.args["taskId"]), int(ev.args["round"]), role, phase)
+def _reveal(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) -> None:
+    _reveal_round(ctx, int(ev.args["taskId"]), int(ev.args["round"]), role, phase)
 
 
 def _reveal_round(ctx: NodeContext, task_id: int, round_: int, role: Role, phase: Phase) -> None:
@@ -172,11 +171,10 @@ def _reveal_round(ctx: NodeContext, task_id: int, round_: int, role: Role, phase
          done=("AlreadyRevealed",))
 
 
-@DISPATCH.on("TaskSettled", "trainer", when=lambda args: int(args["status"]) == Status.COMPLETED)
-def pin_final_policy(ev: HandledEvent) -> None:
+@on("TaskSettled", "trainer", when=lambda args: int(args["status"]) == Status.COMPLETED)
+def pin_final_policy(ctx: NodeContext, ev: HandledEvent) -> None:
     """A completed task's final policy (its checkpoint when it settled) is pinned by the trainer
     that stored it, so that the requester can fetch it after the retention has passed."""
-    ctx = NodeContext.current()
     task_id = int(ev.args["taskId"])
     cid = ctx.view.task(task_id).checkpoint_cid
     if not cid:

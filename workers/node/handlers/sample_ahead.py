@@ -70,14 +70,13 @@ def _roll_out(ctx: NodeContext, task, round_: int, slot: int, policy_root: bytes
                ShardAhead(policy_root, root, blob, note, time.time() - started))
 
 
-def ahead_of_round_zero(ev: HandledEvent) -> None:
+def ahead_of_round_zero(ctx: NodeContext, ev: HandledEvent) -> None:
     """This sampler's slot was assigned while the task is still filling (or being drawn): roll
     out round 0 with the initial policy while the other slots are claimed and drawn. Nothing when
     the initial policy is not at hand yet (encrypted inputs wait for the requester's keyring
     until the task is active)."""
     from workers.node.handlers.encrypted_inputs import InputsNotReady
 
-    ctx = NodeContext.current()
     task = ctx.view.task(int(ev.args["taskId"]))
     if task.status not in (Status.OPEN, Status.DRAWING) or task.round != 0:
         return
@@ -88,12 +87,11 @@ def ahead_of_round_zero(ev: HandledEvent) -> None:
         log.info("task %d round 0: not sampling ahead (%s: %s)", task.task_id, type(error).__name__, error)
 
 
-def ahead_of_next_round(ev: HandledEvent) -> None:
+def ahead_of_next_round(ctx: NodeContext, ev: HandledEvent) -> None:
     """Attest of round r: roll out round r+1 with the checkpoint the trainer revealed in round r
     while the validators judge it."""
     from workers.roles.trainer import verify_checkpoint
 
-    ctx = NodeContext.current()
     task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
     task = ctx.view.task(task_id)
     # Still judged, or just accepted (the round's SampleCommit, queued behind this event, takes

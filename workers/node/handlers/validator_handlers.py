@@ -6,11 +6,12 @@ from __future__ import annotations
 import time
 
 from workers.node.handlers.aggregate_handlers import vote
-from workers.node.handlers.common import checkpoint_bundle, current, fetch, held_key, in_phases, my_slot, spec_of, voted
+from workers.node.handlers.common import (checkpoint_bundle, current, fetch, held_key, in_phases, my_slot, on, spec_of,
+                                          voted)
 from workers.node.handlers.context import NodeContext
-from workers.node.queues.dispatch import DISPATCH, HandledEvent
 from workers.node.handlers.held import Held
 from workers.node.handlers.keeper_handlers import schedule_deadline
+from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role
 from workers.storage.store import RETRYABLE as STORE_RETRYABLE
 
@@ -38,14 +39,13 @@ job that reaches the worker after the trainer committed (queued behind other job
 faster than the validator) still saves its Attest job the work, which is queued behind it."""
 
 
-def _check_samplers_early(ev: HandledEvent) -> None:
+def _check_samplers_early(ctx: NodeContext, ev: HandledEvent) -> None:
     """TrainCommit: the samplers have revealed and the trainer trains. Judge the samplers now, on
     CPU the trainer's one thread leaves, so that the Attest phase waits only for the trainer's
     check. Best effort: a shard not fetched now, or a round whose Attest this process does not
     see (another pool process, a restart), is judged at Attest as before."""
     from workers.roles.validator import verify_samplers
 
-    ctx = NodeContext.current()
     task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
     task = current(ctx, task_id, round_, *EARLY_CHECK_PHASES)
     if task is None:
@@ -68,10 +68,9 @@ def _check_samplers_early(ev: HandledEvent) -> None:
         ctx.secrets.challenge_seed(task_id, round_)))
 
 
-def attest(ev: HandledEvent) -> None:
+def attest(ctx: NodeContext, ev: HandledEvent) -> None:
     from workers.roles.validator import verify_round
 
-    ctx = NodeContext.current()
     task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
     task = current(ctx, task_id, round_, Phase.ATTEST)
     if task is None:
@@ -106,11 +105,11 @@ def attest(ev: HandledEvent) -> None:
 
 
 # its early sampler checks as urgent as its vote: queued behind records, they could come after it
-@DISPATCH.on("PhaseStarted", "validator", urgent=in_phases(Phase.TRAIN_COMMIT, Phase.ATTEST))
-def validator_phase(ev: HandledEvent) -> None:
-    schedule_deadline(ev.args, ev.key)
+@on("PhaseStarted", "validator", urgent=in_phases(Phase.TRAIN_COMMIT, Phase.ATTEST))
+def validator_phase(ctx: NodeContext, ev: HandledEvent) -> None:
+    schedule_deadline(ctx, ev.args, ev.key)
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.TRAIN_COMMIT:
-        _check_samplers_early(ev)
+        _check_samplers_early(ctx, ev)
     elif phase == Phase.ATTEST:
-        attest(ev)
+        attest(ctx, ev)

@@ -39,7 +39,7 @@ def write_node_state(node_dir: Path | str, supervisor, roles, metrics_port: int 
     config = supervisor.config
     state = {"pid": os.getpid(), "roles": list(roles), "redis": config.redis_url, "node_name": config.node_name,
              "rate": {"per_s": config.rate_per_s, "burst": config.burst}, "metrics_port": metrics_port or None,
-             "max_fee_per_gas": (config.extra or {}).get("max_fee_per_gas"),
+             "max_fee_per_gas": None if config.settings is None else config.settings.max_fee_per_gas,
              "children": {n: {"pid": h["pid"], "log": h["log"], "restarts": h["restarts"]}
                           for n, h in supervisor.health().items()}}
     write_json_atomically(node_state_path(node_dir), state)

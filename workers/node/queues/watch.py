@@ -5,23 +5,22 @@ from __future__ import annotations
 
 import logging
 
-from workers.node.config import NodeConfig
+from workers.node.config import NodeConfig, NodeSettings
 from workers.node.observe import logs, metrics
 
 log = logging.getLogger(__name__)
 
 
-def _start_store_gc(extra: dict) -> None:
+def _start_store_gc(settings: NodeSettings) -> None:
     """The node's store lifecycle: drop unpinned results older than retention_s, every
     gc_interval_s, in a thread of the watcher (one per node)."""
     import threading
 
-    from workers.storage.store import DEFAULT_RETENTION, gc_forever, open_store
+    from workers.storage.store import gc_forever, open_store
 
-    store = open_store(extra.get("ipfs_api"), extra["store_dir"],
-                       retention=float(extra.get("retention_s") or DEFAULT_RETENTION), observer=metrics.OBSERVER)
-    threading.Thread(target=gc_forever, args=(store, float(extra.get("gc_interval_s") or 3600.0), threading.Event()),
-                     daemon=True, name="store-gc").start()
+    store = open_store(settings.ipfs_api, settings.store_dir, retention=settings.retention_s, observer=metrics.OBSERVER)
+    threading.Thread(target=gc_forever, args=(store, settings.gc_interval_s, threading.Event()), daemon=True,
+                     name="store-gc").start()
 
 
 def watch(enqueue) -> None:
@@ -34,15 +33,14 @@ def watch(enqueue) -> None:
     from workers.chain.watcher import EventWatcher, SqliteCursor
     from workers.node.queues.interest import Interest
 
-    config = NodeConfig.from_env()
-    extra = config.extra
-    w3 = http_w3(extra["rpc_url"])
-    deployment = load_deployment(w3, path=extra["deployment"])
-    cursor = SqliteCursor(f"{extra['node_dir']}/watcher.sqlite", "registry")
-    address = keystore_address(find_keystore(extra["node_dir"], extra.get("address")))
-    interest = Interest(f"{extra['node_dir']}/watcher.sqlite", address)
-    _start_store_gc(extra)
-    ws = extra.get("ws_url")
+    settings = NodeConfig.from_env().settings
+    w3 = http_w3(settings.rpc_url)
+    deployment = load_deployment(w3, path=settings.deployment)
+    cursor = SqliteCursor(settings.node_dir / "watcher.sqlite", "registry")
+    address = keystore_address(find_keystore(settings.node_dir, settings.address))
+    interest = Interest(settings.node_dir / "watcher.sqlite", address)
+    _start_store_gc(settings)
+    ws = settings.ws_url
 
     block_time = _block_timestamps(w3)
 
@@ -63,11 +61,11 @@ def watch(enqueue) -> None:
     watcher = EventWatcher(deployment, deliver, cursor, contracts=("TaskRegistry", "DisputeManager"),
                            names=None if events is None else events | Interest.FOLLOWS,
                            ws_url=ws, mode="ws" if ws else "poll",
-                           confirmations=int(extra.get("confirmations") or 0),
-                           poll_interval=float(extra.get("poll_interval") or 0.05), observer=metrics.OBSERVER)
+                           confirmations=settings.confirmations, poll_interval=settings.poll_interval,
+                           observer=metrics.OBSERVER)
     log.info("following the protocol's events from block %d: %s; confirmation depth %d", watcher.position()[0],
              f"websocket {ws} (polling every {watcher.poll_interval:g} s while it is down)" if ws
-             else f"polling {extra['rpc_url']} every {watcher.poll_interval:g} s", watcher.confirmations)
+             else f"polling {settings.rpc_url} every {watcher.poll_interval:g} s", watcher.confirmations)
     watcher.run()
 
 
