@@ -82,10 +82,10 @@ def run(args, turn_blocks: int) -> dict:
         net.w3.provider.make_request("evm_setIntervalMining", [args.block_time])
         first_block = net.w3.eth.block_number + 1
 
-        from workers.cli import create_task
+        from workers.chain.requester import create_task
 
-        task_ids = [create_task(d, store, requester.account, requester.sender, DEMO_CARTPOLE, bounty=BOUNTY, **TASK)[0]
-                    for _ in range(args.tasks)]
+        task_ids = [create_task(d, store, requester.account, requester.sender.send, DEMO_CARTPOLE, bounty=BOUNTY,
+                                **TASK)[0] for _ in range(args.tasks)]
         deadline = time.monotonic() + args.timeout
         drawn = lambda i: d.registry.functions.taskOf(i).call().status not in (Status.OPEN, Status.DRAWING)  # noqa: E731
         while not all(drawn(i) for i in task_ids):
