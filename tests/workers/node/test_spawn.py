@@ -82,8 +82,8 @@ def test_the_parents_main_script_is_not_run_in_the_child(tmp_path):
 
 def test_the_preload_reads_no_node_setting_and_starts_no_thread():
     probe = ("import sys, threading; import workers.node.processes.preload; "
-             "print(json.dumps([sorted(m for m in sys.modules if m.startswith(('prometheus_client', 'workers.node.'))), "
-             "threading.active_count()]))")
+             "print(json.dumps([sorted(m for m in sys.modules "
+             "if m.startswith(('prometheus_client', 'workers.node.'))), threading.active_count()]))")
     done = subprocess.run([sys.executable, "-c", "import json; " + probe], cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr

@@ -12,7 +12,8 @@ Role modules register handlers per (event name, role):
 
     declare_retryable(ipfshttpclient.exceptions.TimeoutError)
 
-and are listed in NodeConfig.handler_modules, which every worker imports at start.
+and are listed in NodeConfig.handler_modules, which every worker imports at start. The protocol's
+handlers register through workers.node.handlers.common.on, which gives each its NodeContext.
 
 HANDLER CONTRACT. A handler may run more than once for one event and role: a worker can die after
 the handler's side effects and before the task is acknowledged (acks_late), and a retryable error
