@@ -82,7 +82,7 @@ def node_stake(obj: Context, role, amount):
         receipt = send(sender, dep.stakes.functions.stake(role_of(role), wei), "stake")
         registered = None
         if role == "validator":
-            from workers.node.run import register_bls_key
+            from workers.node.handlers.relay import register_bls_key
 
             registered = register_bls_key(dep, account, lambda call: send(sender, call, "registerBlsKey"))
     finally:

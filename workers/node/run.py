@@ -58,19 +58,6 @@ def _send(sender, call, what: str):
     return sender.send(call)
 
 
-def register_bls_key(deployment, account, send: Callable) -> str:
-    """Registers the validator's BLS key (derived from its account key) unless the chain holds it,
-    sending with `send(call)`; says which (the key itself is never shown)."""
-    from workers.node.handlers.relay import registration_call
-
-    call = registration_call(deployment, account)
-    if call is None:
-        return "BLS key registered already (validator votes can be aggregated)"
-    receipt = send(call)
-    return (f"registered the node's BLS key (tx {receipt['transactionHash'].to_0x_hex()}): its validator votes "
-            "can be aggregated")
-
-
 def run_node(deployment, settings: NodeSettings, roles: tuple[str, ...], account, password: str, *,
              concurrency: int = 1, metrics_port: int = 0, health_interval_s: float = 60.0, log_format: str = "json",
              claim_burst: int = NodeConfig.burst, send: Callable = _send,
@@ -119,6 +106,7 @@ def _register_at_start(deployment, view, settings: NodeSettings, account, servic
     """A validator registers its BLS key if the chain lacks it (an account that staked before
     nodes registered keys); one that is not a staked validator yet is told how to become one."""
     from workers.chain.sender import TxSender
+    from workers.node.handlers.relay import register_bls_key
     from workers.node.observe.metrics import OBSERVER
     from workers.protocol import Role
 

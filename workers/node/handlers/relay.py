@@ -143,6 +143,17 @@ def registration_call(deployment, account):
     return deployment.stakes.functions.registerBlsKey(*args)
 
 
+def register_bls_key(deployment, account, send) -> str:
+    """Registers the validator's BLS key unless the chain holds it, sending with `send(call)`; says
+    which, for the operator (the key itself is never shown)."""
+    call = registration_call(deployment, account)
+    if call is None:
+        return "BLS key registered already (validator votes can be aggregated)"
+    receipt = send(call)
+    return (f"registered the node's BLS key (tx {receipt['transactionHash'].to_0x_hex()}): its validator votes "
+            "can be aggregated")
+
+
 def ensure_bls_key(deployment, sender, account):
     """Registers the node's BLS key unless the chain holds it; the receipt, or None when nothing
     was sent."""
