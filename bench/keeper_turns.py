@@ -8,7 +8,7 @@ runs the same network twice: a real local network (workers.localnet.network: anv
 Redis and store, 1 sampler, 1 trainer and --validators validator nodes, each its own account, stake
 and Celery processes), its chain switched to interval mining (a block every --block-time seconds)
 once the nodes are up. The first run's validators send at once (keeper_turn_blocks 0, what a node
-on a local RPC does); the second's take turns of --turn-blocks blocks (workers.node.keeper_turns,
+on a local RPC does); the second's take turns of --turn-blocks blocks (workers.node.handlers.keeper_turns,
 what a node on a remote RPC does by default). Each run creates --tasks tasks of 2 validators and
 waits for their draws, then reads every block since the first task for `drawValidators`
 transactions: how many were mined per draw, how many of them reverted (each paid gas for nothing),
@@ -82,10 +82,10 @@ def run(args, turn_blocks: int) -> dict:
         net.w3.provider.make_request("evm_setIntervalMining", [args.block_time])
         first_block = net.w3.eth.block_number + 1
 
-        from workers.cli import create_task
+        from workers.chain.requester import create_task
 
-        task_ids = [create_task(d, store, requester.account, requester.sender, DEMO_CARTPOLE, bounty=BOUNTY, **TASK)[0]
-                    for _ in range(args.tasks)]
+        task_ids = [create_task(d, store, requester.account, requester.sender.send, DEMO_CARTPOLE, bounty=BOUNTY,
+                                **TASK)[0] for _ in range(args.tasks)]
         deadline = time.monotonic() + args.timeout
         drawn = lambda i: d.state.functions.taskOf(i).call().status not in (Status.OPEN, Status.DRAWING)  # noqa: E731
         while not all(drawn(i) for i in task_ids):

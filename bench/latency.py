@@ -257,10 +257,10 @@ def main() -> int:
         observer = Observer(net, workdir)
         observer.watcher.start()
 
-        from workers.cli import create_task
+        from workers.chain.requester import create_task
 
         def submit(requester, count):
-            return [create_task(d, store, requester.account, requester.sender, SPEC, bounty=BOUNTY, **TASK)[0]
+            return [create_task(d, store, requester.account, requester.sender.send, SPEC, bounty=BOUNTY, **TASK)[0]
                     for _ in range(count)]
 
         shares = [args.tasks // args.requesters + (i < args.tasks % args.requesters) for i in range(args.requesters)]

@@ -15,6 +15,6 @@ def wait_for(predicate, timeout, interval=0.05):
 
 def wait_ready(app, queue, timeout=60.0, interval=0.05):
     """Round trip of a ping task through the worker on `queue`."""
-    from workers.node.celery_app import PING
+    from workers.node.queues.celery_app import PING
 
     return app.send_task(PING, kwargs={"queue": queue, "sent_at": time.time()}).get(timeout=timeout, interval=interval)

@@ -38,8 +38,8 @@ from workers.chain.abi import canonical_type
 from workers.chain.deployment import genesis_hash
 from workers.chain.errors import (DecodedError, DroppedTransaction, FeeCapExceeded, TxReverted, decode_revert, gwei,
                                   revert_data_of)
+from workers.chain.observer import IGNORED, ChainObserver
 from workers.chain.rpc import is_local_url, raw_batch, result_of
-from workers.node import metrics
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class TxSender:
     def __init__(self, w3, account, redis, *, receipt_timeout: float = 30.0, poll_latency: float | None = None,
                  gas_multiplier: float = 1.2, lock_timeout: float = 30.0, lock_poll: float = 0.002,
                  max_resyncs: int = 3, max_bumps: int = 3, max_fee_per_gas: int | None = None,
-                 key_prefix: str = "decentrl"):
+                 key_prefix: str = "decentrl", observer: ChainObserver = IGNORED):
         self.w3 = w3
         self._account = account
         self.redis = redis
@@ -93,6 +93,8 @@ class TxSender:
         self.lock_key = f"{key_prefix}:nonce-lock:{chain}:{account.address}"
         self.stats = Counter()
         self._stats_lock = threading.Lock()
+        self.observer = observer
+        """Told of every send, mined transaction and failure (workers.chain.observer)."""
 
     def __repr__(self) -> str:
         return f"TxSender({self.address}, chain {self.chain_id})"
@@ -130,17 +132,17 @@ class TxSender:
             except (ContractLogicError, Web3RPCError) as exc:
                 data_ = revert_data_of(exc)
                 if data_ is None:
-                    metrics.tx_failed(metrics.fn_name(_describe(call, to)), type(exc).__name__, "estimate")
+                    self.observer.tx_failed(fn_name(_describe(call, to)), type(exc).__name__, "estimate")
                     raise
                 error = decode_revert(data_)
-                metrics.tx_failed(metrics.fn_name(_describe(call, to)), error.name, "estimate")
+                self.observer.tx_failed(fn_name(_describe(call, to)), error.name, "estimate")
                 raise TxReverted(error, call=_describe(call, to)) from None
         tx["gas"] = gas
         tip = int(result_of("eth_maxPriorityFeePerGas", answers[-2]), 16)
         base = int(result_of("eth_getBlockByNumber", answers[-1])["baseFeePerGas"], 16)
         cap = self.max_fee_per_gas
         if cap is not None and base > cap:
-            metrics.tx_failed(metrics.fn_name(_describe(call, to)), "FeeCapExceeded", "estimate")
+            self.observer.tx_failed(fn_name(_describe(call, to)), "FeeCapExceeded", "estimate")
             raise FeeCapExceeded(base, cap, _describe(call, to))
         tx["maxFeePerGas"] = fee = _under_cap(2 * base + tip, cap)
         tx["maxPriorityFeePerGas"] = min(tip, fee)
@@ -208,15 +210,15 @@ class TxSender:
                         continue
                     else:
                         self.redis.delete(self.nonce_key)  # unknown state: take the chain's word next time
-                        metrics.tx_failed(metrics.fn_name(description), type(exc).__name__, "send")
+                        self.observer.tx_failed(fn_name(description), type(exc).__name__, "send")
                         raise
                 except BaseException as exc:
                     self.redis.delete(self.nonce_key)
-                    metrics.tx_failed(metrics.fn_name(description), type(exc).__name__, "send")
+                    self.observer.tx_failed(fn_name(description), type(exc).__name__, "send")
                     raise
                 self.redis.set(self.nonce_key, nonce + 1)
                 self._count("sent")
-                metrics.tx_sent(metrics.fn_name(description))
+                self.observer.tx_sent(fn_name(description))
                 log.debug("%s sent %s nonce %d: %s", self.address, description, nonce, tx_hash)
                 return SentTx(tx_hash, nonce, {**tx, "nonce": nonce}, description)
         finally:
@@ -241,15 +243,15 @@ class TxSender:
                                                                poll_latency=self.poll_latency)
         except TimeExhausted:
             receipt, sent = self._speed_up(sent, timeout)
-        fn = metrics.fn_name(sent.description)
-        metrics.tx_mined(fn, receipt["gasUsed"])
+        fn = fn_name(sent.description)
+        self.observer.tx_mined(fn, receipt["gasUsed"])
         if receipt["status"] == 1:
             log.info("%s mined in block %d, gas %d: %s", fn, receipt["blockNumber"], receipt["gasUsed"],
                      sent.tx_hash)
             return receipt
         self._count("reverted")
         error = self._why_reverted(sent, receipt)
-        metrics.tx_failed(fn, error.name, "mined")
+        self.observer.tx_failed(fn, error.name, "mined")
         raise TxReverted(error, tx_hash=sent.tx_hash, receipt=receipt, call=sent.description)
 
     def _speed_up(self, sent: SentTx, timeout: float):
@@ -271,7 +273,7 @@ class TxSender:
         if found is not None:
             return found
         self._count("dropped")
-        metrics.tx_failed(metrics.fn_name(sent.description), "Dropped", "mined")
+        self.observer.tx_failed(fn_name(sent.description), "Dropped", "mined")
         self.resync_nonce()
         cap = self.max_fee_per_gas
         at_cap = cap is not None and sends[-1].tx["maxFeePerGas"] * REPLACEMENT_MIN > cap
@@ -328,7 +330,7 @@ class TxSender:
                         exc.message or exc)
             return None
         self._count("replaced")
-        metrics.tx_sent(metrics.fn_name(last.description))
+        self.observer.tx_sent(fn_name(last.description))
         log.warning("%s: %s (nonce %d) not mined within %g s; sent again as %s, tip %d and fee cap %d wei",
                     self.address, last.tx_hash, last.nonce, waited, tx_hash, tip, tx["maxFeePerGas"])
         return SentTx(tx_hash, last.nonce, tx, last.description)
@@ -364,6 +366,13 @@ def call_data(call, tx: dict) -> bytes | str:
         except EncodingError:
             pass
     return call.build_transaction({**tx, "gas": 1, "maxFeePerGas": 1, "maxPriorityFeePerGas": 1, "nonce": 0})["data"]
+
+
+def fn_name(description: str) -> str:
+    """'commit(3, 0x..)' -> 'commit': the contract function of a transaction's description (SentTx),
+    by which its observer counts it."""
+    words = (description or "").split("(", 1)[0].split()
+    return words[0] if words else "unknown"
 
 
 def _describe(call, to) -> str:

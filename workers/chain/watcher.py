@@ -22,10 +22,10 @@ Confirmations: a block is read only once `confirmations` more blocks sit on top 
 delivered: the cursor keeps the hashes of the last KEPT_HASHES blocks it passed, and each read of
 new blocks asks (in the same JSON-RPC batch) for the hash of the last one; when the chain's is
 another, the watcher finds the newest kept block still on the chain, logs the replaced range as
-an error, counts it (decentrl_chain_reorgs_total) and delivers the events from there again. The
-replacement's events reach the consumers, whose dedupe on `txHash:logIndex` passes over the ones
-they had; what was done for an event the replacement lacks stays done (its transactions, if
-any, revert on the new chain).
+an error, reports it to its observer (a node counts it: decentrl_chain_reorgs_total) and
+delivers the events from there again. The replacement's events reach the consumers, whose dedupe
+on `txHash:logIndex` passes over the ones they had; what was done for an event the replacement
+lacks stays done (its transactions, if any, revert on the new chain).
 
 Cursor: a small SQLite file (WAL) holding the position (block, logIndex) of the last event whose
 callback returned, or (block, END) once a whole block is done: "last fully processed block" is
@@ -54,8 +54,8 @@ from eth_utils import event_abi_to_log_topic
 from web3.exceptions import Web3RPCError
 
 from workers.chain.abi import canonical_type, load_abi, typed_value
+from workers.chain.observer import IGNORED, ChainObserver
 from workers.chain.rpc import raw_batch, raw_request, result_of
-from workers.node import metrics
 
 log = logging.getLogger(__name__)
 
@@ -248,13 +248,14 @@ class EventWatcher:
     ws_url: the node's websocket endpoint (mode "ws"); None or mode "poll" means polling only.
     start_block: where to begin when the cursor is empty (default: the deployment's block).
     names: the only events to deliver (the rest are passed over undecoded); None: every event.
-    resubscribe_s: the first wait before subscribing again once the websocket is down."""
+    resubscribe_s: the first wait before subscribing again once the websocket is down.
+    observer: told of each reorganisation met (workers.chain.observer)."""
 
     def __init__(self, deployment, callback: Callable[[ChainEvent], None], cursor: SqliteCursor, *,
                  contracts=("TaskRegistry",), ws_url: str | None = None, mode: str = "ws",
                  confirmations: int = 0, poll_interval: float = 0.05, resync_interval: float = 1.0,
                  start_block: int | None = None, max_range: int = 2000, names: Collection[str] | None = None,
-                 resubscribe_s: float = 1.0):
+                 resubscribe_s: float = 1.0, observer: ChainObserver = IGNORED):
         if mode not in ("ws", "poll"):
             raise ValueError(f"mode must be 'ws' or 'poll', not {mode!r}")
         if mode == "ws" and not ws_url:
@@ -264,6 +265,7 @@ class EventWatcher:
         self.w3 = deployment.w3
         self.callback = callback
         self.cursor = cursor
+        self.observer = observer
         self.mode, self.ws_url = mode, ws_url
         self.confirmations = confirmations
         self.poll_interval, self.resync_interval = poll_interval, resync_interval
@@ -433,7 +435,7 @@ class EventWatcher:
             log.error("chain reorganisation: blocks %d-%d, whose events were delivered, were replaced (deeper than the "
                       "%d confirmations waited for; give more with --confirmations); delivering the events from "
                       "block %d again", fork + 1, reached, self.confirmations, fork + 1)
-        metrics.chain_reorg(self.cursor.name, reached - fork)
+        self.observer.chain_reorg(self.cursor.name, reached - fork)
         self.cursor.rewind(fork)
         self._newest = _UNREAD
 

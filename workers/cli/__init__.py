@@ -33,9 +33,8 @@ from __future__ import annotations
 
 from workers.cli.group import cli
 from workers.cli import demo, explorer, node, report, stake, task, wallet  # noqa: F401  (each registers its commands on `cli`)
-from workers.cli.task import create_task
 
-__all__ = ["cli", "create_task", "main"]
+__all__ = ["cli", "main"]
 
 
 def main(argv=None):

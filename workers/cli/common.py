@@ -10,7 +10,8 @@ from pathlib import Path
 
 import click
 
-TOKEN = 10**18
+from workers.amounts import TOKEN, fmt_drl  # noqa: F401 - the commands' amounts, shared with the explorer
+
 DEFAULT_RPC = "http://127.0.0.1:8545"
 DEFAULT_NETWORK = "development"
 ROLE_NAMES = ("sampler", "trainer", "validator")
@@ -18,12 +19,6 @@ ROLE_NAMES = ("sampler", "trainer", "validator")
 
 def default_node_dir() -> str:
     return os.environ.get("DECENTRL_NODE_DIR") or str(Path.home() / ".decentrl")
-
-
-def fmt_drl(wei: int) -> str:
-    if 0 < abs(wei) < TOKEN // 10**4:  # would show as 0 DRL
-        return f"{wei:,} wei"
-    return f"{Decimal(wei) / TOKEN:,.4f}".rstrip("0").rstrip(".") + " DRL"
 
 
 def parse_drl(text: str, name: str | None = None) -> int:
@@ -138,7 +133,7 @@ class Context:
         """A TxSender for `account` on the node's Redis (REDIS_URL, else an embedded server that
         the caller stops: returned as the second value)."""
         from workers.chain.sender import TxSender
-        from workers.node.redis_service import RedisUnavailable, redis_for_node
+        from workers.node.processes.redis_service import RedisUnavailable, redis_for_node
 
         try:
             service = redis_for_node(self.node_dir / "cli")

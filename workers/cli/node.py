@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 import os
-import time
-from pathlib import Path
 
 import click
 
 from workers.cli.common import ROLE_NAMES, fmt_drl, keystore_password, parse_drl, Context, send, role_of
 from workers.cli.group import cli
 from workers.rl.config import DEVICES
-from workers.node.config import NodeConfig
-from workers.node.keeper_turns import LOCAL_TURN_BLOCKS, REMOTE_TURN_BLOCKS, default_turn_blocks
+from workers.node.config import (LOCAL_CONFIRMATIONS, LOCAL_POLL_S, REMOTE_CONFIRMATIONS, REMOTE_POLL_S, NodeConfig,
+                                 default_confirmations, default_poll_interval)
+from workers.node.handlers.keeper_turns import LOCAL_TURN_BLOCKS, REMOTE_TURN_BLOCKS, default_turn_blocks
 from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS
 
 
@@ -81,7 +80,11 @@ def node_stake(obj: Context, role, amount):
         if allowance < wei:
             send(sender, dep.token.functions.approve(dep.stakes.address, wei), "approve")
         receipt = send(sender, dep.stakes.functions.stake(role_of(role), wei), "stake")
-        registered = _register_bls_key(obj, account, sender) if role == "validator" else None
+        registered = None
+        if role == "validator":
+            from workers.node.handlers.relay import register_bls_key
+
+            registered = register_bls_key(dep, account, lambda call: send(sender, call, "registerBlsKey"))
     finally:
         service.stop()
     view = obj.view()
@@ -92,18 +95,6 @@ def node_stake(obj: Context, role, amount):
         click.echo(registered)
     e = view.eligibility(account.address, role_of(role))
     click.echo(f"eligible for {role}" if e.eligible else f"not eligible for {role} yet: {e.reason}")
-
-
-def _register_bls_key(obj: Context, account, sender) -> str:
-    """Registers the validator's BLS key (derived from its account key) unless the chain holds it;
-    says which (the key itself is never shown)."""
-    from workers.node.relay import registration_call
-
-    call = registration_call(obj.deployment, account)
-    if call is None:
-        return "BLS key registered already (validator votes can be aggregated)"
-    receipt = send(sender, call, "registerBlsKey")
-    return f"registered the node's BLS key (tx {receipt['transactionHash'].to_0x_hex()}): its validator votes can be aggregated"
 
 
 @node.command("status")
@@ -120,7 +111,7 @@ def node_status(obj: Context, address):
     except (click.ClickException, OSError) as exc:  # the RPC down, a wrong deployment
         view, chain_error = None, exc.message if isinstance(exc, click.ClickException) else str(exc)
         click.echo(f"chain       cannot be read: {chain_error}")
-    from workers.node.state import leftover_children, pid_alive, read_node_state
+    from workers.node.processes.state import leftover_children, pid_alive, read_node_state
 
     state = read_node_state(obj.node_dir)
     running = state if state and pid_alive(state.get("pid")) else None
@@ -176,30 +167,6 @@ def _websocket_url(ctx, param, value):
     return value
 
 
-LOCAL_POLL_S, REMOTE_POLL_S = 0.05, 2.0
-"""The watcher's default polling interval: a chain on this machine (a local node, anvil) answers a
-look in a millisecond; any other endpoint is someone's RPC service, which two requests every
-0.05 s (3.5 million a day) would rate-limit, and whose chain makes a block every few seconds."""
-
-
-def default_poll_interval(rpc_url: str) -> float:
-    from workers.chain.rpc import is_local_url
-
-    return LOCAL_POLL_S if is_local_url(rpc_url) else REMOTE_POLL_S
-
-
-LOCAL_CONFIRMATIONS, REMOTE_CONFIRMATIONS = 0, 2
-"""The watcher's default confirmation depth: a chain on this machine is not reorganised; a public
-chain can replace its last block or two, and the watcher does not handle a reorganisation deeper
-than its depth (an event of a replaced block would be acted on, one of its replacement missed)."""
-
-
-def default_confirmations(rpc_url: str) -> int:
-    from workers.chain.rpc import is_local_url
-
-    return LOCAL_CONFIRMATIONS if is_local_url(rpc_url) else REMOTE_CONFIRMATIONS
-
-
 @node.command("start")
 @click.option("--roles", default="sampler,trainer,validator", show_default=True,
               help="Comma-separated roles this node runs (one Celery worker each).")
@@ -247,12 +214,15 @@ def default_confirmations(rpc_url: str) -> int:
                    "(a draw, failing an unfilled task), so that about one sends instead of all; default "
                    f"{LOCAL_TURN_BLOCKS} (no turns) for an RPC on this machine, {REMOTE_TURN_BLOCKS} for any other.")
 @click.pass_obj
-def node_start(obj: Context, roles, trainer_device, **options):
+def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirmations, ipfs_api, retention_days,
+               metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
+               aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
     Metrics are served on 127.0.0.1 (--metrics-port); health is checked every --health-interval s
-    and written to NODE_DIR/health.json (`decentrl node status` shows it)."""
+    and written to NODE_DIR/health.json (`decentrl node status` shows it). The node itself runs in
+    workers.node.run.run_node."""
     names = tuple(dict.fromkeys(r.strip() for r in roles.split(",") if r.strip()))
     bad = [r for r in names if r not in ROLE_NAMES]
     if bad or not names:
@@ -264,155 +234,46 @@ def node_start(obj: Context, roles, trainer_device, **options):
             raise click.UsageError("--trainer-device cuda: torch sees no CUDA device on this machine "
                                    f"(torch {torch.__version__}); use auto or cpu")
     obj.deployment  # noqa: B018 - wrong network or missing record: fail before starting anything
-    if options["ipfs_api"]:  # each of the node's processes would fail on a bad one, again and again
+    if ipfs_api:  # each of the node's processes would fail on a bad one, again and again
         from workers.storage.store import check_ipfs_api
 
         try:
-            check_ipfs_api(options["ipfs_api"])
+            check_ipfs_api(ipfs_api)
         except ValueError as exc:
             raise click.UsageError(f"--ipfs-api: {exc}") from None
-    from workers.node.state import NodeRunning, claim_node_dir
+    from workers.chain.keystore import PASSWORD_ENV
+    from workers.node.config import NodeSettings
+    from workers.node.processes.redis_service import RedisUnavailable
+    from workers.node.processes.state import NodeRunning, claim_node_dir
+    from workers.node.run import StartError, run_node
 
     try:
         lock = claim_node_dir(obj.node_dir)  # before anything is started or written
     except NodeRunning as exc:
         raise click.ClickException(str(exc)) from None
     try:
-        _start(obj, names, trainer_device=trainer_device, **options)
+        password = keystore_password("Keystore password")
+        os.environ[PASSWORD_ENV] = password  # checked now; the workers read it from their environment
+        account = obj.account()
+        rpc = obj.rpc
+        try:
+            settings = NodeSettings(
+                rpc_url=rpc, ws_url=ws_url, deployment=obj.deployment_file(), node_dir=obj.node_dir,
+                store_dir=obj.store_dir, ipfs_api=ipfs_api, address=account.address,
+                poll_interval=poll_interval or default_poll_interval(rpc),
+                confirmations=default_confirmations(rpc) if confirmations is None else confirmations,
+                keeper_turn_blocks=default_turn_blocks(rpc) if keeper_turn_blocks is None else keeper_turn_blocks,
+                retention_s=retention_days * 24 * 3600, attest_relay=attest_relay or None,
+                aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback,
+                aggregate_min_signers=aggregate_min_signers, trainer_device=trainer_device,
+                max_fee_per_gas=obj.max_fee_per_gas)
+        except ValueError as exc:
+            raise click.UsageError(str(exc)) from None
+        try:
+            run_node(obj.deployment, settings, names, account, password, concurrency=concurrency,
+                     metrics_port=metrics_port, health_interval_s=health_interval, log_format=log_format,
+                     claim_burst=claim_burst, send=send, echo=click.echo)
+        except (RedisUnavailable, StartError) as exc:
+            raise click.ClickException(str(exc)) from None
     finally:
         os.close(lock)
-
-
-def _start(obj: Context, names, *, concurrency, ws_url, poll_interval, confirmations, ipfs_api, retention_days,
-           metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
-           aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks):
-    """node start once its folder is its own (node_start)."""
-    from workers.chain.keystore import PASSWORD_ENV
-
-    password = keystore_password("Keystore password")
-    os.environ[PASSWORD_ENV] = password  # checked now; the workers read it from their environment
-    account = obj.account()
-    from workers.node.context import node_extra
-    from workers.node.handlers import node_config, supervisor
-    from workers.node.health import HealthChecker
-    from workers.node.redis_service import RedisUnavailable, redis_for_node
-
-    try:
-        service = redis_for_node(obj.node_dir)
-    except RedisUnavailable as exc:
-        raise click.ClickException(str(exc)) from None
-    holder = {"service": service}  # the health check may restart an embedded Redis
-    try:
-        if "validator" in names:
-            _register_at_start(obj, account, service)
-        view = obj.view()
-        for role in (r for r in names if r != "validator"):  # (the validator's line is _register_at_start's)
-            if view.stake(account.address, role_of(role)).staked == 0:
-                click.echo(f"{role}: not staked yet (`decentrl node stake --role {role}`): it takes no work until then",
-                           err=True)
-        poll_interval = poll_interval or default_poll_interval(obj.rpc)
-        confirmations = default_confirmations(obj.rpc) if confirmations is None else confirmations
-        keeper_turn_blocks = default_turn_blocks(obj.rpc) if keeper_turn_blocks is None else keeper_turn_blocks
-        if "validator" in names:
-            turns = f"in turns of {keeper_turn_blocks} blocks" if keeper_turn_blocks else "sent at once (no turns)"
-            click.echo(f"keeper calls: {turns}")
-        click.echo(f"events: {'websocket ' + ws_url if ws_url else 'polling ' + obj.rpc} (polls every "
-                   f"{poll_interval:g} s{' while the websocket is down' if ws_url else ''}), "
-                   f"{confirmations} confirmation{'s' if confirmations != 1 else ''}")
-        extra = node_extra(rpc_url=obj.rpc, ws_url=ws_url, poll_interval=poll_interval, confirmations=confirmations,
-                           deployment=obj.deployment_file(), node_dir=obj.node_dir,
-                           store_dir=obj.store_dir, ipfs_api=ipfs_api, address=account.address,
-                           retention_s=retention_days * 24 * 3600, attest_relay=attest_relay or None,
-                           aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback,
-                           aggregate_min_signers=aggregate_min_signers, trainer_device=trainer_device,
-                           keeper_turn_blocks=keeper_turn_blocks, max_fee_per_gas=obj.max_fee_per_gas)
-        config = node_config(service.url, f"node-{account.address[2:10].lower()}", extra, burst=claim_burst)
-        sup = supervisor(config, names, concurrency=concurrency, env={PASSWORD_ENV: password}, log_format=log_format)
-        checker = HealthChecker(sup, obj.rpc, str(obj.deployment_file()), account.address, str(obj.store_dir),
-                                ipfs_api=ipfs_api, interval_s=health_interval, metrics_port=metrics_port or None,
-                                restart_redis=lambda: _restart_redis(holder))
-        run_supervisor(obj.node_dir, sup, names, service, checker=checker, metrics_port=metrics_port)
-    finally:
-        holder["service"].stop()
-
-
-def _register_at_start(obj: Context, account, service) -> None:
-    """A validator registers its BLS key if the chain lacks it (an account that staked before
-    nodes registered keys); one that is not a staked validator yet is told how to become one."""
-    from workers.chain.sender import TxSender
-    from workers.protocol import Role
-
-    if obj.view().stake(account.address, Role.VALIDATOR).staked == 0:
-        click.echo("validator: not staked yet (`decentrl node stake --role validator`); its BLS key is registered "
-                   "then", err=True)
-        return
-    sender = TxSender(obj.w3, account, service.client(), max_fee_per_gas=obj.max_fee_per_gas)
-    click.echo(_register_bls_key(obj, account, sender), err=True)
-
-
-def _restart_redis(holder: dict) -> bool:
-    """Restart the node's embedded Redis on its port (its append-only file keeps the queued
-    events); an external Redis is the operator's to restart."""
-    from workers.node.redis_service import RedisUnavailable, start_embedded
-
-    old = holder["service"]
-    if not old.embedded:
-        return False
-    old.stop()
-    port = int(old.url.rsplit(":", 1)[1].split("/")[0])
-    try:
-        holder["service"] = start_embedded(old.data_dir, ports=[port])
-    except RedisUnavailable:
-        return False
-    return True
-
-
-def run_supervisor(node_dir: Path, supervisor, roles, service, checker=None, metrics_port: int = 0) -> None:
-    """Starts the supervisor (and the metrics server on 127.0.0.1:metrics_port unless 0), records
-    its children in NODE_DIR/node.json for `node status`, restarts dead children (one in a crash
-    loop after growing waits: workers.node.supervisor) and runs the health check (`checker`)
-    every checker.interval_s, until SIGTERM/SIGINT; then stops them all."""
-    import signal
-
-    stopping = []
-    old = {s: signal.signal(s, lambda *_: stopping.append(True)) for s in (signal.SIGTERM, signal.SIGINT)}
-    from workers.node.redis_service import redacted
-    from workers.node.state import clear_node_state, write_node_state
-
-    server = None
-    try:
-        if metrics_port:  # before any child: a port in use stops the node before it starts
-            from workers.node import metrics
-
-            try:
-                server, _ = metrics.serve(node_dir, metrics_port)
-            except OSError as exc:
-                raise click.ClickException(f"cannot serve metrics on 127.0.0.1:{metrics_port}: {exc.strerror}; "
-                                           "choose another --metrics-port (0: none)") from None
-        supervisor.start()
-
-        def record():
-            write_node_state(node_dir, supervisor, roles, metrics_port)
-
-        record()
-        where = f"; metrics on http://127.0.0.1:{metrics_port}/metrics" if metrics_port else ""
-        click.echo(f"node running: roles {','.join(roles)}, Redis {redacted(service.url)}; logs in {Path(node_dir) / 'logs'}"
-                   f"{where}")
-        while not stopping:
-            time.sleep(1.0)
-            if stopping:
-                break
-            restarted = supervisor.check()
-            if checker is not None and checker.due():
-                restarted = checker.check()["actions"] or restarted
-            if restarted:
-                record()
-    finally:
-        supervisor.stop()
-        if server is not None:
-            server.shutdown()
-            server.server_close()
-        clear_node_state(node_dir)
-        for s, h in old.items():
-            signal.signal(s, h)
-        click.echo("node stopped")

@@ -1,6 +1,6 @@
 """The parts of `decentrl node status` that show what the node is doing and why: the health
 check's last results (NODE_DIR/health.json), key metrics (NODE_DIR/metrics) and why no work
-arrives (workers.node.why_idle)."""
+arrives (workers.node.observe.why_idle)."""
 
 from __future__ import annotations
 
@@ -31,7 +31,7 @@ def node_roles(view, account: str, running: dict | None) -> list[str]:
 
 
 def echo_health(node_dir, running: dict | None) -> None:
-    from workers.node.health import read_health
+    from workers.node.observe.health import read_health
 
     doc = read_health(node_dir)
     if not doc:
@@ -55,7 +55,7 @@ def _n(value: float) -> str:
 
 
 def echo_metrics(node_dir) -> None:
-    from workers.node.metrics import metrics_dir, snapshot
+    from workers.node.observe.metrics import metrics_dir, snapshot
 
     if not metrics_dir(node_dir).is_dir():
         click.echo("metrics     none recorded (the node has not run here)")
@@ -94,8 +94,8 @@ def echo_metrics(node_dir) -> None:
 
 def echo_why_idle(view, account: str, roles, running: dict | None, node_dir, chain_error: str = "") -> None:
     """The reasons no work arrives; `view` None: the chain could not be read (`chain_error`)."""
-    from workers.node.health import read_health
-    from workers.node.why_idle import offline_reasons, why_no_work
+    from workers.node.observe.health import read_health
+    from workers.node.observe.why_idle import offline_reasons, why_no_work
 
     health = read_health(node_dir)
     if view is None:

@@ -81,32 +81,6 @@ def open_node_store(store_dir: Path, ipfs_api: str | None):
         raise click.ClickException(f"cannot use the store folder {store_dir}: {exc.strerror or exc}") from None
 
 
-def create_task(dep, store, requester, sender, task_spec, **params):
-    """Publishes the spec's canonical bytes to `store`, has `requester` (a LocalAccount) sign the
-    EIP-712 CreateTask request and, when its allowance is short, an EIP-2612 permit for the bounty;
-    `sender` (the requester's or a relayer's TxSender) sends TaskFront.createTaskWithSig. Returns
-    (task id, TaskParams, receipt); a revert raises ClickException with the decoded error."""
-    from workers.protocol import NO_PERMIT, TaskParams, sign_create_task, sign_permit
-
-    cid = store.put(task_spec.to_bytes(), pin=True)
-    params = TaskParams(spec_cid=cid, spec_digest=task_spec.digest(), **params)
-    registry, front, token, w3 = dep.registry, dep.front, dep.token, dep.w3
-    deadline = w3.eth.get_block("latest")["timestamp"] + 3600
-    nonce = front.functions.nonces(requester.address).call()
-    signature = sign_create_task(requester.key, params, requester.address, nonce, deadline, dep.chain_id,
-                                 front.address)
-    permit = NO_PERMIT
-    if token.functions.allowance(requester.address, registry.address).call() < params.bounty:
-        permit = sign_permit(requester.key, token.address, dep.chain_id, requester.address, registry.address,
-                             params.bounty, token.functions.nonces(requester.address).call(), deadline)
-    receipt = send(sender, front.functions.createTaskWithSig(params.as_tuple(), requester.address, deadline,
-                                                             signature, permit), "createTaskWithSig")
-    from web3.logs import DISCARD
-
-    task_id = registry.events.TaskCreated().process_receipt(receipt, errors=DISCARD)[0]["args"]["taskId"]
-    return task_id, params, receipt
-
-
 @task.command("submit")
 @click.argument("spec", type=click.Path(exists=True, dir_okay=False))
 @click.option("--bounty", required=True, help="Bounty in DRL, paid to the nodes that do the work.")
@@ -152,6 +126,7 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
     if obj.w3.eth.get_balance(relayer.address) == 0:
         raise click.ClickException(f"insufficient funds: {relayer.address} has no ETH to send the transaction")
 
+    from workers.chain.requester import create_task
     from workers.storage import StorageError
 
     store = open_node_store(obj.store_dir, ipfs_api)
@@ -160,9 +135,9 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
         if inputs_path:
             task_spec = encrypt_inputs(task_spec, Path(inputs_path), requester, store)
         task_id, params, receipt = create_task(
-            dep, store, requester, sender, task_spec, bounty=wei, num_samplers=samplers,
-            num_validators=validators, num_rounds=rounds, claim_window=claim_window, commit_window=commit_window,
-            reveal_window=reveal_window, attest_window=attest_window)
+            dep, store, requester, lambda call: send(sender, call, "createTaskWithSig"), task_spec, bounty=wei,
+            num_samplers=samplers, num_validators=validators, num_rounds=rounds, claim_window=claim_window,
+            commit_window=commit_window, reveal_window=reveal_window, attest_window=attest_window)
     except StorageError as exc:  # before anything is signed or sent: nothing is lost, submit again
         raise click.ClickException(f"cannot publish the task's spec: {exc}") from None
     finally:
@@ -184,7 +159,7 @@ def encrypt_inputs(task_spec, path: Path, requester, store):
     import dataclasses
 
     from workers.crypto import inputs
-    from workers.node.encrypted_inputs import BadInputs, check_initial_policy
+    from workers.node.handlers.encrypted_inputs import BadInputs, check_initial_policy
 
     plaintext = path.read_bytes()
     try:
@@ -231,7 +206,7 @@ def post_task_keys(obj: Context, requester, task_id: int, store, *, wait_s: floa
     try:
         while t.status == Status.ACTIVE:
             try:
-                posted = post_keyring(obj.deployment, store, requester, lambda call: send(sender, call, "postKeyring"),
+                posted = post_keyring(view, store, requester, lambda call: send(sender, call, "postKeyring"),
                                       task_id, spec.encrypted_inputs)
             except (CryptoError, StorageError) as exc:
                 raise click.ClickException(f"task {task_id}: cannot post the keyring: {exc}") from None

@@ -1,6 +1,7 @@
 """The key exchange of encrypted inputs over the chain and the store (SPECIFICATION 5.7).
 
-Requester (`post_keyring`): reads the task's assigned nodes from the registry, recovers each
+Requester (`post_keyring`): reads the task's assigned nodes from the registry (through the
+caller's ChainView: crypto imports nothing of the chain layer), recovers each
 one's public key from its own `Staked` transaction, wraps the data key for each (bound to chain,
 registry, task and node), stores the keyring and posts its CID with `KeyringBoard.postKeyring`.
 Posting again after an assignment change replaces the keyring; posting the same set is skipped.
@@ -31,11 +32,9 @@ class Posted:
     receipt: dict | None
 
 
-def assigned_nodes(deployment, task_id: int) -> tuple[str, ...]:
-    """Every node holding a slot in the task (any role), sorted."""
-    from workers.chain.view import ChainView
-
-    return tuple(sorted({s.node for s in ChainView(deployment).slots(task_id) if s.node}))
+def assigned_nodes(view, task_id: int) -> tuple[str, ...]:
+    """Every node holding a slot in the task (any role), sorted; `view` is a workers.chain.view.ChainView."""
+    return tuple(sorted({s.node for s in view.slots(task_id) if s.node}))
 
 
 def _current_keyring(deployment, store, task_id: int, descriptor) -> keyring.Keyring | None:
@@ -46,16 +45,17 @@ def _current_keyring(deployment, store, task_id: int, descriptor) -> keyring.Key
                          task_id=task_id, inputs_cid=descriptor.cid)
 
 
-def post_keyring(deployment, store, requester, send, task_id: int, descriptor: inputs.EncryptedInputs) -> Posted:
+def post_keyring(view, store, requester, send, task_id: int, descriptor: inputs.EncryptedInputs) -> Posted:
     """Wraps the data key of `descriptor` for every node assigned to the task and posts the
-    keyring. `requester` is the requester's LocalAccount; `send(call)` sends a contract call from
-    it and returns the receipt. NotRequester if the account is not the task's requester,
-    NoPublicKey for a node without a recoverable key."""
+    keyring. `view` is a ChainView of the deployment; `requester` is the requester's LocalAccount;
+    `send(call)` sends a contract call from it and returns the receipt. NotRequester if the account
+    is not the task's requester, NoPublicKey for a node without a recoverable key."""
+    deployment = view.deployment
     task = deployment.state.functions.taskOf(task_id).call()
     if to_checksum_address(task.requester) != requester.address:
         raise NotRequester(f"task {task_id}'s requester is {task.requester}, not {requester.address}: only the "
                          f"requester can wrap its data key")
-    nodes = assigned_nodes(deployment, task_id)
+    nodes = assigned_nodes(view, task_id)
     current = _current_keyring(deployment, store, task_id, descriptor)
     if current is not None and tuple(sorted(current.entries)) == nodes:
         return Posted(deployment.keyrings.functions.keyringOf(task_id).call(), nodes, None)

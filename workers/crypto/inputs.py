@@ -23,7 +23,7 @@ from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
 from workers.crypto.envelope import ALGORITHM, KEY_SIZE, check_key_commitment, key_commitment, open_sealed, seal
 from workers.crypto.errors import TamperedCiphertext
-from workers.storage import cid as cids
+from workers import cid as cids
 
 LABEL = b"decentrl/inputs/v1"
 KINDS = ("initial_policy",)

@@ -6,10 +6,10 @@
 2. one embedded Redis (a database per account) and one shared embedded content store;
 3. seven accounts, each with its own encrypted keystore and node folder: 2 samplers, 1 trainer,
    3 validators (funded with ETH and DRL, staked at the minimum for their role) and a requester;
-4. each worker node's processes through the handlers' entry point (workers.node.handlers: a
+4. each worker node's processes through the node's entry point (workers.node.run: a
    Celery worker for its role plus the chain watcher, under a Supervisor);
 5. the requester signs the CreateTask request (EIP-712) and a permit for the bounty, and submits
-   the demo task (workers.spec.DEMO_CARTPOLE) with workers.cli.create_task;
+   the demo task (workers.spec.DEMO_CARTPOLE) with workers.chain.requester.create_task;
 6. shows the task's phases, votes (each validator's attest: three are too few for a BLS aggregate
    to pay, workers.roles.aggregation.MIN_AGGREGATE_SIGNERS),
    verdicts and rounds as the events arrive, with each accepted
@@ -152,13 +152,13 @@ class Demo:
         say("nodes     every worker is up")
 
     def submit(self):
-        from workers.cli import create_task
+        from workers.chain.requester import create_task
         from workers.spec import DEMO_CARTPOLE
 
         self.spec = self.spec or DEMO_CARTPOLE
         self.started_block = self.w3.eth.block_number
         self.task_id, self.params, _ = create_task(self.dep, self.store, self.requester.account,
-                                                   self.requester.sender, self.spec, bounty=BOUNTY_DRL * TOKEN,
+                                                   self.requester.sender.send, self.spec, bounty=BOUNTY_DRL * TOKEN,
                                                    **self.task)
         say(f"task      {self.task_id}: {self.spec.env_id}, bounty {BOUNTY_DRL:,} DRL, "
             f"{self.task['num_rounds']} rounds, {self.task['num_samplers']} samplers x {self.spec.steps_per_shard} steps, signed by the requester "
@@ -227,7 +227,7 @@ class Demo:
             watcher.stop()
 
     def _round_done(self, curve: Curve, round_: int, root: bytes, cid: str, t: float):
-        from workers.node.context import Secrets
+        from workers.node.handlers.context import Secrets
         from workers.protocol import Role
 
         if not cid or cid == getattr(self, "_last_cid", None):

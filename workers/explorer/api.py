@@ -10,7 +10,7 @@ import math
 import threading
 from enum import Enum
 
-from workers.cli.common import fmt_drl
+from workers.amounts import fmt_drl
 from workers.explorer import history as hist
 from workers.explorer.curve import CurveCache, learning_curve
 

@@ -14,13 +14,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from workers.cli.common import fmt_drl
+from workers.amounts import TOKEN, fmt_drl
 from workers.explorer.api import jsonable
 from workers.explorer.curve import Curve
 from workers.explorer.history import TaskHistory
 from workers.protocol import Role, Verdict
 
-TOKEN = 10**18
 VERDICT_COLOURS = {Verdict.NONE: "#c9ced6", Verdict.ACCEPTED: "#3a9d5d", Verdict.REJECTED: "#d0453a",
                    Verdict.INCONCLUSIVE: "#e3b341"}
 

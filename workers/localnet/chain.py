@@ -22,7 +22,7 @@ from web3 import Web3
 
 from workers.chain.deployment import genesis_hash
 from workers.chain.rpc import http_w3  # noqa: F401  (re-exported: the local network's client)
-from workers.node.lifetime import ending_with_starter
+from workers.node.processes.lifetime import ending_with_starter
 from workers.ports import owns_port
 
 ROOT = Path(__file__).resolve().parents[2]

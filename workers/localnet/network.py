@@ -2,9 +2,9 @@
 ticker, one embedded Redis with a database per account, one content store (a shared embedded
 store folder, or a real IPFS node's API), and one node per (name, role): its own account in an
 encrypted keystore, ETH, DRL and a stake at its role's minimum, and its processes (a Celery worker
-for its role plus the chain watcher, from workers.node.handlers) under a Supervisor. Validators
+for its role plus the chain watcher, from workers.node.run) under a Supervisor. Validators
 register their BLS keys and share one attestation relay (database 0 of the Redis), so a task's
-validators vote in aggregates where enough of them can join one (workers.node.relay,
+validators vote in aggregates where enough of them can join one (workers.node.handlers.relay,
 workers.roles.aggregation.worth_aggregating).
 
 Requesters are plain funded accounts (`account`). The caller starts the nodes, drives tasks and
@@ -25,10 +25,10 @@ from workers.chain.deployment import load_deployment
 from workers.chain.keystore import PASSWORD_ENV, create_keystore, find_keystore, load_account
 from workers.chain.sender import TxSender
 from workers.localnet.chain import TOKEN, Anvil, Ticker, deploy_protocol, fund, http_w3, write_record
-from workers.node import redis_service
-from workers.node.context import node_extra
-from workers.node.handlers import node_config, supervisor
-from workers.node.jobs import JobStore
+from workers.node.config import NodeSettings
+from workers.node.processes import redis_service
+from workers.node.queues.jobs import JobStore
+from workers.node.run import node_config, supervisor
 from workers.protocol import Role
 
 ROLE_OF = {"sampler": Role.SAMPLER, "trainer": Role.TRAINER, "validator": Role.VALIDATOR}
@@ -137,16 +137,16 @@ class LocalNetwork:
     @property
     def relay_url(self) -> str:
         """The network's attestation relay: database 0 of its Redis, which every node reaches (each
-        node's own database holds its queues and nonce; workers.node.relay)."""
+        node's own database holds its queues and nonce; workers.node.handlers.relay)."""
         return self.redis.url.rsplit("/", 1)[0] + "/0"
 
     def add_node(self, name: str, role: str, drl: int = 10_000, stake: int | None = None,
-                 attest_relay: str | None = "shared", **extra) -> Node:
+                 attest_relay: str | None = "shared", **settings) -> Node:
         """A staked node (`stake` wei, default its role's minimum) with its Supervisor, not started.
         A validator registers its BLS key. attest_relay: "shared" (the network's relay_url), None
-        (the node's own Redis database: a relay no other node sees), "off", or a URL; `extra`:
-        other node_extra settings (aggregate_wait_s, attest_fallback_s, aggregate_min_signers)."""
-        from workers.node.relay import ensure_bls_key
+        (the node's own Redis database: a relay no other node sees), "off", or a URL; `settings`:
+        other NodeSettings fields (aggregate_wait_s, attest_fallback_s, aggregate_min_signers...)."""
+        from workers.node.handlers.relay import ensure_bls_key
 
         base = self.account(name, drl)
         node = Node(**vars(base), role=role)
@@ -158,10 +158,10 @@ class LocalNetwork:
             ensure_bls_key(d, node.sender, node.account)
         store_dir = node.node_dir / "store" if self.ipfs_api else self.store_dir
         relay = self.relay_url if attest_relay == "shared" else attest_relay
-        extra = node_extra(rpc_url=self.anvil.http_url, ws_url=self.anvil.ws_url, ipfs_api=self.ipfs_api,
-                           deployment=self.deployment_path, node_dir=node.node_dir, store_dir=store_dir,
-                           attest_relay=relay, **extra)
-        node.config = node_config(node.redis_url, name, extra, **self.node_settings)
+        settings = NodeSettings(rpc_url=self.anvil.http_url, ws_url=self.anvil.ws_url, ipfs_api=self.ipfs_api,
+                                deployment=self.deployment_path, node_dir=node.node_dir, store_dir=store_dir,
+                                attest_relay=relay, **settings)
+        node.config = node_config(node.redis_url, name, settings, **self.node_settings)
         node.sup = supervisor(node.config, (role,), pool="solo", concurrency=1, env={PASSWORD_ENV: self.password})
         self.nodes.append(node)
         return node
@@ -177,8 +177,8 @@ class LocalNetwork:
         caller, e.g. played in-process), and a thread restarting any that die (unless held). Each
         node is recorded in its node.json, so `decentrl node status` sees it running; with
         `health_interval_s` each also gets the node's health check (health.json, as `node start`)."""
-        from workers.node.health import HealthChecker
-        from workers.node.state import write_node_state
+        from workers.node.observe.health import HealthChecker
+        from workers.node.processes.state import write_node_state
 
         if names is not None:
             self.held.update(n.name for n in self.nodes if n.name not in set(names))
@@ -189,14 +189,14 @@ class LocalNetwork:
             write_node_state(node.node_dir, node.sup, (node.role,))
             if health_interval_s:
                 node.health = HealthChecker(node.sup, self.anvil.http_url, str(self.deployment_path), node.address,
-                                            str(node.config.extra["store_dir"]), ipfs_api=self.ipfs_api,
+                                            str(node.config.settings.store_dir), ipfs_api=self.ipfs_api,
                                             interval_s=health_interval_s)
         self._supervising = threading.Thread(target=self._supervise, args=(on_restart, every_s), daemon=True,
                                              name="supervise")
         self._supervising.start()
 
     def _supervise(self, on_restart, every_s: float) -> None:
-        from workers.node.state import write_node_state
+        from workers.node.processes.state import write_node_state
 
         while not self._stop.wait(every_s):
             for node in self.nodes:
@@ -213,7 +213,7 @@ class LocalNetwork:
 
     def wait_ready(self, timeout: float = 120.0) -> None:
         """Until every started node's Celery workers answer a ping (workers import torch: seconds)."""
-        from workers.node.celery_app import create_app
+        from workers.node.queues.celery_app import create_app
 
         deadline = time.monotonic() + timeout
         started = [n for n in self.nodes if n.name not in self.held]
@@ -254,8 +254,8 @@ class LocalNetwork:
         self._stop.set()
         if self._supervising is not None and self._supervising.is_alive():
             self._supervising.join()
-        from workers.node.state import clear_node_state
-        from workers.node.supervisor import stop_all
+        from workers.node.processes.state import clear_node_state
+        from workers.node.processes.supervisor import stop_all
 
         stop_all([node.sup for node in self.nodes])
         for node in self.nodes:
@@ -272,7 +272,7 @@ class LocalNetwork:
 
 
 def _caught_up(node: Node, jobs: JobStore, block: int) -> bool:
-    from workers.node.health import watcher_block
+    from workers.node.observe.health import watcher_block
 
     processed = watcher_block(node.node_dir)
     return processed is not None and processed >= block and not jobs.unfinished_events()

@@ -1,3 +1,11 @@
-"""The Celery side of a decentrl node: an embedded or external Redis (redis_service), the Celery
-app with one queue per role (celery_app), thin idempotent event tasks (tasks, dispatch, jobs),
-a per-node token bucket (ratelimit) and a supervisor for the watcher and worker processes."""
+"""A decentrl node: the watcher and Celery workers that take the protocol's chain events and do
+each role's work. Grouped by concern:
+
+    config      NodeConfig, which every process of a node reads (DECENTRL_NODE_CONFIG)
+    run         the node's entry points: its config, its Supervisor
+    processes/  running processes: supervisor, fork server, Celery worker and watcher entry
+                points, embedded Redis, the node folder's record
+    queues/     queues and dispatch: the Celery app and its thin tasks, the handler table,
+                job records, the claim rate limit, which events the watcher queues
+    handlers/   the protocol's handlers and the NodeContext they are given
+    observe/    observability: metrics, the health check, structured logs, why no work arrives"""

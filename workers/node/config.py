@@ -1,13 +1,19 @@
 """Node settings shared by the process that enqueues and the worker processes that run tasks.
 
-Workers are separate `celery -A workers.node.worker worker` processes: they read the same
+Workers are separate `celery -A workers.node.processes.worker worker` processes: they read the same
 NodeConfig from the environment variable DECENTRL_NODE_CONFIG (JSON), which the supervisor sets.
+NodeConfig holds what the queues need; its `settings` (NodeSettings) what the protocol's handlers
+and the watcher need: the chain, the store, the node's folder and account, each role's tuning.
 """
 from __future__ import annotations
 
 import json
 import os
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import dataclass, fields
+from pathlib import Path
+
+from workers.rl.config import DEVICES
+from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS, check_min_signers
 
 ENV_VAR = "DECENTRL_NODE_CONFIG"
 
@@ -33,6 +39,116 @@ def claim_queue(role: str) -> str:
 
 
 QUEUES = tuple(ROLE_QUEUES.values()) + tuple(claim_queue(r) for r in ROLE_QUEUES)
+
+
+LOCAL_POLL_S, REMOTE_POLL_S = 0.05, 2.0
+"""The watcher's default polling interval: a chain on this machine (a local node, anvil) answers a
+look in a millisecond; any other endpoint is someone's RPC service, which two requests every
+0.05 s (3.5 million a day) would rate-limit, and whose chain makes a block every few seconds."""
+
+
+def default_poll_interval(rpc_url: str) -> float:
+    from workers.chain.rpc import is_local_url
+
+    return LOCAL_POLL_S if is_local_url(rpc_url) else REMOTE_POLL_S
+
+
+LOCAL_CONFIRMATIONS, REMOTE_CONFIRMATIONS = 0, 2
+"""The watcher's default confirmation depth: a chain on this machine is not reorganised; a public
+chain can replace its last block or two, and the watcher does not handle a reorganisation deeper
+than its depth (an event of a replaced block would be acted on, one of its replacement missed)."""
+
+
+def default_confirmations(rpc_url: str) -> int:
+    from workers.chain.rpc import is_local_url
+
+    return LOCAL_CONFIRMATIONS if is_local_url(rpc_url) else REMOTE_CONFIRMATIONS
+
+
+@dataclass(frozen=True)
+class NodeSettings:
+    """What a node's handlers and its watcher work with, besides the queues: built by `decentrl node
+    start` (or a local network) and carried to every process in NodeConfig.settings. Checked when
+    made: a bad value is refused with what to change. The keystore password is not here: it comes
+    from $DECENTRL_KEYSTORE_PASSWORD (workers.chain.keystore)."""
+
+    rpc_url: str
+    """HTTP RPC of the chain."""
+    deployment: Path
+    """The deployment record (deployments/<network>.json)."""
+    node_dir: Path
+    """The node's folder: keystore/, secrets.sqlite, the watcher's cursor, logs/."""
+    store_dir: Path
+    """Root of the EmbeddedStore (shared by every node on one machine), or the ledger folder of the
+    IpfsStore when ipfs_api is set."""
+    ws_url: str | None = None
+    """Websocket endpoint for the watcher (None: it polls over HTTP)."""
+    ipfs_api: str | None = None
+    """Multiaddr of an IPFS node's RPC API (None: the embedded store)."""
+    address: str | None = None
+    """Which keystore of node_dir to use (None: its only one)."""
+    confirmations: int = 0
+    """Blocks that must sit on a block before the watcher delivers its events (default_confirmations)."""
+    poll_interval: float = 0.05
+    """Seconds between the watcher's looks at the chain while it polls (default_poll_interval)."""
+    retention_s: float = 7 * 24 * 3600.0
+    """How long the node's store keeps the unpinned intermediate results (rollouts, checkpoints)."""
+    gc_interval_s: float = 3600.0
+    """Seconds between the watcher's passes dropping results older than retention_s."""
+    attest_relay: str | None = None
+    """The Redis where the task's validators exchange BLS signatures (workers.node.handlers.relay):
+    None is the node's own Redis; "off" means always vote alone."""
+    aggregate_wait_s: float = AGGREGATE_WAIT_S
+    """How long a round's aggregator waits for the other validators' signatures (capped inside the
+    Attest deadline: SPECIFICATION 5.5.2)."""
+    attest_fallback_s: float = ATTEST_FALLBACK_S
+    """How long after posting its signature a validator no aggregate covered waits before it votes
+    alone (capped likewise)."""
+    aggregate_min_signers: int = MIN_AGGREGATE_SIGNERS
+    """The fewest validators that can join for which a round is aggregated; with fewer each votes
+    alone, which costs less gas (workers.roles.aggregation.MIN_AGGREGATE_SIGNERS)."""
+    trainer_device: str = "auto"
+    """Where the trainer's update runs: "auto" (CUDA when torch sees one), "cpu" or "cuda". A CPU
+    trace is re-executed bit for bit, a CUDA one within a tolerance (SPECIFICATION 12); small
+    policies also train faster on the CPU (docs/benchmarks.md)."""
+    keeper_turn_blocks: int = 0
+    """Blocks each turn of the validator pool's keeper calls lasts (workers.node.handlers.keeper_turns;
+    0: no turns, every validator sends when the call falls due)."""
+    max_fee_per_gas: int | None = None
+    """The node's fee cap in wei (workers.chain.sender; None: no cap)."""
+
+    def __post_init__(self):
+        for name in ("deployment", "node_dir", "store_dir"):
+            object.__setattr__(self, name, Path(getattr(self, name)))
+        if not self.rpc_url:
+            raise ValueError("NodeSettings.rpc_url is empty: give the chain's HTTP RPC URL")
+        if self.confirmations < 0:
+            raise ValueError(f"confirmations must be >= 0 blocks, got {self.confirmations}")
+        if self.poll_interval <= 0:
+            raise ValueError(f"poll_interval must be > 0 seconds, got {self.poll_interval}")
+        if self.retention_s <= 0 or self.gc_interval_s <= 0:
+            raise ValueError(f"retention_s and gc_interval_s must be > 0 seconds, got {self.retention_s} and "
+                             f"{self.gc_interval_s}")
+        if self.aggregate_wait_s < 0 or self.attest_fallback_s < 0:
+            raise ValueError("aggregate_wait_s and attest_fallback_s must be >= 0")
+        check_min_signers(self.aggregate_min_signers)
+        if self.trainer_device not in DEVICES:
+            raise ValueError(f"trainer_device must be one of {', '.join(DEVICES)}, got {self.trainer_device!r}")
+        if self.keeper_turn_blocks < 0:
+            raise ValueError(f"keeper_turn_blocks must be >= 0, got {self.keeper_turn_blocks}")
+        if self.max_fee_per_gas is not None and self.max_fee_per_gas <= 0:
+            raise ValueError(f"max_fee_per_gas must be > 0 wei, got {self.max_fee_per_gas}")
+
+    def to_dict(self) -> dict:
+        """As JSON takes it (paths as strings)."""
+        return {f.name: str(v) if isinstance(v := getattr(self, f.name), Path) else v for f in fields(self)}
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "NodeSettings":
+        unknown = set(data) - {f.name for f in fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown NodeSettings fields {sorted(unknown)}")
+        return cls(**data)
 
 
 @dataclass(frozen=True)
@@ -70,8 +186,9 @@ class NodeConfig:
     Must exceed time_limit + retry_backoff_max: a retry waits in the worker unacknowledged."""
     restore_interval: float = 10.0
     """Seconds between a worker's sweeps for unacknowledged messages past visibility_timeout."""
-    extra: dict = field(default_factory=dict)
-    """Free-form settings for handler modules (they read it from the config)."""
+    settings: NodeSettings | None = None
+    """The protocol's handlers' and the watcher's settings; None for a node whose handler modules
+    need none (a test's)."""
 
     def __post_init__(self):
         if self.time_limit <= self.soft_time_limit:
@@ -91,7 +208,9 @@ class NodeConfig:
         return ":".join(("decentrl", self.node_name, *parts))
 
     def to_json(self) -> str:
-        return json.dumps(asdict(self), sort_keys=True)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        data["settings"] = None if self.settings is None else self.settings.to_dict()
+        return json.dumps(data, sort_keys=True)
 
     @classmethod
     def from_json(cls, text: str) -> "NodeConfig":
@@ -100,6 +219,8 @@ class NodeConfig:
         unknown = set(data) - known
         if unknown:
             raise ValueError(f"unknown NodeConfig fields {sorted(unknown)}")
+        if data.get("settings") is not None:
+            data["settings"] = NodeSettings.from_dict(data["settings"])
         return cls(**data)
 
     @classmethod
@@ -107,5 +228,5 @@ class NodeConfig:
         text = os.environ.get(ENV_VAR)
         if not text:
             raise RuntimeError(f"{ENV_VAR} is not set: start workers through "
-                               "workers.node.supervisor, or export the node's config JSON")
+                               "workers.node.processes.supervisor, or export the node's config JSON")
         return cls.from_json(text)

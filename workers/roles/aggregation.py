@@ -1,7 +1,7 @@
 """Aggregate attestations, the plain logic (SPECIFICATION.md 5.5.2): whether a round's votes are
 aggregated at all, who aggregates it, when each validator gives up on the aggregate and votes
 alone, which relay entries go into an aggregate, and how entries that would make it revert are
-found and dropped. No chain, no Redis, no Celery: workers.node.relay and the validator handlers
+found and dropped. No chain, no Redis, no Celery: workers.node.handlers.relay and the validator handlers
 feed it what they read and send what it decides.
 
 The relay that carries the signatures is untrusted (it can withhold entries or inject garbage), so
@@ -117,7 +117,7 @@ class Vote:
 
 def agreeing(entries: Mapping[int, object], bitmap: int, holders: Mapping[int, str], candidates: Iterable[int],
              keys: Mapping[int, Sequence[int]], is_point: Callable[[Sequence[int]], bool]) -> tuple[dict, dict]:
-    """The relay entries (slot -> workers.node.relay.RelayEntry-like: accept_bitmap, signature,
+    """The relay entries (slot -> workers.node.handlers.relay.RelayEntry-like: accept_bitmap, signature,
     node) that may join an aggregate of `bitmap`, as ({slot: Vote}, {slot: why left out}): a slot
     that is a candidate, an entry naming the slot's holder on chain, the same bitmap and a
     signature that is a point of G1. Disagreeing validators vote on their own (or are aggregated by

@@ -1,5 +1,5 @@
 """Pay the compute stack's first-use costs once, before anything forks: in the node's fork server
-(workers.node.preload), and again (then nearly free) in a worker's main process before it forks its
+(workers.node.processes.preload), and again (then nearly free) in a worker's main process before it forks its
 pool: a tiny CartPole rollout, the PPO loss's forward pass and one Adam step. torch.optim's first
 `step()` alone imports some 800 modules (torch._dynamo; about a second), and every pool process
 would otherwise pay it on its first round, on the round's critical path.

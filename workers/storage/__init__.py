@@ -1,7 +1,9 @@
-"""Content-addressed storage: kubo-compatible CIDs (`cid`) and the stores (`store`)."""
-from workers.storage.cid import CIDMismatch, compute, verify
+"""Content-addressed storage: the stores (`store`), and the CIDs that name their content (workers.cid;
+`from workers.storage import cid` gives it too)."""
+from workers import cid
+from workers.cid import CIDMismatch, compute, verify
 from workers.storage.store import (RETRYABLE, ContentNotFound, ContentStore, EmbeddedStore, Entry, IpfsStore,
-                                   NotACid, StorageError, StoreUnavailable, open_store)
+                                   NotACid, StorageError, StoreObserver, StoreUnavailable, open_store)
 
-__all__ = ["CIDMismatch", "ContentNotFound", "ContentStore", "EmbeddedStore", "Entry", "IpfsStore", "NotACid",
-           "RETRYABLE", "StorageError", "StoreUnavailable", "compute", "open_store", "verify"]
+__all__ = ["CIDMismatch", "cid", "ContentNotFound", "ContentStore", "EmbeddedStore", "Entry", "IpfsStore", "NotACid",
+           "RETRYABLE", "StorageError", "StoreObserver", "StoreUnavailable", "compute", "open_store", "verify"]

@@ -3,7 +3,7 @@
 Two implementations of one interface (`ContentStore`), giving the same CIDs for the same bytes:
 
 - `EmbeddedStore` (the default): files under a folder, one per CID, written atomically; its CIDs
-  are computed by `workers.storage.cid`, exactly those of kubo's `ipfs add --cid-version 1`.
+  are computed by `workers.cid`, exactly those of kubo's `ipfs add --cid-version 1`.
 - `IpfsStore`: a real IPFS node's RPC API through ipfshttpclient; adds ask for CIDv1, raw leaves
   and base32, and the CID the node answers is checked against our own.
 
@@ -35,8 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator
 
-from workers.node import metrics
-from workers.storage.cid import CIDMismatch, compute, decode, verify
+from workers.cid import CIDMismatch, compute, decode, verify
 
 DEFAULT_TIMEOUT = 30.0  # seconds, every call to an IPFS node (the design value)
 DEFAULT_RETENTION = 7 * 24 * 3600.0  # seconds an unpinned result is kept
@@ -71,6 +70,22 @@ class StoreUnavailable(StorageError):
 
 
 RETRYABLE = (StoreUnavailable, ContentNotFound)
+
+
+class StoreObserver:
+    """What a store reports as it works, to whoever counts it: a node passes its metrics in
+    (workers.node.observe.metrics.OBSERVER); this base class ignores everything. Injected rather
+    than imported, so that storage depends on nothing above it. An observer must not raise."""
+
+    def stored(self, op: str, nbytes: int) -> None:
+        """`nbytes` were written (op "put") or read and checked (op "get")."""
+
+    def store_error(self, op: str, error: BaseException) -> None:
+        """A put or get failed with `error` (raised to the caller as well)."""
+
+
+IGNORED = StoreObserver()
+"""The default observer: nothing is reported anywhere."""
 
 
 @dataclass(frozen=True)
@@ -139,14 +154,16 @@ class _Ledger:
 
 
 class ContentStore(ABC):
-    """put/get/has/pin/unpin/list/delete by CID, plus the retention GC."""
+    """put/get/has/pin/unpin/list/delete by CID, plus the retention GC; `observer` is told of
+    every put's and get's bytes and errors."""
 
     def __init__(self, ledger_path: Path, *, retention: float = DEFAULT_RETENTION,
-                 clock: Callable[[], float] = time.time):
+                 clock: Callable[[], float] = time.time, observer: StoreObserver = IGNORED):
         if retention <= 0:
             raise ValueError(f"retention must be positive seconds, got {retention}")
         self.retention = retention
         self.clock = clock
+        self.observer = observer
         self._ledger = _Ledger(Path(ledger_path))
 
     @abstractmethod
@@ -184,13 +201,13 @@ class ContentStore(ABC):
             self._ledger.record([(cid, len(data)) for cid, data in zip(cids, items)], self.clock(), pin)
             self._put_all(list(zip(items, cids)))
         except (StorageError, sqlite3.Error, OSError) as error:
-            metrics.store_error("put", error)
+            self.observer.store_error("put", error)
             if _disk_full(error):  # transient once space is freed: retried like an unreachable store
                 raise StoreUnavailable(f"no space left for the store at {self._ledger.path.parent} ({error}): free "
                                        "some space there; the store's GC drops unpinned results older than the "
                                        "retention") from error
             raise
-        metrics.stored("put", sum(map(len, items)))
+        self.observer.stored("put", sum(map(len, items)))
         return cids
 
     def get(self, cid: str, timeout: float = DEFAULT_TIMEOUT) -> bytes:
@@ -200,9 +217,9 @@ class ContentStore(ABC):
             data = self._get(_a_cid(cid), timeout)
             verify(data, cid)
         except (StorageError, CIDMismatch, OSError) as error:
-            metrics.store_error("get", error)
+            self.observer.store_error("get", error)
             raise
-        metrics.stored("get", len(data))
+        self.observer.stored("get", len(data))
         return data
 
     def pin(self, cid: str) -> None:
@@ -435,4 +452,5 @@ def open_store(ipfs_api: str | None, root: Path | str, **kwargs) -> ContentStore
 
 
 __all__ = ["CIDMismatch", "ContentNotFound", "ContentStore", "EmbeddedStore", "Entry", "IpfsStore",
-           "RETRYABLE", "StorageError", "StoreUnavailable", "gc_forever", "ipfs_api_address", "open_store"]
+           "RETRYABLE", "StorageError", "StoreObserver", "StoreUnavailable", "gc_forever", "ipfs_api_address",
+           "open_store"]

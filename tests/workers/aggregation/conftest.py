@@ -22,7 +22,7 @@ import pytest
 from workers.crypto.bls import BlsKey
 from workers.localnet.chain import TOKEN
 from workers.localnet.network import LocalNetwork
-from workers.node.relay import AttestRelay, RelayEntry
+from workers.node.handlers.relay import AttestRelay, RelayEntry
 from workers.protocol import Phase, Status, TaskParams
 from workers.spec import DEMO_CARTPOLE
 from workers.storage.store import EmbeddedStore

@@ -4,7 +4,7 @@ to `attest` before the deadline; every round finalizes with every submission acc
 node paid (SPECIFICATION.md 5.5.2)."""
 from workers.chain.view import ChainView
 from workers.explorer.history import ChainLog, task_history
-from workers.node.relay import bls_key, ensure_bls_key, registered_key
+from workers.node.handlers.relay import bls_key, ensure_bls_key, registered_key
 from workers.protocol import Phase, Role, Status, Verdict
 from workers.roles.aggregation import choose_aggregator
 

@@ -6,7 +6,7 @@ tests in test_aggregate_round.py ask the real contracts)."""
 import pytest
 
 from workers.crypto.bls import BlsKey, aggregate_g1, is_g1
-from workers.node.relay import RelayEntry
+from workers.node.handlers.relay import RelayEntry
 from workers.roles.aggregation import (CHAIN_LOOK_S, FIRST_LOOK_S, MIN_AGGREGATE_SIGNERS, RELAY_LOOK_S, Rejection,
                                        Vote, agreeing, choose_aggregator, find_invalid, next_look, plan,
                                        relay_look_only, settle, worth_aggregating)

@@ -1,9 +1,10 @@
-"""workers/node/relay.py on a real Redis: entries per (chain, registry, task, round) and slot, with a
-TTL; whatever is not a well-formed entry of a slot of the task is ignored (the relay is untrusted)."""
+"""workers/node/handlers/relay.py on a real Redis: entries per (chain, registry, task, round) and
+slot, with a TTL; whatever is not a well-formed entry of a slot of the task is ignored (the relay
+is untrusted)."""
 import pytest
 
-from workers.node import redis_service
-from workers.node.relay import OFF, RELAY_TTL_S, AttestRelay, RelayEntry, relay_url
+from workers.node.processes import redis_service
+from workers.node.handlers.relay import OFF, RELAY_TTL_S, AttestRelay, RelayEntry, relay_url
 
 REGISTRY = "0x" + "Ab" * 20
 NODE = "0x" + "12" * 20
@@ -50,7 +51,6 @@ def test_garbage_is_ignored(relay):
 
 
 def test_relay_url_defaults_to_the_nodes_redis_and_can_be_off():
-    assert relay_url({}, "redis://h:1/3") == "redis://h:1/3"
-    assert relay_url({"attest_relay": None}, "redis://h:1/3") == "redis://h:1/3"
-    assert relay_url({"attest_relay": "redis://relay:6379/0"}, "redis://h:1/3") == "redis://relay:6379/0"
-    assert relay_url({"attest_relay": OFF}, "redis://h:1/3") is None
+    assert relay_url(None, "redis://h:1/3") == "redis://h:1/3"
+    assert relay_url("redis://relay:6379/0", "redis://h:1/3") == "redis://relay:6379/0"
+    assert relay_url(OFF, "redis://h:1/3") is None

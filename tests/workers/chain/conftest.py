@@ -8,7 +8,7 @@ from eth_account import Account
 from chain_services import ANVIL_PORTS, REDIS_PORTS, fund
 from tests.workers.deployed_chain import deployed_chain
 from workers.localnet.chain import Anvil
-from workers.node.redis_service import start_embedded
+from workers.node.processes.redis_service import start_embedded
 
 anvil, w3, admin, deployment_file, deployment = deployed_chain(lambda: Anvil(ANVIL_PORTS), "chain-test",
                                                                deployment_name="deployment")

@@ -169,9 +169,9 @@ def test_stake_and_claimable(view, actors):
 def reads(deployment, task_id, account):
     """(contract, function, args) of every read ChainView and the node's handlers make through it."""
     d = deployment
-    return [(d.registry, "taskCount", ()), (d.registry, "taskOf", (task_id,)), (d.registry, "taskOf", (999,)),
-            *((d.registry, "slotOf", (task_id, role, i)) for role in Role for i in range(2 if role == Role.SAMPLER else 1)),
-            (d.registry, "membershipOf", (task_id, account)), (d.registry, "submissionOf", (task_id, 0, Role.SAMPLER, 0)),
+    return [(d.state, "taskCount", ()), (d.state, "taskOf", (task_id,)), (d.state, "taskOf", (999,)),
+            *((d.state, "slotOf", (task_id, role, i)) for role in Role for i in range(2 if role == Role.SAMPLER else 1)),
+            (d.state, "membershipOf", (task_id, account)), (d.state, "submissionOf", (task_id, 0, Role.SAMPLER, 0)),
             (d.stakes, "stakeOf", (account, Role.SAMPLER)), (d.stakes, "availableStake", (account, Role.SAMPLER)),
             (d.stakes, "isNodePaused", (account,)), (d.stakes, "minStake", (Role.TRAINER,)),
             (d.registry, "attestationOf", (task_id, 0, 0)), (d.registry, "protocolTime", ()),
@@ -185,7 +185,7 @@ def test_view_calls_give_what_web3_gives(deployment, task, actors):
         assert ours == theirs, (name, args)
         if hasattr(theirs, "_asdict"):  # a struct: the same field names, typed like the watcher's events
             assert ours._asdict() == theirs._asdict(), (name, args)
-    info = ViewCall(deployment.registry, "taskOf")(task["id"])
+    info = ViewCall(deployment.state, "taskOf")(task["id"])
     assert info.status is Status.ACTIVE and info.requester == actors["requester"].address
 
 
@@ -194,7 +194,7 @@ def test_a_revert_raises_web3s_error(deployment, task):
     with pytest.raises(ContractLogicError) as theirs:
         deployment.state.functions.slotOf(task["id"], 7, 0).call()
     with pytest.raises(ContractLogicError) as ours:
-        ViewCall(deployment.registry, "slotOf")(task["id"], 7, 0)
+        ViewCall(deployment.state, "slotOf")(task["id"], 7, 0)
     assert (str(ours.value), ours.value.data) == (str(theirs.value), theirs.value.data)
 
 

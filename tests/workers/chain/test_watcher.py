@@ -13,7 +13,7 @@ import pytest
 from workers.chain import watcher as watcher_module
 from workers.chain.rpc import raw_request
 from workers.chain.watcher import END, EventDecoder, EventWatcher, SqliteCursor, log_position
-from workers.node.metrics import DECLARED
+from workers.node.observe.metrics import DECLARED, OBSERVER
 from workers.protocol import Role
 
 
@@ -47,7 +47,7 @@ def watch(deployment, anvil, tmp_path, recorder, mode="ws", name="w", **kwargs):
     if cursor.get() is None:
         cursor.set(deployment.w3.eth.block_number, END)  # only what the test sends from here on
     watcher = EventWatcher(deployment, recorder, cursor, ws_url=anvil.ws_url if mode == "ws" else None,
-                           mode=mode, **kwargs)
+                           mode=mode, observer=OBSERVER, **kwargs)  # a node's metrics count what it reports
     recorder.watcher = watcher
     return watcher
 

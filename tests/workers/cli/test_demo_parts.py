@@ -8,7 +8,7 @@ scripted curve. (The whole run, rounds and all, is `decentrl demo`.)"""
 import pytest
 
 from workers.demo import run as demo_run
-from workers.node.state import pid_alive as alive
+from workers.node.processes.state import pid_alive as alive
 from workers.protocol import Role, Status
 
 

@@ -6,7 +6,7 @@ import stat
 from cli_support import PASSWORD, TOKEN
 from tests.workers.deployed_chain import account_of
 from workers.chain.keystore import find_keystore, load_account
-from workers.node.relay import bls_key, registered_key
+from workers.node.handlers.relay import bls_key, registered_key
 from workers.protocol import Role
 
 

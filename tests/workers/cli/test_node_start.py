@@ -13,7 +13,7 @@ import torch
 
 from cli_support import PASSWORD
 from workers.chain.keystore import find_keystore, load_account
-from workers.node.relay import bls_key, registered_key
+from workers.node.handlers.relay import bls_key, registered_key
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -103,7 +103,7 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3
 
 
 def test_the_watcher_polls_a_remote_rpc_less_often_than_a_local_one():
-    from workers.cli.node import LOCAL_POLL_S, REMOTE_POLL_S, default_poll_interval
+    from workers.node.config import LOCAL_POLL_S, REMOTE_POLL_S, default_poll_interval
 
     for local in ("http://127.0.0.1:8545", "http://localhost:8545/", "http://[::1]:8545"):
         assert default_poll_interval(local) == LOCAL_POLL_S == 0.05
@@ -112,14 +112,14 @@ def test_the_watcher_polls_a_remote_rpc_less_often_than_a_local_one():
 
 
 def test_the_watcher_waits_for_confirmations_only_on_a_chain_elsewhere():
-    from workers.cli.node import default_confirmations
+    from workers.node.config import default_confirmations
 
     assert default_confirmations("http://127.0.0.1:8545") == 0
     assert default_confirmations("wss://mainnet.example/ws") == default_confirmations("https://rpc.example") == 2
 
 
 def test_validators_take_keeper_turns_only_on_a_chain_elsewhere():
-    from workers.node.keeper_turns import default_turn_blocks
+    from workers.node.handlers.keeper_turns import default_turn_blocks
 
     assert default_turn_blocks("http://127.0.0.1:8545") == 0  # anvil here: a reverted draw costs nothing
     assert default_turn_blocks("https://sepolia.infura.io/v3/KEY") == 2

@@ -11,12 +11,13 @@ import pytest
 from eth_account import Account
 
 from cli_support import PASSWORD, TOKEN
-from workers.localnet.chain import fund
+from workers.chain.view import ChainView
 from workers.crypto import inputs
 from workers.crypto.errors import NoKeyForNode, NotAssigned
 from workers.crypto.exchange import assigned_nodes, open_inputs
 from workers.crypto.keyring import parse as parse_keyring
-from workers.node.encrypted_inputs import initial_bundle_of
+from workers.localnet.chain import fund
+from workers.node.handlers.encrypted_inputs import initial_bundle_of
 from workers.protocol import Role, Status
 from workers.rl.envs import make_env, space_spec
 from workers.rl.policy import PolicyConfig, make_policy, to_bytes
@@ -92,7 +93,7 @@ def test_encrypted_inputs_reach_only_the_assigned_nodes(node, invoke, staked, co
         w3.provider.make_request("evm_mine", [])
     transact(w3, outsider, contracts.registry.functions.drawValidators(task_id))
     assert contracts.state.functions.taskOf(task_id).call().status == int(Status.ACTIVE)
-    nodes = assigned_nodes(contracts, task_id)
+    nodes = assigned_nodes(ChainView(contracts), task_id)
     assert sampler.address in nodes and trainer.address in nodes and len(nodes) == 3
 
     # an assigned node before the keyring: told to wait for it

@@ -1,4 +1,4 @@
-"""The pure decisions of workers/node/dispute_handlers.py: how a juror votes from its own
+"""The pure decisions of workers/node/handlers/dispute_handlers.py: how a juror votes from its own
 judgement, when a dispute can be settled, and when a node releases its held pay; a juror's hidden
 vote as the contract checks it (tests/forge/disputes/DisputeVote.t.sol checks the contract's side)."""
 from types import SimpleNamespace
@@ -8,8 +8,9 @@ from eth_abi import encode
 from eth_utils import keccak
 
 from workers.chain.errors import DecodedError, TxReverted
-from workers.node import dispute_handlers
-from workers.node.dispute_handlers import PAUSED_RECHECK_S, PENDING_RECHECK_S, can_settle, release_due_in, vote_for
+from workers.node.handlers import dispute_handlers
+from workers.node.handlers.dispute_handlers import (PAUSED_RECHECK_S, PENDING_RECHECK_S, can_settle, release_due_in,
+                                                    vote_for)
 from workers.protocol import Verdict, vote_commitment
 
 
@@ -87,7 +88,7 @@ def revealing_juror(monkeypatch, refusal: str):
     monkeypatch.setattr(dispute_handlers, "send", refused)
     scheduled = []
     monkeypatch.setattr(dispute_handlers, "schedule_check",
-                        lambda name, key, args, countdown=None: scheduled.append((name, args, countdown)))
+                        lambda ctx, name, key, args, countdown=None: scheduled.append((name, args, countdown)))
     ctx = SimpleNamespace(secrets=SimpleNamespace(juror_vote=lambda dispute_id: (True, b"\x02" * 32)))
     return ctx, scheduled
 

@@ -35,7 +35,7 @@ TIMEOUT_S = 240
 def run_task(workdir: Path) -> SimpleNamespace:
     """Starts the network, runs the task to its end and stops the nodes; the caller calls
     `out.net.stop()`."""
-    from workers.cli import create_task
+    from workers.chain.requester import create_task
 
     net = LocalNetwork(workdir, password=PASSWORD, scrypt_n=2**10, anvil_ports=ANVIL_PORTS,
                        redis_ports=REDIS_PORTS, node_settings=NODE_SETTINGS)
@@ -47,7 +47,7 @@ def run_task(workdir: Path) -> SimpleNamespace:
         net.start()
         net.wait_ready()
         started = time.time()
-        task_id, params, _ = create_task(net.deployment, store, requester.account, requester.sender, SPEC,
+        task_id, params, _ = create_task(net.deployment, store, requester.account, requester.sender.send, SPEC,
                                          bounty=BOUNTY, **TASK)
         state = net.deployment.state
         deadline = time.monotonic() + TIMEOUT_S

@@ -64,7 +64,7 @@ def test_history_agrees_with_the_chain(run):
             (Role.SAMPLER, 0, Verdict.ACCEPTED, 3, 0), (Role.SAMPLER, 1, Verdict.ACCEPTED, 3, 0),
             (Role.TRAINER, 0, Verdict.ACCEPTED, 3, 0)]
         assert sorted((a.slot, a.validator, a.signer_bitmap, a.accept_bitmap) for a in r.attestations) == [
-            (v, view.read(run.net.deployment.registry, "slotOf", run.task_id, Role.VALIDATOR, v).node, 1 << v, 0b111)
+            (v, view.read(run.net.deployment.state, "slotOf", run.task_id, Role.VALIDATOR, v).node, 1 << v, 0b111)
             for v in range(3)]
     for node in run.net.nodes:
         role = Role[node.role.upper()]

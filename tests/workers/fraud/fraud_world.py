@@ -1,6 +1,6 @@
 """A decentrl network for the fraud matrix: a real anvil with the deployed protocol, a real Redis
 (the nodes' transaction senders, jobs and the Celery broker), a shared content store, and nodes
-whose handlers (workers.node.handlers lists their modules) this process calls as plain functions,
+whose handlers (workers.node.handlers.table lists their modules) this process calls as plain functions,
 phase by phase, as each node's worker would. One node cheats in one way per case: a `cheat` swaps
 one function of its own work (its rollout, its verdict, ...) for a dishonest one while its handler
 runs; everything else (storage, commit, reveal, the honest validators' checks, attest, the
@@ -18,7 +18,7 @@ from unittest import mock
 from workers.localnet import inprocess
 from workers.localnet.chain import TOKEN
 from workers.localnet.network import LocalNetwork
-from workers.node.dispatch import HandledEvent
+from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role, Status, TaskParams
 from workers.spec import DEMO_CARTPOLE, TaskSpec
 from workers.storage.store import EmbeddedStore
@@ -101,7 +101,7 @@ def event(name: str, handler_role: str, **args) -> HandledEvent:
 def task_created(net, task_id: int, handler_role: str) -> HandledEvent:
     """The task's TaskCreated as the dispatcher gives it to `handler_role`'s handler: its logged
     args, as JSON."""
-    from workers.node.dispatch import jsonable
+    from workers.node.queues.dispatch import jsonable
 
     registry = net.deployment.registry
     log = registry.events.TaskCreated().get_logs(from_block=0, argument_filters={"taskId": task_id})[0]
@@ -109,7 +109,7 @@ def task_created(net, task_id: int, handler_role: str) -> HandledEvent:
 
 
 def as_node(node):
-    """NodeContext.current() is this node's context while the block runs, as in its workers."""
+    """This node's context (as its workers build it), for the block to pass to its handlers."""
     return inprocess.as_node(node, PASSWORD)
 
 
@@ -145,42 +145,43 @@ def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=())
     `cheats` is its own for this round and phase)."""
     import importlib
 
-    from workers.node import round_handlers
+    from workers.node.handlers import round_handlers
 
     mine = [c for c in cheats if c.node == node.name and round_ in c.rounds]
     withheld = {p for c in mine for p in c.withhold}
     if phase in withheld:
         return
     module, name = HANDLERS[node.role]
-    handler = getattr(importlib.import_module(f"workers.node.{module}"), name)
+    handler = getattr(importlib.import_module(f"workers.node.handlers.{module}"), name)
     ev = event("PhaseStarted", node.role, taskId=task_id, round=round_, phase=int(phase),
                deadline=net.task(task_id).phaseDeadline)
     # The harness is the deadline keeper (play_round calls advance): a validator's handler does not
     # also schedule a Celery DeadlineReached check, which needs a running worker's task context.
     with contextlib.ExitStack() as stack:
-        stack.enter_context(as_node(node))
-        stack.enter_context(mock.patch("workers.node.validator_handlers.schedule_deadline"))
+        ctx = stack.enter_context(as_node(node))
+        stack.enter_context(mock.patch("workers.node.handlers.validator_handlers.schedule_deadline"))
         if round_handlers.REVEAL_PHASE.get(phase) in withheld:
             # an honest node's commit that ends the phase reveals at once: a withholding one does not
-            stack.enter_context(mock.patch("workers.node.round_handlers._reveal_round"))
+            stack.enter_context(mock.patch("workers.node.handlers.round_handlers._reveal_round"))
         for cheat in mine:
             if phase in cheat.phases:
                 stack.enter_context(cheat.active())
-        handler(ev)
+        handler(ctx, ev)
 
 
 def start_task(net: FraudNet, task_id: int, samplers, trainer, validators) -> None:
     """The samplers and the trainer claim, the validators are drawn: the task is Active."""
-    from workers.node import assignment_handlers
+    from workers.node.handlers import assignment_handlers
 
     for node in samplers:
-        with as_node(node):
-            assignment_handlers.claim_sampler(task_created(net, task_id, "sampler"))
-    with as_node(trainer):
-        assignment_handlers.claim_trainer(task_created(net, task_id, "trainer"))
+        with as_node(node) as ctx:
+            assignment_handlers.claim_sampler(ctx, task_created(net, task_id, "sampler"))
+    with as_node(trainer) as ctx:
+        assignment_handlers.claim_trainer(ctx, task_created(net, task_id, "trainer"))
     net.mine(2)
-    with as_node(validators[0]):
-        assignment_handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock))
+    with as_node(validators[0]) as ctx:
+        armed = event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock)
+        assignment_handlers.draw(ctx, armed)
     task = net.task(task_id)
     assert (task.status, task.phase, task.round) == (Status.ACTIVE, Phase.SAMPLE_COMMIT, 0), task
     drawn = {net.deployment.state.functions.slotOf(task_id, Role.VALIDATOR, i).call().node

@@ -1,5 +1,5 @@
 """A validator judges a round's shards in its TrainCommit job, ahead of its vote
-(workers.node.validator_handlers._check_samplers_early). That job may reach the worker after the
+(workers.node.handlers.validator_handlers._check_samplers_early). That job may reach the worker after the
 trainer committed (queued behind other jobs, or a trainer faster than the validator): the shards
 are then still judged by it, and the Attest job queued behind it uses that; once the node has
 voted, the job judges nothing; a redelivered job does not judge twice."""
@@ -9,7 +9,7 @@ import pytest
 
 import fraud_world
 from fraud_world import act, as_node, network, play_round, start_task
-from workers.node import common, validator_handlers
+from workers.node.handlers import common, validator_handlers
 from workers.protocol import Phase, Status
 from workers.roles import validator as validator_role
 

@@ -1,4 +1,4 @@
-"""Which checkpoints a trainer keeps past its store's retention (workers.node.round_handlers): the
+"""Which checkpoints a trainer keeps past its store's retention (workers.node.handlers.round_handlers): the
 round's checkpoint whenever `ppo.checkpoint_every` env steps have passed since the last one kept,
 and a completed task's final policy; every other round's result expires with the retention.
 Played in the fraud world with honest nodes only (its harness calls the handlers)."""
@@ -7,7 +7,7 @@ import dataclasses
 import pytest
 
 from fraud_world import SPEC, as_node, event, network, play_round, start_task
-from workers.node import round_handlers
+from workers.node.handlers import round_handlers
 from workers.protocol import Role, Status
 
 ENV_STEPS_PER_ROUND = 2 * SPEC.steps_per_shard  # two samplers' shards
@@ -45,9 +45,9 @@ def test_a_checkpoint_each_checkpoint_every_env_steps_and_the_final_policy_are_p
     assert [cid in pinned(net) for cid in rounds] == [False, True, False]
 
     settled = event("TaskSettled", "trainer", taskId=task_id, status=int(Status.COMPLETED))
-    with as_node(nodes["trainer"][0]):
-        round_handlers.pin_final_policy(settled)
-        round_handlers.pin_final_policy(settled)  # a redelivery: the same
+    with as_node(nodes["trainer"][0]) as ctx:
+        round_handlers.pin_final_policy(ctx, settled)
+        round_handlers.pin_final_policy(ctx, settled)  # a redelivery: the same
     assert [cid in pinned(net) for cid in rounds] == [False, True, True]
     assert set(rounds) <= {entry.cid for entry in net.store.list()}  # the unpinned one stays until it expires
 
@@ -62,8 +62,9 @@ def test_a_final_checkpoint_this_node_did_not_store_is_left_alone(net, caplog):
     play_round(net, task_id, nodes)
     cid = net.task(task_id).checkpointCid
     net.store.delete(cid)  # as if another trainer's store held it
-    caplog.set_level("INFO", logger="workers.node.round_handlers")
-    with as_node(nodes["trainer"][0]):
-        round_handlers.pin_final_policy(event("TaskSettled", "trainer", taskId=task_id, status=int(Status.COMPLETED)))
+    caplog.set_level("INFO", logger="workers.node.handlers.round_handlers")
+    with as_node(nodes["trainer"][0]) as ctx:
+        settled = event("TaskSettled", "trainer", taskId=task_id, status=int(Status.COMPLETED))
+        round_handlers.pin_final_policy(ctx, settled)
     assert cid not in {entry.cid for entry in net.store.list()}
     assert f"final checkpoint {cid} was not stored by this node" in caplog.text

@@ -84,11 +84,11 @@ def test_a_copied_commitment_cannot_be_revealed(net):
     start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
     refused = []
 
-    def copy_commitment(ev, role, phase):
+    def copy_commitment(ctx, ev, role, phase):
         theirs = d.state.functions.submissionOf(task_id, 0, Role.SAMPLER, 0).call()
         copier.sender.send(d.registry.functions.commit(task_id, theirs.commitment))
 
-    def replay_reveal(ev, role, phase):
+    def replay_reveal(ctx, ev, role, phase):
         with as_node(honest) as ctx:
             secret = ctx.secrets.commitment(task_id, 0, Role.SAMPLER)
         with pytest.raises(TxReverted) as mismatch:
@@ -99,9 +99,10 @@ def test_a_copied_commitment_cannot_be_revealed(net):
     locked = d.state.functions.slotOf(task_id, Role.SAMPLER, 1).call().lockedStake
     block = net.w3.eth.block_number + 1
     play_round(net, task_id, nodes,
-               Cheat("copier", "workers.node.round_handlers.commit_work", copy_commitment,
+               Cheat("copier", "workers.node.handlers.round_handlers.commit_work", copy_commitment,
                      phases=(Phase.SAMPLE_COMMIT,)),
-               Cheat("copier", "workers.node.round_handlers._reveal", replay_reveal, phases=(Phase.SAMPLE_REVEAL,)))
+               Cheat("copier", "workers.node.handlers.round_handlers._reveal", replay_reveal,
+                     phases=(Phase.SAMPLE_REVEAL,)))
     seen = outcome(net, task_id, block)
     assert refused == ["CommitmentMismatch"]
     assert seen.vacated == {copier.address: Outcome.WITHHELD}

@@ -25,7 +25,7 @@ def test_validators_attest_alone_when_the_relay_is_down(tmp_path, caplog, dead):
         task_id = net.create_task(num_samplers=1, num_validators=2)
         start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
         block = net.w3.eth.block_number + 1
-        with caplog.at_level("WARNING", logger="workers.node.aggregate_handlers"):
+        with caplog.at_level("WARNING", logger="workers.node.handlers.aggregate_handlers"):
             play_round(net, task_id, nodes)
         assert [r.getMessage().split(":")[0] for r in caplog.records if "relay unavailable" in r.getMessage()] == [
             f"task {task_id} round 0"]  # the first tried the relay; then the other had nobody to aggregate with

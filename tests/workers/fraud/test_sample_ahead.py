@@ -1,4 +1,4 @@
-"""Samplers roll out their next shard before its phase (workers.node.sample_ahead): round 0's when
+"""Samplers roll out their next shard before its phase (workers.node.handlers.sample_ahead): round 0's when
 their slot is assigned, round r+1's while the validators judge round r. What they commit must be
 exactly what sampling at SampleCommit would give, and a shard rolled out with a checkpoint the
 validators reject must never be committed. The fraud world's phases are played here with the
@@ -10,8 +10,8 @@ import fraud_trainer_faults as trainer_faults
 import fraud_world
 from fraud_world import Cheat, as_node, event, network, play_round, task_created
 from workers.chain.view import ChainView
-from workers.node import assignment_handlers, sample_ahead
-from workers.node.dispatch import jsonable
+from workers.node.handlers import assignment_handlers, sample_ahead
+from workers.node.queues.dispatch import jsonable
 from workers.protocol import Phase, Role, Status
 from workers.roles.sampler import sample_shard
 from workers.roles.trainer import verify_checkpoint
@@ -38,18 +38,20 @@ def start(net, trainer, rounds: int = 2) -> tuple[int, dict]:
              "validator": [net.node(f"validator{i}") for i in range(3)]}
     task_id = net.create_task(num_rounds=rounds)
     for sampler in nodes["sampler"]:
-        with as_node(sampler):
-            assignment_handlers.claim_sampler(task_created(net, task_id, "sampler"))
+        with as_node(sampler) as ctx:
+            assignment_handlers.claim_sampler(ctx, task_created(net, task_id, "sampler"))
         assigned = net.deployment.registry.events.SlotAssigned().get_logs(
             from_block=0, argument_filters={"taskId": task_id, "node": sampler.address})
-        with as_node(sampler):
-            assignment_handlers.sampler_joined(event("SlotAssigned", "sampler", **jsonable(dict(assigned[0]["args"]))))
+        with as_node(sampler) as ctx:
+            joined = event("SlotAssigned", "sampler", **jsonable(dict(assigned[0]["args"])))
+            assignment_handlers.sampler_joined(ctx, joined)
     assert net.task(task_id).status == Status.OPEN  # the trainer's slot is still free
-    with as_node(trainer):
-        assignment_handlers.claim_trainer(task_created(net, task_id, "trainer"))
+    with as_node(trainer) as ctx:
+        assignment_handlers.claim_trainer(ctx, task_created(net, task_id, "trainer"))
     net.mine(2)
-    with as_node(nodes["validator"][0]):
-        assignment_handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock))
+    with as_node(nodes["validator"][0]) as ctx:
+        armed = event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock)
+        assignment_handlers.draw(ctx, armed)
     assert net.task(task_id).status == Status.ACTIVE
     return task_id, nodes
 

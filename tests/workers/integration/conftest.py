@@ -21,7 +21,7 @@ import pytest
 
 from network import ROOT, SPEC, TOKEN, Network
 from tests.ports import ipfs_api_port
-from workers.node.jobs import RUNNING
+from workers.node.queues.jobs import RUNNING
 from workers.protocol import Phase, Status, TaskParams
 from workers.storage.store import EmbeddedStore, IpfsStore
 

@@ -67,13 +67,13 @@ def registry_events(net: Network) -> list:
 
 
 def as_node(node):
-    """NodeContext.current() is this node's context while the block runs, as in its workers."""
+    """This node's context (as its workers build it), for the block to pass to its handlers."""
     return inprocess.as_node(node, PASSWORD)
 
 
 def handled(name: str, handler_role: str, **args):
     """A HandledEvent as the dispatcher gives it to `handler_role`'s handler (first attempt)."""
-    from workers.node.dispatch import HandledEvent
+    from workers.node.queues.dispatch import HandledEvent
 
     return HandledEvent(f"test:{name}:{sorted(args.items())}", name, args, 0, handler_role, 1)
 
@@ -81,7 +81,7 @@ def handled(name: str, handler_role: str, **args):
 def task_created(net: Network, task_id: int, handler_role: str):
     """The task's TaskCreated as the dispatcher gives it to `handler_role`'s handler: the args its
     watcher decoded from the log, as JSON."""
-    from workers.node.dispatch import jsonable
+    from workers.node.queues.dispatch import jsonable
 
     event = next(e for e in registry_events(net) if e.name == "TaskCreated" and e.args["taskId"] == task_id)
     return handled("TaskCreated", handler_role, **jsonable(dict(event.args)))

@@ -3,10 +3,12 @@ schedules a ClaimDeadlineReached check FIRST_CLAIM_CHECK_S ahead without reading
 check before the claim deadline reschedules itself to it; past the deadline a task nobody filled
 is failed with advance() and its requester refunded; a second delivery sends nothing; a task no
 longer open is left alone; with keeper turns, a validator whose turn is later waits for it first."""
+import dataclasses
+
 import pytest
 
 from network import TOKEN, Network, as_node, create_task, handled
-from workers.node import keeper_handlers, keeper_turns
+from workers.node.handlers import keeper_handlers, keeper_turns
 from workers.protocol import Status
 
 BOUNTY = 100 * TOKEN
@@ -24,7 +26,7 @@ def scheduled(monkeypatch):
     """The checks the handlers schedule, as (event name, key, args, countdown), instead of Celery."""
     out = []
     monkeypatch.setattr(keeper_handlers, "schedule_check",
-                        lambda name, key, args, countdown=None: out.append((name, key, args, countdown)))
+                        lambda ctx, name, key, args, countdown=None: out.append((name, key, args, countdown)))
     return out
 
 
@@ -37,7 +39,7 @@ def test_an_unfilled_task_is_failed_at_its_claim_deadline(net, scheduled):
     task_id = open_task(net)
     validator = net.node("validator0")
     with as_node(validator) as ctx:
-        keeper_handlers.keep_claim_window(handled("TaskCreated", "validator", taskId=task_id))
+        keeper_handlers.keep_claim_window(ctx, handled("TaskCreated", "validator", taskId=task_id))
         [(name, key, args, countdown)] = scheduled
         assert (name, key, countdown) == ("ClaimDeadlineReached", f"claim-deadline:{task_id}:0",
                                           keeper_handlers.FIRST_CLAIM_CHECK_S)
@@ -46,7 +48,7 @@ def test_an_unfilled_task_is_failed_at_its_claim_deadline(net, scheduled):
 
         protocol_time = d.registry.functions.protocolTime().call
         before = protocol_time()
-        keeper_handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))  # early
+        keeper_handlers.claim_deadline_reached(ctx, handled("ClaimDeadlineReached", "validator", **args))  # early
         after = protocol_time()  # the network's block ticker may mine between the handler's read and ours
         assert ctx.view.task(task_id).status == Status.OPEN
         name, key, again, countdown = scheduled[-1]
@@ -56,11 +58,12 @@ def test_an_unfilled_task_is_failed_at_its_claim_deadline(net, scheduled):
         refund_before = d.vault.functions.claimableOf(net.admin).call()
         net.w3.provider.make_request("evm_increaseTime", [deadline - d.registry.functions.protocolTime().call() + 1])
         net.w3.provider.make_request("evm_mine", [])
-        keeper_handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **again))
+        keeper_handlers.claim_deadline_reached(ctx, handled("ClaimDeadlineReached", "validator", **again))
         assert ctx.view.task(task_id).status == Status.FAILED
         assert d.vault.functions.claimableOf(net.admin).call() == refund_before + BOUNTY
         sent = ctx.sender.stats["sent"]
-        keeper_handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **again))  # delivered again
+        redelivered = handled("ClaimDeadlineReached", "validator", **again)
+        keeper_handlers.claim_deadline_reached(ctx, redelivered)  # delivered again
         assert ctx.sender.stats["sent"] == sent and len(scheduled) == 2
 
 
@@ -72,9 +75,9 @@ def test_the_creation_reads_nothing_and_a_task_no_longer_open_is_left_alone(net,
         with monkeypatch.context() as no_chain:
             no_chain.setattr(ctx.view, "task", lambda *a: pytest.fail("read the task at its creation"))
             no_chain.setattr(ctx.view, "read", lambda *a: pytest.fail("read the chain at a task's creation"))
-            keeper_handlers.keep_claim_window(handled("TaskCreated", "validator", taskId=task_id))
+            keeper_handlers.keep_claim_window(ctx, handled("TaskCreated", "validator", taskId=task_id))
         [(_, _, args, _)] = scheduled
-        keeper_handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))
+        keeper_handlers.claim_deadline_reached(ctx, handled("ClaimDeadlineReached", "validator", **args))
         assert len(scheduled) == 1 and ctx.sender.stats["sent"] == 0
 
 
@@ -93,13 +96,13 @@ def test_with_turns_a_validator_in_a_later_turn_fails_the_task_only_after_its_tu
     net.w3.provider.make_request("evm_increaseTime", [deadline - d.registry.functions.protocolTime().call() + 1])
     net.w3.provider.make_request("evm_mine", [])
     with as_node(late) as ctx:
-        monkeypatch.setitem(ctx.extra, "keeper_turn_blocks", 2)
+        monkeypatch.setattr(ctx, "settings", dataclasses.replace(ctx.settings, keeper_turn_blocks=2))
         due = handled("ClaimDeadlineReached", "validator", taskId=task_id, hop=3, origin="o")
-        keeper_handlers.claim_deadline_reached(due)
+        keeper_handlers.claim_deadline_reached(ctx, due)
         assert ctx.view.task(task_id).status == Status.OPEN and ctx.sender.stats["sent"] == 0
         [(name, key, args, countdown)] = scheduled
         assert (name, key, args) == ("ClaimDeadlineReached", f"claim-deadline:{task_id}:4",
                                      {"taskId": task_id, "hop": 4, "origin": "o", "turn_waited": True})
         assert countdown == pytest.approx(turn * 2 * keeper_turns.block_interval_s(ctx)) and countdown > 0
-        keeper_handlers.claim_deadline_reached(handled("ClaimDeadlineReached", "validator", **args))  # its turn
+        keeper_handlers.claim_deadline_reached(ctx, handled("ClaimDeadlineReached", "validator", **args))  # its turn
         assert ctx.view.task(task_id).status == Status.FAILED and len(scheduled) == 1

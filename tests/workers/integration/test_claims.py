@@ -7,7 +7,7 @@ import logging
 import pytest
 
 from network import SPEC, TASK, TOKEN, Network, as_node, create_task, task_created
-from workers.node import assignment_handlers
+from workers.node.handlers import assignment_handlers
 from workers.protocol import Role, TaskParams
 from workers.spec import SpecError
 from workers.storage.store import EmbeddedStore
@@ -35,8 +35,8 @@ def sent(node) -> int:
 
 def claim(net, node, task_id):
     created = task_created(net, task_id, "sampler")
-    with as_node(node):
-        assignment_handlers.claim_sampler(created)
+    with as_node(node) as ctx:
+        assignment_handlers.claim_sampler(ctx, created)
 
 
 def test_claim_takes_a_slot_once(net):
@@ -95,7 +95,7 @@ def test_an_ineligible_node_says_why_and_sends_nothing(net, caplog):
     s2.sender.send(d.stakes.functions.requestUnstake(Role.SAMPLER, staked))
     task_id = create(net)
     before = sent(s2)
-    with caplog.at_level(logging.WARNING, logger="workers.node.assignment_handlers"):
+    with caplog.at_level(logging.WARNING, logger="workers.node.handlers.assignment_handlers"):
         claim(net, s2, task_id)
     assert sent(s2) == before
     assert not d.state.functions.membershipOf(task_id, s2.address).call().assigned

@@ -9,7 +9,7 @@ import pytest
 
 from network import Network, as_node, create_task, registry_events, task_created
 from network import handled as event
-from workers.node import assignment_handlers, keeper_handlers
+from workers.node.handlers import assignment_handlers, keeper_handlers
 from workers.protocol import Outcome, Phase, Role, Status
 
 
@@ -26,15 +26,15 @@ def idle_task(net):
     """A 1-sampler, 1-validator, 2-round task, claimed, drawn, active, and left idle past its
     SampleCommit deadline."""
     task_id = create_task(net, num_rounds=2, claim_window=60)
-    with as_node(net.node("sampler0")):
-        assignment_handlers.claim_sampler(task_created(net, task_id, "sampler"))
-    with as_node(net.node("trainer")):
-        assignment_handlers.claim_trainer(task_created(net, task_id, "trainer"))
+    with as_node(net.node("sampler0")) as ctx:
+        assignment_handlers.claim_sampler(ctx, task_created(net, task_id, "sampler"))
+    with as_node(net.node("trainer")) as ctx:
+        assignment_handlers.claim_trainer(ctx, task_created(net, task_id, "trainer"))
     for _ in range(2):
         net.w3.provider.make_request("evm_mine", [])
     with as_node(net.node("validator0")) as ctx:
         seed_block = ctx.view.task(task_id).seed_block  # DrawArmed's own argument
-        assignment_handlers.draw(event("DrawArmed", "validator", taskId=task_id, seedBlock=seed_block))
+        assignment_handlers.draw(ctx, event("DrawArmed", "validator", taskId=task_id, seedBlock=seed_block))
         task = ctx.view.task(task_id)
     assert (task.status, task.phase, task.round) == (Status.ACTIVE, Phase.SAMPLE_COMMIT, 0)
     past_deadline(net, task.phase_deadline)
@@ -54,9 +54,9 @@ def test_missed_deadline_is_advanced_once(net, idle_task):
     reached = event("DeadlineReached", "validator", taskId=task_id, round=0, phase=int(Phase.SAMPLE_COMMIT),
                     deadline=deadline, hop=0, origin="test")
     with as_node(net.node("validator1")) as ctx:
-        keeper_handlers.deadline_reached(reached)
+        keeper_handlers.deadline_reached(ctx, reached)
         after = ctx.view.task(task_id)
-        keeper_handlers.deadline_reached(reached)  # delivered again: the phase is over, nothing is sent
+        keeper_handlers.deadline_reached(ctx, reached)  # delivered again: the phase is over, nothing is sent
         assert ctx.view.task(task_id) == after
     # nothing was revealed: nobody is expected in TrainCommit or Attest, round 0 ends idle
     assert (after.status, after.round, after.phase, after.idle_rounds) == (Status.ACTIVE, 1, Phase.SAMPLE_COMMIT, 1)
@@ -78,18 +78,18 @@ def test_a_vacated_slot_is_claimed_and_worked_in_the_same_round(net, idle_task):
     with as_node(sampler1) as ctx:
         task = ctx.view.task(task_id)
         assert (task.status, task.round, task.phase) == (Status.ACTIVE, 1, Phase.SAMPLE_COMMIT)  # round 0 idle
-        assignment_handlers.reclaim_sampler(event("SlotVacated", "sampler", taskId=task_id, node=gone, role=0, slot=0,
-                                                  reason=2))
+        assignment_handlers.reclaim_sampler(ctx, event("SlotVacated", "sampler", taskId=task_id, node=gone, role=0,
+                                                       slot=0, reason=2))
         member = ctx.view.membership(task_id, sampler1.address)
         assert (member.assigned, member.role, member.slot) == (True, Role.SAMPLER, 0)
         joined = event("SlotAssigned", "sampler", taskId=task_id, node=sampler1.address, role=0, slot=0, sinceRound=1)
-        assignment_handlers.sampler_joined(joined)
+        assignment_handlers.sampler_joined(ctx, joined)
         sub = state.functions.submissionOf(task_id, 1, Role.SAMPLER, 0).call()
         secret = ctx.secrets.commitment(task_id, 1, Role.SAMPLER)
         assert sub.node == sampler1.address
         assert sub.commitment == state.functions.commitmentFor(
             task_id, 1, sampler1.address, secret.root, secret.cid, secret.salt).call()
-        assignment_handlers.sampler_joined(joined)  # again: committed already, nothing is sent
+        assignment_handlers.sampler_joined(ctx, joined)  # again: committed already, nothing is sent
         assert ctx.secrets.commitment(task_id, 1, Role.SAMPLER) == secret
         assert sub.revealed  # its commit was the phase's last: revealed at once
     assert ctx.sender.stats["sent"] == 3  # the claim, the commit and the reveal

@@ -3,15 +3,16 @@ on a chain that mines only when asked (no ticker): the draw is sent as soon as i
 mined and lands in the very next block; before the seed block exists it is not ready (a retry,
 nothing sent). With keeper turns, the pool's validators send in turn and only the first turn's
 do. The local network's ticker mines the seed block as soon as the draw is armed."""
+import dataclasses
 import time
 
 import pytest
 
 from network import Network, as_node, create_task, handled, task_created
 from workers.localnet.chain import Ticker
-from workers.node import assignment_handlers, keeper_turns
-from workers.node.dispatch import Deferred, RetryableError
-from workers.node.keeper_turns import MAX_TURNS, turn_of
+from workers.node.handlers import assignment_handlers, keeper_turns
+from workers.node.queues.dispatch import Deferred, RetryableError
+from workers.node.handlers.keeper_turns import MAX_TURNS, turn_of
 from workers.protocol import Role, Status
 
 
@@ -39,10 +40,10 @@ def net(tmp_path_factory):
 def filled_task(net) -> int:
     """A task whose sampler and trainer slots are taken: its draw is armed on the next block."""
     task_id = create_task(net)
-    with as_node(net.node("sampler0")):
-        assignment_handlers.claim_sampler(task_created(net, task_id, "sampler"))
-    with as_node(net.node("trainer0")):
-        assignment_handlers.claim_trainer(task_created(net, task_id, "trainer"))
+    with as_node(net.node("sampler0")) as ctx:
+        assignment_handlers.claim_sampler(ctx, task_created(net, task_id, "sampler"))
+    with as_node(net.node("trainer0")) as ctx:
+        assignment_handlers.claim_trainer(ctx, task_created(net, task_id, "trainer"))
     return task_id
 
 
@@ -57,11 +58,11 @@ def test_the_draw_lands_in_the_block_after_its_seed_block(net, monkeypatch):
 
         sent = net.w3.eth.get_transaction_count(validator.address)
         with pytest.raises(RetryableError, match="DrawNotReady"):  # the seed block is not mined yet
-            assignment_handlers.draw(armed)
+            assignment_handlers.draw(ctx, armed)
         assert net.w3.eth.get_transaction_count(validator.address) == sent
 
         net.w3.provider.make_request("evm_mine", [])  # the seed block: the head now
-        assignment_handlers.draw(armed)
+        assignment_handlers.draw(ctx, armed)
         assert ctx.view.task(task_id).status == Status.ACTIVE
         assert net.w3.eth.block_number == task.seed_block + 1  # no block waited for beyond the seed
 
@@ -82,16 +83,16 @@ def test_with_turns_the_pool_draws_once_in_its_first_held_turn(net, monkeypatch)
         turns = {v.address: turn_of(subject, v.address, pool) for v in validators}
         if len(set(turns.values())) > 1:
             break
-        with as_node(validators[0]):
-            assignment_handlers.draw(armed)  # no turns on this chain: drawn at once, out of the way
+        with as_node(validators[0]) as ctx:
+            assignment_handlers.draw(ctx, armed)  # no turns on this chain: drawn at once, out of the way
     nonces = {v.address: net.w3.eth.get_transaction_count(v.address) for v in validators}
     deferred = {v.address: 0 for v in validators}
     for turn in range(MAX_TURNS + 1):
         for validator in sorted(validators, key=lambda v: -turns[v.address]):
             with as_node(validator) as ctx:
-                monkeypatch.setitem(ctx.extra, "keeper_turn_blocks", 2)
+                monkeypatch.setattr(ctx, "settings", dataclasses.replace(ctx.settings, keeper_turn_blocks=2))
                 try:
-                    assignment_handlers.draw(armed)
+                    assignment_handlers.draw(ctx, armed)
                 except Deferred:
                     assert turns[validator.address] > turn  # only before its turn
                     deferred[validator.address] += 1

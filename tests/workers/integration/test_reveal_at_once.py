@@ -7,7 +7,7 @@ import pytest
 
 from network import Network, as_node, create_task, task_created
 from network import handled as event
-from workers.node import assignment_handlers, round_handlers
+from workers.node.handlers import assignment_handlers, round_handlers
 from workers.protocol import Phase, Role
 
 
@@ -23,12 +23,12 @@ def net(tmp_path_factory):
 def task_id(net):
     """An active task in round 0's SampleCommit."""
     task_id = create_task(net)
-    with as_node(net.node("sampler0")):
-        assignment_handlers.claim_sampler(task_created(net, task_id, "sampler"))
-    with as_node(net.node("trainer")):
-        assignment_handlers.claim_trainer(task_created(net, task_id, "trainer"))
+    with as_node(net.node("sampler0")) as ctx:
+        assignment_handlers.claim_sampler(ctx, task_created(net, task_id, "sampler"))
+    with as_node(net.node("trainer")) as ctx:
+        assignment_handlers.claim_trainer(ctx, task_created(net, task_id, "trainer"))
     with as_node(net.node("validator0")) as ctx:
-        assignment_handlers.draw(event("DrawArmed", "validator", taskId=task_id,
+        assignment_handlers.draw(ctx, event("DrawArmed", "validator", taskId=task_id,
                                        seedBlock=ctx.view.task(task_id).seed_block))
         assert (ctx.view.task(task_id).round, ctx.view.task(task_id).phase) == (0, Phase.SAMPLE_COMMIT)
     return task_id
@@ -44,16 +44,16 @@ def phase_started(role: str, task_id: int, which: Phase):
 ])
 def test_the_commit_that_ends_its_phase_is_revealed_at_once(net, task_id, role, commit, reveal, next_phase):
     if role == "trainer":  # the round's sampling first (done already when the sampler case ran)
-        with as_node(net.node("sampler0")):
-            round_handlers.sampler_phase(phase_started("sampler", task_id, Phase.SAMPLE_COMMIT))
+        with as_node(net.node("sampler0")) as ctx:
+            round_handlers.sampler_phase(ctx, phase_started("sampler", task_id, Phase.SAMPLE_COMMIT))
     node = net.node({"sampler": "sampler0", "trainer": "trainer"}[role])
     handler = {"sampler": round_handlers.sampler_phase, "trainer": round_handlers.trainer_phase}[role]
     with as_node(node) as ctx:
-        handler(phase_started(role, task_id, commit))
+        handler(ctx, phase_started(role, task_id, commit))
         task = ctx.view.task(task_id)
         assert (task.round, task.phase) == (0, next_phase)
         submission = next(s for s in ctx.view.submissions(task_id, 0) if s.role == Role[role.upper()])
         assert submission.revealed
         sent = ctx.sender.stats["sent"]
-        handler(phase_started(role, task_id, reveal))  # the reveal phase's own event, late
+        handler(ctx, phase_started(role, task_id, reveal))  # the reveal phase's own event, late
         assert ctx.sender.stats["sent"] == sent

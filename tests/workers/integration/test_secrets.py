@@ -1,5 +1,5 @@
-"""workers/node/context.Secrets: what makes a reveal possible after a restart."""
-from workers.node.context import Secrets
+"""workers/node/handlers/context.Secrets: what makes a reveal possible after a restart."""
+from workers.node.handlers.context import Secrets
 
 
 def test_a_stored_commitment_is_never_replaced(tmp_path):

@@ -3,7 +3,7 @@ node is paid exactly as SPECIFICATION.md section 6 says (all work accepted: one 
 role and round; the rest refunded to the requester)."""
 from network import registry_events
 from workers.chain.view import ChainView
-from workers.node.context import Secrets
+from workers.node.handlers.context import Secrets
 from workers.protocol import Role, Status, Verdict
 from workers.roles.trainer import verify_checkpoint
 

@@ -1,11 +1,11 @@
 """A node's watcher SIGKILLed mid-task (and kept down while events go on) and restarted by its
 Supervisor loses no event and repeats none: every TaskRegistry event the node has an interest in
-(workers.node.interest, replayed here over the whole log) has exactly one job record per role on
+(workers.node.queues.interest, replayed here over the whole log) has exactly one job record per role on
 that node, done after a single handler run, and there is no other job."""
 from network import registry_events
-from workers.node.dispatch import DISPATCH
-from workers.node.interest import Interest
-from workers.node.jobs import DONE
+from workers.node.queues.dispatch import DISPATCH
+from workers.node.queues.interest import Interest
+from workers.node.queues.jobs import DONE
 from workers.protocol import Phase
 
 

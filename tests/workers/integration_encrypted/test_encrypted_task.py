@@ -13,6 +13,7 @@ from eth_account import Account
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
 from network import PASSWORD, SPEC, TOKEN, NODE_SETTINGS  # noqa: E402
 
+from workers.chain.view import ChainView  # noqa: E402
 from workers.crypto import inputs  # noqa: E402
 from workers.crypto.exchange import post_keyring  # noqa: E402
 from workers.localnet.chain import fund  # noqa: E402
@@ -75,13 +76,13 @@ def test_encrypted_task_completes_from_the_private_policy(net):
             break
         assert time.monotonic() < deadline, f"task {task_id} not done within {TIMEOUT_S} s: {task}"
         if task.status == Status.ACTIVE and posted is None:
-            posted = post_keyring(d, store, requester, lambda call: transact(w3, requester, call), task_id, descriptor)
+            posted = post_keyring(ChainView(d), store, requester, lambda call: transact(w3, requester, call), task_id,
+                                  descriptor)
         time.sleep(0.05)
     net.stop_nodes()
     assert task.status == Status.COMPLETED and len(posted.nodes) == 3
 
     # round 0 was rolled out under the private policy, and the checkpoint trained from it
-    from workers.chain.view import ChainView
     sub = next(s for s in ChainView(d).submissions(task_id, 0) if s.role == Role.SAMPLER)
     shard = unbundle_shard(store.get(sub.cid))
     assert shard.policy == policy_digest(round_policy(spec, plaintext))

@@ -49,7 +49,7 @@ def test_a_port_taken_after_the_probe_is_not_mistaken_for_our_anvil(monkeypatch)
 
 def test_the_embedded_redis_is_not_mistaken_for_another_on_its_port(tmp_path, monkeypatch):
     from workers.localnet.chain import free_port
-    from workers.node import redis_service
+    from workers.node.processes import redis_service
 
     other = redis_service.start_embedded(tmp_path / "other", persistent=False)
     try:

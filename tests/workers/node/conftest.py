@@ -6,11 +6,11 @@ import pytest
 
 from node_support import HERE, PORTS, ROLES
 from tests.waiting import wait_ready
-from workers.node import redis_service
-from workers.node.celery_app import create_app
+from workers.node.processes import redis_service
+from workers.node.queues.celery_app import create_app
 from workers.node.config import NodeConfig
-from workers.node.supervisor import Supervisor
-from workers.node.tasks import make_enqueue
+from workers.node.processes.supervisor import Supervisor
+from workers.node.queues.tasks import make_enqueue
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,7 @@ import time
 import redis
 
 from workers.node.config import NodeConfig
-from workers.node.dispatch import DISPATCH, HandledEvent
+from workers.node.queues.dispatch import DISPATCH, HandledEvent
 
 _client = {}
 
@@ -94,8 +94,8 @@ def watch(enqueue) -> None:
 
 @DISPATCH.on("Later", "validator", urgent=lambda args: True)
 def later(ev: HandledEvent) -> None:
-    """A keeper whose turn has not come (workers.node.keeper_turns): it defers itself once."""
-    from workers.node.dispatch import Deferred
+    """A keeper whose turn has not come (workers.node.handlers.keeper_turns): it defers itself once."""
+    from workers.node.queues.dispatch import Deferred
 
     _note(ev, "ran")
     if r().llen(f"test:ran:{ev.key}") == 1:

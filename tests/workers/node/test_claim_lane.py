@@ -8,9 +8,9 @@ import time
 
 from node_support import Event, notes
 from tests.waiting import wait_for
-from workers.node.celery_app import HANDLE_EVENT, route_task
+from workers.node.queues.celery_app import HANDLE_EVENT, route_task
 from workers.node.config import COMPUTE_NICENESS
-from workers.node.supervisor import ROOT
+from workers.node.processes.supervisor import ROOT
 
 
 def test_claims_are_routed_to_their_roles_claim_queue(enqueue):
@@ -62,8 +62,8 @@ def test_only_claiming_roles_get_a_claim_lane(tmp_path):
     # own handlers, samplers and trainers claim slots and validators are drawn.
     script = f"""
 from workers.node.config import NodeConfig
-from workers.node.handlers import HANDLER_MODULES
-from workers.node.supervisor import Supervisor
+from workers.node.handlers.table import HANDLER_MODULES
+from workers.node.processes.supervisor import Supervisor
 config = NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="lanes", handler_modules=HANDLER_MODULES)
 for roles in [("validator",), ("sampler", "trainer", "validator")]:
     sup = Supervisor(config, {str(tmp_path)!r}, roles)
@@ -105,9 +105,9 @@ def test_the_claim_lane_and_the_watcher_load_no_torch():
     # ~200 MB in each of those processes, on every node.
     script = """
 import sys
-from workers.node.handlers import HANDLER_MODULES
+from workers.node.handlers.table import HANDLER_MODULES
 import importlib
-for name in HANDLER_MODULES + ("workers.node.context", "workers.node.watcher_runner"):
+for name in HANDLER_MODULES + ("workers.node.handlers.context", "workers.node.processes.watcher_runner"):
     importlib.import_module(name)
 from workers.spec import DEMO_CARTPOLE, parse
 parse(DEMO_CARTPOLE.to_bytes(), digest=DEMO_CARTPOLE.digest())

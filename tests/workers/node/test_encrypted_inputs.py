@@ -1,10 +1,10 @@
-"""workers.node.encrypted_inputs: the initial bundle a node builds from a decrypted policy is what
+"""workers.node.handlers.encrypted_inputs: the initial bundle a node builds from a decrypted policy is what
 the roles start from: with the spec's own initial policy it trains exactly as no bundle does (only
 `prev` differs), and a policy of another architecture is refused with a clear error."""
 
 import pytest
 
-from workers.node.encrypted_inputs import BadInputs, initial_bundle_of
+from workers.node.handlers.encrypted_inputs import BadInputs, initial_bundle_of
 from workers.rl.policy import to_bytes
 from workers.roles.sampler import initial_policy, sample_shard
 from workers.roles.trainer import round_start, train_round, unbundle_checkpoint

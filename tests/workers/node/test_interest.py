@@ -1,7 +1,7 @@
-"""workers/node/interest.py: a node queues SlotAssigned naming it, PhaseStarted of tasks it holds a
+"""workers/node/queues/interest.py: a node queues SlotAssigned naming it, PhaseStarted of tasks it holds a
 slot in, and the events every node needs; its held set survives a restart."""
 
-from workers.node.interest import Interest
+from workers.node.queues.interest import Interest
 
 ME = "0x" + "ab" * 20
 OTHER = "0x" + "cd" * 20
@@ -52,7 +52,7 @@ def test_the_held_set_survives_a_restart(tmp_path):
 
 
 def test_reward_earned_only_when_it_names_this_node(tmp_path):
-    """A node releases its own held pay (workers.node.dispute_handlers): other nodes' rewards are
+    """A node releases its own held pay (workers.node.handlers.dispute_handlers): other nodes' rewards are
     not queued."""
     interest = Interest(tmp_path / "watcher.sqlite", ME)
     assert not interest.wants("RewardEarned", {"taskId": 1, "round": 0, "node": OTHER, "role": 0, "amount": 5})

@@ -1,12 +1,13 @@
-"""The validator pool's turns at keeper calls (workers.node.keeper_turns): about one node a turn,
+"""The validator pool's turns at keeper calls (workers.node.handlers.keeper_turns): about one node a turn,
 a fresh order per call, and a keeper that defers itself until its turn's block is mined."""
 from types import SimpleNamespace
 
 import pytest
 from eth_account import Account
 
-from workers.node import dispatch, keeper_turns
-from workers.node.keeper_turns import MAX_TURNS, Turn, turn_of, wait_for_turn
+from workers.node.queues import dispatch
+from workers.node.handlers import keeper_turns
+from workers.node.handlers.keeper_turns import MAX_TURNS, Turn, turn_of, wait_for_turn
 
 POOL = [Account.from_key(bytes([1 + i % 250, 1 + i // 250] + [7] * 30)).address for i in range(60)]
 
@@ -45,7 +46,7 @@ class Chain:
 
     def __init__(self, address: str, turn_blocks: int, head: int, pool: int = len(POOL), interval_s: float = 2.0):
         self.address, self.head, self.pool, self.reads = address, head, pool, 0
-        self.extra = {"keeper_turn_blocks": turn_blocks}
+        self.settings = SimpleNamespace(keeper_turn_blocks=turn_blocks, confirmations=0)
         self._cache = {"block_interval_s": interval_s}
         self.deployment = SimpleNamespace(stakes="stakes")
         self.view = SimpleNamespace(read=self._read)
@@ -132,9 +133,9 @@ def test_with_a_confirmation_depth_the_turns_start_when_the_pool_sees_the_event(
     the first turn sends at once, the second two blocks later, not at once beside it."""
     call, address, turn = late_node(n_min=2)
     chain = Chain(address, turn_blocks=2, head=502)
-    chain.extra["confirmations"] = 3
+    chain.settings.confirmations = 3
     with pytest.raises(dispatch.Deferred, match=f"sends once block {502 + 2 * turn} is mined"):
         wait_for_turn(chain, event(block=499), call, due_block=500)
-    chain.extra["confirmations"] = 0  # seen at once: the seed block decides
+    chain.settings.confirmations = 0  # seen at once: the seed block decides
     with pytest.raises(dispatch.Deferred, match=f"sends once block {500 + 2 * turn} is mined"):
         wait_for_turn(chain, event(block=499), call, due_block=500)

@@ -6,8 +6,8 @@ import time
 
 from node_support import Event, notes
 from tests.waiting import wait_for
-from workers.node import jobs
-from workers.node.tasks import node_state
+from workers.node.queues import jobs
+from workers.node.queues.tasks import node_state
 
 
 def test_sigkill_mid_task_redelivers_and_completes_once(node, enqueue, rclient, config):

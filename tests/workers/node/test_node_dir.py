@@ -1,5 +1,5 @@
-"""workers/node/state.py: one running node per folder (node.lock), and a folder whose last node was
-killed outright is not started again while that run's processes still live."""
+"""workers/node/processes/state.py: one running node per folder (node.lock), and a folder whose
+last node was killed outright is not started again while that run's processes still live."""
 import json
 import os
 import subprocess
@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from workers.node.state import NodeRunning, claim_node_dir, leftover_children
+from workers.node.processes.state import NodeRunning, claim_node_dir, leftover_children
 
 DEAD_PID = 999_999_999
 

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 from node_support import Event
-from workers.node import dispatch, jobs
-from workers.node.celery_app import HANDLE_EVENT, PING, create_app, route_task
-from workers.node.config import NodeConfig
-from workers.node.ratelimit import TokenBucket
-from workers.node.tasks import make_enqueue
+from workers.node.config import NodeConfig, NodeSettings
+from workers.node.queues import dispatch, jobs
+from workers.node.queues.celery_app import HANDLE_EVENT, PING, create_app, route_task
+from workers.node.queues.ratelimit import TokenBucket
+from workers.node.queues.tasks import make_enqueue
 
 
 def test_config_round_trips_and_refuses_unsafe_timeouts(config):
@@ -199,54 +199,105 @@ def test_claiming_roles_count_only_the_nodes_own_handler_modules():
     table.register("TaskCreated", "validator", lambda ev: None, new_task=True)
     table.register("PhaseStarted", "sampler", lambda ev: None)
     assert table.claims_for("validator") and table.claims_for("validator", [__name__])
-    assert not table.claims_for("validator", ["workers.node.handlers"])
+    assert not table.claims_for("validator", ["workers.node.handlers.table"])
     assert not table.claims_for("sampler", [__name__])
 
 
+SETTINGS = dict(rpc_url="http://127.0.0.1:1", deployment="d.json", node_dir="n", store_dir="s")
+
+
 def test_the_aggregate_minimum_is_a_node_setting_of_two_or_more():
-    from workers.node.context import node_extra
     from workers.roles.aggregation import MIN_AGGREGATE_SIGNERS
 
-    settings = dict(rpc_url="http://127.0.0.1:1", deployment="d.json", node_dir="n", store_dir="s")
-    assert node_extra(**settings)["aggregate_min_signers"] == MIN_AGGREGATE_SIGNERS
-    assert node_extra(**settings, aggregate_min_signers=2)["aggregate_min_signers"] == 2
+    assert NodeSettings(**SETTINGS).aggregate_min_signers == MIN_AGGREGATE_SIGNERS
+    assert NodeSettings(**SETTINGS, aggregate_min_signers=2).aggregate_min_signers == 2
     with pytest.raises(ValueError, match="aggregate_min_signers must be >= 2"):
-        node_extra(**settings, aggregate_min_signers=1)
+        NodeSettings(**SETTINGS, aggregate_min_signers=1)
 
 
 def test_a_fee_cap_is_a_node_setting_and_reaching_it_retries_the_job_later():
-    import workers.node.common  # noqa: F401 - declares the chain's retryable errors
+    import workers.node.handlers.common  # noqa: F401 - declares the chain's retryable errors
     from workers.chain.errors import FeeCapExceeded
-    from workers.node.context import node_extra
 
-    settings = dict(rpc_url="http://127.0.0.1:1", deployment="d.json", node_dir="n", store_dir="s")
-    assert node_extra(**settings)["max_fee_per_gas"] is None  # no cap
-    assert node_extra(**settings, max_fee_per_gas=50 * 10**9)["max_fee_per_gas"] == 50 * 10**9
+    assert NodeSettings(**SETTINGS).max_fee_per_gas is None  # no cap
+    assert NodeSettings(**SETTINGS, max_fee_per_gas=50 * 10**9).max_fee_per_gas == 50 * 10**9
     with pytest.raises(ValueError, match="max_fee_per_gas must be > 0 wei, got 0"):
-        node_extra(**settings, max_fee_per_gas=0)
+        NodeSettings(**SETTINGS, max_fee_per_gas=0)
     assert issubclass(FeeCapExceeded, dispatch.retryable_errors())
 
 
 def test_the_trainer_device_is_the_nodes_choice(monkeypatch):
     from types import SimpleNamespace
 
-    from workers.node import round_handlers
-    from workers.node.context import node_extra
+    from workers.node.handlers import round_handlers
     from workers.roles import trainer
 
-    settings = dict(rpc_url="http://127.0.0.1:1", deployment="d.json", node_dir="n", store_dir="s")
-    assert node_extra(**settings)["trainer_device"] == "auto"
+    assert NodeSettings(**SETTINGS).trainer_device == "auto"
     with pytest.raises(ValueError, match="trainer_device must be one of auto, cpu, cuda, got 'tpu'"):
-        node_extra(**settings, trainer_device="tpu")
+        NodeSettings(**SETTINGS, trainer_device="tpu")
     used = []
     monkeypatch.setattr(trainer, "train_round", lambda *args, device: used.append(device) or "ckpt")
     monkeypatch.setattr(round_handlers, "_revealed_samplers",
                         lambda ctx, task, rnd: [SimpleNamespace(slot=0, root=b"r", cid="c")])
     for device in ("cpu", "cuda"):
         ctx = SimpleNamespace(store=SimpleNamespace(get=lambda cid: b"blob"),
-                              extra=node_extra(**settings, trainer_device=device))
+                              settings=NodeSettings(**SETTINGS, trainer_device=device))
         assert round_handlers._train_on_revealed(ctx, None, 1, 0, None) == ("ckpt", [])
     assert used == ["cpu", "cuda"]
+
+
+def test_node_settings_say_what_to_fix():
+    for bad, message in [(dict(rpc_url=""), "rpc_url is empty: give the chain's HTTP RPC URL"),
+                         (dict(confirmations=-1), "confirmations must be >= 0 blocks, got -1"),
+                         (dict(poll_interval=0), "poll_interval must be > 0 seconds, got 0"),
+                         (dict(retention_s=0), "retention_s and gc_interval_s must be > 0 seconds"),
+                         (dict(aggregate_wait_s=-1), "aggregate_wait_s and attest_fallback_s must be >= 0"),
+                         (dict(keeper_turn_blocks=-1), "keeper_turn_blocks must be >= 0, got -1")]:
+        with pytest.raises(ValueError, match=message):
+            NodeSettings(**{**SETTINGS, **bad})
+
+
+def test_node_settings_travel_to_the_workers_in_the_config_json(monkeypatch):
+    """The supervisor hands its children NodeConfig as JSON (DECENTRL_NODE_CONFIG): the settings
+    come back equal, paths as paths; a field this version does not know is refused."""
+    import json
+
+    from workers.node.config import ENV_VAR
+
+    settings = NodeSettings(**SETTINGS, ws_url="ws://127.0.0.1:1", ipfs_api="/ip4/127.0.0.1/tcp/5001/http",
+                            address="0x" + "ab" * 20, confirmations=2, poll_interval=2.0, attest_relay="off",
+                            aggregate_min_signers=3, trainer_device="cpu", keeper_turn_blocks=2,
+                            max_fee_per_gas=10**9)
+    config = NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="n", handler_modules=("a", "b"),
+                        settings=settings)
+    monkeypatch.setenv(ENV_VAR, config.to_json())
+    back = NodeConfig.from_env()
+    assert back == config and back.settings.node_dir == Path("n") and back.handler_modules == ("a", "b")
+    assert NodeConfig.from_json(NodeConfig(redis_url="redis://x").to_json()).settings is None
+    data = json.loads(config.to_json())
+    data["settings"]["extra"] = 1
+    with pytest.raises(ValueError, match=r"unknown NodeSettings fields \['extra'\]"):
+        NodeConfig.from_json(json.dumps(data))
+
+
+def test_a_handler_is_given_its_context(monkeypatch):
+    """A protocol handler registered with common.on is a plain function of (context, event): a
+    worker's dispatch passes it this process's NodeContext."""
+    from workers.node.handlers import common
+    from workers.node.handlers.context import NodeContext
+
+    seen = []
+
+    @common.on("ContextProbe", "trainer")
+    def probe(ctx, ev):
+        seen.append((ctx, ev))
+
+    monkeypatch.setattr(NodeContext, "current", classmethod(lambda cls: "the context"))
+    event = dispatch.HandledEvent("k", "ContextProbe", {}, 1, "trainer", 1)
+    dispatch.DISPATCH.handler("ContextProbe", "trainer")(event)
+    probe("another", event)
+    assert seen == [("the context", event), ("another", event)]
+    assert dispatch.DISPATCH.handler("ContextProbe", "trainer").__module__ == __name__
 
 
 def test_enqueue_skips_a_role_whose_when_refuses_the_args(rclient):
@@ -264,7 +315,7 @@ def test_enqueue_skips_a_role_whose_when_refuses_the_args(rclient):
 
 
 def test_each_role_s_own_phase_work_goes_first():
-    from workers.node import handlers  # noqa: F401 - registers the node's handlers
+    from workers.node.handlers import table as handlers  # noqa: F401 - registers the node's handlers
     from workers.protocol import Phase
 
     table = dispatch.DISPATCH
@@ -284,7 +335,7 @@ def test_each_role_s_own_phase_work_goes_first():
 
 
 def test_samplers_and_trainers_are_queued_only_their_own_phases():
-    from workers.node import handlers  # noqa: F401 - registers the node's handlers
+    from workers.node.handlers import table as handlers  # noqa: F401 - registers the node's handlers
     from workers.protocol import Phase
 
     queued = {phase: dispatch.DISPATCH.roles_for("PhaseStarted", {"phase": int(phase)}) for phase in Phase}
@@ -297,10 +348,11 @@ def test_samplers_and_trainers_are_queued_only_their_own_phases():
 def test_warm_loads_what_a_first_round_imports_lazily():
     # checkpoint_bundle and a validator's vote import these inside the handler (the claim lane
     # never needs them); unwarmed, every worker paid the import in its first round
-    lazy = ("workers.node.encrypted_inputs", "workers.node.relay", "workers.node.sample_ahead")
-    code = ("import sys; from workers.node import handlers; "
+    lazy = ("workers.node.handlers.encrypted_inputs", "workers.node.handlers.relay",
+            "workers.node.handlers.sample_ahead")
+    code = ("import sys; from workers.node.handlers import table; "
             f"print(sum(m in sys.modules for m in {lazy!r})); "
-            "handlers.NodeContext.current = staticmethod(lambda: None); handlers.warm(); "
+            "table.NodeContext.current = staticmethod(lambda: None); table.warm(); "
             f"print(sum(m in sys.modules for m in {lazy!r}))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120,
                          cwd=Path(__file__).resolve().parents[3])
@@ -309,7 +361,7 @@ def test_warm_loads_what_a_first_round_imports_lazily():
 
 
 def test_held_results_stay_within_a_count_and_a_byte_budget():
-    from workers.node.held import Held
+    from workers.node.handlers.held import Held
 
     held = Held(max_items=3, max_bytes=100, size=len)
     for key in "abcd":
@@ -329,7 +381,7 @@ def test_held_results_stay_within_a_count_and_a_byte_budget():
 def test_early_sampler_checks_count_the_blobs_of_the_shards_they_parsed():
     from types import SimpleNamespace
 
-    from workers.node import validator_handlers
+    from workers.node.handlers import validator_handlers
 
     shards = [SimpleNamespace(blob=bytes(10)), None, SimpleNamespace(blob=bytes(35))]  # None: not parsed
     checks = SimpleNamespace(judged={slot: (b"root", None, shard) for slot, shard in enumerate(shards)})
@@ -344,10 +396,10 @@ def test_a_context_built_before_a_fork_lends_its_account_to_the_next(monkeypatch
     # only a context of the same config does.
     from types import SimpleNamespace
 
-    from workers.node import context
+    from workers.node.handlers import context
     from workers.node.config import ENV_VAR
 
-    config = NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="lender", extra={"node_dir": "/n"})
+    config = NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="lender")
     monkeypatch.setenv(ENV_VAR, config.to_json())
     monkeypatch.setattr(context.NodeContext, "build", classmethod(
         lambda cls, cfg, account=None: SimpleNamespace(config=cfg, account=account or "decrypted")))
@@ -357,7 +409,7 @@ def test_a_context_built_before_a_fork_lends_its_account_to_the_next(monkeypatch
         return context.NodeContext.current().account
 
     assert current_after_fork(SimpleNamespace(config=config, account="unlocked")) == "unlocked"
-    other = NodeConfig(redis_url=config.redis_url, node_name="other", extra={"node_dir": "/o"})
+    other = NodeConfig(redis_url=config.redis_url, node_name="other")
     assert current_after_fork(SimpleNamespace(config=other, account="theirs")) == "decrypted"
     assert current_after_fork(None) == "decrypted"
 
@@ -369,17 +421,16 @@ def test_a_scheduled_check_reaches_its_worker_ahead_of_later_jobs(monkeypatch):
 
     import celery
 
-    from workers.node import celery_app, common
-    from workers.node.context import NodeContext
+    from workers.node.handlers import common
+    from workers.node.queues import celery_app
 
     sent = []
     ctx = SimpleNamespace(config=SimpleNamespace(visibility_timeout=3600), deployment=SimpleNamespace(registry="r"),
                           view=SimpleNamespace(read=lambda contract, name: 1_000))
-    monkeypatch.setattr(NodeContext, "current", classmethod(lambda cls: ctx))
     monkeypatch.setattr(celery, "current_task", SimpleNamespace(app="app"))
     monkeypatch.setattr(celery_app, "send_event", lambda app, kwargs, **options: sent.append((app, kwargs, options)))
-    common.schedule_check("DeadlineReached", "k", {"taskId": 1, "deadline": 1_010})
-    common.schedule_check("ClaimDeadlineReached", "k2", {"taskId": 1}, countdown=10_000)
+    common.schedule_check(ctx, "DeadlineReached", "k", {"taskId": 1, "deadline": 1_010})
+    common.schedule_check(ctx, "ClaimDeadlineReached", "k2", {"taskId": 1}, countdown=10_000)
     assert [options for _, _, options in sent] == [{"countdown": 11.0, "priority": dispatch.URGENT},
                                                    {"countdown": 1800.0, "priority": dispatch.URGENT}]
     assert sent[0][1] == {"event_key": "k", "event_name": "DeadlineReached", "block": 0, "role": "validator",

@@ -4,7 +4,7 @@ import os
 
 import pytest
 
-from workers.node import redis_service
+from workers.node.processes import redis_service
 from node_support import PORTS
 
 

@@ -4,8 +4,8 @@ import time
 
 from node_support import Event, notes
 from tests.waiting import wait_for
-from workers.node import jobs
-from workers.node.tasks import node_state
+from workers.node.queues import jobs
+from workers.node.queues.tasks import node_state
 
 
 def _gaps(ran):

@@ -4,8 +4,8 @@ import time
 
 from node_support import Event, notes
 from tests.waiting import wait_for
-from workers.node import jobs
-from workers.node.celery_app import PING
+from workers.node.queues import jobs
+from workers.node.queues.celery_app import PING
 
 
 def test_ping_round_trip_through_each_queue(app, node):

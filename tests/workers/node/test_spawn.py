@@ -1,4 +1,4 @@
-"""A node's child forked from the preloaded fork server (workers.node.spawn) runs as if started
+"""A node's child forked from the preloaded fork server (workers.node.processes.spawn) runs as if started
 fresh: its own session, environment, working directory, log and exit status; the parent's
 __main__ script is not run again in it; and the preload holds nothing that reads the node's
 environment when imported."""
@@ -10,7 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from workers.node import spawn
+from workers.node.processes import spawn
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -65,7 +65,7 @@ def test_the_parents_main_script_is_not_run_in_the_child(tmp_path):
         with open({str(marker)!r}, "a") as f:
             f.write("imported\\n")
         if __name__ == "__main__":
-            from workers.node import spawn
+            from workers.node.processes import spawn
             tmp = Path({str(tmp_path)!r})
             (tmp / "quick.py").write_text("print('ran')")
             child = spawn.start("test:quick", [sys.executable, "-m", "quick"], {{"PYTHONPATH": str(tmp)}},
@@ -81,9 +81,11 @@ def test_the_parents_main_script_is_not_run_in_the_child(tmp_path):
 
 
 def test_the_preload_reads_no_node_setting_and_starts_no_thread():
-    probe = ("import sys, threading; import workers.node.preload; print(json.dumps([sorted(m for m in sys.modules "
+    probe = ("import sys, threading; import workers.node.processes.preload; "
+             "print(json.dumps([sorted(m for m in sys.modules "
              "if m.startswith(('prometheus_client', 'workers.node.'))), threading.active_count()]))")
     done = subprocess.run([sys.executable, "-c", "import json; " + probe], cwd=ROOT,
                           env={**os.environ, "PYTHONPATH": str(ROOT)}, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    assert json.loads(done.stdout) == [["workers.node.lifetime", "workers.node.preload", "workers.node.spawn"], 1]
+    assert json.loads(done.stdout) == [["workers.node.processes", "workers.node.processes.lifetime",
+                                        "workers.node.processes.preload", "workers.node.processes.spawn"], 1]

@@ -41,7 +41,7 @@ def test_a_child_that_keeps_dying_young_is_restarted_after_growing_waits(monkeyp
     STABLE_S restarts at once and starts the count again."""
     from types import SimpleNamespace
 
-    from workers.node import supervisor as sv
+    from workers.node.processes import supervisor as sv
 
     clock = [1000.0]
 
@@ -78,8 +78,8 @@ def test_a_child_that_keeps_dying_young_is_restarted_after_growing_waits(monkeyp
 def test_the_health_check_says_when_a_crash_looping_child_starts_next(tmp_path):
     import time
 
-    from workers.node import supervisor as sv
-    from workers.node.health import restart_note
+    from workers.node.processes import supervisor as sv
+    from workers.node.observe.health import restart_note
 
     child = sv.Child("watcher", [], tmp_path / "watcher.log", process=Dead())
     assert restart_note(child) == ""  # dead, but not found dead yet: restarted at the next check

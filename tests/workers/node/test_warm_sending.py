@@ -6,8 +6,8 @@ import logging
 import redis
 
 from tests.ports import dead_port
-from workers.node.celery_app import QUEUES, create_app, warm_sending
-from workers.node.tasks import make_enqueue
+from workers.node.queues.celery_app import QUEUES, create_app, warm_sending
+from workers.node.queues.tasks import make_enqueue
 
 
 def test_the_nodes_queues_are_declared_before_the_first_event(config, redis_server):
@@ -21,7 +21,7 @@ def test_the_nodes_queues_are_declared_before_the_first_event(config, redis_serv
 
 
 def test_a_broker_down_at_start_is_logged_and_the_watcher_still_gets_its_sink(config, caplog):
-    with dead_port() as port, caplog.at_level(logging.WARNING, logger="workers.node.tasks"):
+    with dead_port() as port, caplog.at_level(logging.WARNING, logger="workers.node.queues.tasks"):
         down = dataclasses.replace(config, redis_url=f"redis://127.0.0.1:{port}/0")
         app = create_app(down)
         app.conf.broker_connection_timeout = 1

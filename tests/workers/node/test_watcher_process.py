@@ -5,7 +5,7 @@ import uuid
 
 from node_support import HERE, notes
 from tests.waiting import wait_for
-from workers.node.supervisor import Supervisor
+from workers.node.processes.supervisor import Supervisor
 
 
 def test_watcher_entry_point_enqueues_into_the_node(node, config, rclient, tmp_path):

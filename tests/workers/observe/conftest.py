@@ -10,7 +10,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from observe_support import PASSWORD, REDIS_PORTS, start_anvil  # noqa: E402
 
 from tests.workers.deployed_chain import deployed_chain, node_folders  # noqa: E402
-from workers.node import redis_service  # noqa: E402
+from workers.node.processes import redis_service  # noqa: E402
 
 anvil, w3, admin, deployment_file, contracts = deployed_chain(start_anvil, "observe-test")
 invoke, node = node_folders(PASSWORD)

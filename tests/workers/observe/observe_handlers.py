@@ -9,9 +9,9 @@ import time
 
 import redis
 
-from workers.node import metrics
+from workers.node.observe import metrics
 from workers.node.config import NodeConfig
-from workers.node.dispatch import DISPATCH, HandledEvent
+from workers.node.queues.dispatch import DISPATCH, HandledEvent
 
 log = logging.getLogger("observe_handlers")
 _state = {}
@@ -26,7 +26,8 @@ def _redis() -> redis.Redis:
 def _store():
     from workers.storage.store import open_store
 
-    return open_store(None, NodeConfig.from_env().extra["store_dir"])
+    # observe_support.STORE_ENV (not imported: it would load web3 into every worker), set by the test
+    return open_store(None, os.environ["OBSERVE_STORE_DIR"], observer=metrics.OBSERVER)
 
 
 @DISPATCH.on("Rollout", "sampler")

@@ -15,6 +15,8 @@ DEMO_ANVIL_PORTS = range(8826, 8830)
 REDIS_PORTS = range(16445, 16450)
 METRICS_PORTS = range(9400, 9420)
 PASSWORD = "observe test password"
+STORE_ENV = "OBSERVE_STORE_DIR"
+"""Where observe_handlers' "Rollout" stores (the tests' Supervisors set it for their workers)."""
 
 
 def scrape(port: int) -> dict:
@@ -62,7 +64,7 @@ def serve_metrics(node_dir):
     process may still take the port between the probe and the bind); returns (server, port)."""
     from tests.ports import worker_part
     from workers.localnet.chain import free_port
-    from workers.node import metrics
+    from workers.node.observe import metrics
 
     for attempt in range(5):
         port = free_port(worker_part(METRICS_PORTS), fallback=False)

@@ -7,7 +7,7 @@ import pytest
 import yaml
 from promql_names import family_of, metric_names
 
-from workers.node.metrics import exported_families
+from workers.node.observe.metrics import exported_families
 
 OPS = Path(__file__).resolve().parents[3] / "ops"
 DASHBOARD = OPS / "grafana" / "dashboards" / "decentrl.json"

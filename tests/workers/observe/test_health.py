@@ -7,24 +7,24 @@ import signal
 import time
 
 import pytest
-from observe_support import HERE, REDIS_PORTS, scrape, serve_metrics, total
+from observe_support import HERE, REDIS_PORTS, STORE_ENV, scrape, serve_metrics, total
 from tests.ports import dead_port
 from tests.waiting import wait_for, wait_ready
 
-from workers.node import redis_service
-from workers.node.celery_app import create_app
+from workers.node.processes import redis_service
+from workers.node.queues.celery_app import create_app
 from workers.node.config import NodeConfig
-from workers.node.health import HealthChecker, read_health
-from workers.node.supervisor import Supervisor
+from workers.node.observe.health import HealthChecker, read_health
+from workers.node.processes.supervisor import Supervisor
 
 
 @pytest.fixture(scope="module")
 def health_node(redis_server, tmp_path_factory, anvil, deployment_file, w3):
     node_dir = tmp_path_factory.mktemp("health-node")
     config = NodeConfig(redis_url=redis_server.url.rsplit("/", 1)[0] + "/2", node_name="observe-health",
-                        handler_modules=("observe_handlers",), extra={"store_dir": str(node_dir / "store")})
+                        handler_modules=("observe_handlers",))
     sup = Supervisor(config, node_dir, ("sampler", "validator"), watcher="observe_handlers:idle_watcher",
-                     concurrency=1, env={"PYTHONPATH": str(HERE)})
+                     concurrency=1, env={"PYTHONPATH": str(HERE), STORE_ENV: str(node_dir / "store")})
     sup.start()
     try:
         app = create_app(config)
@@ -143,7 +143,7 @@ def test_a_dead_worker_and_a_hung_worker_are_restarted(health_node, anvil, deplo
 
 
 def test_redis_down_is_reported_and_an_embedded_one_restarted_on_its_port(health_node, anvil, deployment_file, w3, tmp_path):
-    from workers.cli.node import _restart_redis
+    from workers.node.run import restart_redis
 
     # from the top of the range: the session servers take the bottom, so no other xdist worker's
     # start takes this port while it is stopped
@@ -159,7 +159,7 @@ def test_redis_down_is_reported_and_an_embedded_one_restarted_on_its_port(health
         assert down["services"]["redis"]["ok"] is False
         assert down["services"]["redis"]["detail"].startswith(f"Redis at {own.url}: ConnectionError")
         restarted = checker(sup, anvil, deployment_file, w3.eth.accounts[3],
-                            restart_redis=lambda: _restart_redis(holder)).check()
+                            restart_redis=lambda: restart_redis(holder)).check()
         assert restarted["actions"] == ["restarted redis"] and restarted["services"]["redis"]["ok"]
         assert holder["service"].url == own.url and holder["service"].pid != own.pid
     finally:
@@ -181,7 +181,7 @@ def test_a_busy_worker_still_answers_the_ping(health_node, anvil, deployment_fil
 
     import redis
 
-    from workers.node.tasks import make_enqueue
+    from workers.node.queues.tasks import make_enqueue
 
     app = create_app(health_node.config)
     key = f"0x{uuid.uuid4().hex * 2}:0"

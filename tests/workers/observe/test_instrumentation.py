@@ -1,14 +1,14 @@
-"""The call sites' one-liners, in this process (no multiprocess folder: plain in-memory values):
-a revert is counted under its decoded custom error, a mined transaction's gas is added, the
-store counts bytes and errors by type."""
+"""The node's metrics as the observer of a sender and a store, in this process (no multiprocess
+folder: plain in-memory values): a revert is counted under its decoded custom error, a mined
+transaction's gas is added, the store counts bytes and errors by type."""
 import pytest
 import redis as redis_py
 from eth_account import Account
 
 from workers.chain.errors import TxReverted
-from workers.chain.sender import TxSender
+from workers.chain.sender import TxSender, fn_name
 from workers.localnet.chain import fund
-from workers.node import metrics
+from workers.node.observe import metrics
 from workers.storage.store import ContentNotFound, EmbeddedStore
 
 TOKEN = 10**18
@@ -27,7 +27,8 @@ def _failures() -> dict:
 def test_reverts_are_counted_by_decoded_error_and_gas_by_function(w3, contracts, redis_server):
     account = Account.create()
     fund(w3, account.address, 10 * TOKEN)
-    sender = TxSender(w3, account, redis_py.Redis.from_url(redis_server.url.rsplit("/", 1)[0] + "/6"))
+    sender = TxSender(w3, account, redis_py.Redis.from_url(redis_server.url.rsplit("/", 1)[0] + "/6"),
+                      observer=metrics.OBSERVER)
     before = _failures()
     with pytest.raises(TxReverted) as raised:
         sender.send(contracts.registry.functions.claimSlot(999, 0))
@@ -44,7 +45,7 @@ def test_reverts_are_counted_by_decoded_error_and_gas_by_function(w3, contracts,
 
 
 def test_store_bytes_and_errors(tmp_path):
-    store = EmbeddedStore(tmp_path / "store")
+    store = EmbeddedStore(tmp_path / "store", observer=metrics.OBSERVER)
     put, got = value(metrics.STORE_BYTES, "put"), value(metrics.STORE_BYTES, "get")
     cid = store.put(b"x" * 1000)
     assert store.get(cid) == b"x" * 1000
@@ -57,6 +58,6 @@ def test_store_bytes_and_errors(tmp_path):
 
 
 def test_function_names_from_descriptions():
-    assert metrics.fn_name("commit(3, 0xab…)") == "commit"
-    assert metrics.fn_name("transfer to 0x1234") == "transfer"
-    assert metrics.fn_name("") == "unknown"
+    assert fn_name("commit(3, 0xab…)") == "commit"
+    assert fn_name("transfer to 0x1234") == "transfer"
+    assert fn_name("") == "unknown"

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from workers.node import logs
+from workers.node.observe import logs
 
 
 def record(msg="hello %s", args=("world",), exc_info=None):
@@ -56,7 +56,7 @@ def test_text_format_and_a_bad_format(monkeypatch):
 
 def test_the_supervisor_refuses_a_bad_log_format(tmp_path):
     from workers.node.config import NodeConfig
-    from workers.node.supervisor import Supervisor
+    from workers.node.processes.supervisor import Supervisor
 
     with pytest.raises(ValueError, match="log format must be one of"):
         Supervisor(NodeConfig(redis_url="redis://x"), tmp_path, ("sampler",), log_format="xml")

@@ -10,16 +10,16 @@ ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = """
 import logging, sys
 logging.basicConfig(level=logging.WARNING, stream=sys.stdout, format="%(name)s %(message)s")
-from workers.node import metrics
+from workers.node.observe import metrics
 from workers.storage.store import EmbeddedStore
 
-store = EmbeddedStore(sys.argv[1])
+store = EmbeddedStore(sys.argv[1], observer=metrics.OBSERVER)
 cid = store.put(b"work")                      # records decentrl_store_bytes: fails, store works
 assert store.get(cid) == b"work"
 with metrics.handler_running("sampler", "E", 0.0):
     pass
 for _ in range(3):
-    metrics.tx_sent("commit")
+    metrics.OBSERVER.tx_sent("commit")
 print("work done")
 """
 
@@ -31,14 +31,14 @@ def test_the_work_goes_on_when_metrics_cannot_be_written(tmp_path):
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert lines[-1] == "work done"
-    warnings = [x for x in lines if x.startswith("workers.node.metrics metrics: ")]
+    warnings = [x for x in lines if x.startswith("workers.node.observe.metrics metrics: ")]
     assert any("stored failed (FileNotFoundError" in x for x in warnings), lines
     assert sum("tx_sent failed" in x for x in warnings) == 1  # once per kind
     assert all("the node carries on without it" in x for x in warnings)
 
 
 def test_reap_dead_marks_only_gone_processes(tmp_path):
-    from workers.node import metrics
+    from workers.node.observe import metrics
 
     gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
                           text=True).stdout.strip()

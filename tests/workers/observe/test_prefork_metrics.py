@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 import redis
-from observe_support import HERE, json_lines, scrape, serve_metrics, total
+from observe_support import HERE, STORE_ENV, json_lines, scrape, serve_metrics, total
 from tests.waiting import wait_for, wait_ready
 
-from workers.node.celery_app import create_app
+from workers.node.queues.celery_app import create_app
 from workers.node.config import NodeConfig
-from workers.node.supervisor import Supervisor
-from workers.node.tasks import make_enqueue
+from workers.node.processes.supervisor import Supervisor
+from workers.node.queues.tasks import make_enqueue
 
 EVENTS = 8
 STEPS = 300
@@ -41,10 +41,10 @@ def prefork_node(redis_server, tmp_path_factory):
     config = NodeConfig(redis_url=redis_server.url.rsplit("/", 1)[0] + "/1", node_name="observe-prefork",
                         handler_modules=("observe_handlers",), retry_backoff=1, retry_backoff_max=2,
                         retry_jitter=False, max_retries=1, soft_time_limit=20, time_limit=25,
-                        visibility_timeout=60, restore_interval=1,
-                        extra={"store_dir": str(node_dir / "store")})
+                        visibility_timeout=60, restore_interval=1)
     app = create_app(config)
-    sup = Supervisor(config, node_dir, ("sampler",), concurrency=2, pool="prefork", env={"PYTHONPATH": str(HERE)})
+    sup = Supervisor(config, node_dir, ("sampler",), concurrency=2, pool="prefork",
+                     env={"PYTHONPATH": str(HERE), STORE_ENV: str(node_dir / "store")})
     sup.start()
     server, port = serve_metrics(node_dir)
     try:

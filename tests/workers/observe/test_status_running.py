@@ -16,8 +16,8 @@ from tests.ports import worker_part
 from tests.waiting import wait_for
 
 from workers.localnet.chain import free_port
-from workers.node.health import read_health
-from workers.node.ratelimit import TokenBucket
+from workers.node.observe.health import read_health
+from workers.node.queues.ratelimit import TokenBucket
 
 ROOT = Path(__file__).resolve().parents[3]
 

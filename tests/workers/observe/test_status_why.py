@@ -115,7 +115,7 @@ def test_a_running_node_whose_redis_is_down(node, invoke, redis_server, tmp_path
 def test_a_running_node_whose_store_failed_its_health_check(node, invoke, redis_server):
     import time
 
-    from workers.node.health import write_health
+    from workers.node.observe.health import write_health
 
     node_dir, _ = node()
     (node_dir / "node.json").write_text(json.dumps({
@@ -163,14 +163,15 @@ def test_reorganisations_the_watcher_found_are_shown(node, invoke):
     import subprocess
     import sys
 
-    from workers.node.metrics import metrics_dir
+    from workers.node.observe.metrics import metrics_dir
 
     node_dir, _ = node()
     assert "reorgs" not in status(invoke, node_dir)
     folder = metrics_dir(node_dir)
     folder.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-c", "from workers.node import metrics; metrics.chain_reorg('registry', 3); "
-                    "metrics.chain_reorg('registry', 1)"], check=True,
+    subprocess.run([sys.executable, "-c", "from workers.node.observe import metrics; "
+                    "metrics.OBSERVER.chain_reorg('registry', 3); metrics.OBSERVER.chain_reorg('registry', 1)"],
+                   check=True,
                    env={**os.environ, "PROMETHEUS_MULTIPROC_DIR": str(folder), "PYTHONPATH": str(ROOT)})
     assert ("  reorgs     2 chain reorganisations replaced 4 blocks whose events the node had taken (their events "
             "were taken again; deeper than --confirmations: give more)") in status(invoke, node_dir)

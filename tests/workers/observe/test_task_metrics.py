@@ -10,7 +10,7 @@ import pytest
 
 from observe_support import DEMO_ANVIL_PORTS
 from workers.demo import run as demo_run
-from workers.node.metrics import snapshot
+from workers.node.observe.metrics import snapshot
 from workers.protocol import Status
 from workers.spec import DEMO_CARTPOLE
 

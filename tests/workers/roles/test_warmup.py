@@ -6,7 +6,7 @@ import json
 import subprocess
 import sys
 
-from workers.node.supervisor import ROOT
+from workers.node.processes.supervisor import ROOT
 from workers.roles import warmup
 
 SCRIPT = """

@@ -1,10 +1,10 @@
-"""workers.storage.cid gives the CIDs a real IPFS node gives (table in cid_vectors.json)."""
+"""workers.cid gives the CIDs a real IPFS node gives (table in cid_vectors.json)."""
 import io
 
 import pytest
 
 from vectors import CHUNK, MIB, load, pattern
-from workers.storage.cid import compute
+from workers.cid import compute
 
 VECTORS = load()
 

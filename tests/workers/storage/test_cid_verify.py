@@ -2,7 +2,7 @@
 import pytest
 
 from vectors import MIB, pattern
-from workers.storage.cid import CIDMismatch, compute, decode, encode, verify
+from workers.cid import CIDMismatch, compute, decode, encode, verify
 
 
 def test_verify_accepts_matching_content():

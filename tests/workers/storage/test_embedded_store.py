@@ -2,7 +2,7 @@
 import pytest
 
 from vectors import MIB, pattern
-from workers.storage.cid import CIDMismatch, compute
+from workers.cid import CIDMismatch, compute
 from workers.storage.store import RETRYABLE, ContentNotFound, EmbeddedStore, IpfsStore, NotACid, open_store
 
 

@@ -4,7 +4,7 @@ import time
 import pytest
 
 from storage_support import free_port
-from workers.storage.cid import compute
+from workers.cid import compute
 from workers.storage.store import ContentNotFound, IpfsStore, StoreUnavailable
 
 

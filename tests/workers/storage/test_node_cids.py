@@ -2,7 +2,7 @@
 import pytest
 
 from vectors import load, pattern
-from workers.storage.cid import compute
+from workers.cid import compute
 
 VECTORS = load()
 

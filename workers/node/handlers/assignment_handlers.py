@@ -1,0 +1,135 @@
+"""Assignment: claiming a new or vacated sampler or trainer slot, working at once in a slot got
+during its role's work phase, and the validator draw (workers.node.handlers.table, WHO DOES WHAT)."""
+from __future__ import annotations
+
+import dataclasses
+import logging
+
+from workers.chain.errors import TxReverted
+from workers.node.handlers import round_handlers, validator_handlers
+from workers.node.handlers.common import on, send, spec_by, spec_of
+from workers.node.handlers.context import NodeContext
+from workers.node.handlers.keeper_turns import wait_for_turn
+from workers.node.queues.dispatch import HandledEvent
+from workers.protocol import Phase, Role, Status
+
+log = logging.getLogger(__name__)
+
+
+INELIGIBLE = ("NodePaused", "InsufficientStake", "ReputationTooLow")
+
+
+def _claim(ctx: NodeContext, ev: HandledEvent, role: Role) -> None:
+    """Claims a slot of `role`. Claims race, so the fast path checks only the task's spec (it
+    must be fetchable and match its digest before the node commits stake to it) and lets
+    claimSlot's own checks decide the rest: a lost race, a slot already ours, the requester's
+    own task, a task no longer open and an ineligible node (stake, reputation, paused; logged
+    with the reason) all revert at the gas estimate, before anything is sent. A TaskCreated
+    carries the spec and the requester, so a new task is claimed without reading it first."""
+    task_id = int(ev.args["taskId"])
+    if ev.name == "TaskCreated":
+        if ev.args["requester"] == ctx.address:
+            return
+        spec_by(ctx, ev.args["specCid"], bytes.fromhex(ev.args["specDigest"][2:]))
+    else:
+        task = ctx.view.task(task_id)
+        if task.status not in (Status.OPEN, Status.ACTIVE) or task.requester == ctx.address:
+            return
+        filled = task.filled_samplers if role == Role.SAMPLER else int(task.trainer_filled)
+        if filled == task.slot_count(role):
+            return  # lost the race already: no estimate needed to learn NoVacantSlot
+        spec_of(ctx, task)  # a task whose spec cannot be fetched or is corrupt is not taken
+    try:
+        send(ctx, ctx.deployment.registry.functions.claimSlot(task_id, role),
+             done=("NoVacantSlot", "AlreadyAssigned", "WrongStatus", "DeadlinePassed", "RequesterCannotWork"))
+    except TxReverted as exc:
+        if exc.error.name not in INELIGIBLE:
+            raise
+        log.warning("task %d: not claiming the %s slot: %s", task_id, role.name.lower(),
+                    ctx.view.eligibility(ctx.address, role).reason or exc.error.name)
+
+
+@on("TaskCreated", "sampler", new_task=True)
+def claim_sampler(ctx: NodeContext, ev: HandledEvent) -> None:
+    _claim(ctx, ev, Role.SAMPLER)
+
+
+@on("TaskCreated", "trainer", new_task=True)
+def claim_trainer(ctx: NodeContext, ev: HandledEvent) -> None:
+    _claim(ctx, ev, Role.TRAINER)
+
+
+def _reclaim(ctx: NodeContext, ev: HandledEvent, role: Role) -> None:
+    """A slot of `role` was vacated (missed, rejected): claim it, unless it was ours."""
+    if Role(int(ev.args["role"])) == role and ev.args["node"] != ctx.address:
+        _claim(ctx, ev, role)
+
+
+@on("SlotVacated", "sampler", new_task=True)
+def reclaim_sampler(ctx: NodeContext, ev: HandledEvent) -> None:
+    _reclaim(ctx, ev, Role.SAMPLER)
+
+
+@on("SlotVacated", "trainer", new_task=True)
+def reclaim_trainer(ctx: NodeContext, ev: HandledEvent) -> None:
+    _reclaim(ctx, ev, Role.TRAINER)
+
+
+WORK_PHASE = {Role.SAMPLER: Phase.SAMPLE_COMMIT, Role.TRAINER: Phase.TRAIN_COMMIT, Role.VALIDATOR: Phase.ATTEST}
+
+
+def _joined(ctx: NodeContext, ev: HandledEvent, role: Role, work, before_active=None) -> None:
+    """This node got a slot of an active task during its role's work phase (a vacant slot
+    claimed, a validator drawn as a replacement): it works in this round, but the phase's
+    PhaseStarted came before it held the slot, so do that phase's work now. A slot of a task
+    that is not active yet goes to `before_active`, if given (both called as handlers: ctx, ev)."""
+    if Role(int(ev.args["role"])) != role or ev.args["node"] != ctx.address:
+        return
+    task = ctx.view.task(int(ev.args["taskId"]))
+    if task.status == Status.ACTIVE and task.phase == WORK_PHASE[role]:
+        work(ctx, dataclasses.replace(ev, args={**ev.args, "round": task.round, "phase": int(task.phase)}))
+    elif task.status in (Status.OPEN, Status.DRAWING) and before_active is not None:
+        before_active(ctx, ev)
+
+
+@on("SlotAssigned", "sampler")
+def sampler_joined(ctx: NodeContext, ev: HandledEvent) -> None:
+    from workers.node.handlers.sample_ahead import ahead_of_round_zero
+
+    _joined(ctx, ev, Role.SAMPLER, lambda c, e: round_handlers.commit_work(c, e, Role.SAMPLER, Phase.SAMPLE_COMMIT),
+            before_active=ahead_of_round_zero)
+
+
+@on("SlotAssigned", "trainer")
+def trainer_joined(ctx: NodeContext, ev: HandledEvent) -> None:
+    _joined(ctx, ev, Role.TRAINER, lambda c, e: round_handlers.commit_work(c, e, Role.TRAINER, Phase.TRAIN_COMMIT))
+
+
+@on("SlotAssigned", "validator")
+def validator_joined(ctx: NodeContext, ev: HandledEvent) -> None:
+    _joined(ctx, ev, Role.VALIDATOR, validator_handlers.attest)
+
+
+@on("DrawArmed", "validator", urgent=lambda args: True)  # the task's start waits on its draw
+def draw(ctx: NodeContext, ev: HandledEvent) -> None:
+    task_id = int(ev.args["taskId"])
+    task = ctx.view.task(task_id)
+    if task.status not in (Status.DRAWING, Status.ACTIVE) or task.filled_validators == task.num_validators:
+        return  # drawn already (a draw also re-arms during a task, to replace a validator)
+    send_draw(ctx, ev, "drawValidators", task_id, int(ev.args["seedBlock"]),
+              ctx.deployment.registry.functions.drawValidators(task_id),
+              done=("WrongStatus", "NoVacancy", "DeadlinePassed"))
+
+
+def send_draw(ctx: NodeContext, ev: HandledEvent, name: str, subject_id: int, seed_block: int, call,
+              done: tuple[str, ...]):
+    """Sends a draw (drawValidators, drawJurors), whose seed is the hash of seedBlock, so it must
+    run in a later block: a transaction sent once seedBlock is the chain's head lands in a later
+    block, so the draw goes as soon as seedBlock exists, or in this node's keeper turn after it
+    (workers.node.handlers.keeper_turns: every validator sees the draw armed; a job that defers itself to
+    its turn reads the chain again when it runs), with its estimate in the next block's context
+    ("pending": at "latest", block.number would still be seedBlock and the estimate would revert;
+    a chain slower than the wait gets DrawNotReady and the backoff)."""
+    subject = name.encode() + subject_id.to_bytes(32, "big") + seed_block.to_bytes(32, "big")
+    wait_for_turn(ctx, ev, subject, seed_block)
+    return send(ctx, call, done=done, estimate_at="pending")

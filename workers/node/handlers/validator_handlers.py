@@ -1,0 +1,115 @@
+"""A validator's round: judge the revealed shards while the trainer trains, then verify the
+round and vote (workers.node.handlers.table, WHO DOES WHAT); the vote itself is
+aggregate_handlers'."""
+from __future__ import annotations
+
+import time
+
+from workers.node.handlers.aggregate_handlers import vote
+from workers.node.handlers.common import (checkpoint_bundle, current, fetch, held_key, in_phases, my_slot, on, spec_of,
+                                          voted)
+from workers.node.handlers.context import NodeContext
+from workers.node.handlers.held import Held
+from workers.node.handlers.keeper_handlers import schedule_deadline
+from workers.node.queues.dispatch import HandledEvent
+from workers.protocol import Phase, Role
+from workers.storage.store import RETRYABLE as STORE_RETRYABLE
+
+
+SAMPLER_CHECKS_KEPT = 1024
+"""Rounds whose early sampler verdicts a validator process holds until their Attest phase (one
+per task it validates; a round dropped here is judged twice)."""
+SAMPLER_CHECKS_MAX_BYTES = 256 * 2**20
+"""The judged shards' blob bytes those rounds may hold (their parsed episodes take about as much
+again): a shard can be millions of steps, and a validator of many tasks holds a round of each."""
+
+
+def _judged_bytes(checks) -> int:
+    return sum(len(shard.blob) for _, _, shard in checks.judged.values() if shard is not None)
+
+
+_SAMPLER_CHECKS = Held(SAMPLER_CHECKS_KEPT, SAMPLER_CHECKS_MAX_BYTES, _judged_bytes)
+"""Early sampler verdicts (workers.roles.validator.SamplerChecks), by held_key; a round
+dropped for room is judged at Attest."""
+
+
+EARLY_CHECK_PHASES = (Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL, Phase.ATTEST)
+"""The round's phases in which its shards can still be judged ahead of the vote: a TrainCommit
+job that reaches the worker after the trainer committed (queued behind other jobs, or a trainer
+faster than the validator) still saves its Attest job the work, which is queued behind it."""
+
+
+def _check_samplers_early(ctx: NodeContext, ev: HandledEvent) -> None:
+    """TrainCommit: the samplers have revealed and the trainer trains. Judge the samplers now, on
+    CPU the trainer's one thread leaves, so that the Attest phase waits only for the trainer's
+    check. Best effort: a shard not fetched now, or a round whose Attest this process does not
+    see (another pool process, a restart), is judged at Attest as before."""
+    from workers.roles.validator import verify_samplers
+
+    task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
+    task = current(ctx, task_id, round_, *EARLY_CHECK_PHASES)
+    if task is None:
+        return
+    slot = my_slot(ctx, task_id, Role.VALIDATOR, round_)
+    key = held_key(ctx, task_id, round_)
+    if slot is None or _SAMPLER_CHECKS.get(key) is not None:
+        return  # not its round, or judged already (a redelivered job)
+    if task.phase == Phase.ATTEST and voted(ctx, task_id, round_, slot):
+        return  # judged at Attest already
+    samplers = []
+    for s in ctx.view.submissions(task_id, round_):
+        if s.role == Role.SAMPLER and s.revealed:
+            try:
+                samplers.append((s.slot, bytes(s.root), ctx.store.get(s.cid)))
+            except STORE_RETRYABLE:
+                pass  # Attest fetches it again, with retries, and judges it
+    _SAMPLER_CHECKS.put(key, verify_samplers(
+        spec_of(ctx, task), task_id, round_, checkpoint_bundle(ctx, task), samplers,
+        ctx.secrets.challenge_seed(task_id, round_)))
+
+
+def attest(ctx: NodeContext, ev: HandledEvent) -> None:
+    from workers.roles.validator import verify_round
+
+    task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
+    task = current(ctx, task_id, round_, Phase.ATTEST)
+    if task is None:
+        return
+    slot = my_slot(ctx, task_id, Role.VALIDATOR, round_)
+    if slot is None:
+        return
+    if voted(ctx, task_id, round_, slot):
+        return
+    spec = spec_of(ctx, task)
+    prev = checkpoint_bundle(ctx, task)
+    subs = ctx.view.submissions(task_id, round_)
+    early = _SAMPLER_CHECKS.get(held_key(ctx, task_id, round_))
+    samplers = [(s.slot, bytes(s.root), (early and early.blob(s.slot, s.root)) or fetch(ctx, s.cid, ev))
+                for s in subs if s.role == Role.SAMPLER and s.revealed]
+    trainer = next(((bytes(s.root), fetch(ctx, s.cid, ev)) for s in subs
+                    if s.role == Role.TRAINER and s.revealed), None)
+    started = time.time()
+    verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
+                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: fetch(ctx, cid, ev), early=early)
+    _SAMPLER_CHECKS.pop(held_key(ctx, task_id, round_))  # kept until then: a fetch above may retry the job
+    bitmap = verdict.bitmap(task.num_samplers)
+    ctx.secrets.note(task_id, round_, Role.VALIDATOR, "verdict", {
+        "bitmap": bitmap, "work_s": round(time.time() - started, 3),
+        "samplers_judged_early": [] if early is None else sorted(early.judged),
+        "samplers": {str(k): [j.accepted, j.reason] for k, j in verdict.samplers.items()},
+        "trainer": None if verdict.trainer is None else [verdict.trainer.accepted, verdict.trainer.reason]})
+    task = current(ctx, task_id, round_, Phase.ATTEST)
+    if task is None:
+        return
+    vote(ctx, task, slot, bitmap)
+
+
+# its early sampler checks as urgent as its vote: queued behind records, they could come after it
+@on("PhaseStarted", "validator", urgent=in_phases(Phase.TRAIN_COMMIT, Phase.ATTEST))
+def validator_phase(ctx: NodeContext, ev: HandledEvent) -> None:
+    schedule_deadline(ctx, ev.args, ev.key)
+    phase = Phase(int(ev.args["phase"]))
+    if phase == Phase.TRAIN_COMMIT:
+        _check_samplers_early(ctx, ev)
+    elif phase == Phase.ATTEST:
+        attest(ctx, ev)

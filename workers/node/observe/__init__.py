@@ -1,0 +1,1 @@
+"""Observability: Prometheus metrics, the health check, structured logs, and why no work arrives."""

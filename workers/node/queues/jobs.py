@@ -1,0 +1,162 @@
+"""Job records and leases in Redis: one record per (role, event key), event key = txHash:logIndex.
+
+Record (hash decentrl:<node>:job:<role>:<key>): status queued|running|done|failed, attempts
+(handler runs started), last_error, event, updated (unix seconds). A lease
+(decentrl:<node>:lease:<role>:<key>) marks a handler as running; its owner renews it while the
+handler runs, so it lapses soon after a worker dies and a redelivered task can run again.
+A run starts (the done check, the lease, the record read under it: `JobStore.acquire`) and ends
+(its outcome recorded, the lease released: `Lease.release`) in one round trip each: every job of
+every worker pays them, and a node's Redis may be across a network.
+"""
+from __future__ import annotations
+
+import logging
+import re
+import threading
+import time
+import uuid
+from dataclasses import dataclass
+
+import redis
+
+log = logging.getLogger(__name__)
+
+QUEUED, RUNNING, DONE, FAILED = "queued", "running", "done", "failed"
+EVENT_KEY = re.compile(r"0x[0-9a-f]{64}:\d+")
+"""A chain event's key (txHash:logIndex); a scheduled check (workers.node.handlers.common.
+schedule_check) has its own."""
+
+_RENEW = """
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return 0
+"""
+# KEYS job record, lease; ARGV token, ttl ms, the done status. A run's start in one round trip: a
+# job done already takes no lease ({0}); a lease held by another delivery gives its time left
+# ({-1, ms}); else the lease is taken and the record read under it ({1, flat record}).
+_ACQUIRE = """
+if redis.call('HGET', KEYS[1], 'status') == ARGV[3] then return {0} end
+if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {-1, redis.call('PTTL', KEYS[2])} end
+return {1, redis.call('HGETALL', KEYS[1])}
+"""
+# KEYS job record, lease; ARGV token, then the record's fields and values to set, if any. A run's
+# end in one round trip: its outcome recorded, then its lease released (if it is still ours).
+_FINISH = """
+if #ARGV > 1 then redis.call('HSET', KEYS[1], unpack(ARGV, 2)) end
+if redis.call('GET', KEYS[2]) == ARGV[1] then return redis.call('DEL', KEYS[2]) end
+return 0
+"""
+
+
+def status_fields(status: str, error: str | None = None) -> dict:
+    """A job record's fields for a new status (and its error, cut to 2000 characters)."""
+    fields = {"status": status, "updated": repr(time.time())}
+    if error is not None:
+        fields["last_error"] = error[:2000]
+    return fields
+
+
+@dataclass(frozen=True)
+class JobRecord:
+    status: str | None
+    attempts: int
+    last_error: str
+    event: str
+
+    @classmethod
+    def parse(cls, raw: dict) -> "JobRecord":
+        raw = {k.decode(): v.decode() for k, v in raw.items()}
+        return cls(status=raw.get("status"), attempts=int(raw.get("attempts", 0)),
+                   last_error=raw.get("last_error", ""), event=raw.get("event", ""))
+
+
+class JobStore:
+    def __init__(self, client: redis.Redis, prefix: str):
+        self.client, self.prefix = client, prefix
+        self._renew = client.register_script(_RENEW)
+        self._acquire = client.register_script(_ACQUIRE)
+        self._finish = client.register_script(_FINISH)
+
+    def job_key(self, role: str, event_key: str) -> str:
+        return f"{self.prefix}:job:{role}:{event_key}"
+
+    def lease_key(self, role: str, event_key: str) -> str:
+        return f"{self.prefix}:lease:{role}:{event_key}"
+
+    def get(self, role: str, event_key: str) -> JobRecord:
+        return JobRecord.parse(self.client.hgetall(self.job_key(role, event_key)))
+
+    def mark_queued(self, role: str, event_key: str, event: str) -> bool:
+        """Create the record as queued; False (and nothing changed) if it already exists."""
+        key = self.job_key(role, event_key)
+        created = self.client.hsetnx(key, "status", QUEUED)
+        if created:
+            self.client.hset(key, mapping={"event": event, "attempts": 0, "updated": time.time()})
+        return bool(created)
+
+    def start_attempt(self, role: str, event_key: str, event: str) -> int:
+        key = self.job_key(role, event_key)
+        pipe = self.client.pipeline()
+        pipe.hincrby(key, "attempts", 1)
+        pipe.hset(key, mapping={"status": RUNNING, "event": event, "updated": time.time()})
+        return int(pipe.execute()[0])
+
+    def unfinished_events(self) -> list[tuple[str, str]]:
+        """(role, event key) of every chain event's job still queued or running."""
+        found = []
+        for key in self.client.scan_iter(match=self.job_key("*", "*"), count=1000):
+            role, _, event_key = key.decode()[len(self.prefix) + len(":job:"):].partition(":")
+            if EVENT_KEY.fullmatch(event_key) and self.get(role, event_key).status in (QUEUED, RUNNING):
+                found.append((role, event_key))
+        return found
+
+    def acquire(self, role: str, event_key: str, ttl_s: float) -> tuple[JobRecord | None, "Lease | None"]:
+        """A run's start, in one round trip: (None, None) when the job is done already; LeaseHeld
+        when another delivery holds its lease; else its record, read under the lease now held
+        (and renewed until `Lease.release`)."""
+        lease = Lease(self, self.lease_key(role, event_key), ttl_s)
+        answer = self._acquire(keys=[self.job_key(role, event_key), lease.key], args=[lease.token, lease.ttl_ms, DONE])
+        if answer[0] == 0:
+            return None, None
+        if answer[0] == -1:
+            raise LeaseHeld(f"{lease.key} is held for another {max(answer[1], 0) / 1000:.1f} s")
+        flat = answer[1]
+        lease.renew_until_released()
+        return JobRecord.parse(dict(zip(flat[::2], flat[1::2]))), lease
+
+
+class LeaseHeld(RuntimeError):
+    """Another worker is running this job now (or died less than a lease ago)."""
+
+
+class Lease:
+    """A SET NX PX lease (taken by JobStore.acquire) renewed by a daemon thread every ttl/3 until released."""
+
+    def __init__(self, store: JobStore, key: str, ttl_s: float):
+        self.store, self.key, self.ttl_ms = store, key, max(1, int(ttl_s * 1000))
+        self.token = uuid.uuid4().hex
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def renew_until_released(self) -> None:
+        self._thread = threading.Thread(target=self._renew_loop, daemon=True)
+        self._thread.start()
+
+    def _renew_loop(self) -> None:
+        # A renewal that fails (Redis restarting, a dropped connection) is tried again a third of
+        # the TTL later: the lease holds while a renewal gets through within its TTL, and a loop
+        # that ended at the first error would let it lapse under a handler that is still running.
+        while not self._stop.wait(self.ttl_ms / 3000):
+            try:
+                self.store._renew(keys=[self.key], args=[self.token, self.ttl_ms])
+            except redis.RedisError as exc:
+                log.warning("lease %s not renewed (%s: %s); trying again in %.1f s", self.key,
+                            type(exc).__name__, exc, self.ttl_ms / 3000)
+
+    def release(self, job_key: str | None = None, status: str | None = None, error: str | None = None) -> None:
+        """Stops renewing and releases the lease; with `status`, first records it (and `error`) in
+        the job record at `job_key`, in the same round trip."""
+        self._stop.set()
+        if self._thread:
+            self._thread.join()
+        fields = [] if status is None else [x for pair in status_fields(status, error).items() for x in pair]
+        self.store._finish(keys=[job_key or self.key, self.key], args=[self.token, *fields])

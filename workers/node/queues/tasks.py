@@ -1,0 +1,118 @@
+"""Thin Celery tasks: unpack ids, call the plain logic in dispatch.run_event, declare retries."""
+from __future__ import annotations
+
+import importlib
+import logging
+import os
+import time
+from typing import Callable
+
+import redis
+from celery import Celery
+
+from workers.node.queues import dispatch, jobs
+from workers.node.observe import logs, metrics
+from workers.node.queues.celery_app import HANDLE_EVENT, PING, send_event, warm_sending
+from workers.node.config import NodeConfig
+from workers.node.queues.ratelimit import TokenBucket
+
+_state: dict = {}
+log = logging.getLogger(__name__)
+
+
+def node_state(config: NodeConfig) -> tuple[jobs.JobStore, TokenBucket]:
+    """This process's Redis client, job store and rate bucket (made after the pool forks)."""
+    if _state.get("pid") != os.getpid() or _state.get("config") is not config:
+        client = redis.Redis.from_url(config.redis_url)
+        _state.update(pid=os.getpid(), config=config,
+                      store=jobs.JobStore(client, config.key()),
+                      bucket=TokenBucket(client, config.key("rate"), config.rate_per_s,
+                                         config.burst))
+    return _state["store"], _state["bucket"]
+
+
+def register(app: Celery) -> None:
+    config: NodeConfig = app.node_config
+
+    # shared=False: Celery otherwise hands a task made for one app (one NodeConfig) to every app
+    # created later in the process, with the first app's retry settings. ignore_result: the job
+    # record says what became of the event (celery_app.send_event).
+    @app.task(name=HANDLE_EVENT, bind=True, shared=False, ignore_result=True,
+              autoretry_for=(dispatch.RetryableError,),
+              retry_backoff=config.retry_backoff, retry_backoff_max=config.retry_backoff_max,
+              retry_jitter=config.retry_jitter, max_retries=config.max_retries)
+    def handle_event(self, event_key: str, event_name: str, args: dict, block: int, role: str,
+                     reserved: float | None = None, sent_at: float | None = None):
+        # sent_at: when the watcher enqueued the event, for the dispatch latency of its first run (a
+        # retry carries the same kwargs after its backoff; a rate-limited rerun has none)
+        store, bucket = node_state(config)
+        first_run = sent_at if self.request.retries == 0 else None
+        # the outcome is counted once the run is over (running gauge down, handler time observed),
+        # so a scrape that sees a job done also sees it no longer running
+        with logs.event_context(event_name, args, role):
+            try:
+                with metrics.handler_running(role, event_name, first_run):
+                    outcome = dispatch.run_event(
+                        store, bucket.reserve, role, event_key, event_name, args, block,
+                        final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
+                        max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved)
+            except dispatch.Deferred as later:
+                # Not a retry (no retry is used): the same event again at its reserved start (rate
+                # limited: the rerun starts then, unasked) or when its handler asked, so this worker
+                # is free meanwhile for the tasks the node already holds. A handler's wait is capped
+                # as schedule_check caps its own: a message held unacknowledged past the visibility
+                # timeout would be delivered again meanwhile (a longer wait defers once more).
+                if isinstance(later, dispatch.RateLimited):
+                    start, countdown = later.start, later.wait
+                else:
+                    start, countdown = reserved, min(later.wait, config.visibility_timeout / 2)
+                self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
+                                             role=role, reserved=start), countdown=countdown,
+                                 priority=dispatch.DISPATCH.priority(event_name, role, args))
+                metrics.task_outcome(role, event_name, "deferred")
+                log.info("%s %s: %s", event_name, event_key, later)
+                return "deferred"
+            except dispatch.RetryableError as exc:
+                metrics.task_outcome(role, event_name, "retry")
+                log.warning("%s %s: will retry (%s)", event_name, event_key, exc)
+                raise
+            except Exception as exc:
+                metrics.task_outcome(role, event_name, "failed")
+                log.error("%s %s: failed: %s: %s", event_name, event_key, type(exc).__name__, exc)
+                raise
+            metrics.task_outcome(role, event_name, outcome)
+            log.info("%s %s: %s", event_name, event_key, outcome)
+            return outcome
+
+    @app.task(name=PING, bind=True, shared=False)
+    def ping(self, queue: str, sent_at: float):
+        return {"queue": queue, "worker": self.request.hostname, "latency_s": time.time() - sent_at}
+
+
+def load_handlers(config: NodeConfig) -> None:
+    for module in config.handler_modules:
+        importlib.import_module(module)
+
+
+def make_enqueue(app: Celery, roles=None,
+                 table: dispatch.DispatchTable = dispatch.DISPATCH) -> Callable:
+    """enqueue(event) -> queues, for the watcher: one handle_event per role handling the event.
+    Its `events` attribute names the events it can queue at all (the watcher skips the rest)."""
+    config: NodeConfig = app.node_config
+    load_handlers(config)
+    try:
+        warm_sending(app)
+        node_state(config)[0].client.ping()  # the job records' connection, before the first event
+    except Exception as exc:  # noqa: BLE001 - the first enqueue then pays it, or reports the broker down
+        log.warning("could not prepare sending to the node's Redis: %s: %s", type(exc).__name__, exc)
+
+    def send(role: str, kwargs: dict) -> None:
+        send_event(app, {**kwargs, "sent_at": time.time()},
+                   priority=table.priority(kwargs["event_name"], role, kwargs["args"]))
+
+    def enqueue(event) -> list[str]:
+        store, _ = node_state(config)
+        return dispatch.enqueue(event, send, store, table, roles)
+
+    enqueue.events = table.events_for(roles)
+    return enqueue
