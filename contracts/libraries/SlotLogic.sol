@@ -62,6 +62,9 @@ library SlotLogic {
         // A seed block older than 256 blocks has no hash any more: re-arm rather than draw from zero.
         if (seed != bytes32(0) && poolSize > 0) {
             uint256 rand = uint256(keccak256(abi.encode(seed, taskId, t.round)));
+            // Whether the walk covers the whole list does not matter to a task: its draw is re-armed
+            // until every validator slot is filled (or the claim window ends).
+            // slither-disable-next-line unused-return
             (Draws.Walk memory w,) = Draws.walk(rand, poolSize, vacancies, DRAW_ATTEMPTS_PER_SLOT);
             while (vacancies > 0) {
                 (bool more, address candidate) = Draws.next(w, c.stakes);
