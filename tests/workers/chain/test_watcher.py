@@ -43,6 +43,8 @@ class Recorder:
 
 
 def watch(deployment, anvil, tmp_path, recorder, mode="ws", name="w", **kwargs):
+    # The events these tests make by default are ProtocolConfig's (setSlashBps: cheap, repeatable).
+    kwargs.setdefault("contracts", ("ProtocolConfig",))
     cursor = SqliteCursor(tmp_path / "cursor.sqlite", name)
     if cursor.get() is None:
         cursor.set(deployment.w3.eth.block_number, END)  # only what the test sends from here on
@@ -68,7 +70,7 @@ def logs_of(deployment, tx_hashes):
     for h in tx_hashes:
         receipt = deployment.w3.eth.wait_for_transaction_receipt(h)
         out += [f"{receipt.transactionHash.to_0x_hex()}:{lg.logIndex}" for lg in receipt.logs
-                if lg.address == deployment.registry.address]
+                if lg.address == deployment.config.address]
     return out
 
 
@@ -129,12 +131,12 @@ def test_enums_and_indexed_arguments_are_decoded(deployment, anvil, admin, tmp_p
 def test_a_log_without_a_readable_block_timestamp_still_decodes(deployment, admin, w3, stamp):
     """blockTimestamp only feeds a metric: a node that omits it, or sends garbage, gives None."""
     receipt = w3.eth.wait_for_transaction_receipt(set_slash_bps(deployment, admin, 321))
-    entry = dict(w3.eth.get_logs({"address": deployment.registry.address, "fromBlock": receipt.blockNumber,
+    entry = dict(w3.eth.get_logs({"address": deployment.config.address, "fromBlock": receipt.blockNumber,
                                   "toBlock": receipt.blockNumber})[0])
     assert int(entry.pop("blockTimestamp"), 16) == w3.eth.get_block(receipt.blockNumber)["timestamp"]
     if stamp is not None:
         entry["blockTimestamp"] = stamp
-    event = EventDecoder(deployment).decode(entry)
+    event = EventDecoder(deployment, ("ProtocolConfig",)).decode(entry)
     assert (event.name, event.args, event.timestamp) == ("SlashBpsSet", {"bps": 321}, None)
 
 
@@ -142,15 +144,15 @@ def test_a_raw_log_decodes_as_its_web3_formatted_self(deployment, admin, w3):
     """The watcher reads logs raw (hex strings, lower-case addresses) past web3.py's formatters;
     the decoder gives the same event from either form."""
     receipt = w3.eth.wait_for_transaction_receipt(set_slash_bps(deployment, admin, 654))
-    where = {"address": deployment.registry.address, "fromBlock": receipt.blockNumber, "toBlock": receipt.blockNumber}
+    where = {"address": deployment.config.address, "fromBlock": receipt.blockNumber, "toBlock": receipt.blockNumber}
     formatted = w3.eth.get_logs(where)[0]
     raw = raw_request(w3, "eth_getLogs", [{**where, "fromBlock": hex(receipt.blockNumber),
                                           "toBlock": hex(receipt.blockNumber)}])[0]
     assert isinstance(raw["data"], str) and isinstance(raw["blockNumber"], str)
-    decoder = EventDecoder(deployment)
+    decoder = EventDecoder(deployment, ("ProtocolConfig",))
     event = decoder.decode(raw)
     assert event == decoder.decode(formatted)
-    assert (event.address, event.timestamp) == (deployment.registry.address, w3.eth.get_block(receipt.blockNumber)["timestamp"])
+    assert (event.address, event.timestamp) == (deployment.config.address, w3.eth.get_block(receipt.blockNumber)["timestamp"])
     assert event.key == f"{receipt.transactionHash.to_0x_hex()}:{formatted['logIndex']}"
     assert log_position(raw) == log_position(formatted) == (receipt.blockNumber, formatted["logIndex"])
 
@@ -327,7 +329,7 @@ def falls_back_to_polling(deployment, admin, tmp_path, ws_url, bps):
     recorder = Recorder()
     cursor = SqliteCursor(tmp_path / "c.sqlite", "fallback")
     cursor.set(deployment.w3.eth.block_number, END)
-    watcher = EventWatcher(deployment, recorder, cursor, ws_url=ws_url, mode="ws")
+    watcher = EventWatcher(deployment, recorder, cursor, contracts=("ProtocolConfig",), ws_url=ws_url, mode="ws")
     recorder.watcher = watcher
     watcher.start()
     try:
@@ -395,7 +397,8 @@ def test_a_dropped_subscription_is_taken_up_again(deployment, anvil, admin, tmp_
         recorder = Recorder()
         cursor = SqliteCursor(tmp_path / "c.sqlite", "resubscribe")
         cursor.set(deployment.w3.eth.block_number, END)
-        watcher = EventWatcher(deployment, recorder, cursor, ws_url=f"ws://127.0.0.1:{server.socket.getsockname()[1]}",
+        watcher = EventWatcher(deployment, recorder, cursor, contracts=("ProtocolConfig",),
+                               ws_url=f"ws://127.0.0.1:{server.socket.getsockname()[1]}",
                                mode="ws", poll_interval=60.0, resync_interval=60.0, resubscribe_s=0.2)
         recorder.watcher = watcher
         watcher.start()

@@ -23,7 +23,9 @@ def main(deployment_path, http_url, ws_url, cursor_path, out_path, delay):
         os.fsync(out.fileno())
         time.sleep(float(delay))
 
-    EventWatcher(deployment, record, SqliteCursor(cursor_path, "killed"), ws_url=ws_url).run()
+    # The test's events are ProtocolConfig's (setSlashBps).
+    EventWatcher(deployment, record, SqliteCursor(cursor_path, "killed"), contracts=("ProtocolConfig",),
+                 ws_url=ws_url).run()
 
 
 if __name__ == "__main__":
