@@ -44,8 +44,8 @@ from web3.logs import DISCARD
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workers.crypto.attest_messages import aggregate_args, attestation_message, registration_args  # noqa: E402
 from workers.chain.abi import load_abi  # noqa: E402
+from workers.crypto.attest_messages import aggregate_args, attestation_message, registration_args  # noqa: E402
 from workers.crypto.bls import BlsKey  # noqa: E402
 from workers.localnet.chain import TOKEN, Anvil, deploy_protocol, fund, http_w3  # noqa: E402
 from workers.protocol import Role, Status  # noqa: E402

@@ -38,9 +38,9 @@ import dataclasses
 import math
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -159,8 +159,8 @@ def run_ours(seed: int, protocol: Protocol, preset=None) -> Run:
     import torch
 
     from workers.rl.envs import make_env, space_spec
-    from workers.rl.ppo import TrainState, train_round
     from workers.rl.policy import make_policy
+    from workers.rl.ppo import TrainState, train_round
     from workers.rl.presets import CARTPOLE
     from workers.rl.rollout import rollout
 

@@ -34,7 +34,7 @@ import os
 import random
 import sys
 import time
-from math import comb, ceil
+from math import ceil, comb
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT / "tests" / "workers" / "fraud"))
 
 import fraud_faults as sf  # noqa: E402
 import fraud_trainer_faults as tf  # noqa: E402
+
 from workers.roles import validator  # noqa: E402
 from workers.roles.local_round import LocalRound, run_round  # noqa: E402
 from workers.roles.trainer import round_start  # noqa: E402

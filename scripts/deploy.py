@@ -20,9 +20,9 @@ from brownie import (
     JuryLogic,
     KeyringBoard,
     ProtocolConfig,
-    RLToken,
     Reputation,
     RewardVault,
+    RLToken,
     RoundLogic,
     SlotLogic,
     StakeManager,
@@ -33,7 +33,6 @@ from brownie import (
     network,
     web3,
 )
-
 from brownie._config import CONFIG
 
 from scripts import brownie_patches

@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from eth_utils import keccak
 
 from workers.crypto import inputs as encrypted
-from workers.rl.config import ACTIVATIONS, PPOConfig, PolicyConfig
+from workers.rl.config import ACTIVATIONS, PolicyConfig, PPOConfig
 from workers.rl.envs import EnvError, env_space_spec
 from workers.rl.presets import CARTPOLE
 

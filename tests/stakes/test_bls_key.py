@@ -9,7 +9,7 @@ from eth_utils import keccak
 
 from tests.stakes.conftest import TOKEN
 from workers.crypto.attest_messages import pop_message, registration_args
-from workers.crypto.bls import P, BlsKey, aggregate_g1, aggregate_g2
+from workers.crypto.bls import BlsKey, P, aggregate_g1, aggregate_g2
 
 KEY = BlsKey.from_seed(b"\x05" * 32)
 VICTIM = BlsKey.from_seed(b"\x06" * 32)

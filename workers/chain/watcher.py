@@ -45,9 +45,9 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Collection
 
 from eth_abi import decode
 from eth_utils import event_abi_to_log_topic
@@ -332,7 +332,7 @@ class EventWatcher:
             return self.poll_interval
         return max(0.0, self._resubscribe_at - time.monotonic())
 
-    def start(self) -> "EventWatcher":
+    def start(self) -> EventWatcher:
         """run() in a background thread; its error, if any, is re-raised by stop()."""
         def target():
             try:

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from workers.cli.common import TASK_ID, counted, fmt_drl, parse_drl, Context, send, send_as, writing
+from workers.cli.common import TASK_ID, Context, counted, fmt_drl, parse_drl, send, send_as, writing
 from workers.cli.group import cli
 
 

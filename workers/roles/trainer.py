@@ -43,8 +43,8 @@ from workers.framing import Malformed, brief, canonical, frame, is_count, unfram
 from workers.merkle import merkle_root
 from workers.rl.policy import ActorCritic, to_bytes
 from workers.rl.ppo import TrainState, resolve_device
-from workers.rl.rollout import misfit
 from workers.rl.ppo import train_round as ppo_train_round
+from workers.rl.rollout import misfit
 from workers.roles.determinism import single_thread
 from workers.roles.sampler import ShardMismatch, round_policy, verify_shard
 from workers.roles.trace import Trace, TraceRecorder

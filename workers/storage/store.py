@@ -31,9 +31,9 @@ import threading
 import time
 import warnings
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 from workers.cid import CIDMismatch, compute, decode, verify
 

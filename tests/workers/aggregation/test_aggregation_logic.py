@@ -7,9 +7,22 @@ import pytest
 
 from workers.crypto.bls import BlsKey, aggregate_g1, is_g1
 from workers.node.handlers.relay import RelayEntry
-from workers.roles.aggregation import (CHAIN_LOOK_S, FIRST_LOOK_S, MIN_AGGREGATE_SIGNERS, RELAY_LOOK_S, Rejection,
-                                       Vote, agreeing, choose_aggregator, find_invalid, next_look, plan,
-                                       relay_look_only, settle, worth_aggregating)
+from workers.roles.aggregation import (
+    CHAIN_LOOK_S,
+    FIRST_LOOK_S,
+    MIN_AGGREGATE_SIGNERS,
+    RELAY_LOOK_S,
+    Rejection,
+    Vote,
+    agreeing,
+    choose_aggregator,
+    find_invalid,
+    next_look,
+    plan,
+    relay_look_only,
+    settle,
+    worth_aggregating,
+)
 
 NODES = {v: "0x" + f"{v + 1:02x}" * 20 for v in range(4)}
 KEYS = {v: (v, v, v, v) for v in range(4)}

@@ -3,8 +3,8 @@ slot, with a TTL; whatever is not a well-formed entry of a slot of the task is i
 is untrusted)."""
 import pytest
 
-from workers.node.processes import redis_service
 from workers.node.handlers.relay import OFF, RELAY_TTL_S, AttestRelay, RelayEntry, relay_url
+from workers.node.processes import redis_service
 
 REGISTRY = "0x" + "Ab" * 20
 NODE = "0x" + "12" * 20

@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from chain_services import http_w3
+
 from workers.chain.deployment import DeploymentError, WrongNetwork, load_deployment
 
 
@@ -53,6 +53,7 @@ def test_another_chain_with_the_same_id_and_contracts_is_a_wrong_network(w3, adm
     """Two local chains (or one restarted) share chain id 31337, and the same deployer gives the
     same addresses on both: only the genesis block tells them apart."""
     from chain_services import ANVIL_PORTS
+
     from workers.chain.deployment import genesis_hash
     from workers.localnet.chain import Anvil, deploy_protocol
 

@@ -8,8 +8,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-
 from chain_services import send_from_threads
+
 from workers.chain.errors import DroppedTransaction, FeeCapExceeded, TxReverted
 from workers.chain.sender import TxSender, call_data
 from workers.protocol import Role
@@ -43,6 +43,7 @@ def test_a_restarted_chain_of_the_same_id_starts_a_new_nonce_sequence(w3, redis_
     """A dev chain restarted (anvil again, chain id 31337) is a new chain: the nonce kept for the
     old one would put every send behind a gap that nobody fills, and it would never be mined."""
     from chain_services import fund, http_w3
+
     from workers.localnet.chain import Anvil
 
     account = new_account()

@@ -5,10 +5,10 @@ against web3.py's own contract call: the same values, the same error for a rever
 import dataclasses
 
 import pytest
+from chain_services import TOKEN, fund
 from eth_account import Account
 from web3.exceptions import ContractLogicError
 
-from chain_services import TOKEN, fund
 from workers.chain.calls import ViewCall
 from workers.chain.errors import TxReverted, is_retryable
 from workers.chain.sender import TxSender

@@ -4,6 +4,7 @@ import json
 import stat
 
 from cli_support import PASSWORD, TOKEN
+
 from tests.workers.deployed_chain import account_of
 from workers.chain.keystore import find_keystore, load_account
 from workers.node.handlers.relay import bls_key, registered_key

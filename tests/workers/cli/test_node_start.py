@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import torch
-
 from cli_support import PASSWORD
+
 from workers.chain.keystore import find_keystore, load_account
 from workers.node.handlers.relay import bls_key, registered_key
 

@@ -4,8 +4,8 @@ import json
 import re
 
 import pytest
-
 from cli_support import TOKEN
+
 from workers.spec import DEMO_CARTPOLE
 
 

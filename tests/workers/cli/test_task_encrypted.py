@@ -8,9 +8,9 @@ import logging
 import re
 
 import pytest
+from cli_support import PASSWORD, TOKEN
 from eth_account import Account
 
-from cli_support import PASSWORD, TOKEN
 from workers.chain.view import ChainView
 from workers.crypto import inputs
 from workers.crypto.errors import NoKeyForNode, NotAssigned

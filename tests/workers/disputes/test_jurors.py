@@ -11,12 +11,12 @@ re-verify the round, commit their votes, reveal them, settle; after the window (
 pay is released by its own node and `decentrl wallet claim` withdraws it."""
 import time
 
+import fraud_faults as faults
 import pytest
 from click.testing import CliRunner
-
-import fraud_faults as faults
 from fraud_world import Cheat, FraudNet, outcome, play_round, start_task
 from network import NODE_SETTINGS
+
 from workers.chain.keystore import PASSWORD_ENV
 from workers.cli import cli
 from workers.localnet.chain import TOKEN, Ticker

@@ -10,8 +10,8 @@ than at the role level."""
 import dataclasses
 
 import pytest
-
 from fraud_world import SPEC, network, outcome, play_round, slot_share, start_task
+
 from workers.protocol import Role, Verdict
 
 SEEDS = [SPEC.seed + i for i in range(20)]

@@ -18,8 +18,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from network import ROOT, SPEC, TOKEN, Network
+
 from tests.ports import ipfs_api_port
 from workers.node.queues.jobs import RUNNING
 from workers.protocol import Phase, Status, TaskParams

@@ -6,8 +6,8 @@ longer open is left alone; with keeper turns, a validator whose turn is later wa
 import dataclasses
 
 import pytest
-
 from network import TOKEN, Network, as_node, create_task, handled
+
 from workers.node.handlers import keeper_handlers, keeper_turns
 from workers.protocol import Status
 

@@ -5,8 +5,8 @@ gas estimate), and an ineligible node says why in its log."""
 import logging
 
 import pytest
-
 from network import SPEC, TASK, TOKEN, Network, as_node, create_task, task_created
+
 from workers.node.handlers import assignment_handlers
 from workers.protocol import Role, TaskParams
 from workers.spec import SpecError

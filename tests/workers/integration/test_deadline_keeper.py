@@ -6,9 +6,9 @@ idle round without expecting (or penalising) the trainer or the validator; a sec
 the same event does nothing. Then another sampler claims the vacated slot (SlotVacated) and,
 holding it during round 1's SampleCommit, does the round's work (SlotAssigned)."""
 import pytest
-
 from network import Network, as_node, create_task, registry_events, task_created
 from network import handled as event
+
 from workers.node.handlers import assignment_handlers, keeper_handlers
 from workers.protocol import Outcome, Phase, Role, Status
 

@@ -11,7 +11,7 @@ import pytest
 from eth_account import Account
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-from network import PASSWORD, SPEC, TOKEN, NODE_SETTINGS  # noqa: E402
+from network import NODE_SETTINGS, PASSWORD, SPEC, TOKEN  # noqa: E402
 
 from workers.chain.view import ChainView  # noqa: E402
 from workers.crypto import inputs  # noqa: E402
@@ -21,8 +21,8 @@ from workers.localnet.network import LocalNetwork  # noqa: E402
 from workers.protocol import Role, Status, TaskParams  # noqa: E402
 from workers.rl.envs import make_env, space_spec  # noqa: E402
 from workers.rl.policy import PolicyConfig, make_policy, to_bytes  # noqa: E402
-from workers.roles.sampler import initial_policy, round_policy, unbundle_shard  # noqa: E402
 from workers.rl.policy import digest as policy_digest  # noqa: E402
+from workers.roles.sampler import initial_policy, round_policy, unbundle_shard  # noqa: E402
 from workers.roles.trainer import unbundle_checkpoint  # noqa: E402
 from workers.storage.store import EmbeddedStore  # noqa: E402
 

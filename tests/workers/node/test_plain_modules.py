@@ -6,8 +6,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from node_support import Event
+
 from workers.node.config import NodeConfig, NodeSettings
 from workers.node.queues import dispatch, jobs
 from workers.node.queues.celery_app import HANDLE_EVENT, PING, create_app, route_task
@@ -396,8 +396,8 @@ def test_a_context_built_before_a_fork_lends_its_account_to_the_next(monkeypatch
     # only a context of the same config does.
     from types import SimpleNamespace
 
-    from workers.node.handlers import context
     from workers.node.config import ENV_VAR
+    from workers.node.handlers import context
 
     config = NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="lender")
     monkeypatch.setenv(ENV_VAR, config.to_json())

@@ -3,6 +3,7 @@ other errors fail the job at once."""
 import time
 
 from node_support import Event, notes
+
 from tests.waiting import wait_for
 from workers.node.queues import jobs
 from workers.node.queues.tasks import node_state

@@ -3,6 +3,7 @@ import statistics
 import time
 
 from node_support import Event, notes
+
 from tests.waiting import wait_for
 from workers.node.queues import jobs
 from workers.node.queues.celery_app import PING

@@ -8,14 +8,14 @@ import time
 
 import pytest
 from observe_support import HERE, REDIS_PORTS, STORE_ENV, scrape, serve_metrics, total
+
 from tests.ports import dead_port
 from tests.waiting import wait_for, wait_ready
-
-from workers.node.processes import redis_service
-from workers.node.queues.celery_app import create_app
 from workers.node.config import NodeConfig
 from workers.node.observe.health import HealthChecker, read_health
+from workers.node.processes import redis_service
 from workers.node.processes.supervisor import Supervisor
+from workers.node.queues.celery_app import create_app
 
 
 @pytest.fixture(scope="module")

@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import redis
 from observe_support import HERE, STORE_ENV, json_lines, scrape, serve_metrics, total
-from tests.waiting import wait_for, wait_ready
 
-from workers.node.queues.celery_app import create_app
+from tests.waiting import wait_for, wait_ready
 from workers.node.config import NodeConfig
 from workers.node.processes.supervisor import Supervisor
+from workers.node.queues.celery_app import create_app
 from workers.node.queues.tasks import make_enqueue
 
 EVENTS = 8

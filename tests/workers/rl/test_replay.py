@@ -12,7 +12,6 @@ from workers.rl.replay import LOGP_ATOL, replay_episode
 from workers.rl.rollout import decode_episode, encode_episode, rollout
 
 
-
 def episodes_of(policy, env_id="CartPole-v1", steps=200):
     return rollout(policy, env_id, task_seed=5, round_=1, shard=2, num_steps=steps)
 

@@ -12,8 +12,7 @@ import torch
 from workers.merkle import merkle_root, verify
 from workers.rl.envs import make_env
 from workers.rl.policy import to_bytes
-from workers.rl.rollout import (decode_episode, derive_seeds, encode_episode, episode_root,
-                                episode_tree, rollout)
+from workers.rl.rollout import decode_episode, derive_seeds, encode_episode, episode_root, episode_tree, rollout
 
 ROOT = Path(__file__).resolve().parents[3]
 

@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from tests.workers.roles.conftest import SMALL, TASK_ID, fetcher, honest_round
-from tests.workers.roles.trace_fakes import altered_at, dishonest_round, renamed_spec, renamed_trace, retraced, \
-    skipped_at
+from tests.workers.roles.trace_fakes import (
+    altered_at,
+    dishonest_round,
+    renamed_spec,
+    renamed_trace,
+    retraced,
+    skipped_at,
+)
 from workers.rl.policy import from_bytes
 from workers.roles.challenges import TRAINER_DATA_DOMAIN, TRAINER_STEPS_DOMAIN, challenged_indices
 from workers.roles.trace import Chunk, split_state

@@ -13,8 +13,15 @@ from tests.workers.roles.trace_fakes import rebundle
 from workers.rl.policy import from_bytes, to_bytes
 from workers.rl.rollout import decode_episode, rollout
 from workers.roles import sampler, trainer
-from workers.roles.validator import Judgement, RoundVerdict, SamplerChecks, challenged_indices, verify_round, \
-    verify_samplers, verify_trainer
+from workers.roles.validator import (
+    Judgement,
+    RoundVerdict,
+    SamplerChecks,
+    challenged_indices,
+    verify_round,
+    verify_samplers,
+    verify_trainer,
+)
 
 SEED = b"\x07" * 32
 

@@ -1,7 +1,7 @@
 """EmbeddedStore: round trip, layout, atomic files, verification of what it reads back."""
 import pytest
-
 from vectors import MIB, pattern
+
 from workers.cid import CIDMismatch, compute
 from workers.storage.store import RETRYABLE, ContentNotFound, EmbeddedStore, IpfsStore, NotACid, open_store
 
