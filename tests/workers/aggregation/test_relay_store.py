@@ -46,7 +46,7 @@ def test_garbage_is_ignored(relay):
     key = relay.key(9, 0)
     relay.client.hset(key, mapping={"1": "not json", "2": '{"acceptBitmap": 1, "signature": [1], "node": "0x"}',
                                     "x": good.to_json(), "7": good.to_json(),
-                                    "3": '{"acceptBitmap": -1, "signature": ["1", "2"], "node": "%s"}' % NODE})
+                                    "3": f'{{"acceptBitmap": -1, "signature": ["1", "2"], "node": "{NODE}"}}'})
     assert relay.entries(9, 0, num_validators=4) == {0: good}
 
 
