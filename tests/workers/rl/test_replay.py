@@ -56,7 +56,7 @@ def resimulate(ep, policy):
     env = make_env(ep.env_id)
     obs = [env.reset(seed=ep.env_seed)[0]]
     rewards, term, trunc = [], [], []
-    for t, a in enumerate(ep.actions):
+    for a in ep.actions:
         o, r, te, tr, _ = env.step(int(a))
         obs.append(o), rewards.append(r), term.append(te), trunc.append(tr)
         if te or tr:
