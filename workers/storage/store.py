@@ -184,7 +184,7 @@ class ContentStore(ABC):
     @abstractmethod
     def _drop(self, cid: str) -> None: ...
 
-    def _pin(self, cid: str) -> None:  # only IpfsStore has more to do
+    def _pin(self, cid: str) -> None:  # noqa: B027 (an optional hook, not abstract: only IpfsStore has more to do)
         pass
 
     def put(self, data: bytes, *, pin: bool = False) -> str:
