@@ -189,8 +189,9 @@ class Demo:
                         return curve  # the ending block's events are all shown
                     if time.monotonic() > deadline:
                         status = Status(self.dep.state.functions.taskOf(self.task_id).call().status)
-                        raise click.ClickException(f"task {self.task_id} not finished within {TIMEOUT_S:g} s "
-                                                   f"(status {status.name.lower()}; logs in {self.workdir / 'nodes'})")
+                        raise click.ClickException(
+                            f"task {self.task_id} not finished within {TIMEOUT_S:g} s "
+                            f"(status {status.name.lower()}; logs in {self.workdir / 'nodes'})") from None
                     continue
                 if ended_in is not None and e.block > ended_in:
                     return curve
