@@ -129,7 +129,7 @@ def drawn_task(chain: Chain, v: int) -> tuple[int, list[str], int]:
     task_id = chain.state.functions.taskCount().call()
     minimums = [chain.stakes.functions.minStake(r).call() for r in (Role.SAMPLER, Role.TRAINER)]
     workers = [chain.staked(Role.SAMPLER, minimums[0]), chain.staked(Role.TRAINER, minimums[1])]
-    for role, node in zip((Role.SAMPLER, Role.TRAINER), workers):
+    for role, node in zip((Role.SAMPLER, Role.TRAINER), workers, strict=True):
         chain.send(node, chain.registry.functions.claimSlot(task_id, role))
     draw_gas = 0
     while chain.status(task_id) != Status.ACTIVE:

@@ -93,7 +93,7 @@ def evaluate_fn(act: Callable[[np.ndarray], np.ndarray], episodes: int, seed: in
         while running:
             actions = act(np.stack([obs[i] for i in running]))
             still = []
-            for i, a in zip(running, actions):
+            for i, a in zip(running, actions, strict=True):
                 o, r, terminated, truncated, _ = envs[i].step(int(a))
                 obs[i] = np.asarray(o, dtype=np.float32)
                 returns[i] += float(r)

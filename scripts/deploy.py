@@ -105,7 +105,7 @@ class DeployParams:
         return "\n".join(
             [
                 f"  token supply       {self.supply / TOKEN:,.0f} DRL",
-                *(f"  min stake {r.name.lower():<9} {s / TOKEN:,.0f} DRL" for r, s in zip(Role, self.min_stakes)),
+                *(f"  min stake {r.name.lower():<9} {s / TOKEN:,.0f} DRL" for r, s in zip(Role, self.min_stakes, strict=True)),
                 f"  unbonding period   {self.unbonding_period} s",
                 f"  treasury           {self.treasury or '(admin)'}",
                 f"  disputes           {'active (pay held for the dispute window)' if self.activate_disputes else 'deployed, not active'}",

@@ -179,7 +179,7 @@ class _Checker:
 
     def load_batch(self):
         logp, values, finals = [], [], np.zeros(len(self.episodes), dtype=np.float64)
-        for i, (raw, (first, rows, eps)) in enumerate(zip(self.trace.chunks, self.plan)):
+        for i, (raw, (first, rows, eps)) in enumerate(zip(self.trace.chunks, self.plan, strict=True)):
             try:
                 c = Chunk.from_bytes(raw)
             except TraceError as error:

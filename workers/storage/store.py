@@ -198,8 +198,8 @@ class ContentStore(ABC):
         cids = [compute(data) for data in items]
         try:
             # the ledger before the bytes: no orphans
-            self._ledger.record([(cid, len(data)) for cid, data in zip(cids, items)], self.clock(), pin)
-            self._put_all(list(zip(items, cids)))
+            self._ledger.record([(cid, len(data)) for cid, data in zip(cids, items, strict=True)], self.clock(), pin)
+            self._put_all(list(zip(items, cids, strict=True)))
         except (StorageError, sqlite3.Error, OSError) as error:
             self.observer.store_error("put", error)
             if _disk_full(error):  # transient once space is freed: retried like an unreachable store

@@ -151,8 +151,8 @@ def test_lockstep_episodes_are_the_sequential_ones(env_id, budget, policy_for):
     policy = policy_for(env_id, seed=3)
     episodes, reference = roll(policy, env_id, num_steps=budget), sequential(policy, env_id, budget)
     assert len(episodes) == len(reference)
-    for ep, (obs, steps) in zip(episodes, reference):
-        actions, rewards, term, trunc, logp, values = (np.array(x) for x in zip(*steps))
+    for ep, (obs, steps) in zip(episodes, reference, strict=True):
+        actions, rewards, term, trunc, logp, values = (np.array(x) for x in zip(*steps, strict=True))
         assert np.array_equal(ep.obs, obs) and np.array_equal(ep.actions, actions)
         assert np.array_equal(ep.rewards, rewards)
         assert np.array_equal(ep.terminated, term) and np.array_equal(ep.truncated, trunc)

@@ -149,7 +149,7 @@ def test_altered_pre_update_data_is_caught_when_its_chunk_is_challenged(rnd):
 def test_cuda_traces_are_compared_within_tolerance(rnd):
     states = rnd.checkpoint.trace_states
     before, after = (from_bytes(split_state(states[i])[0]) for i in (STEP, STEP + 1))
-    update = max(float((a - b).detach().abs().max()) for a, b in zip(after.parameters(), before.parameters()))
+    update = max(float((a - b).detach().abs().max()) for a, b in zip(after.parameters(), before.parameters(), strict=True))
     seed = next(s for s in SEEDS if STEP in picked(s, rnd, 12))
     close = retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update / 10)), device="cuda")
     j = judge(rnd, close, seed)

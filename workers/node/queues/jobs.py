@@ -121,7 +121,7 @@ class JobStore:
             raise LeaseHeld(f"{lease.key} is held for another {max(answer[1], 0) / 1000:.1f} s")
         flat = answer[1]
         lease.renew_until_released()
-        return JobRecord.parse(dict(zip(flat[::2], flat[1::2]))), lease
+        return JobRecord.parse(dict(zip(flat[::2], flat[1::2], strict=True))), lease
 
 
 class LeaseHeld(RuntimeError):
