@@ -272,7 +272,8 @@ def compare(seeds: list[int], protocol: Protocol = Protocol(), threads: int = 1,
             runs.append(r)
             assert torch.get_num_threads() == threads, "a learner changed torch's thread count"
             out(f"  seed {seed} {r.learner:4s} solved={r.solved} env_steps={r.env_steps} "
-                f"wall_s={r.wall_s:.2f} cpu_s={r.cpu_s:.2f} last_eval={r.last_eval:.1f} checks={r.checks} eval_s={r.eval_s:.2f}")
+                f"wall_s={r.wall_s:.2f} cpu_s={r.cpu_s:.2f} last_eval={r.last_eval:.1f} checks={r.checks} "
+                f"eval_s={r.eval_s:.2f}")
     out("")
     out(f"{'seed':>4} | {'ours steps':>10} {'wall_s':>7} {'cpu_s':>7} | {'sb3 steps':>10} {'wall_s':>7} "
         f"{'cpu_s':>7}")

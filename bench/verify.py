@@ -24,7 +24,7 @@ recording and bundling included) — timed around the role functions with one CP
 over trials and averaged over validators; content is fetched from memory, so storage latency is
 in neither. Ends with exactly one line
 
-    RESULT faults=<whole-fault trials> detected=<of them, rejected by the quorum> false_rejections=<n> verify_cost_ratio=<x>
+    RESULT faults=<whole-fault trials> detected=<of them, rejected by quorum> false_rejections=<n> verify_cost_ratio=<x>
 """
 from __future__ import annotations
 
@@ -190,7 +190,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=3, help="task seeds (trials per fault); default 3")
     parser.add_argument("--spec", choices=sorted(SPECS), default="demo",
-                        help="demo: DEMO_CARTPOLE (the production-like setting); fraud: the fraud matrix's reduced spec")
+                        help="demo: DEMO_CARTPOLE (the production-like setting); "
+                             "fraud: the fraud matrix's reduced spec")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random episode/step picks")
     args = parser.parse_args(argv)
     if args.trials < 1:

@@ -448,7 +448,8 @@ class EventWatcher:
     def _read_batch(self, calls: list[tuple[str, list]]) -> list:
         """The results of `calls` read in one round trip; ChainReadError as _read."""
         try:
-            return [result_of(method, answer) for (method, _), answer in zip(calls, raw_batch(self.w3, calls), strict=True)]
+            answers = raw_batch(self.w3, calls)
+            return [result_of(method, answer) for (method, _), answer in zip(calls, answers, strict=True)]
         except (OSError, Web3RPCError) as exc:
             raise self._read_failed("+".join(dict.fromkeys(method for method, _ in calls)), exc) from exc
 

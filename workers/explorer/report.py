@@ -107,10 +107,10 @@ def _bars(path: Path, labels: list[str], values: list[float], notes: list[str], 
 
 def plot_gas(h: TaskHistory, path: Path) -> Path:
     kinds = list(h.gas_by_kind().items())
+    total = sum(tx.gas_used for tx in h.gas)
     return _bars(path, [k for k, _ in kinds], [used for _, (_, used) in kinds],
                  [f"{used:,} ({count} tx)" for _, (count, used) in kinds], "gas used",
-                 f"task {h.task_id}: gas by function, {sum(tx.gas_used for tx in h.gas):,} in {len(h.gas)} transactions",
-                 "#4a78c2")
+                 f"task {h.task_id}: gas by function, {total:,} in {len(h.gas)} transactions", "#4a78c2")
 
 
 def plot_payouts(h: TaskHistory, path: Path) -> Path:

@@ -285,7 +285,8 @@ class _Recorder:
             action_kind=policy.spec.action_kind,
             obs=np.stack(self.obs[:steps + 1]),
             actions=(np.asarray(actions, dtype=np.int64) if discrete
-                     else np.asarray([a.numpy() for a in actions], dtype=np.float32).reshape(steps, policy.spec.action_dim)),
+                     else np.asarray([a.numpy() for a in actions], dtype=np.float32)
+                     .reshape(steps, policy.spec.action_dim)),
             rewards=np.asarray(self.rewards[:steps], dtype=np.float64),
             terminated=np.asarray(self.terminated[:steps], dtype=bool),
             truncated=np.asarray(self.truncated[:steps], dtype=bool),
