@@ -39,7 +39,8 @@ def test_a_round_is_aggregated_only_from_the_gas_break_even_up():
 
 def test_the_aggregator_rotates_with_the_round_among_the_candidates():
     assert [choose_aggregator(7, r, [0, 2, 3]) for r in range(4)] == [2, 3, 0, 2]
-    assert choose_aggregator(7, 0, [3, 0, 2, 2]) == choose_aggregator(7, 0, [0, 2, 3])  # order and repeats do not matter
+    # order and repeats do not matter
+    assert choose_aggregator(7, 0, [3, 0, 2, 2]) == choose_aggregator(7, 0, [0, 2, 3])
     assert choose_aggregator(7, 0, []) is None
 
 

@@ -20,7 +20,8 @@ def test_binds_every_contract_to_its_address(deployment, deployment_file):
 
 def test_loads_by_network_name_from_the_deployments_dir(w3, deployment_file, monkeypatch):
     monkeypatch.setenv("DECENTRL_DEPLOYMENTS_DIR", str(deployment_file.parent))
-    assert load_deployment(w3, "chain-test").registry.address == json.loads(deployment_file.read_text())["contracts"]["TaskRegistry"]
+    recorded = json.loads(deployment_file.read_text())["contracts"]["TaskRegistry"]
+    assert load_deployment(w3, "chain-test").registry.address == recorded
 
 
 def test_missing_file_says_how_to_deploy(w3, tmp_path, monkeypatch):

@@ -299,7 +299,8 @@ def test_speed_ups_stop_at_the_cap_and_the_drop_names_it(w3, redis_client, new_a
         first_fee = 2 * base + tip
         cap = int(first_fee * 1.3)
         sender = TxSender(w3, account, redis_client, receipt_timeout=0.2, max_bumps=3, max_fee_per_gas=cap)
-        with pytest.raises(DroppedTransaction, match=r"not mined within 0.8 s \(sent 2 times: .*\); its fees are at this account's cap"):
+        with pytest.raises(DroppedTransaction,
+                           match=r"not mined within 0.8 s \(sent 2 times: .*\); its fees are at this account's cap"):
             sender.send(to=SINK, value=1)
         pending = [tx for tx in w3.eth.get_block("pending", full_transactions=True)["transactions"]
                    if tx["from"] == account.address]

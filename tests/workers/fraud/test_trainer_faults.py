@@ -28,7 +28,8 @@ TRAINER_FAULTS = {  # name: (dishonest train_round, what every validator's rejec
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    nodes = {"sampler0": "sampler", "sampler1": "sampler", "validator0": "validator", "validator1": "validator", "validator2": "validator"}
+    nodes = {"sampler0": "sampler", "sampler1": "sampler",
+             "validator0": "validator", "validator1": "validator", "validator2": "validator"}
     with network(tmp_path_factory.mktemp("fraud-trainers"), nodes) as fraud_net:
         yield fraud_net
 

@@ -16,7 +16,8 @@ BOUNTY = 100 * TOKEN
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    network = Network(tmp_path_factory.mktemp("claim-keeper-network"), [("validator0", "validator"), ("validator1", "validator")])
+    network = Network(tmp_path_factory.mktemp("claim-keeper-network"),
+                      [("validator0", "validator"), ("validator1", "validator")])
     yield network
     network.stop()
 

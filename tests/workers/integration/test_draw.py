@@ -29,7 +29,8 @@ def net(tmp_path_factory):
                        ("validator1", Role.VALIDATOR), ("validator2", Role.VALIDATOR)):
         node = network.node(name)
         # each claim or draw locks the role's minimum stake until its task ends, and these tasks never end
-        more = TASKS_AT_MOST * d.stakes.functions.minStake(role).call() - d.stakes.functions.availableStake(node.address, role).call()
+        more = (TASKS_AT_MOST * d.stakes.functions.minStake(role).call()
+                - d.stakes.functions.availableStake(node.address, role).call())
         node.sender.send(d.token.functions.approve(d.stakes.address, more))
         node.sender.send(d.stakes.functions.stake(role, more))
     yield network

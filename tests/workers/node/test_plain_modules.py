@@ -136,9 +136,13 @@ def test_token_bucket_runs_on_redis_s_clock(rclient):
 def test_only_new_task_handlers_are_rate_limited(rclient):
     table = dispatch.DispatchTable()
     ran, reserved = [], {}
-    table.register("TaskCreated", "sampler", lambda ev: ran.append(ev.name) or reserved.update({ev.name: ev.reserved_start}),
-                   new_task=True)
-    table.register("PhaseStarted", "sampler", lambda ev: ran.append(ev.name) or reserved.update({ev.name: ev.reserved_start}))
+
+    def handler(ev):
+        ran.append(ev.name)
+        reserved[ev.name] = ev.reserved_start
+
+    table.register("TaskCreated", "sampler", handler, new_task=True)
+    table.register("PhaseStarted", "sampler", handler)
     store = jobs.JobStore(rclient, "decentrl:unit-rate-" + uuid.uuid4().hex)
     reserve = iter([0.25]).__next__  # the bucket is empty: start reserved 0.25 s from now
 

@@ -93,7 +93,8 @@ def test_encoding_round_trip(pendulum_policy, cartpole_policy):
         assert encode_episode(back) == data
         for name in ("obs", "actions", "rewards", "terminated", "truncated", "logp", "values"):
             assert np.array_equal(getattr(back, name), getattr(ep, name)), name
-        assert (back.env_seed, back.sample_seed, back.policy, back.end) == (ep.env_seed, ep.sample_seed, ep.policy, ep.end)
+        assert ((back.env_seed, back.sample_seed, back.policy, back.end)
+                == (ep.env_seed, ep.sample_seed, ep.policy, ep.end))
 
 
 def test_decoding_rejects_non_canonical_bytes(cartpole_policy):
