@@ -2,8 +2,9 @@
 #
 #   make setup   Python venv (.venv), npm packages, tools/bin links, solc for py-solc-x, brownie networks
 #   make test    setup + Chromium for the explorer's browser test (apt, when missing), then side by side:
-#                brownie test (starts anvil itself); the subgraph build, slither, forge coverage (runs every
-#                forge test) + thresholds
+#                brownie test (starts anvil itself); ruff, the subgraph build, slither, forge coverage (runs
+#                every forge test) + thresholds
+#   make lint    ruff check . (settings in pyproject.toml; make test runs it)
 #   make test-forge  the forge tests on the optimized build (make test runs them once, under coverage)
 #   make subgraph  graph codegen + graph build of subgraph/ (NETWORK=<name>: for deployments/<name>.json)
 #   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole;
@@ -55,10 +56,10 @@ ifeq ($(wildcard node_modules/.package-lock.json),)
   $(shell rm -f $(STAMPS)/npm-*)
 endif
 
-.PHONY: help setup python node links solc brownie-networks browser test test-brownie contract-checks test-forge slither coverage subgraph demo demo-scripted gas clean distclean FORCE
+.PHONY: help setup python node links solc brownie-networks browser test test-brownie contract-checks lint test-forge slither coverage subgraph demo demo-scripted gas clean distclean FORCE
 
 help:
-	@sed -n '3,14p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
 
 # The Python and npm installs are independent (minutes each from scratch): they run side by side,
 # each one's output printed whole when it ends.
@@ -127,16 +128,23 @@ browser:
 test: setup browser
 	$(MAKE) -j2 --output-sync=recurse test-brownie contract-checks
 
-# The subgraph build goes here, while the other side compiles the contracts; tests/subgraph/
-# builds it too when it runs first (the same lock: one build, the other finds it current).
+# The lint goes first here (a second; a failure stops this side, the Python suite runs on). The
+# subgraph build goes here, while the other side compiles the contracts; tests/subgraph/ builds it
+# too when it runs first (the same lock: one build, the other finds it current).
 # The forge suite runs once, under coverage: forge coverage runs every forge test on an unoptimized
 # build and fails when one fails. A separate `forge test` repeated all of them on the optimized
 # build for ~2 minutes of solc-js CPU; the optimized bytecode is what brownie compiles, and the
 # whole Python suite and the demo run on it.
 contract-checks:
+	$(MAKE) lint
 	flock $(SUBGRAPH_LOCK) $(MAKE) subgraph
 	$(MAKE) slither
 	$(MAKE) coverage
+
+# The Python tree (workers, scripts, bench, tools, tests) against pyproject.toml's [tool.ruff]: lint
+# only, no formatter.
+lint: | $(PY_STAMP)
+	$(VENV)/bin/ruff check .
 
 # Two pytest-xdist workers (each with its own anvil; a test file stays on one worker, so its
 # module fixtures keep their order).

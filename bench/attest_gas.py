@@ -21,7 +21,8 @@ the same chain state before any key was registered, with the same pool keyless (
 looks the key up). Their difference is the key update a join pays, averaged over the task's V
 joins: a draw fills the slots in one transaction, so its first join writes the key's three
 storage slots fresh and the others find them warm; a redraw that fills one slot alone pays them
-cold. A join by a keyless validator still pays the look-up (compare with the draw before this design: SPECIFICATION.md 5.5.1).
+cold. A join by a keyless validator still pays the look-up (compare with the draw before this
+design: SPECIFICATION.md 5.5.1).
 
 Both paths start from one chain snapshot (anvil `evm_snapshot`/`evm_revert`) of one task at its
 Attest phase, so they pay the same validators from the same storage state. The vote that completes
@@ -44,8 +45,8 @@ from web3.logs import DISCARD
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from workers.crypto.attest_messages import aggregate_args, attestation_message, registration_args  # noqa: E402
 from workers.chain.abi import load_abi  # noqa: E402
+from workers.crypto.attest_messages import aggregate_args, attestation_message, registration_args  # noqa: E402
 from workers.crypto.bls import BlsKey  # noqa: E402
 from workers.localnet.chain import TOKEN, Anvil, deploy_protocol, fund, http_w3  # noqa: E402
 from workers.protocol import Role, Status  # noqa: E402
@@ -125,11 +126,12 @@ def drawn_task(chain: Chain, v: int) -> tuple[int, list[str], int]:
     assigned validators; a call that only re-armed an expired seed is not counted)."""
     bounty = 1000 * TOKEN
     chain.send(chain.admin, chain.token.functions.approve(chain.registry.address, bounty))
-    chain.send(chain.admin, chain.registry.functions.createTask((CID, b"\x33" * 32, bounty, 1, v, 1, 3600, 600, 600, 600)))
+    chain.send(chain.admin,
+               chain.registry.functions.createTask((CID, b"\x33" * 32, bounty, 1, v, 1, 3600, 600, 600, 600)))
     task_id = chain.state.functions.taskCount().call()
     minimums = [chain.stakes.functions.minStake(r).call() for r in (Role.SAMPLER, Role.TRAINER)]
     workers = [chain.staked(Role.SAMPLER, minimums[0]), chain.staked(Role.TRAINER, minimums[1])]
-    for role, node in zip((Role.SAMPLER, Role.TRAINER), workers):
+    for role, node in zip((Role.SAMPLER, Role.TRAINER), workers, strict=True):
         chain.send(node, chain.registry.functions.claimSlot(task_id, role))
     draw_gas = 0
     while chain.status(task_id) != Status.ACTIVE:
@@ -167,7 +169,8 @@ def attest_round(chain: Chain, keys: dict[str, BlsKey], v: int) -> dict:
     snapshot = chain.revert(snapshot)
     message = attestation_message(chain.w3.eth.chain_id, chain.registry.address, task_id, 0, ACCEPT_BOTH)
     votes = {s: (keys[node].sign(message), list(keys[node].pubkey_g2)) for s, node in enumerate(slots)}
-    receipt = chain.send(chain.admin, chain.registry.functions.attestAggregate(*aggregate_args(task_id, 0, ACCEPT_BOTH, votes)))
+    receipt = chain.send(chain.admin,
+                         chain.registry.functions.attestAggregate(*aggregate_args(task_id, 0, ACCEPT_BOTH, votes)))
     if chain.status(task_id) != Status.COMPLETED:
         raise RuntimeError("the aggregate did not finalize the round")
     return {"v": v, "ecdsa_total": sum(per_vote), "bls_total": receipt["gasUsed"], "finalization": finalization,

@@ -61,7 +61,9 @@ def step_name(label: str, tx) -> str:
         if "TaskSettled" in tx.events:
             return "attest (last: finalizes round, settles task)"
         if "RoundFinalized" in tx.events:
-            return "attest (last: finalizes round, holds pay)" if "Held" in tx.events else "attest (last: finalizes round)"
+            if "Held" in tx.events:
+                return "attest (last: finalizes round, holds pay)"
+            return "attest (last: finalizes round)"
     if label.startswith(("commit", "reveal")) and "PhaseStarted" in tx.events:
         return f"{label} (last: closes phase)"
     if label == "claimSlot trainer" and "DrawArmed" in tx.events:

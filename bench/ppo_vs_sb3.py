@@ -38,9 +38,9 @@ import dataclasses
 import math
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 import numpy as np
 
@@ -93,7 +93,7 @@ def evaluate_fn(act: Callable[[np.ndarray], np.ndarray], episodes: int, seed: in
         while running:
             actions = act(np.stack([obs[i] for i in running]))
             still = []
-            for i, a in zip(running, actions):
+            for i, a in zip(running, actions, strict=True):
                 o, r, terminated, truncated, _ = envs[i].step(int(a))
                 obs[i] = np.asarray(o, dtype=np.float32)
                 returns[i] += float(r)
@@ -159,8 +159,8 @@ def run_ours(seed: int, protocol: Protocol, preset=None) -> Run:
     import torch
 
     from workers.rl.envs import make_env, space_spec
-    from workers.rl.ppo import TrainState, train_round
     from workers.rl.policy import make_policy
+    from workers.rl.ppo import TrainState, train_round
     from workers.rl.presets import CARTPOLE
     from workers.rl.rollout import rollout
 
@@ -272,7 +272,8 @@ def compare(seeds: list[int], protocol: Protocol = Protocol(), threads: int = 1,
             runs.append(r)
             assert torch.get_num_threads() == threads, "a learner changed torch's thread count"
             out(f"  seed {seed} {r.learner:4s} solved={r.solved} env_steps={r.env_steps} "
-                f"wall_s={r.wall_s:.2f} cpu_s={r.cpu_s:.2f} last_eval={r.last_eval:.1f} checks={r.checks} eval_s={r.eval_s:.2f}")
+                f"wall_s={r.wall_s:.2f} cpu_s={r.cpu_s:.2f} last_eval={r.last_eval:.1f} checks={r.checks} "
+                f"eval_s={r.eval_s:.2f}")
     out("")
     out(f"{'seed':>4} | {'ours steps':>10} {'wall_s':>7} {'cpu_s':>7} | {'sb3 steps':>10} {'wall_s':>7} "
         f"{'cpu_s':>7}")

@@ -24,7 +24,7 @@ recording and bundling included) — timed around the role functions with one CP
 over trials and averaged over validators; content is fetched from memory, so storage latency is
 in neither. Ends with exactly one line
 
-    RESULT faults=<whole-fault trials> detected=<of them, rejected by the quorum> false_rejections=<n> verify_cost_ratio=<x>
+    RESULT faults=<whole-fault trials> detected=<of them, rejected by quorum> false_rejections=<n> verify_cost_ratio=<x>
 """
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ import os
 import random
 import sys
 import time
-from math import comb, ceil
+from math import ceil, comb
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -44,6 +44,7 @@ sys.path.insert(0, str(ROOT / "tests" / "workers" / "fraud"))
 
 import fraud_faults as sf  # noqa: E402
 import fraud_trainer_faults as tf  # noqa: E402
+
 from workers.roles import validator  # noqa: E402
 from workers.roles.local_round import LocalRound, run_round  # noqa: E402
 from workers.roles.trainer import round_start  # noqa: E402
@@ -189,7 +190,8 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=3, help="task seeds (trials per fault); default 3")
     parser.add_argument("--spec", choices=sorted(SPECS), default="demo",
-                        help="demo: DEMO_CARTPOLE (the production-like setting); fraud: the fraud matrix's reduced spec")
+                        help="demo: DEMO_CARTPOLE (the production-like setting); "
+                             "fraud: the fraud matrix's reduced spec")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random episode/step picks")
     args = parser.parse_args(argv)
     if args.trials < 1:

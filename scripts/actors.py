@@ -25,8 +25,8 @@ from eth_utils import keccak
 
 from scripts import brownie_patches
 from workers.merkle import MerkleTree
-from workers.protocol import sign_permit as protocol_sign_permit
 from workers.protocol import NO_PERMIT, Outcome, Phase, Role, Status, TaskParams, Verdict, commitment, sign_create_task
+from workers.protocol import sign_permit as protocol_sign_permit
 from workers.storage import cid
 
 brownie_patches.install()

@@ -123,7 +123,8 @@ def report(proto, task_id: int, requester, nodes, printer=print) -> dict:
         initial = 2 * dep.stakes.minStake(node.role)
         printer(f"{node.name:<6}{node.role.name.lower():<10}{earned.get(node.address, 0) / TOKEN:>16,.4f}"
                 f"{withdrawn.get(node.address, 0) / TOKEN:>16,.4f}{dep.vault.claimableOf(node.address) / TOKEN:>16,.4f}"
-                f"{staked / TOKEN:>14,.2f}{(initial - staked) / TOKEN:>12,.2f}{dep.reputation.scoreOf(node.address):>5}")
+                f"{staked / TOKEN:>14,.2f}{(initial - staked) / TOKEN:>12,.2f}"
+                f"{dep.reputation.scoreOf(node.address):>5}")
     printer(f"requester refund (claimable): {refund // TOKEN:,}.{refund % TOKEN:018d} DRL (exact)")
 
     paid = [int(x) for x in proto.state.paidOf(task_id)]

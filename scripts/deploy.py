@@ -20,9 +20,9 @@ from brownie import (
     JuryLogic,
     KeyringBoard,
     ProtocolConfig,
-    RLToken,
     Reputation,
     RewardVault,
+    RLToken,
     RoundLogic,
     SlotLogic,
     StakeManager,
@@ -33,7 +33,6 @@ from brownie import (
     network,
     web3,
 )
-
 from brownie._config import CONFIG
 
 from scripts import brownie_patches
@@ -103,13 +102,15 @@ class DeployParams:
     activate_disputes: bool = False
 
     def describe(self) -> str:
+        stakes = zip(Role, self.min_stakes, strict=True)
+        disputes = "active (pay held for the dispute window)" if self.activate_disputes else "deployed, not active"
         return "\n".join(
             [
                 f"  token supply       {self.supply / TOKEN:,.0f} DRL",
-                *(f"  min stake {r.name.lower():<9} {s / TOKEN:,.0f} DRL" for r, s in zip(Role, self.min_stakes)),
+                *(f"  min stake {r.name.lower():<9} {s / TOKEN:,.0f} DRL" for r, s in stakes),
                 f"  unbonding period   {self.unbonding_period} s",
                 f"  treasury           {self.treasury or '(admin)'}",
-                f"  disputes           {'active (pay held for the dispute window)' if self.activate_disputes else 'deployed, not active'}",
+                f"  disputes           {disputes}",
                 "  payout split       70% trainers / 20% samplers / 10% validators",
                 "  reputation         start 70, threshold 60 of 100",
             ]

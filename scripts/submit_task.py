@@ -34,8 +34,7 @@ from brownie.exceptions import VirtualMachineError
 from eth_utils import keccak
 
 from scripts.actors import TOKEN, SignedTask, sign_task
-from scripts.deploy import (ScriptError, deploy, deploy_command, load_brownie_account, load_deployment,
-                            write_deployment)
+from scripts.deploy import ScriptError, deploy, deploy_command, load_brownie_account, load_deployment, write_deployment
 from workers.protocol import TaskParams
 
 DEFAULT_SPEC_CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"

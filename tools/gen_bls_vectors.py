@@ -16,7 +16,7 @@ from pathlib import Path
 from eth_utils import keccak
 from py_ecc import optimized_bn128 as bn
 
-from workers.crypto.bls import N, BlsKey, aggregate_g2, hash_to_g1
+from workers.crypto.bls import BlsKey, N, aggregate_g2, hash_to_g1
 
 OUT = Path(__file__).resolve().parents[1] / "tests" / "forge" / "base" / "BlsVectors.sol"
 BASE = int.from_bytes(keccak(b"decentrl forge bls vectors"), "big") % N

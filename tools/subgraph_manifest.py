@@ -80,7 +80,8 @@ def event_signature(item: dict) -> str:
             return "(" + ",".join(typ(c) for c in i["components"]) + ")" + i["type"][5:]
         return i["type"]
 
-    return item["name"] + "(" + ",".join(("indexed " if i.get("indexed") else "") + typ(i) for i in item["inputs"]) + ")"
+    inputs = ",".join(("indexed " if i.get("indexed") else "") + typ(i) for i in item["inputs"])
+    return item["name"] + "(" + inputs + ")"
 
 
 def abi_events(name: str, abi_dir: Path = ABI_DIR) -> list:

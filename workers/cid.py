@@ -20,8 +20,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import BinaryIO, Iterator
+from typing import BinaryIO
 
 CHUNK_SIZE = 256 * 1024
 MAX_LINKS = 174

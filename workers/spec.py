@@ -36,11 +36,12 @@ import dataclasses
 import json
 import math
 from dataclasses import dataclass, field
+from itertools import pairwise
 
 from eth_utils import keccak
 
 from workers.crypto import inputs as encrypted
-from workers.rl.config import ACTIVATIONS, PPOConfig, PolicyConfig
+from workers.rl.config import ACTIVATIONS, PolicyConfig, PPOConfig
 from workers.rl.envs import EnvError, env_space_spec
 from workers.rl.presets import CARTPOLE
 
@@ -243,7 +244,7 @@ def _validate(d: dict) -> dict:
     if not isinstance(hidden, (list, tuple)) or not hidden:
         raise SpecError("policy.hidden_sizes", f"must be a non-empty list of layer widths, got {hidden!r}")
     hidden = tuple(_int(f"policy.hidden_sizes[{i}]", h, 1, 65_537) for i, h in enumerate(hidden))
-    weights = sum(a * b for a, b in zip(hidden, hidden[1:]))
+    weights = sum(a * b for a, b in pairwise(hidden))
     if weights > MAX_HIDDEN_WEIGHTS:
         raise SpecError("policy.hidden_sizes", f"{weights:,} weights between the hidden layers, more than the "
                                                f"{MAX_HIDDEN_WEIGHTS:,} a node is asked to hold")

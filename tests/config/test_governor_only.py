@@ -4,8 +4,6 @@ treasury, dispute windows, bond); the registry's guardian or admin role is not e
 import brownie
 import pytest
 
-
-
 HOUR = 3600
 
 

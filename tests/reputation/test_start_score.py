@@ -1,7 +1,7 @@
 """An unseen node starts at 70 (eligible), and the default policy is threshold 60 with +2/-20/-10/-15."""
 
-from brownie import Reputation
 import brownie
+from brownie import Reputation
 
 from tests.reputation.conftest import COOLDOWN, record_of
 from workers.protocol import Outcome

@@ -27,7 +27,8 @@ def proto(staked):
 def cast(proto, samplers, trainer, validators, miss=(), against=()):
     ss = [ScriptedSampler(f"S{i}", a, proto, miss_commit_rounds=miss if i == 1 else ()) for i, a in enumerate(samplers)]
     t = ScriptedTrainer("T", trainer, proto)
-    vs = [ScriptedValidator(f"V{i}", a, proto, against_rounds=against if i == 2 else ()) for i, a in enumerate(validators)]
+    vs = [ScriptedValidator(f"V{i}", a, proto, against_rounds=against if i == 2 else ())
+          for i, a in enumerate(validators)]
     return ss, t, vs
 
 

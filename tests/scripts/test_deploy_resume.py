@@ -12,7 +12,8 @@ from scripts.deploy import CONTRACT_GAS, DEPLOY_GAS, WIRING_GAS, DeployError, De
 
 BEFORE_REGISTRY = ["RLToken", "StakeManager", "Reputation", "RewardVault", "ProtocolConfig", "RoundLogic",
                    "AggregateAttest", "SlotLogic"]
-AFTER_REGISTRY = ["TaskRegistry", "TaskFront", "KeyringBoard", "JuryLogic", "FaultProver", "DisputeManager", "StateView"]
+AFTER_REGISTRY = ["TaskRegistry", "TaskFront", "KeyringBoard", "JuryLogic", "FaultProver", "DisputeManager",
+                  "StateView"]
 
 
 def test_a_deploy_that_stopped_is_taken_up(admin, tmp_path, monkeypatch):
@@ -40,7 +41,8 @@ def test_a_deploy_that_stopped_is_taken_up(admin, tmp_path, monkeypatch):
     assert {name: addresses[name] for name in BEFORE_REGISTRY} == saved  # reused
     # the deploys from the registry on, five grants and setTaskFront: nothing of the first run again
     assert admin.nonce - nonce == len(AFTER_REGISTRY) + 5 + 1
-    assert dep.registry.stakes() == saved["StakeManager"] and dep.stakes.hasRole(dep.stakes.PROTOCOL_ROLE(), dep.registry)
+    assert dep.registry.stakes() == saved["StakeManager"]
+    assert dep.stakes.hasRole(dep.stakes.PROTOCOL_ROLE(), dep.registry)
     assert json.loads(path.read_text())["contracts"] == addresses
 
     # taken up again (all deployed, all granted): nothing is sent

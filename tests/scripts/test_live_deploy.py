@@ -110,7 +110,8 @@ def test_what_is_refused_before_anything_is_sent(brownie_home, live_chain, tmp_p
     dev = run_script(brownie_home, tmp_path, "", "scripts/deploy.py")
     assert dev.returncode == 1 and ("Error: scripts/deploy.py without `live` deploys from the RPC's first unlocked "
                                     "account, for development networks only; for anvil-live: `brownie run "
-                                    "scripts/deploy.py live --network anvil-live`") in dev.stderr, dev.stdout + dev.stderr
+                                    "scripts/deploy.py live --network anvil-live`") in dev.stderr, \
+        dev.stdout + dev.stderr
     # a confirmation argument that is not one
     maybe = run_live(brownie_home, tmp_path, "", ACCOUNT_ID, "maybe")
     assert maybe.returncode == 1 and "the confirmation argument is 'maybe'" in maybe.stderr, maybe.stderr

@@ -9,7 +9,7 @@ from eth_utils import keccak
 
 from tests.stakes.conftest import TOKEN
 from workers.crypto.attest_messages import pop_message, registration_args
-from workers.crypto.bls import P, BlsKey, aggregate_g1, aggregate_g2
+from workers.crypto.bls import BlsKey, P, aggregate_g1, aggregate_g2
 
 KEY = BlsKey.from_seed(b"\x05" * 32)
 VICTIM = BlsKey.from_seed(b"\x06" * 32)
@@ -23,7 +23,8 @@ def test_non_validator_cannot_register(stakes, stake, node):
 
 def test_python_pop_message_matches_contract(stakes, validator):
     pk2, pk1, _ = registration_args(KEY, validator.address, chain.id, stakes.address)
-    assert bytes(stakes.blsPopMessage(validator, pk2, pk1)) == pop_message(chain.id, stakes.address, validator.address, KEY)
+    expected = pop_message(chain.id, stakes.address, validator.address, KEY)
+    assert bytes(stakes.blsPopMessage(validator, pk2, pk1)) == expected
 
 
 def test_valid_key_registers_and_emits(stakes, stake, validator):

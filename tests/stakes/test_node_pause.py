@@ -1,7 +1,7 @@
 """setNodePaused(): an operator takes only its own node out of, and back into, assignments."""
 
-from workers.protocol import Role
 from tests.stakes.conftest import TOKEN
+from workers.protocol import Role
 
 
 def test_nodes_start_unpaused(stakes, node, outsider):

@@ -50,7 +50,8 @@ def test_settings_and_roles_after_deploy(token, admin, outsider):
     assert not sm.hasRole(sm.GOVERNOR_ROLE(), admin)
     assert not sm.hasRole(sm.PROTOCOL_ROLE(), outsider)
     events = sm.tx.events
-    assert [dict(e) for e in events["MinStakeSet"]] == [{"role": r, "amount": m} for r, m in zip(Role, MINS)]
+    assert [dict(e) for e in events["MinStakeSet"]] == [
+        {"role": r, "amount": m} for r, m in zip(Role, MINS, strict=True)]
     assert dict(events["UnbondingPeriodSet"]) == {"period": 3 * DAY}
     with brownie.reverts(unauthorized(admin, sm.GOVERNOR_ROLE())):
         sm.setMinStake(Role.SAMPLER, 1, {"from": admin})

@@ -1,7 +1,7 @@
 """The committed, versioned ABIs in workers/chain/abi/ (written by tools/export_abi.py)."""
 
 import json
-from functools import lru_cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 from eth_utils import to_checksum_address
@@ -13,7 +13,7 @@ CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLTok
              "DisputeManager", "ProtocolConfig", "TaskFront", "StateView")
 
 
-@lru_cache(maxsize=None)
+@cache
 def abi_document(name: str) -> dict:
     """{"contract", "version", "abiHash", "abi"} for one contract."""
     path = ABI_DIR / f"{name}.json"

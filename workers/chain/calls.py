@@ -46,7 +46,7 @@ class ViewCall:
             # before (ContractLogicError with the revert data); rare, so its cost does not matter
             result = bytes(self.w3.eth.call(call))
         values = decode(self._output_types, result)
-        typed = [self._typed(spec, value) for spec, value in zip(self._outputs, values)]
+        typed = [self._typed(spec, value) for spec, value in zip(self._outputs, values, strict=True)]
         return typed[0] if len(typed) == 1 else tuple(typed)
 
     def _typed(self, spec: dict, value):
@@ -57,7 +57,7 @@ class ViewCall:
         if kind == "tuple":
             components = spec["components"]
             shape = self._shape(spec)
-            return shape(*(self._typed(c, v) for c, v in zip(components, value)))
+            return shape(*(self._typed(c, v) for c, v in zip(components, value, strict=True)))
         return typed_value(spec, value)
 
     def _shape(self, spec: dict):

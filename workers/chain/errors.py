@@ -70,7 +70,7 @@ class DecodedError:
 
     @property
     def kwargs(self) -> dict:
-        return dict(zip(self.arg_names, self.args))
+        return dict(zip(self.arg_names, self.args, strict=True))
 
     @property
     def message(self) -> str:
@@ -81,7 +81,7 @@ class DecodedError:
             return f"panic 0x{code:02x}: {PANIC_REASONS.get(code, 'unknown panic code')}"
         if self.name == "Unknown":
             return f"reverted with unrecognised data 0x{self.data.hex()}" if self.data else "reverted without data"
-        shown = ", ".join(f"{n}={_show(v)}" if n else _show(v) for n, v in zip(self.arg_names, self.args))
+        shown = ", ".join(f"{n}={_show(v)}" if n else _show(v) for n, v in zip(self.arg_names, self.args, strict=True))
         hint = HINTS.get(self.name)
         return f"{self.name}({shown})" + (f": {hint}" if hint else "")
 
@@ -131,7 +131,7 @@ def decode_revert(data: bytes | str | None) -> DecodedError:
         values = decode([canonical_type(i) for i in item["inputs"]], body)
     except Exception:  # malformed body under a known selector: report the raw data
         return DecodedError("Unknown", data=data)
-    args = tuple(typed_value(spec, value) for spec, value in zip(item["inputs"], values))
+    args = tuple(typed_value(spec, value) for spec, value in zip(item["inputs"], values, strict=True))
     return DecodedError(item["name"], args, tuple(i["name"] for i in item["inputs"]), data)
 
 

@@ -36,8 +36,15 @@ from web3.exceptions import ContractLogicError, TimeExhausted, TransactionNotFou
 
 from workers.chain.abi import canonical_type
 from workers.chain.deployment import genesis_hash
-from workers.chain.errors import (DecodedError, DroppedTransaction, FeeCapExceeded, TxReverted, decode_revert, gwei,
-                                  revert_data_of)
+from workers.chain.errors import (
+    DecodedError,
+    DroppedTransaction,
+    FeeCapExceeded,
+    TxReverted,
+    decode_revert,
+    gwei,
+    revert_data_of,
+)
 from workers.chain.observer import IGNORED, ChainObserver
 from workers.chain.rpc import is_local_url, raw_batch, result_of
 

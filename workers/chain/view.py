@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from workers.chain.calls import ViewCall
 from workers.chain.errors import ChainError
-from workers.protocol import Role, Status, Phase, Verdict
+from workers.protocol import Phase, Role, Status, Verdict
 
 ZERO_ADDRESS = "0x0000000000000000000000000000000000000000"
 TOKEN = 10**18

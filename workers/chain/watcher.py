@@ -45,9 +45,9 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Collection
 
 from eth_abi import decode
 from eth_utils import event_abi_to_log_topic
@@ -194,12 +194,12 @@ class EventDecoder:
         indexed = [i for i in item["inputs"] if i["indexed"]]
         plain = [i for i in item["inputs"] if not i["indexed"]]
         args = {}
-        for spec, topic in zip(indexed, topics[1:]):
+        for spec, topic in zip(indexed, topics[1:], strict=True):
             typ = canonical_type(spec)
             dynamic = typ in _DYNAMIC or typ.endswith("]") or typ.startswith("(")
             args[spec["name"]] = topic if dynamic else typed_value(spec, decode([typ], topic)[0])
         values = decode([canonical_type(i) for i in plain], _bytes(entry["data"]))
-        for spec, value in zip(plain, values):
+        for spec, value in zip(plain, values, strict=True):
             args[spec["name"]] = typed_value(spec, value)
         ordered = {i["name"]: args[i["name"]] for i in item["inputs"]}
         return ChainEvent(item["name"], ordered, _int(entry["blockNumber"]), _hex(entry["transactionHash"]),
@@ -332,7 +332,7 @@ class EventWatcher:
             return self.poll_interval
         return max(0.0, self._resubscribe_at - time.monotonic())
 
-    def start(self) -> "EventWatcher":
+    def start(self) -> EventWatcher:
         """run() in a background thread; its error, if any, is re-raised by stop()."""
         def target():
             try:
@@ -423,7 +423,7 @@ class EventWatcher:
         for start in range(0, len(kept), REWIND_BATCH):  # newest first: a reorganisation is shallow
             chunk = kept[start:start + REWIND_BATCH]
             answers = self._read_batch([("eth_getBlockByNumber", [hex(b), False]) for b, _ in chunk])
-            fork = next((b for (b, h), answer in zip(chunk, answers) if _hash_of(answer) == h), None)
+            fork = next((b for (b, h), answer in zip(chunk, answers, strict=True) if _hash_of(answer) == h), None)
             if fork is not None:
                 break
         if fork is None:
@@ -448,7 +448,8 @@ class EventWatcher:
     def _read_batch(self, calls: list[tuple[str, list]]) -> list:
         """The results of `calls` read in one round trip; ChainReadError as _read."""
         try:
-            return [result_of(method, answer) for (method, _), answer in zip(calls, raw_batch(self.w3, calls))]
+            answers = raw_batch(self.w3, calls)
+            return [result_of(method, answer) for (method, _), answer in zip(calls, answers, strict=True)]
         except (OSError, Web3RPCError) as exc:
             raise self._read_failed("+".join(dict.fromkeys(method for method, _ in calls)), exc) from exc
 

@@ -31,8 +31,8 @@ imported inside the commands that use them.
 
 from __future__ import annotations
 
-from workers.cli.group import cli
 from workers.cli import demo, explorer, node, report, stake, task, wallet  # noqa: F401  (each registers its commands on `cli`)
+from workers.cli.group import cli
 
 __all__ = ["cli", "main"]
 

@@ -84,7 +84,7 @@ class Context:
 
             w3 = http_w3(self.rpc)
             try:
-                w3.eth.chain_id
+                _ = w3.eth.chain_id  # a first request: is the RPC reachable?
             except Exception as exc:  # requests' ConnectionError and friends
                 raise click.ClickException(f"cannot reach the RPC at {self.rpc}: {type(exc).__name__}") from None
             self._w3 = w3

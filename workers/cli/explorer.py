@@ -9,7 +9,6 @@ import click
 from workers.cli.common import Context
 from workers.cli.group import cli
 
-
 # Shared with `decentrl task report` (workers/cli/report.py): where the curve's content comes from.
 ipfs_api_option = click.option(
     "--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),

@@ -6,12 +6,19 @@ import os
 
 import click
 
-from workers.cli.common import ROLE_NAMES, fmt_drl, keystore_password, parse_drl, Context, send, role_of
+from workers.cli.common import ROLE_NAMES, Context, fmt_drl, keystore_password, parse_drl, role_of, send
 from workers.cli.group import cli
-from workers.rl.config import DEVICES
-from workers.node.config import (LOCAL_CONFIRMATIONS, LOCAL_POLL_S, REMOTE_CONFIRMATIONS, REMOTE_POLL_S, NodeConfig,
-                                 default_confirmations, default_poll_interval)
+from workers.node.config import (
+    LOCAL_CONFIRMATIONS,
+    LOCAL_POLL_S,
+    REMOTE_CONFIRMATIONS,
+    REMOTE_POLL_S,
+    NodeConfig,
+    default_confirmations,
+    default_poll_interval,
+)
 from workers.node.handlers.keeper_turns import LOCAL_TURN_BLOCKS, REMOTE_TURN_BLOCKS, default_turn_blocks
+from workers.rl.config import DEVICES
 from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS
 
 

@@ -78,16 +78,17 @@ def echo_metrics(node_dir) -> None:
         click.echo("  failures   " + ", ".join(f"{reason} {_n(v)}" for reason, v in failures))
     reorgs = get("decentrl_chain_reorgs_total")
     if reorgs:
-        click.echo(f"  reorgs     {_n(reorgs)} chain reorganisations replaced {_n(get('decentrl_chain_reorg_blocks_total'))} "
-                   "blocks whose events the node had taken (their events were taken again; deeper than "
-                   "--confirmations: give more)")
+        click.echo(f"  reorgs     {_n(reorgs)} chain reorganisations replaced "
+                   f"{_n(get('decentrl_chain_reorg_blocks_total'))} blocks whose events the node had taken (their "
+                   "events were taken again; deeper than --confirmations: give more)")
     steps, env_s = get("decentrl_env_steps_total"), get("decentrl_env_seconds_total")
     samples, train_s = get("decentrl_train_samples_total"), get("decentrl_train_seconds_total")
     click.echo(f"  work       env steps {_n(steps)}" + (f" ({steps / env_s:,.0f}/s)" if env_s else "") +
                f", training samples {_n(samples)}" + (f" ({samples / train_s:,.0f}/s)" if train_s else ""))
     episodes = get("decentrl_episode_return_count")
     if episodes:
-        click.echo(f"  returns    mean {get('decentrl_episode_return_sum') / episodes:.2f} over {_n(episodes)} episodes")
+        mean = get("decentrl_episode_return_sum") / episodes
+        click.echo(f"  returns    mean {mean:.2f} over {_n(episodes)} episodes")
     click.echo(f"  store      put {_n(get('decentrl_store_bytes_total{op=put}'))} B, get "
                f"{_n(get('decentrl_store_bytes_total{op=get}'))} B, errors {_n(get('decentrl_store_errors_total'))}")
 

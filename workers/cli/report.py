@@ -38,4 +38,5 @@ def task_report(obj: Context, task_id, out_dir, ipfs_api, eval_episodes):
         written = write_report(history, curve, Path(out_dir))
     click.echo(f"task {task_id}: {history.status.name.lower()}, {len(history.rounds)} rounds, "
                f"{sum(tx.gas_used for tx in history.gas):,} gas in {len(history.gas)} transactions")
-    click.echo(f"wrote {written['markdown']} with {', '.join(p.name for k, p in written.items() if p.suffix == '.png')}")
+    plots = ", ".join(p.name for k, p in written.items() if p.suffix == ".png")
+    click.echo(f"wrote {written['markdown']} with {plots}")

@@ -30,7 +30,7 @@ def node_unstake(obj: Context, role, amount):
     receipt = send_as(obj, account, obj.deployment.stakes.functions.requestUnstake(role_of(role), wei),
                       "requestUnstake")
     after = view.stake(account.address, role_of(role))
-    ready = dt.datetime.fromtimestamp(after.unbonding_ready_at, dt.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    ready = dt.datetime.fromtimestamp(after.unbonding_ready_at, dt.UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
     click.echo(f"unbonding {fmt_drl(after.unbonding)} of {role} stake (tx {receipt['transactionHash'].to_0x_hex()}); "
                f"withdraw it from {ready} with: decentrl node withdraw-stake --role {role}")
 

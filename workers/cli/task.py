@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from workers.cli.common import TASK_ID, counted, fmt_drl, parse_drl, Context, send, send_as, writing
+from workers.cli.common import TASK_ID, Context, counted, fmt_drl, parse_drl, send, send_as, writing
 from workers.cli.group import cli
 
 
@@ -262,7 +262,8 @@ def task_cancel(obj: Context, task_id):
     if t.requester != account.address:
         raise click.ClickException(f"task {task_id} belongs to {t.requester}, not to this keystore's {account.address}")
     if t.status not in (Status.OPEN, Status.DRAWING):
-        raise click.ClickException(f"task {task_id} is {t.status.name.lower()}: only an open or drawing task can be cancelled")
+        raise click.ClickException(f"task {task_id} is {t.status.name.lower()}: "
+                                   "only an open or drawing task can be cancelled")
     receipt = send_as(obj, account, obj.deployment.registry.functions.cancelTask(task_id), "cancelTask")
     click.echo(f"task {task_id} cancelled (tx {receipt['transactionHash'].to_0x_hex()}); "
                f"claim the refund with: decentrl wallet claim")
@@ -286,8 +287,9 @@ def task_advance(obj: Context, task_id):
         raise click.ClickException(f"task {task_id}'s deadline is in {deadline - now} s: nothing to advance yet")
     receipt = send_as(obj, obj.account(), obj.deployment.registry.functions.advance(task_id), "advance")
     _, after = _task(obj, task_id)
-    click.echo(f"task {task_id} advanced (tx {receipt['transactionHash'].to_0x_hex()}): now {after.status.name.lower()}"
-               + (f", round {after.round + 1} phase {after.phase.name.lower()}" if after.status == Status.ACTIVE else ""))
+    where = f", round {after.round + 1} phase {after.phase.name.lower()}" if after.status == Status.ACTIVE else ""
+    click.echo(f"task {task_id} advanced (tx {receipt['transactionHash'].to_0x_hex()}): "
+               f"now {after.status.name.lower()}{where}")
 
 
 @task.command("status")
@@ -352,7 +354,9 @@ def follow_task(obj: Context, task_id: int, interval: float) -> None:
     _, t = _task(obj, task_id)
 
     def rounds_done(t) -> int:
-        return t.num_rounds if t.status == Status.COMPLETED else t.round if t.status in (Status.ACTIVE, Status.FAILED) else 0
+        if t.status == Status.COMPLETED:
+            return t.num_rounds
+        return t.round if t.status in (Status.ACTIVE, Status.FAILED) else 0
 
     def where(t) -> str:
         return f"round {t.round + 1} {t.phase.name.lower()}" if t.status == Status.ACTIVE else t.status.name.lower()

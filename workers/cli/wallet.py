@@ -47,7 +47,8 @@ def wallet_send(obj: Context, to, amount, eth):
     held = obj.w3.eth.get_balance(account.address) if eth else dep.token.functions.balanceOf(account.address).call()
     if held < wei:
         shown = f"{held / TOKEN:.6f} ETH" if eth else fmt_drl(held)
-        raise click.ClickException(f"insufficient funds: {account.address} holds {shown}, asked to send {amount} {unit}")
+        raise click.ClickException(f"insufficient funds: {account.address} holds {shown}, "
+                                   f"asked to send {amount} {unit}")
     if eth:
         receipt = send_as(obj, account, None, "ETH transfer", to=to, value=wei)
     else:

@@ -91,14 +91,14 @@ class BlsKey:
     pubkey_g1: tuple[int, int]
 
     @classmethod
-    def from_secret(cls, secret: int) -> "BlsKey":
+    def from_secret(cls, secret: int) -> BlsKey:
         if not 0 < secret < N:
             raise ValueError("BLS secret out of range")
         return cls(secret, tuple(_g2_words(bn.multiply(bn.G2, secret))),
                    tuple(_g1_affine(bn.multiply(bn.G1, secret))))
 
     @classmethod
-    def from_seed(cls, seed: bytes) -> "BlsKey":
+    def from_seed(cls, seed: bytes) -> BlsKey:
         """Derives the key from 32 bytes of secret seed: 512 bits of keccak output reduced into
         [1, n-1], so the secret is uniform up to a 2^-250 statistical distance."""
         if len(seed) != 32:

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from cryptography.hazmat.primitives import hashes
 from cryptography.hazmat.primitives.kdf.hkdf import HKDF
 
+from workers import cid as cids
 from workers.crypto.envelope import ALGORITHM, KEY_SIZE, check_key_commitment, key_commitment, open_sealed, seal
 from workers.crypto.errors import TamperedCiphertext
-from workers import cid as cids
 
 LABEL = b"decentrl/inputs/v1"
 KINDS = ("initial_policy",)

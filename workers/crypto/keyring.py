@@ -78,7 +78,7 @@ def parse(data: bytes, *, chain_id: int, registry: str, task_id: int, inputs_cid
     want = (chain_id, to_checksum_address(registry), task_id, inputs_cid)
     got = (ring.chain_id, ring.registry, ring.task_id, ring.inputs)
     if got != want:
-        raise WrongTask(f"the keyring posted for task {task_id} is for chain {got[0]}, registry {got[1]}, task {got[2]}, "
-                        f"inputs {got[3]}; this task is chain {want[0]}, registry {want[1]}, task {want[2]}, "
-                        f"inputs {want[3]}")
+        raise WrongTask(f"the keyring posted for task {task_id} is for chain {got[0]}, registry {got[1]}, "
+                        f"task {got[2]}, inputs {got[3]}; this task is chain {want[0]}, registry {want[1]}, "
+                        f"task {want[2]}, inputs {want[3]}")
     return ring

@@ -112,8 +112,8 @@ class Demo:
         self.nodes = self.net.nodes
         view = ChainView(self.dep)
         for node in self.nodes:
-            say(f"  {node.name:<12}{node.address}  staked {view.stake(node.address, ROLE_OF[node.role]).staked / TOKEN:,.0f}"
-                f" DRL as {node.role}")
+            staked = view.stake(node.address, ROLE_OF[node.role]).staked
+            say(f"  {node.name:<12}{node.address}  staked {staked / TOKEN:,.0f} DRL as {node.role}")
         say(f"  {'requester':<12}{self.requester.address}  holds {BOUNTY_DRL:,} DRL for the bounty")
 
     def start_explorer(self, port: int):
@@ -161,8 +161,8 @@ class Demo:
                                                    self.requester.sender.send, self.spec, bounty=BOUNTY_DRL * TOKEN,
                                                    **self.task)
         say(f"task      {self.task_id}: {self.spec.env_id}, bounty {BOUNTY_DRL:,} DRL, "
-            f"{self.task['num_rounds']} rounds, {self.task['num_samplers']} samplers x {self.spec.steps_per_shard} steps, signed by the requester "
-            f"(EIP-712 + permit); spec {self.params.spec_cid}")
+            f"{self.task['num_rounds']} rounds, {self.task['num_samplers']} samplers x {self.spec.steps_per_shard} "
+            f"steps, signed by the requester (EIP-712 + permit); spec {self.params.spec_cid}")
 
     # -- following the task ----------------------------------------------------------------------
 
@@ -189,8 +189,9 @@ class Demo:
                         return curve  # the ending block's events are all shown
                     if time.monotonic() > deadline:
                         status = Status(self.dep.state.functions.taskOf(self.task_id).call().status)
-                        raise click.ClickException(f"task {self.task_id} not finished within {TIMEOUT_S:g} s "
-                                                   f"(status {status.name.lower()}; logs in {self.workdir / 'nodes'})")
+                        raise click.ClickException(
+                            f"task {self.task_id} not finished within {TIMEOUT_S:g} s "
+                            f"(status {status.name.lower()}; logs in {self.workdir / 'nodes'})") from None
                     continue
                 if ended_in is not None and e.block > ended_in:
                     return curve

@@ -226,7 +226,8 @@ class ChainLog:
             while first <= head:
                 last = min(head, first + self.max_range - 1)
                 logs = self.w3.eth.get_logs({"address": self.addresses, "fromBlock": first, "toBlock": last})
-                decoded = [self.decoder.decode(e) for e in sorted(logs, key=lambda e: (e["blockNumber"], e["logIndex"]))]
+                logs = sorted(logs, key=lambda e: (e["blockNumber"], e["logIndex"]))
+                decoded = [self.decoder.decode(e) for e in logs]
                 # a range's events and the head move together: a later range that fails is read
                 # again by the next refresh, and this one is not
                 self.events.extend(decoded)

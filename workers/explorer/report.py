@@ -47,9 +47,9 @@ def plot_curve(h: TaskHistory, curve: Curve, path: Path) -> Path:
     rollout = [(p.env_steps, p.rollout_return) for p in pts if p.rollout_return is not None]
     evals = [(p.env_steps, p.eval_return) for p in pts if p.eval_return is not None]
     if rollout:
-        ax.plot(*zip(*rollout), "s--", label="samplers' rollouts (policy before the round)")
+        ax.plot(*zip(*rollout, strict=True), "s--", label="samplers' rollouts (policy before the round)")
     if evals:
-        ax.plot(*zip(*evals), "o-", label=f"accepted checkpoint ({curve.eval_episodes} eval episodes)")
+        ax.plot(*zip(*evals, strict=True), "o-", label=f"accepted checkpoint ({curve.eval_episodes} eval episodes)")
     if curve.target_return is not None:
         ax.axhline(curve.target_return, color="grey", linestyle=":", label=f"solved ({curve.target_return:g})")
     ax.set_xlabel("environment steps")
@@ -96,7 +96,7 @@ def _bars(path: Path, labels: list[str], values: list[float], notes: list[str], 
     plt = _pyplot()
     fig, ax = plt.subplots(figsize=(7, 0.4 * len(labels) + 1.4), dpi=110)
     ax.barh(labels, values, color=colour)
-    for y, (value, note) in enumerate(zip(values, notes)):
+    for y, (value, note) in enumerate(zip(values, notes, strict=True)):
         ax.text(value, y, f" {note}", va="center", fontsize=8)
     ax.invert_yaxis()
     ax.set_xlabel(xlabel)
@@ -107,10 +107,10 @@ def _bars(path: Path, labels: list[str], values: list[float], notes: list[str], 
 
 def plot_gas(h: TaskHistory, path: Path) -> Path:
     kinds = list(h.gas_by_kind().items())
+    total = sum(tx.gas_used for tx in h.gas)
     return _bars(path, [k for k, _ in kinds], [used for _, (_, used) in kinds],
                  [f"{used:,} ({count} tx)" for _, (count, used) in kinds], "gas used",
-                 f"task {h.task_id}: gas by function, {sum(tx.gas_used for tx in h.gas):,} in {len(h.gas)} transactions",
-                 "#4a78c2")
+                 f"task {h.task_id}: gas by function, {total:,} in {len(h.gas)} transactions", "#4a78c2")
 
 
 def plot_payouts(h: TaskHistory, path: Path) -> Path:

@@ -132,7 +132,7 @@ class ExplorerServer:
         host, port = self.httpd.server_address[:2]
         return f"http://{host}:{port}/"
 
-    def start(self) -> "ExplorerServer":
+    def start(self) -> ExplorerServer:
         self._thread = threading.Thread(target=self.httpd.serve_forever, name="explorer", daemon=True)
         self._thread.start()
         return self

@@ -43,7 +43,8 @@ def anvil_binary() -> str:
         return str(local)
     found = shutil.which("anvil")
     if not found:
-        raise LocalNetError("anvil not found: run `make setup` (it links tools/bin/anvil) or put foundry's anvil on PATH")
+        raise LocalNetError("anvil not found: run `make setup` (it links tools/bin/anvil) "
+                            "or put foundry's anvil on PATH")
     return found
 
 

@@ -144,7 +144,7 @@ class NodeSettings:
         return {f.name: str(v) if isinstance(v := getattr(self, f.name), Path) else v for f in fields(self)}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "NodeSettings":
+    def from_dict(cls, data: dict) -> NodeSettings:
         unknown = set(data) - {f.name for f in fields(cls)}
         if unknown:
             raise ValueError(f"unknown NodeSettings fields {sorted(unknown)}")
@@ -213,7 +213,7 @@ class NodeConfig:
         return json.dumps(data, sort_keys=True)
 
     @classmethod
-    def from_json(cls, text: str) -> "NodeConfig":
+    def from_json(cls, text: str) -> NodeConfig:
         data = json.loads(text)
         known = {f.name for f in fields(cls)}
         unknown = set(data) - known
@@ -224,7 +224,7 @@ class NodeConfig:
         return cls(**data)
 
     @classmethod
-    def from_env(cls) -> "NodeConfig":
+    def from_env(cls) -> NodeConfig:
         text = os.environ.get(ENV_VAR)
         if not text:
             raise RuntimeError(f"{ENV_VAR} is not set: start workers through "

@@ -23,8 +23,8 @@ from __future__ import annotations
 import signal
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from workers.node.config import NodeConfig, NodeSettings
 from workers.node.handlers.table import HANDLER_MODULES
@@ -69,8 +69,8 @@ def run_node(deployment, settings: NodeSettings, roles: tuple[str, ...], account
     (run_supervisor); everything it started is stopped when it returns. `deployment` is the loaded
     record of settings.deployment. `send(sender, call, what)` sends the registration (the CLI's
     names a revert to the operator); `echo(message, err=False)` says what happens."""
-    from workers.chain.view import ChainView
     from workers.chain.keystore import PASSWORD_ENV
+    from workers.chain.view import ChainView
     from workers.node.observe.health import HealthChecker
     from workers.node.processes.redis_service import redis_for_node
     from workers.protocol import Role

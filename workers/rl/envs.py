@@ -58,7 +58,7 @@ class SpaceSpec:
         }
 
     @classmethod
-    def from_dict(cls, d: dict) -> "SpaceSpec":
+    def from_dict(cls, d: dict) -> SpaceSpec:
         low, high = d.get("action_low"), d.get("action_high")
         spec = cls(
             obs_dim=int(d["obs_dim"]),

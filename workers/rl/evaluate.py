@@ -37,7 +37,7 @@ def evaluate(policy: ActorCritic, env_id: str, episodes: int = 100, seed: int = 
             with torch.no_grad():
                 actions = policy.deterministic_action(torch.from_numpy(np.stack([obs[i] for i in running])))
             still = []
-            for i, a in zip(running, actions):
+            for i, a in zip(running, actions, strict=True):
                 o, r, terminated, truncated, _ = envs[i].step(policy.env_action(a))
                 obs[i] = np.asarray(o, dtype=np.float32)
                 returns[i] += float(r)

@@ -63,7 +63,7 @@ class TrainState:
         return safetensors_bytes(tensors, meta)
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "TrainState":
+    def from_bytes(cls, data: bytes) -> TrainState:
         """The train state in `to_bytes` output; Malformed saying why for anything else (every
         count and name checked before use: a validator reads other nodes' states)."""
         shapes, meta = safetensors_header(data, TRAIN_STATE_FORMAT, TRAIN_STATE_VERSION)

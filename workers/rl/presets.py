@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from workers.rl.config import PPOConfig, PolicyConfig
+from workers.rl.config import PolicyConfig, PPOConfig
 
 
 @dataclass(frozen=True)

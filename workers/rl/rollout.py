@@ -285,7 +285,8 @@ class _Recorder:
             action_kind=policy.spec.action_kind,
             obs=np.stack(self.obs[:steps + 1]),
             actions=(np.asarray(actions, dtype=np.int64) if discrete
-                     else np.asarray([a.numpy() for a in actions], dtype=np.float32).reshape(steps, policy.spec.action_dim)),
+                     else np.asarray([a.numpy() for a in actions], dtype=np.float32)
+                     .reshape(steps, policy.spec.action_dim)),
             rewards=np.asarray(self.rewards[:steps], dtype=np.float64),
             terminated=np.asarray(self.terminated[:steps], dtype=bool),
             truncated=np.asarray(self.truncated[:steps], dtype=bool),
@@ -337,7 +338,7 @@ def rollout(policy: ActorCritic, env_id: str, *, task_seed: int, round_: int, sh
                 obs = torch.from_numpy(np.stack([r.obs[-1] for r in running]))
                 actions, logp, values = policy.sample_from(obs, draws)
             rows = actions.tolist() if policy.discrete else list(actions)
-            for r, a, lp, v in zip(running, rows, logp.tolist(), values.tolist()):
+            for r, a, lp, v in zip(running, rows, logp.tolist(), values.tolist(), strict=True):
                 r.record(policy, a, lp, v)
             # An episode stops when the env ends it or, with a step budget, when it has as many
             # steps as the budget leaves it even if the episodes before it stopped right now (a

@@ -10,9 +10,8 @@ validator's own bitmap and a signature that passes the contract's own check (`se
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Callable, Iterable, Mapping, Sequence
-
 
 MIN_AGGREGATE_SIGNERS = 4
 """Default: the fewest validators that can join an aggregate (choose_aggregator's candidates) for

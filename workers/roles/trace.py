@@ -104,7 +104,7 @@ class Chunk:
                          np.asarray(self.finals, "<f4").tobytes()])
 
     @classmethod
-    def from_bytes(cls, data: bytes) -> "Chunk":
+    def from_bytes(cls, data: bytes) -> Chunk:
         if data[:4] != CHUNK_MAGIC or len(data) < 20:
             raise TraceError("not a pre-update data chunk: bad magic")
         index, first, rows, finals = struct.unpack_from("<4I", data, 4)

@@ -38,12 +38,29 @@ from eth_utils import keccak
 from workers import merkle
 from workers.framing import Malformed
 from workers.rl.policy import from_bytes, policy_tensors, to_bytes
-from workers.rl.ppo import MinibatchSchedule, TrainState, adam_state, finish_round, gradient_step, make_batch, \
-    make_optimizer, samples
+from workers.rl.ppo import (
+    MinibatchSchedule,
+    TrainState,
+    adam_state,
+    finish_round,
+    gradient_step,
+    make_batch,
+    make_optimizer,
+    samples,
+)
 from workers.rl.replay import LOGP_ATOL, RTOL, VALUE_ATOL
 from workers.roles.challenges import TRAINER_DATA_DOMAIN, TRAINER_STEPS_DOMAIN, challenged_indices
-from workers.roles.trace import CHUNK_ROWS, Chunk, Trace, TraceError, chunk_plan, leaf_steps, parse_trace, \
-    split_state, state_bytes
+from workers.roles.trace import (
+    CHUNK_ROWS,
+    Chunk,
+    Trace,
+    TraceError,
+    chunk_plan,
+    leaf_steps,
+    parse_trace,
+    split_state,
+    state_bytes,
+)
 from workers.storage import cid as cids
 
 GPU_RTOL = 1e-2
@@ -162,7 +179,7 @@ class _Checker:
 
     def load_batch(self):
         logp, values, finals = [], [], np.zeros(len(self.episodes), dtype=np.float64)
-        for i, (raw, (first, rows, eps)) in enumerate(zip(self.trace.chunks, self.plan)):
+        for i, (raw, (first, rows, eps)) in enumerate(zip(self.trace.chunks, self.plan, strict=True)):
             try:
                 c = Chunk.from_bytes(raw)
             except TraceError as error:

@@ -43,8 +43,8 @@ from workers.framing import Malformed, brief, canonical, frame, is_count, unfram
 from workers.merkle import merkle_root
 from workers.rl.policy import ActorCritic, to_bytes
 from workers.rl.ppo import TrainState, resolve_device
-from workers.rl.rollout import misfit
 from workers.rl.ppo import train_round as ppo_train_round
+from workers.rl.rollout import misfit
 from workers.roles.determinism import single_thread
 from workers.roles.sampler import ShardMismatch, round_policy, verify_shard
 from workers.roles.trace import Trace, TraceRecorder
@@ -214,8 +214,9 @@ def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | 
 
     Raises ShardError (with `.slot`) for a blob that does not match its root or is not this task's,
     round's and slot's; ValueError for no shards or a slot given twice. `device`: "cpu" (the
-    default), "cuda" or "auto" (`node start --trainer-device`). The round's trace (workers.roles.trace) is recorded alongside: its root and
-    CID go into the metadata, its states and blob into `CheckpointResult.stored`. `on_step`
+    default), "cuda" or "auto" (`node start --trainer-device`). The round's trace
+    (workers.roles.trace) is recorded alongside: its root and CID go into the metadata, its states
+    and blob into `CheckpointResult.stored`. `on_step`
     (ppo.train_round's hook) runs before each step is recorded: tests use it to model a
     trainer that alters a step."""
     shards = sorted(shards, key=lambda s: s[0])

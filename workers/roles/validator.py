@@ -43,9 +43,8 @@ and the Attest phase only waits for the trainer's check.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from workers.rl.policy import digest
 from workers.rl.replay import replay_episode

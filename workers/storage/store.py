@@ -31,9 +31,9 @@ import threading
 import time
 import warnings
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
 
 from workers.cid import CIDMismatch, compute, decode, verify
 
@@ -184,7 +184,7 @@ class ContentStore(ABC):
     @abstractmethod
     def _drop(self, cid: str) -> None: ...
 
-    def _pin(self, cid: str) -> None:  # only IpfsStore has more to do
+    def _pin(self, cid: str) -> None:  # noqa: B027 (an optional hook, not abstract: only IpfsStore has more to do)
         pass
 
     def put(self, data: bytes, *, pin: bool = False) -> str:
@@ -198,8 +198,8 @@ class ContentStore(ABC):
         cids = [compute(data) for data in items]
         try:
             # the ledger before the bytes: no orphans
-            self._ledger.record([(cid, len(data)) for cid, data in zip(cids, items)], self.clock(), pin)
-            self._put_all(list(zip(items, cids)))
+            self._ledger.record([(cid, len(data)) for cid, data in zip(cids, items, strict=True)], self.clock(), pin)
+            self._put_all(list(zip(items, cids, strict=True)))
         except (StorageError, sqlite3.Error, OSError) as error:
             self.observer.store_error("put", error)
             if _disk_full(error):  # transient once space is freed: retried like an unreachable store

@@ -66,7 +66,8 @@ def drawn_validators(state, task_id):
 
 
 def draw_walk(stakes, seed, task_id, round_=0):
-    """Python model of the draw walk (Draws.walk, SlotLogic.draw): the order in which one draw examines the whole pool."""
+    """Python model of the draw walk (Draws.walk, SlotLogic.draw): the order in which one draw
+    examines the whole pool."""
     n = stakes.validatorCount()
     pool = [stakes.validatorAt(i) for i in range(n)]
     rand = int.from_bytes(keccak(encode(["bytes32", "uint256", "uint256"], [seed, task_id, round_])), "big")

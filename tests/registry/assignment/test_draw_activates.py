@@ -1,8 +1,8 @@
 """A draw with enough eligible validators fills every validator slot with distinct validators and
 starts round 0 (TaskStatusChanged(Active), PhaseStarted(0, SampleCommit, deadline))."""
 
-from workers.protocol import Phase, Role, Status
 from tests.registry.assignment.conftest import drawn_validators
+from workers.protocol import Phase, Role, Status
 
 TOKEN = 10**18
 

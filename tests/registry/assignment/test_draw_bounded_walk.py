@@ -3,8 +3,8 @@ walk is not reached, and the draw re-arms instead."""
 
 from dataclasses import replace
 
-from workers.protocol import Role, Status
 from tests.registry.assignment.conftest import draw_walk, seed_of
+from workers.protocol import Role, Status
 
 
 def _only_eligible(stakes, pool, keep):

@@ -5,8 +5,8 @@ from dataclasses import replace
 
 from brownie import chain
 
-from workers.protocol import Role, Status
 from tests.registry.assignment.conftest import drawn_validators
+from workers.protocol import Role, Status
 
 TOKEN = 10**18
 

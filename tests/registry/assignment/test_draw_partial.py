@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from brownie import chain
 
-from workers.protocol import Role, Status
 from tests.registry.assignment.conftest import drawn_validators
+from workers.protocol import Role, Status
 
 
 def test_fills_what_it_can_and_rearms(registry, validators, outsider, drawing_task, task_params, state):

@@ -2,8 +2,8 @@
 keccak(seed, taskId, round) with a stride coprime to the pool size. With a larger pool, different
 seeds pick different validator sets."""
 
-from workers.protocol import Role
 from tests.registry.assignment.conftest import draw_walk, drawn_validators, seed_of
+from workers.protocol import Role
 
 
 def test_picks_follow_the_seed_model(registry, stakes, stake_as, outsider, extra_validators, drawing_task, state):

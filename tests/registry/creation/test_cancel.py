@@ -36,7 +36,8 @@ def test_claimed_stakes_are_unlocked(staked, registry, stakes, requester, sample
     assert stakes.availableStake(trainer, Role.TRAINER) == 5 * 500 * TOKEN
 
 
-def test_drawing_task_can_be_cancelled(staked, registry, stakes, vault, requester, samplers, trainer, create_task, state):
+def test_drawing_task_can_be_cancelled(staked, registry, stakes, vault, requester, samplers, trainer, create_task,
+                                       state):
     task_id = create_task()
     for s in samplers:
         registry.claimSlot(task_id, Role.SAMPLER, {"from": s})

@@ -10,7 +10,8 @@ from workers.protocol import NO_PERMIT
 TOKEN = 10**18
 
 
-def test_permit_funds_task_without_prior_approval(registry, token, vault, signer, task_params, sign_permit, front, state):
+def test_permit_funds_task_without_prior_approval(registry, token, vault, signer, task_params, sign_permit, front,
+                                                  state):
     permit = sign_permit(SIGNER_KEY, signer, task_params.bounty, chain[-1].timestamp + 3600)
     tx = front.createTaskWithPermit(task_params.as_tuple(), permit, {"from": signer})
     task_id = tx.return_value

@@ -1,6 +1,7 @@
 """Round fixtures: a driver for the shared active task, and staking for newcomers."""
 
 import pytest
+
 from tests.registry.rounds.driver import RoundDriver
 
 

@@ -80,7 +80,7 @@ class RoundDriver:
         vals = self.validators() if validators is None else validators
         bits = self.all_bits if bitmap is None else bitmap
         maps = bits if isinstance(bits, list) else [bits] * len(vals)
-        return [send(self.registry.attest, self.task_id, b, sender=v) for v, b in zip(vals, maps)]
+        return [send(self.registry.attest, self.task_id, b, sender=v) for v, b in zip(vals, maps, strict=True)]
 
     def work(self):
         """Samplers and trainer commit and reveal; the task is left in Attest."""

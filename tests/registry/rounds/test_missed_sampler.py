@@ -47,7 +47,8 @@ def test_sampler_withholding_its_reveal_is_slashed_and_round_goes_on(registry, s
     assert paid == {samplers[0].address: 200 * 10**18}
 
 
-def test_new_sampler_joins_current_round_during_sample_commit(registry, round_driver, samplers, outsider, stake_node, state):
+def test_new_sampler_joins_current_round_during_sample_commit(registry, round_driver, samplers, outsider, stake_node,
+                                                              state):
     round_driver.commit_samples()
     round_driver.reveal(samplers[0])
     round_driver.expire()  # samplers[1] vacated in SampleReveal

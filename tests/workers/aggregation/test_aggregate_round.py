@@ -45,7 +45,7 @@ def test_garbage_is_left_out_of_the_aggregate_and_its_slot_votes_alone(run):
         assert kinds == [(True, shared, run.honest), (False, 1 << mine["loner"], run.honest)], r.round
     aggregators = {n.name: (n.node_dir / "logs" / "validator.log").read_text() for n in run.net.nodes
                    if n.name in ("val-a", "val-b")}
-    assert any("InvalidAggregateSignature): dropping slots [%d]" % mine["loner"] in text
+    assert any(f"InvalidAggregateSignature): dropping slots [{mine['loner']}]" in text
                for text in aggregators.values())
 
 

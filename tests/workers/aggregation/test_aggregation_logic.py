@@ -7,9 +7,22 @@ import pytest
 
 from workers.crypto.bls import BlsKey, aggregate_g1, is_g1
 from workers.node.handlers.relay import RelayEntry
-from workers.roles.aggregation import (CHAIN_LOOK_S, FIRST_LOOK_S, MIN_AGGREGATE_SIGNERS, RELAY_LOOK_S, Rejection,
-                                       Vote, agreeing, choose_aggregator, find_invalid, next_look, plan,
-                                       relay_look_only, settle, worth_aggregating)
+from workers.roles.aggregation import (
+    CHAIN_LOOK_S,
+    FIRST_LOOK_S,
+    MIN_AGGREGATE_SIGNERS,
+    RELAY_LOOK_S,
+    Rejection,
+    Vote,
+    agreeing,
+    choose_aggregator,
+    find_invalid,
+    next_look,
+    plan,
+    relay_look_only,
+    settle,
+    worth_aggregating,
+)
 
 NODES = {v: "0x" + f"{v + 1:02x}" * 20 for v in range(4)}
 KEYS = {v: (v, v, v, v) for v in range(4)}
@@ -26,7 +39,8 @@ def test_a_round_is_aggregated_only_from_the_gas_break_even_up():
 
 def test_the_aggregator_rotates_with_the_round_among_the_candidates():
     assert [choose_aggregator(7, r, [0, 2, 3]) for r in range(4)] == [2, 3, 0, 2]
-    assert choose_aggregator(7, 0, [3, 0, 2, 2]) == choose_aggregator(7, 0, [0, 2, 3])  # order and repeats do not matter
+    # order and repeats do not matter
+    assert choose_aggregator(7, 0, [3, 0, 2, 2]) == choose_aggregator(7, 0, [0, 2, 3])
     assert choose_aggregator(7, 0, []) is None
 
 

@@ -3,8 +3,8 @@ slot, with a TTL; whatever is not a well-formed entry of a slot of the task is i
 is untrusted)."""
 import pytest
 
-from workers.node.processes import redis_service
 from workers.node.handlers.relay import OFF, RELAY_TTL_S, AttestRelay, RelayEntry, relay_url
+from workers.node.processes import redis_service
 
 REGISTRY = "0x" + "Ab" * 20
 NODE = "0x" + "12" * 20
@@ -46,7 +46,7 @@ def test_garbage_is_ignored(relay):
     key = relay.key(9, 0)
     relay.client.hset(key, mapping={"1": "not json", "2": '{"acceptBitmap": 1, "signature": [1], "node": "0x"}',
                                     "x": good.to_json(), "7": good.to_json(),
-                                    "3": '{"acceptBitmap": -1, "signature": ["1", "2"], "node": "%s"}' % NODE})
+                                    "3": f'{{"acceptBitmap": -1, "signature": ["1", "2"], "node": "{NODE}"}}'})
     assert relay.entries(9, 0, num_validators=4) == {0: good}
 
 

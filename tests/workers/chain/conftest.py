@@ -3,9 +3,9 @@
 written where workers.chain.deployment reads it."""
 
 import pytest
+from chain_services import ANVIL_PORTS, REDIS_PORTS, fund
 from eth_account import Account
 
-from chain_services import ANVIL_PORTS, REDIS_PORTS, fund
 from tests.workers.deployed_chain import deployed_chain
 from workers.localnet.chain import Anvil
 from workers.node.processes.redis_service import start_embedded

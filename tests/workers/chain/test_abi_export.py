@@ -6,6 +6,7 @@ import json
 import sys
 
 from chain_services import ROOT
+
 from workers.chain.abi import ABI_DIR, CONTRACTS, abi_document
 
 _spec = importlib.util.spec_from_file_location("export_abi", ROOT / "tools" / "export_abi.py")

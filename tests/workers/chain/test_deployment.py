@@ -3,8 +3,8 @@
 import json
 
 import pytest
-
 from chain_services import http_w3
+
 from workers.chain.deployment import DeploymentError, WrongNetwork, load_deployment
 
 
@@ -20,7 +20,8 @@ def test_binds_every_contract_to_its_address(deployment, deployment_file):
 
 def test_loads_by_network_name_from_the_deployments_dir(w3, deployment_file, monkeypatch):
     monkeypatch.setenv("DECENTRL_DEPLOYMENTS_DIR", str(deployment_file.parent))
-    assert load_deployment(w3, "chain-test").registry.address == json.loads(deployment_file.read_text())["contracts"]["TaskRegistry"]
+    recorded = json.loads(deployment_file.read_text())["contracts"]["TaskRegistry"]
+    assert load_deployment(w3, "chain-test").registry.address == recorded
 
 
 def test_missing_file_says_how_to_deploy(w3, tmp_path, monkeypatch):
@@ -53,6 +54,7 @@ def test_another_chain_with_the_same_id_and_contracts_is_a_wrong_network(w3, adm
     """Two local chains (or one restarted) share chain id 31337, and the same deployer gives the
     same addresses on both: only the genesis block tells them apart."""
     from chain_services import ANVIL_PORTS
+
     from workers.chain.deployment import genesis_hash
     from workers.localnet.chain import Anvil, deploy_protocol
 

@@ -8,8 +8,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-
 from chain_services import send_from_threads
+
 from workers.chain.errors import DroppedTransaction, FeeCapExceeded, TxReverted
 from workers.chain.sender import TxSender, call_data
 from workers.protocol import Role
@@ -43,6 +43,7 @@ def test_a_restarted_chain_of_the_same_id_starts_a_new_nonce_sequence(w3, redis_
     """A dev chain restarted (anvil again, chain id 31337) is a new chain: the nonce kept for the
     old one would put every send behind a gap that nobody fills, and it would never be mined."""
     from chain_services import fund, http_w3
+
     from workers.localnet.chain import Anvil
 
     account = new_account()
@@ -298,7 +299,8 @@ def test_speed_ups_stop_at_the_cap_and_the_drop_names_it(w3, redis_client, new_a
         first_fee = 2 * base + tip
         cap = int(first_fee * 1.3)
         sender = TxSender(w3, account, redis_client, receipt_timeout=0.2, max_bumps=3, max_fee_per_gas=cap)
-        with pytest.raises(DroppedTransaction, match=r"not mined within 0.8 s \(sent 2 times: .*\); its fees are at this account's cap"):
+        with pytest.raises(DroppedTransaction,
+                           match=r"not mined within 0.8 s \(sent 2 times: .*\); its fees are at this account's cap"):
             sender.send(to=SINK, value=1)
         pending = [tx for tx in w3.eth.get_block("pending", full_transactions=True)["transactions"]
                    if tx["from"] == account.address]

@@ -5,10 +5,10 @@ against web3.py's own contract call: the same values, the same error for a rever
 import dataclasses
 
 import pytest
+from chain_services import TOKEN, fund
 from eth_account import Account
 from web3.exceptions import ContractLogicError
 
-from chain_services import TOKEN, fund
 from workers.chain.calls import ViewCall
 from workers.chain.errors import TxReverted, is_retryable
 from workers.chain.sender import TxSender
@@ -170,7 +170,8 @@ def reads(deployment, task_id, account):
     """(contract, function, args) of every read ChainView and the node's handlers make through it."""
     d = deployment
     return [(d.state, "taskCount", ()), (d.state, "taskOf", (task_id,)), (d.state, "taskOf", (999,)),
-            *((d.state, "slotOf", (task_id, role, i)) for role in Role for i in range(2 if role == Role.SAMPLER else 1)),
+            *((d.state, "slotOf", (task_id, role, i))
+              for role in Role for i in range(2 if role == Role.SAMPLER else 1)),
             (d.state, "membershipOf", (task_id, account)), (d.state, "submissionOf", (task_id, 0, Role.SAMPLER, 0)),
             (d.stakes, "stakeOf", (account, Role.SAMPLER)), (d.stakes, "availableStake", (account, Role.SAMPLER)),
             (d.stakes, "isNodePaused", (account,)), (d.stakes, "minStake", (Role.TRAINER,)),

@@ -152,7 +152,8 @@ def test_a_raw_log_decodes_as_its_web3_formatted_self(deployment, admin, w3):
     decoder = EventDecoder(deployment, ("ProtocolConfig",))
     event = decoder.decode(raw)
     assert event == decoder.decode(formatted)
-    assert (event.address, event.timestamp) == (deployment.config.address, w3.eth.get_block(receipt.blockNumber)["timestamp"])
+    block = w3.eth.get_block(receipt.blockNumber)
+    assert (event.address, event.timestamp) == (deployment.config.address, block["timestamp"])
     assert event.key == f"{receipt.transactionHash.to_0x_hex()}:{formatted['logIndex']}"
     assert log_position(raw) == log_position(formatted) == (receipt.blockNumber, formatted["logIndex"])
 

@@ -2,12 +2,11 @@
 folders for the CLI tests, which run `decentrl` through click's CliRunner."""
 
 import pytest
+from cli_support import PASSWORD
 from eth_account import Account
 
 from tests.workers.deployed_chain import deployed_chain, node_folders
 from workers.localnet.chain import Anvil
-
-from cli_support import PASSWORD
 
 ANVIL_PORTS = range(8670, 8680)
 

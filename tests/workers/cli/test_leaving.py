@@ -5,8 +5,8 @@ snapshot (reverted afterwards), as it moves the chain's clock by days."""
 import re
 
 import pytest
-
 from cli_support import TOKEN
+
 from workers.protocol import Role
 from workers.spec import DEMO_CARTPOLE
 

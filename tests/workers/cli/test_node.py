@@ -4,6 +4,7 @@ import json
 import stat
 
 from cli_support import PASSWORD, TOKEN
+
 from tests.workers.deployed_chain import account_of
 from workers.chain.keystore import find_keystore, load_account
 from workers.node.handlers.relay import bls_key, registered_key
@@ -67,7 +68,8 @@ def test_import_then_wrong_password_is_a_clear_error(tmp_path, invoke, key, w3):
 def test_a_keystore_file_that_is_not_one_is_named(node, invoke):
     node_dir, address = node()
     path = node_dir / "keystore" / f"{address}.json"
-    for text, message in [("{broken", "is not a keystore file (not JSON"), ('{"address": "x"}', "is not a keystore file")]:
+    for text, message in [("{broken", "is not a keystore file (not JSON"),
+                          ('{"address": "x"}', "is not a keystore file")]:
         path.write_text(text)
         result = invoke(node_dir, "wallet", "claim")
         assert result.exit_code == 1 and isinstance(result.exception, SystemExit), result.output

@@ -10,8 +10,8 @@ import time
 from pathlib import Path
 
 import torch
-
 from cli_support import PASSWORD
+
 from workers.chain.keystore import find_keystore, load_account
 from workers.node.handlers.relay import bls_key, registered_key
 
@@ -66,9 +66,9 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3
     stake_without_bls_key(w3, contracts, address, 200 * 10**18)
     assert registered_key(contracts, address) == ((0, 0, 0, 0), (0, 0))
     monkeypatch.delenv("REDIS_URL", raising=False)
-    proc = start_node(anvil, deployment_file, node_dir, "--max-fee-gwei", "1000", "node", "start", "--metrics-port", "0",
-                      "--roles", "sampler,validator", "--poll-interval", "0.5", "--confirmations", "1",
-                      "--keeper-turn-blocks", "3", "--claim-burst", "25")
+    proc = start_node(anvil, deployment_file, node_dir, "--max-fee-gwei", "1000", "node", "start",
+                      "--metrics-port", "0", "--roles", "sampler,validator", "--poll-interval", "0.5",
+                      "--confirmations", "1", "--keeper-turn-blocks", "3", "--claim-burst", "25")
     state_file = node_dir / "node.json"
     try:
         state = running_state(proc, state_file)

@@ -4,8 +4,8 @@ import json
 import re
 
 import pytest
-
 from cli_support import TOKEN
+
 from workers.spec import DEMO_CARTPOLE
 
 
@@ -160,8 +160,8 @@ def test_revert_is_decoded(node, invoke, spec_file, contracts, admin, w3):
     finally:
         assert w3.eth.wait_for_transaction_receipt(registry.functions.unpause().transact({"from": admin})).status == 1
     assert result.exit_code == 1
-    assert "Error: createTaskWithSig reverted: EnforcedPause(): the protocol is paused by its guardian" in result.output, \
-        result.output
+    assert ("Error: createTaskWithSig reverted: EnforcedPause(): the protocol is paused by its guardian"
+            in result.output), result.output
 
 
 def test_status_and_result_of_unknown_or_unfinished_tasks(node, invoke, spec_file, tmp_path):
@@ -225,7 +225,8 @@ def test_status_follow_waits_out_a_chain_node_that_does_not_answer(monkeypatch, 
 def test_inputs_the_cli_cannot_use_are_errors_not_tracebacks(node, invoke, spec_file, tmp_path, deployment_file):
     node_dir, _ = node(drl=100)
     cases = [
-        (["task", "submit", str(spec_file), "--bounty", "NaN"], 2, "Invalid value for '--bounty': 'NaN' is not a number"),
+        (["task", "submit", str(spec_file), "--bounty", "NaN"], 2,
+         "Invalid value for '--bounty': 'NaN' is not a number"),
         (["task", "submit", str(spec_file), "--bounty", "inf"], 2, "'inf' is not a number of DRL"),
         (["task", "status", str(2**256)], 2, "is not in the range 0<=x<="),
         (["task", "spec", "-o", "/proc/decentrl/spec.json"], 1, "cannot write the spec"),

@@ -8,9 +8,9 @@ import logging
 import re
 
 import pytest
+from cli_support import PASSWORD, TOKEN
 from eth_account import Account
 
-from cli_support import PASSWORD, TOKEN
 from workers.chain.view import ChainView
 from workers.crypto import inputs
 from workers.crypto.errors import NoKeyForNode, NotAssigned
@@ -37,7 +37,8 @@ def private_policy() -> bytes:
 def transact(w3, account, call):
     tx = call.build_transaction({"from": account.address, "chainId": w3.eth.chain_id,
                                  "nonce": w3.eth.get_transaction_count(account.address)})
-    receipt = w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(account.sign_transaction(tx).raw_transaction))
+    tx_hash = w3.eth.send_raw_transaction(account.sign_transaction(tx).raw_transaction)
+    receipt = w3.eth.wait_for_transaction_receipt(tx_hash)
     assert receipt.status == 1
     return receipt
 

@@ -4,7 +4,7 @@ against py-ecc directly (the contracts' agreement is tested in tests/stakes and 
 import pytest
 from py_ecc import optimized_bn128 as bn
 
-from workers.crypto.bls import N, P, BlsKey, aggregate_g1, aggregate_g2, hash_to_g1, is_g1, verify
+from workers.crypto.bls import BlsKey, N, P, aggregate_g1, aggregate_g2, hash_to_g1, is_g1, verify
 
 
 def test_seed_gives_the_same_key_and_keys_differ_by_seed():

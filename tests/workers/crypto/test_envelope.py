@@ -2,8 +2,15 @@
 
 import pytest
 
-from workers.crypto.envelope import (NONCE_SIZE, TAG_SIZE, check_key_commitment, key_commitment, new_key, open_sealed,
-                                     seal)
+from workers.crypto.envelope import (
+    NONCE_SIZE,
+    TAG_SIZE,
+    check_key_commitment,
+    key_commitment,
+    new_key,
+    open_sealed,
+    seal,
+)
 from workers.crypto.errors import KeyCommitmentMismatch, TamperedCiphertext
 
 AAD = b"task 7"

@@ -46,7 +46,8 @@ def test_an_outsider_holding_a_nodes_entry_cannot_open_it(nodes):
         ring.key_for(nodes[0].address, outsider.key)
 
 
-@pytest.mark.parametrize("field,value", [("task_id", 3), ("chain_id", 1), ("inputs_cid", "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy")])
+@pytest.mark.parametrize("field,value", [("task_id", 3), ("chain_id", 1),
+                                         ("inputs_cid", "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy")])
 def test_keyring_of_another_task_is_refused(nodes, field, value):
     data = _ring(nodes, new_key(), **{field: value}).to_bytes()
     with pytest.raises(WrongTask, match="the keyring posted for task 2 is for"):

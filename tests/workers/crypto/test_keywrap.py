@@ -33,7 +33,8 @@ def test_round_trip(node, context):
 
 def test_each_wrap_uses_a_fresh_ephemeral_key(node, context):
     key = new_key()
-    assert wrap(key, public_key_of(node.key), context).ephemeral != wrap(key, public_key_of(node.key), context).ephemeral
+    public = public_key_of(node.key)
+    assert wrap(key, public, context).ephemeral != wrap(key, public, context).ephemeral
 
 
 def test_another_nodes_key_cannot_unwrap(node, context):

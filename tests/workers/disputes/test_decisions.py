@@ -9,8 +9,13 @@ from eth_utils import keccak
 
 from workers.chain.errors import DecodedError, TxReverted
 from workers.node.handlers import dispute_handlers
-from workers.node.handlers.dispute_handlers import (PAUSED_RECHECK_S, PENDING_RECHECK_S, can_settle, release_due_in,
-                                                    vote_for)
+from workers.node.handlers.dispute_handlers import (
+    PAUSED_RECHECK_S,
+    PENDING_RECHECK_S,
+    can_settle,
+    release_due_in,
+    vote_for,
+)
 from workers.protocol import Verdict, vote_commitment
 
 

@@ -7,16 +7,17 @@ sampler1 fabricates its rewards and the task's only validator accepts everything
 shards are Accepted — sampler0's rightly, sampler1's wrongly. Then the honest task nodes and three
 juror validators (staked after the task's draw, so the draw took the liar) run as real processes,
 and the test, an outsider, disputes both verdicts. The juror nodes draw themselves (keeper),
-re-verify the round, commit their votes, reveal them, settle; after the window (anvil's clock moved) every honest node's held
-pay is released by its own node and `decentrl wallet claim` withdraws it."""
+re-verify the round, commit their votes, reveal them, settle; after the window (anvil's clock
+moved) every honest node's held pay is released by its own node and `decentrl wallet claim`
+withdraws it."""
 import time
 
+import fraud_faults as faults
 import pytest
 from click.testing import CliRunner
-
-import fraud_faults as faults
 from fraud_world import Cheat, FraudNet, outcome, play_round, start_task
 from network import NODE_SETTINGS
+
 from workers.chain.keystore import PASSWORD_ENV
 from workers.cli import cli
 from workers.localnet.chain import TOKEN, Ticker

@@ -1,8 +1,9 @@
 """A real run for the explorer and report tests: workers.localnet.network on this folder's ports
-(anvil 8840-8844, Redis 16450-16454; test_demo_explorer.py takes the rest of
-this folder's ranges, anvil 8840-8849, Redis 16450-16459, HTTP 8850-8869) with 2 samplers, 1 trainer and 3 validators as Celery
-worker processes, the integration suite's reduced CartPole spec and node settings, a requester
-that signs its task (EIP-712 + permit, as `decentrl task submit`), 2 rounds run to Completed.
+(anvil 8840-8844, Redis 16450-16454; test_demo_explorer.py takes the rest of this folder's
+ranges, anvil 8840-8849, Redis 16450-16459, HTTP 8850-8869) with 2 samplers, 1 trainer and 3
+validators as Celery worker processes, the integration suite's reduced CartPole spec and node
+settings, a requester that signs its task (EIP-712 + permit, as `decentrl task submit`), 2 rounds
+run to Completed.
 Then the nodes stop (the chain, Redis and the store stay up to be read), and the admin creates a
 second task whose spec CID is HTML, to check that the page shows chain strings as text."""
 from __future__ import annotations

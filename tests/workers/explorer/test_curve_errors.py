@@ -75,7 +75,8 @@ def test_report_cells_keep_chain_strings_on_one_line(tmp_path):
     assert "\n<img" not in page and "\x1b" not in page
     assert [line for line in page.splitlines() if "onerror" in line] == [
         "| spec | `x'\\n\\n<img src=x onerror=alert(1)>\\n\\n\\| injected \\| row \\|\\x1b[2J` |",
-        "- could not read: `spec x'\\n\\n<img src=x onerror=alert(1)>\\n\\n\\| injected \\| row \\|\\x1b[2J: not found`"]
+        "- could not read: `spec x'\\n\\n<img src=x onerror=alert(1)>\\n\\n\\| injected \\| row \\|\\x1b[2J: "
+        "not found`"]
     assert one_line("tab\there") == "tab\\there"
 
 

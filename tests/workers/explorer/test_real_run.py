@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
-
 from explorer_run import HOSTILE_CID, HTTP_PORTS, run_task
+
 from workers.chain.view import ChainView
 from workers.cli import cli
 from workers.explorer import history as hist

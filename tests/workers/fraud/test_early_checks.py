@@ -5,10 +5,10 @@ are then still judged by it, and the Attest job queued behind it uses that; once
 voted, the job judges nothing; a redelivered job does not judge twice."""
 from unittest import mock
 
-import pytest
-
 import fraud_world
+import pytest
 from fraud_world import act, as_node, network, play_round, start_task
+
 from workers.node.handlers import common, validator_handlers
 from workers.protocol import Phase, Status
 from workers.roles import validator as validator_role

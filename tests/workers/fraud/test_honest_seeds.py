@@ -10,8 +10,8 @@ than at the role level."""
 import dataclasses
 
 import pytest
-
 from fraud_world import SPEC, network, outcome, play_round, slot_share, start_task
+
 from workers.protocol import Role, Verdict
 
 SEEDS = [SPEC.seed + i for i in range(20)]
@@ -19,7 +19,8 @@ SEEDS = [SPEC.seed + i for i in range(20)]
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    nodes = {"sampler0": "sampler", "sampler1": "sampler", "trainer": "trainer", "validator0": "validator", "validator1": "validator", "validator2": "validator"}
+    nodes = {"sampler0": "sampler", "sampler1": "sampler", "trainer": "trainer",
+             "validator0": "validator", "validator1": "validator", "validator2": "validator"}
     with network(tmp_path_factory.mktemp("fraud-honest"), nodes) as fraud_net:
         yield fraud_net
 

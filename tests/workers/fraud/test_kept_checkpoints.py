@@ -5,8 +5,8 @@ Played in the fraud world with honest nodes only (its harness calls the handlers
 import dataclasses
 
 import pytest
-
 from fraud_world import SPEC, as_node, event, network, play_round, start_task
+
 from workers.node.handlers import round_handlers
 from workers.protocol import Role, Status
 

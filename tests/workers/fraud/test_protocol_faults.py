@@ -1,10 +1,10 @@
 """The fraud matrix, the protocol's own defences: a replayed signed task, a stake withdrawal to
 dodge a slash, and a copied commitment. The cheats are sent as a dishonest party would send them
 (its own transactions, with the real client code); the honest nodes run their handlers."""
-import pytest
-
 import fraud_faults as faults
+import pytest
 from fraud_world import BOUNTY, SPEC, Cheat, FraudNet, as_node, outcome, play_round, start_task
+
 from workers.chain.errors import TxReverted
 from workers.protocol import NO_PERMIT, Outcome, Phase, Role, TaskParams, Verdict, sign_create_task
 

@@ -2,8 +2,8 @@
 validators' relay does not answer at all. Each validator then attests alone, and the round is
 decided as usual: the relay costs gas, never a vote."""
 import pytest
-
 from fraud_world import FraudNet, outcome, play_round, start_task
+
 from tests.ports import dead_port
 from workers.protocol import Role, Verdict
 

@@ -4,11 +4,11 @@ exactly what sampling at SampleCommit would give, and a shard rolled out with a 
 validators reject must never be committed. The fraud world's phases are played here with the
 samplers also acting in Attest, as their workers do (the other fraud cases leave them out of it:
 the path that samples at SampleCommit)."""
-import pytest
-
 import fraud_trainer_faults as trainer_faults
 import fraud_world
+import pytest
 from fraud_world import Cheat, as_node, event, network, play_round, task_created
+
 from workers.chain.view import ChainView
 from workers.node.handlers import assignment_handlers, sample_ahead
 from workers.node.queues.dispatch import jsonable

@@ -3,10 +3,10 @@ everyone else is honest (a trainer, 3 validators). The network must reject the c
 slash it (slashBps of its locked stake) and take 20 reputation, vacate its slot — and pay every
 honest node exactly its slot share. Each case has a fresh cheater (a cheater's reputation falls
 below the threshold after one rejection)."""
-import pytest
-
 import fraud_faults as faults
+import pytest
 from fraud_world import Cheat, as_node, network, outcome, play_round, slot_share, start_task
+
 from workers.protocol import Outcome, Phase, Role, Verdict
 
 SAMPLER_FAULTS = {
@@ -19,7 +19,8 @@ SAMPLER_FAULTS = {
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    nodes = {"sampler0": "sampler", "trainer": "trainer", "validator0": "validator", "validator1": "validator", "validator2": "validator"}
+    nodes = {"sampler0": "sampler", "trainer": "trainer",
+             "validator0": "validator", "validator1": "validator", "validator2": "validator"}
     with network(tmp_path_factory.mktemp("fraud-samplers"), nodes) as fraud_net:
         yield fraud_net
 

@@ -10,10 +10,10 @@ transition (fraud_trainer_faults' docstring): every validator's challenges expos
 its secret seed draws, and the spec needs no more challenges than the fraud world's (4
 transitions of 4 steps). Faults confined to one step are measured by bench/verify.py, not
 asserted here. The checkpoint faults are caught before any sampling (root and trace ends)."""
-import pytest
-
 import fraud_trainer_faults as faults
+import pytest
 from fraud_world import Cheat, as_node, network, outcome, play_round, slot_share, start_task
+
 from workers.protocol import Outcome, Phase, Role, Verdict
 
 TRAINER_FAULTS = {  # name: (dishonest train_round, what every validator's rejection says)
@@ -28,7 +28,8 @@ TRAINER_FAULTS = {  # name: (dishonest train_round, what every validator's rejec
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    nodes = {"sampler0": "sampler", "sampler1": "sampler", "validator0": "validator", "validator1": "validator", "validator2": "validator"}
+    nodes = {"sampler0": "sampler", "sampler1": "sampler",
+             "validator0": "validator", "validator1": "validator", "validator2": "validator"}
     with network(tmp_path_factory.mktemp("fraud-trainers"), nodes) as fraud_net:
         yield fraud_net
 

@@ -5,10 +5,10 @@ reputation and is paid nothing; every honest node is paid its slot share. Each c
 network, whose validator pool is exactly the task's validators (the draw takes them all)."""
 from types import SimpleNamespace
 
-import pytest
-
 import fraud_faults as faults
+import pytest
 from fraud_world import BOUNTY, Cheat, FraudNet, outcome, play_round, start_task
+
 from workers.protocol import Outcome, Phase, Role, Verdict
 
 

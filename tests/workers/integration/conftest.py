@@ -18,8 +18,8 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-
 from network import ROOT, SPEC, TOKEN, Network
+
 from tests.ports import ipfs_api_port
 from workers.node.queues.jobs import RUNNING
 from workers.protocol import Phase, Status, TaskParams
@@ -50,7 +50,8 @@ def drive(net: Network, store, params: TaskParams, on_tick=lambda task, out: Non
     net.w3.eth.wait_for_transaction_receipt(
         d.token.functions.approve(d.registry.address, params.bounty).transact({"from": admin}))
     started = time.time()
-    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": admin}))
+    net.w3.eth.wait_for_transaction_receipt(
+        d.registry.functions.createTask(params.as_tuple()).transact({"from": admin}))
     out = SimpleNamespace(net=net, task_id=d.state.functions.taskCount().call(), params=params, store=store)
     deadline = time.monotonic() + TIMEOUT_S
     while True:

@@ -48,10 +48,12 @@ def create_task(net: Network, requester: str | None = None, bounty: int = 100 * 
     from workers.storage.store import EmbeddedStore
 
     d, requester = net.deployment, requester or net.admin
-    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), bounty, **{**TASK, **settings})
+    params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), SPEC.digest(), bounty,
+                        **{**TASK, **settings})
     net.w3.eth.wait_for_transaction_receipt(
         d.token.functions.approve(d.registry.address, bounty).transact({"from": requester}))
-    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": requester}))
+    net.w3.eth.wait_for_transaction_receipt(
+        d.registry.functions.createTask(params.as_tuple()).transact({"from": requester}))
     return d.state.functions.taskCount().call()
 
 

@@ -6,8 +6,8 @@ longer open is left alone; with keeper turns, a validator whose turn is later wa
 import dataclasses
 
 import pytest
-
 from network import TOKEN, Network, as_node, create_task, handled
+
 from workers.node.handlers import keeper_handlers, keeper_turns
 from workers.protocol import Status
 
@@ -16,7 +16,8 @@ BOUNTY = 100 * TOKEN
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    network = Network(tmp_path_factory.mktemp("claim-keeper-network"), [("validator0", "validator"), ("validator1", "validator")])
+    network = Network(tmp_path_factory.mktemp("claim-keeper-network"),
+                      [("validator0", "validator"), ("validator1", "validator")])
     yield network
     network.stop()
 

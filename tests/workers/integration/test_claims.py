@@ -5,8 +5,8 @@ gas estimate), and an ineligible node says why in its log."""
 import logging
 
 import pytest
-
 from network import SPEC, TASK, TOKEN, Network, as_node, create_task, task_created
+
 from workers.node.handlers import assignment_handlers
 from workers.protocol import Role, TaskParams
 from workers.spec import SpecError
@@ -80,7 +80,8 @@ def test_a_task_whose_spec_does_not_match_its_digest_is_not_claimed(net):
     params = TaskParams(EmbeddedStore(net.store_dir).put(SPEC.to_bytes()), wrong, 100 * TOKEN, **TASK)
     net.w3.eth.wait_for_transaction_receipt(
         d.token.functions.approve(d.registry.address, params.bounty).transact({"from": net.admin}))
-    net.w3.eth.wait_for_transaction_receipt(d.registry.functions.createTask(params.as_tuple()).transact({"from": net.admin}))
+    net.w3.eth.wait_for_transaction_receipt(
+        d.registry.functions.createTask(params.as_tuple()).transact({"from": net.admin}))
     task_id = d.state.functions.taskCount().call()
     before = sent(s0)
     with pytest.raises(SpecError, match="specDigest"):

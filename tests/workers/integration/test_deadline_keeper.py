@@ -6,16 +6,17 @@ idle round without expecting (or penalising) the trainer or the validator; a sec
 the same event does nothing. Then another sampler claims the vacated slot (SlotVacated) and,
 holding it during round 1's SampleCommit, does the round's work (SlotAssigned)."""
 import pytest
-
 from network import Network, as_node, create_task, registry_events, task_created
 from network import handled as event
+
 from workers.node.handlers import assignment_handlers, keeper_handlers
 from workers.protocol import Outcome, Phase, Role, Status
 
 
 @pytest.fixture(scope="module")
 def net(tmp_path_factory):
-    roles = [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"), ("validator0", "validator"), ("validator1", "validator")]
+    roles = [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"),
+             ("validator0", "validator"), ("validator1", "validator")]
     network = Network(tmp_path_factory.mktemp("keeper-network"), roles)
     yield network
     network.stop()
@@ -42,7 +43,8 @@ def idle_task(net):
 
 
 def past_deadline(net, deadline):
-    net.w3.provider.make_request("evm_increaseTime", [deadline - net.deployment.registry.functions.protocolTime().call() + 1])
+    now = net.deployment.registry.functions.protocolTime().call()
+    net.w3.provider.make_request("evm_increaseTime", [deadline - now + 1])
     net.w3.provider.make_request("evm_mine", [])
 
 

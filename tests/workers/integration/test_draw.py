@@ -7,14 +7,13 @@ import dataclasses
 import time
 
 import pytest
-
 from network import Network, as_node, create_task, handled, task_created
+
 from workers.localnet.chain import Ticker
 from workers.node.handlers import assignment_handlers, keeper_turns
-from workers.node.queues.dispatch import Deferred, RetryableError
 from workers.node.handlers.keeper_turns import MAX_TURNS, turn_of
+from workers.node.queues.dispatch import Deferred, RetryableError
 from workers.protocol import Role, Status
-
 
 TASKS_AT_MOST = 12
 """The tasks this module creates at most: one in the first and the last test, up to 10 in the second."""
@@ -30,7 +29,8 @@ def net(tmp_path_factory):
                        ("validator1", Role.VALIDATOR), ("validator2", Role.VALIDATOR)):
         node = network.node(name)
         # each claim or draw locks the role's minimum stake until its task ends, and these tasks never end
-        more = TASKS_AT_MOST * d.stakes.functions.minStake(role).call() - d.stakes.functions.availableStake(node.address, role).call()
+        more = (TASKS_AT_MOST * d.stakes.functions.minStake(role).call()
+                - d.stakes.functions.availableStake(node.address, role).call())
         node.sender.send(d.token.functions.approve(d.stakes.address, more))
         node.sender.send(d.stakes.functions.stake(role, more))
     yield network

@@ -2,8 +2,8 @@
 not depend on it (it once did: the orthogonal init's QR gave other bits with 2 threads, and
 validators rejected every round-0 shard)."""
 import torch
-
 from network import SPEC
+
 from workers.rl.policy import digest
 from workers.roles.sampler import initial_policy
 

@@ -4,9 +4,9 @@ network whose processes are not started (1 sampler, 1 trainer, 1 validator), Sam
 TrainReveal end with no PhaseStarted handler of theirs run; the reveal phase's handler, when its
 event then comes, finds nothing to do and sends nothing."""
 import pytest
-
 from network import Network, as_node, create_task, task_created
 from network import handled as event
+
 from workers.node.handlers import assignment_handlers, round_handlers
 from workers.protocol import Phase, Role
 

@@ -2,6 +2,7 @@
 node is paid exactly as SPECIFICATION.md section 6 says (all work accepted: one slot share per
 role and round; the rest refunded to the requester)."""
 from network import registry_events
+
 from workers.chain.view import ChainView
 from workers.node.handlers.context import Secrets
 from workers.protocol import Role, Status, Verdict

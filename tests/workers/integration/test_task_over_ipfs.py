@@ -3,6 +3,7 @@ embedded store: a 1-round task reaches Completed with every submission accepted,
 checkpoint is retrievable from the IPFS node and matches its on-chain root."""
 from network import registry_events
 from test_task_completes import slot_share
+
 from workers.chain.view import ChainView
 from workers.protocol import Role, Status, Verdict
 from workers.roles.trainer import verify_checkpoint

@@ -3,6 +3,7 @@ Supervisor loses no event and repeats none: every TaskRegistry event the node ha
 (workers.node.queues.interest, replayed here over the whole log) has exactly one job record per role on
 that node, done after a single handler run, and there is no other job."""
 from network import registry_events
+
 from workers.node.queues.dispatch import DISPATCH
 from workers.node.queues.interest import Interest
 from workers.node.queues.jobs import DONE

@@ -3,6 +3,7 @@ the task: its Supervisor restarts it, Redis redelivers the unacknowledged messag
 visibility timeout, the job runs again (checking the chain first) and round 1's checkpoint is
 committed once and accepted."""
 from network import registry_events
+
 from workers.node.queues.jobs import DONE
 from workers.protocol import Role, Verdict
 

@@ -11,7 +11,7 @@ import pytest
 from eth_account import Account
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "integration"))
-from network import PASSWORD, SPEC, TOKEN, NODE_SETTINGS  # noqa: E402
+from network import NODE_SETTINGS, PASSWORD, SPEC, TOKEN  # noqa: E402
 
 from workers.chain.view import ChainView  # noqa: E402
 from workers.crypto import inputs  # noqa: E402
@@ -21,8 +21,8 @@ from workers.localnet.network import LocalNetwork  # noqa: E402
 from workers.protocol import Role, Status, TaskParams  # noqa: E402
 from workers.rl.envs import make_env, space_spec  # noqa: E402
 from workers.rl.policy import PolicyConfig, make_policy, to_bytes  # noqa: E402
-from workers.roles.sampler import initial_policy, round_policy, unbundle_shard  # noqa: E402
 from workers.rl.policy import digest as policy_digest  # noqa: E402
+from workers.roles.sampler import initial_policy, round_policy, unbundle_shard  # noqa: E402
 from workers.roles.trainer import unbundle_checkpoint  # noqa: E402
 from workers.storage.store import EmbeddedStore  # noqa: E402
 
@@ -32,7 +32,8 @@ TIMEOUT_S = 240
 def transact(w3, account, call):
     tx = call.build_transaction({"from": account.address, "chainId": w3.eth.chain_id,
                                  "nonce": w3.eth.get_transaction_count(account.address)})
-    receipt = w3.eth.wait_for_transaction_receipt(w3.eth.send_raw_transaction(account.sign_transaction(tx).raw_transaction))
+    tx_hash = w3.eth.send_raw_transaction(account.sign_transaction(tx).raw_transaction)
+    receipt = w3.eth.wait_for_transaction_receipt(tx_hash)
     assert receipt.status == 1
     return receipt
 
@@ -53,14 +54,16 @@ def test_encrypted_task_completes_from_the_private_policy(net):
     d, w3 = net.deployment, net.w3
     requester = Account.create()
     fund(w3, requester.address, 10 * TOKEN)
-    w3.eth.wait_for_transaction_receipt(d.token.functions.transfer(requester.address, 1000 * TOKEN).transact({"from": net.admin}))
+    w3.eth.wait_for_transaction_receipt(
+        d.token.functions.transfer(requester.address, 1000 * TOKEN).transact({"from": net.admin}))
     config = PolicyConfig(hidden_sizes=SPEC.hidden_sizes, activation=SPEC.activation, init_log_std=SPEC.init_log_std,
                           seed=777)
     plaintext = to_bytes(make_policy(space_spec(make_env(SPEC.env_id)), config))
     store = EmbeddedStore(net.store_dir)
     descriptor, ciphertext = inputs.encrypt(requester.key, plaintext, "initial_policy")
     assert store.put(ciphertext, pin=True) == descriptor.cid
-    spec = SPEC.__class__(**{**{f: getattr(SPEC, f) for f in SPEC.__dataclass_fields__}, "encrypted_inputs": descriptor})
+    spec = SPEC.__class__(**{**{f: getattr(SPEC, f) for f in SPEC.__dataclass_fields__},
+                             "encrypted_inputs": descriptor})
     params = TaskParams(store.put(spec.to_bytes(), pin=True), spec.digest(), bounty=100 * TOKEN, num_samplers=1,
                         num_validators=1, num_rounds=1, claim_window=600, commit_window=120, reveal_window=60,
                         attest_window=120)

@@ -3,13 +3,13 @@ validator, started by the Supervisor) shared by this folder's tests. Small retry
 settings keep the folder fast; no eager mode anywhere. Helpers the tests import are in
 node_support.py."""
 import pytest
-
 from node_support import HERE, PORTS, ROLES
+
 from tests.waiting import wait_ready
-from workers.node.processes import redis_service
-from workers.node.queues.celery_app import create_app
 from workers.node.config import NodeConfig
+from workers.node.processes import redis_service
 from workers.node.processes.supervisor import Supervisor
+from workers.node.queues.celery_app import create_app
 from workers.node.queues.tasks import make_enqueue
 
 

@@ -7,10 +7,11 @@ import sys
 import time
 
 from node_support import Event, notes
+
 from tests.waiting import wait_for
-from workers.node.queues.celery_app import HANDLE_EVENT, route_task
 from workers.node.config import COMPUTE_NICENESS
 from workers.node.processes.supervisor import ROOT
+from workers.node.queues.celery_app import HANDLE_EVENT, route_task
 
 
 def test_claims_are_routed_to_their_roles_claim_queue(enqueue):

@@ -2,6 +2,7 @@
 import time
 
 from node_support import Event, notes
+
 from tests.waiting import wait_for
 from workers.node.queues import jobs
 from workers.node.queues.tasks import node_state
@@ -13,7 +14,7 @@ def test_duplicate_enqueue_runs_handler_once(enqueue, rclient, config):
     assert enqueue(ev) == ["sample", "validate"]
     assert enqueue(ev) == ["sample", "validate"]  # not done yet: sent again, must not rerun
     for role in ("sampler", "validator"):
-        wait_for(lambda: store.get(role, ev.key).status == jobs.DONE, timeout=15)
+        wait_for(lambda role=role: store.get(role, ev.key).status == jobs.DONE, timeout=15)
     time.sleep(1.5)  # let the duplicates (waiting out the lease, or already done) finish
     ran = notes(rclient, "ran", ev.key)
     assert sorted(n["role"] for n in ran) == ["sampler", "validator"]

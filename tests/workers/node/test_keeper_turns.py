@@ -5,9 +5,9 @@ from types import SimpleNamespace
 import pytest
 from eth_account import Account
 
-from workers.node.queues import dispatch
 from workers.node.handlers import keeper_turns
 from workers.node.handlers.keeper_turns import MAX_TURNS, Turn, turn_of, wait_for_turn
+from workers.node.queues import dispatch
 
 POOL = [Account.from_key(bytes([1 + i % 250, 1 + i // 250] + [7] * 30)).address for i in range(60)]
 

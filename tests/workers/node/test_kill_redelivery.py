@@ -5,6 +5,7 @@ import signal
 import time
 
 from node_support import Event, notes
+
 from tests.waiting import wait_for
 from workers.node.queues import jobs
 from workers.node.queues.tasks import node_state

@@ -16,7 +16,8 @@ def test_a_folder_is_claimed_by_one_node_at_a_time(tmp_path):
     fd = claim_node_dir(tmp_path / "node")
     try:
         (tmp_path / "node" / "node.json").write_text(json.dumps({"pid": os.getpid(), "children": {}}))
-        with pytest.raises(NodeRunning, match=rf"a node is already running in {tmp_path / 'node'} \(pid {os.getpid()}\)"):
+        with pytest.raises(NodeRunning,
+                           match=rf"a node is already running in {tmp_path / 'node'} \(pid {os.getpid()}\)"):
             claim_node_dir(tmp_path / "node")
     finally:
         os.close(fd)
@@ -24,7 +25,8 @@ def test_a_folder_is_claimed_by_one_node_at_a_time(tmp_path):
 
 
 def test_processes_of_a_killed_run_keep_the_folder_until_they_end(tmp_path):
-    title = "import setproctitle, time; setproctitle.setproctitle('decentrl node-x:watcher: python -m w'); time.sleep(60)"
+    title = ("import setproctitle, time; setproctitle.setproctitle('decentrl node-x:watcher: python -m w'); "
+             "time.sleep(60)")
     left = subprocess.Popen([sys.executable, "-c", title])
     try:
         node_dir = tmp_path / "node"

@@ -6,8 +6,8 @@ import uuid
 from pathlib import Path
 
 import pytest
-
 from node_support import Event
+
 from workers.node.config import NodeConfig, NodeSettings
 from workers.node.queues import dispatch, jobs
 from workers.node.queues.celery_app import HANDLE_EVENT, PING, create_app, route_task
@@ -136,9 +136,13 @@ def test_token_bucket_runs_on_redis_s_clock(rclient):
 def test_only_new_task_handlers_are_rate_limited(rclient):
     table = dispatch.DispatchTable()
     ran, reserved = [], {}
-    table.register("TaskCreated", "sampler", lambda ev: ran.append(ev.name) or reserved.update({ev.name: ev.reserved_start}),
-                   new_task=True)
-    table.register("PhaseStarted", "sampler", lambda ev: ran.append(ev.name) or reserved.update({ev.name: ev.reserved_start}))
+
+    def handler(ev):
+        ran.append(ev.name)
+        reserved[ev.name] = ev.reserved_start
+
+    table.register("TaskCreated", "sampler", handler, new_task=True)
+    table.register("PhaseStarted", "sampler", handler)
     store = jobs.JobStore(rclient, "decentrl:unit-rate-" + uuid.uuid4().hex)
     reserve = iter([0.25]).__next__  # the bucket is empty: start reserved 0.25 s from now
 
@@ -396,8 +400,8 @@ def test_a_context_built_before_a_fork_lends_its_account_to_the_next(monkeypatch
     # only a context of the same config does.
     from types import SimpleNamespace
 
-    from workers.node.handlers import context
     from workers.node.config import ENV_VAR
+    from workers.node.handlers import context
 
     config = NodeConfig(redis_url="redis://127.0.0.1:1/0", node_name="lender")
     monkeypatch.setenv(ENV_VAR, config.to_json())

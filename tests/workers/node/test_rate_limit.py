@@ -7,6 +7,7 @@ import json
 import time
 
 from node_support import Event
+
 from tests.waiting import wait_for
 
 

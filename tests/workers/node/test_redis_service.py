@@ -3,9 +3,9 @@ file); REDIS_URL wins."""
 import os
 
 import pytest
+from node_support import PORTS
 
 from workers.node.processes import redis_service
-from node_support import PORTS
 
 
 def test_embedded_is_a_real_redis_on_loopback(redis_server, rclient):

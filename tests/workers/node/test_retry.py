@@ -1,8 +1,10 @@
 """Retryable errors retry with exponential backoff (here 1 s, 2 s, capped at 2 s, no jitter);
 other errors fail the job at once."""
 import time
+from itertools import pairwise
 
 from node_support import Event, notes
+
 from tests.waiting import wait_for
 from workers.node.queues import jobs
 from workers.node.queues.tasks import node_state
@@ -10,7 +12,7 @@ from workers.node.queues.tasks import node_state
 
 def _gaps(ran):
     ts = [n["t"] for n in ran]
-    return [b - a for a, b in zip(ts, ts[1:])]
+    return [b - a for a, b in pairwise(ts)]
 
 
 def test_timeout_retries_with_backoff_then_succeeds(enqueue, rclient, config):
@@ -37,7 +39,7 @@ def test_retries_exhausted_marks_failed(enqueue, rclient, config):
     assert len(ran) == 1 + config.max_retries
     gaps = _gaps(ran)
     # capped at 2 s: an uncapped third gap would be 4 s
-    assert all(lo < g < hi for lo, hi, g in zip((0.9, 1.9, 1.9), (1.9, 3.9, 3.9), gaps)), gaps
+    assert all(lo < g < hi for lo, hi, g in zip((0.9, 1.9, 1.9), (1.9, 3.9, 3.9), gaps, strict=True)), gaps
     time.sleep(2.5)
     assert len(notes(rclient, "ran", ev.key)) == 4
 

@@ -3,6 +3,7 @@ import statistics
 import time
 
 from node_support import Event, notes
+
 from tests.waiting import wait_for
 from workers.node.queues import jobs
 from workers.node.queues.celery_app import PING
@@ -34,13 +35,13 @@ def test_event_round_trip_and_routing(enqueue, rclient, config):
         ev = Event("Ping", {"n": 1})
         t0 = time.time()
         assert sorted(enqueue(ev)) == ["sample", "validate"]
-        ran = wait_for(lambda: len(notes(rclient, "ran", ev.key)) == 2 and
+        ran = wait_for(lambda ev=ev: len(notes(rclient, "ran", ev.key)) == 2 and
                        notes(rclient, "ran", ev.key), timeout=10, interval=0.001)
         latencies += [n["t"] - t0 for n in ran]
         assert {(n["role"], n["worker"]) for n in ran} == {
             ("sampler", "sampler@testnode"), ("validator", "validator@testnode")}
         store_key = f"decentrl:testnode:job:sampler:{ev.key}"
-        wait_for(lambda: rclient.hget(store_key, "status") == jobs.DONE.encode(), timeout=5)
+        wait_for(lambda store_key=store_key: rclient.hget(store_key, "status") == jobs.DONE.encode(), timeout=5)
     p50 = statistics.median(latencies) * 1000
     print(f"\nevent round trip (enqueue -> handler running): p50 {p50:.1f} ms")
     assert p50 < 500  # as above: catches a polling transport, not a slow host
@@ -56,7 +57,7 @@ def test_an_event_keeps_no_celery_result(enqueue, rclient, config):
     assert sorted(enqueue(ev)) == ["sample", "validate"]
     wait_for(lambda: len(notes(rclient, "ran", ev.key)) == 2, timeout=10, interval=0.001)
     for role in ("sampler", "validator"):
-        wait_for(lambda: rclient.hget(f"decentrl:testnode:job:{role}:{ev.key}", "status") == jobs.DONE.encode(),
-                 timeout=5)
+        wait_for(lambda role=role: rclient.hget(f"decentrl:testnode:job:{role}:{ev.key}", "status")
+                 == jobs.DONE.encode(), timeout=5)
     assert rclient.info("commandstats").get("cmdstat_subscribe", {}).get("calls", 0) == subscribes
     assert set(rclient.scan_iter("celery-task-meta-*")) == results_before

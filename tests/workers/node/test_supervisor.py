@@ -3,6 +3,7 @@ import os
 import signal
 
 from node_support import Event, notes
+
 from tests.waiting import wait_for, wait_ready
 
 
@@ -78,8 +79,8 @@ def test_a_child_that_keeps_dying_young_is_restarted_after_growing_waits(monkeyp
 def test_the_health_check_says_when_a_crash_looping_child_starts_next(tmp_path):
     import time
 
-    from workers.node.processes import supervisor as sv
     from workers.node.observe.health import restart_note
+    from workers.node.processes import supervisor as sv
 
     child = sv.Child("watcher", [], tmp_path / "watcher.log", process=Dead())
     assert restart_note(child) == ""  # dead, but not found dead yet: restarted at the next check

@@ -4,6 +4,7 @@ import json
 import uuid
 
 from node_support import HERE, notes
+
 from tests.waiting import wait_for
 from workers.node.processes.supervisor import Supervisor
 

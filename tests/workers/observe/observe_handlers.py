@@ -9,8 +9,8 @@ import time
 
 import redis
 
-from workers.node.observe import metrics
 from workers.node.config import NodeConfig
+from workers.node.observe import metrics
 from workers.node.queues.dispatch import DISPATCH, HandledEvent
 
 log = logging.getLogger("observe_handlers")

@@ -8,14 +8,14 @@ import time
 
 import pytest
 from observe_support import HERE, REDIS_PORTS, STORE_ENV, scrape, serve_metrics, total
+
 from tests.ports import dead_port
 from tests.waiting import wait_for, wait_ready
-
-from workers.node.processes import redis_service
-from workers.node.queues.celery_app import create_app
 from workers.node.config import NodeConfig
 from workers.node.observe.health import HealthChecker, read_health
+from workers.node.processes import redis_service
 from workers.node.processes.supervisor import Supervisor
+from workers.node.queues.celery_app import create_app
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +41,8 @@ def checker(sup, anvil, deployment_file, address, **kw):
 
 def test_a_healthy_node_is_written_to_health_json_and_exported(health_node, anvil, deployment_file, w3):
     address = w3.eth.accounts[3]
-    doc = checker(health_node, anvil, deployment_file, address, ping_timeout_s=5).check()  # a loaded host's nice-10 worker
+    # ping_timeout_s=5: a loaded host's nice-10 worker
+    doc = checker(health_node, anvil, deployment_file, address, ping_timeout_s=5).check()
     assert {name: r["ok"] for name, r in doc["services"].items()} == \
         {"chain": True, "redis": True, "store": True, "sampler": True, "validator": True, "watcher": True}
     assert doc["services"]["chain"]["detail"].startswith("chain 31337, head block ")
@@ -142,7 +143,8 @@ def test_a_dead_worker_and_a_hung_worker_are_restarted(health_node, anvil, deplo
     assert again["services"]["sampler"]["ok"] and again["services"]["validator"]["ok"] and again["actions"] == []
 
 
-def test_redis_down_is_reported_and_an_embedded_one_restarted_on_its_port(health_node, anvil, deployment_file, w3, tmp_path):
+def test_redis_down_is_reported_and_an_embedded_one_restarted_on_its_port(health_node, anvil, deployment_file, w3,
+                                                                          tmp_path):
     from workers.node.run import restart_redis
 
     # from the top of the range: the session servers take the bottom, so no other xdist worker's

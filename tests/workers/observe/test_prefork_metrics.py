@@ -13,11 +13,11 @@ from pathlib import Path
 import pytest
 import redis
 from observe_support import HERE, STORE_ENV, json_lines, scrape, serve_metrics, total
-from tests.waiting import wait_for, wait_ready
 
-from workers.node.queues.celery_app import create_app
+from tests.waiting import wait_for, wait_ready
 from workers.node.config import NodeConfig
 from workers.node.processes.supervisor import Supervisor
+from workers.node.queues.celery_app import create_app
 from workers.node.queues.tasks import make_enqueue
 
 EVENTS = 8
@@ -129,7 +129,8 @@ def test_a_retried_handler_counts_a_retry_then_done_and_one_dispatch(prefork_nod
     sup, app, port = prefork_node
     before = scrape(port)
     make_enqueue(app, roles=["sampler"])(Event("FlakyObserved", {"taskId": 9, "round": 0}))
-    after = wait_for(lambda: (s := scrape(port)) and total(s, "decentrl_tasks_total", event="FlakyObserved", state="done")
+    after = wait_for(lambda: (s := scrape(port))
+                     and total(s, "decentrl_tasks_total", event="FlakyObserved", state="done")
                      and total(s, "decentrl_handler_seconds_count", event="FlakyObserved") == 2  # both runs timed
                      and s, timeout=30)  # (a scrape that straddles the second run's end may see one)
     assert total(after, "decentrl_tasks_total", event="FlakyObserved", state="retry") == 1

@@ -12,9 +12,9 @@ import time
 from pathlib import Path
 
 from observe_support import METRICS_PORTS, PASSWORD, reasons, scrape, stake, status, total
+
 from tests.ports import worker_part
 from tests.waiting import wait_for
-
 from workers.localnet.chain import free_port
 from workers.node.observe.health import read_health
 from workers.node.queues.ratelimit import TokenBucket

@@ -8,8 +8,8 @@ import os
 from pathlib import Path
 
 import pytest
-
 from observe_support import reasons, send_as, stake, status
+
 from tests.ports import dead_port
 from workers.protocol import Outcome
 from workers.spec import DEMO_CARTPOLE

@@ -7,8 +7,8 @@ import dataclasses
 import json
 
 import pytest
-
 from observe_support import DEMO_ANVIL_PORTS
+
 from workers.demo import run as demo_run
 from workers.node.observe.metrics import snapshot
 from workers.protocol import Status

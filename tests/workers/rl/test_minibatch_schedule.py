@@ -8,8 +8,16 @@ import pytest
 import torch
 
 from workers.rl.policy import from_bytes, to_bytes
-from workers.rl.ppo import MinibatchSchedule, TrainState, adam_state, gradient_step, make_batch, make_optimizer, \
-    pre_update, train_round
+from workers.rl.ppo import (
+    MinibatchSchedule,
+    TrainState,
+    adam_state,
+    gradient_step,
+    make_batch,
+    make_optimizer,
+    pre_update,
+    train_round,
+)
 from workers.rl.presets import CARTPOLE
 from workers.rl.rollout import rollout
 

@@ -9,8 +9,7 @@ from safetensors.torch import save as st_save
 
 from workers.rl.config import ACTIVATIONS
 from workers.rl.envs import make_env, space_spec
-from workers.rl.policy import (PolicyConfig, digest, from_bytes, load, make_policy, read_metadata,
-                               save, to_bytes)
+from workers.rl.policy import PolicyConfig, digest, from_bytes, load, make_policy, read_metadata, save, to_bytes
 
 
 def test_same_seed_same_parameters_and_digest(policy_for):

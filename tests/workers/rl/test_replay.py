@@ -12,7 +12,6 @@ from workers.rl.replay import LOGP_ATOL, replay_episode
 from workers.rl.rollout import decode_episode, encode_episode, rollout
 
 
-
 def episodes_of(policy, env_id="CartPole-v1", steps=200):
     return rollout(policy, env_id, task_seed=5, round_=1, shard=2, num_steps=steps)
 
@@ -57,7 +56,7 @@ def resimulate(ep, policy):
     env = make_env(ep.env_id)
     obs = [env.reset(seed=ep.env_seed)[0]]
     rewards, term, trunc = [], [], []
-    for t, a in enumerate(ep.actions):
+    for a in ep.actions:
         o, r, te, tr, _ = env.step(int(a))
         obs.append(o), rewards.append(r), term.append(te), trunc.append(tr)
         if te or tr:

@@ -12,8 +12,7 @@ import torch
 from workers.merkle import merkle_root, verify
 from workers.rl.envs import make_env
 from workers.rl.policy import to_bytes
-from workers.rl.rollout import (decode_episode, derive_seeds, encode_episode, episode_root,
-                                episode_tree, rollout)
+from workers.rl.rollout import decode_episode, derive_seeds, encode_episode, episode_root, episode_tree, rollout
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -94,7 +93,8 @@ def test_encoding_round_trip(pendulum_policy, cartpole_policy):
         assert encode_episode(back) == data
         for name in ("obs", "actions", "rewards", "terminated", "truncated", "logp", "values"):
             assert np.array_equal(getattr(back, name), getattr(ep, name)), name
-        assert (back.env_seed, back.sample_seed, back.policy, back.end) == (ep.env_seed, ep.sample_seed, ep.policy, ep.end)
+        assert ((back.env_seed, back.sample_seed, back.policy, back.end)
+                == (ep.env_seed, ep.sample_seed, ep.policy, ep.end))
 
 
 def test_decoding_rejects_non_canonical_bytes(cartpole_policy):
@@ -152,8 +152,8 @@ def test_lockstep_episodes_are_the_sequential_ones(env_id, budget, policy_for):
     policy = policy_for(env_id, seed=3)
     episodes, reference = roll(policy, env_id, num_steps=budget), sequential(policy, env_id, budget)
     assert len(episodes) == len(reference)
-    for ep, (obs, steps) in zip(episodes, reference):
-        actions, rewards, term, trunc, logp, values = (np.array(x) for x in zip(*steps))
+    for ep, (obs, steps) in zip(episodes, reference, strict=True):
+        actions, rewards, term, trunc, logp, values = (np.array(x) for x in zip(*steps, strict=True))
         assert np.array_equal(ep.obs, obs) and np.array_equal(ep.actions, actions)
         assert np.array_equal(ep.rewards, rewards)
         assert np.array_equal(ep.terminated, term) and np.array_equal(ep.truncated, trunc)

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 from tests.workers.fuzzing import FUZZ, damaged, edited_json, every_cut, parses_or_rejects, random_bytes
 from workers.framing import canonical, frame
-from workers.roles import sampler, trace, trainer
 from workers.rl.ppo import TrainState
+from workers.roles import sampler, trace, trainer
 
 FRAMED = {"shard": (sampler.unbundle_shard, sampler.MAGIC), "checkpoint": (trainer.unbundle_checkpoint, trainer.MAGIC),
           "trace": (trace.parse_trace, trace.MAGIC)}

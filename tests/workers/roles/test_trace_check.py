@@ -9,8 +9,14 @@ import numpy as np
 import pytest
 
 from tests.workers.roles.conftest import SMALL, TASK_ID, fetcher, honest_round
-from tests.workers.roles.trace_fakes import altered_at, dishonest_round, renamed_spec, renamed_trace, retraced, \
-    skipped_at
+from tests.workers.roles.trace_fakes import (
+    altered_at,
+    dishonest_round,
+    renamed_spec,
+    renamed_trace,
+    retraced,
+    skipped_at,
+)
 from workers.rl.policy import from_bytes
 from workers.roles.challenges import TRAINER_DATA_DOMAIN, TRAINER_STEPS_DOMAIN, challenged_indices
 from workers.roles.trace import Chunk, split_state
@@ -104,7 +110,8 @@ def test_a_trace_that_does_not_hash_to_the_committed_root_is_rejected(rnd):
 
 def test_a_state_that_fails_its_merkle_proof_is_rejected(rnd):
     states = rnd.checkpoint.trace_states  # s_1 .. s_m (s_0, the previous checkpoint, is not stored)
-    imposter = states[11 - 1]  # state 11, served for the last state under its own (valid) CID; the digest stays state 12's
+    # state 11, served for the last state under its own (valid) CID; the digest stays state 12's
+    imposter = states[11 - 1]
     fake = retraced(rnd.checkpoint, lambda h: h["states"][12].update(cid=cids.compute(imposter)))
     j = judge(rnd, fake)
     assert j == Judgement(False, "state 12 is not leaf 12 of the committed trace root (Merkle proof fails)")
@@ -143,7 +150,8 @@ def test_altered_pre_update_data_is_caught_when_its_chunk_is_challenged(rnd):
 def test_cuda_traces_are_compared_within_tolerance(rnd):
     states = rnd.checkpoint.trace_states
     before, after = (from_bytes(split_state(states[i])[0]) for i in (STEP, STEP + 1))
-    update = max(float((a - b).detach().abs().max()) for a, b in zip(after.parameters(), before.parameters()))
+    update = max(float((a - b).detach().abs().max())
+                 for a, b in zip(after.parameters(), before.parameters(), strict=True))
     seed = next(s for s in SEEDS if STEP in picked(s, rnd, 12))
     close = retraced(dishonest_round(SPEC, rnd, altered_at(STEP, GPU_RTOL * update / 10)), device="cuda")
     j = judge(rnd, close, seed)

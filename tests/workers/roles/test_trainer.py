@@ -10,8 +10,7 @@ from tests.workers.roles.conftest import SMALL, TASK_ID
 from workers.merkle import merkle_root
 from workers.rl.ppo import TrainState
 from workers.roles import trainer
-from workers.roles.trainer import CheckpointMismatch, ShardError, train_round, unbundle_checkpoint, \
-    verify_checkpoint
+from workers.roles.trainer import CheckpointMismatch, ShardError, train_round, unbundle_checkpoint, verify_checkpoint
 
 
 def inputs(rnd):

@@ -13,8 +13,15 @@ from tests.workers.roles.trace_fakes import rebundle
 from workers.rl.policy import from_bytes, to_bytes
 from workers.rl.rollout import decode_episode, rollout
 from workers.roles import sampler, trainer
-from workers.roles.validator import Judgement, RoundVerdict, SamplerChecks, challenged_indices, verify_round, \
-    verify_samplers, verify_trainer
+from workers.roles.validator import (
+    Judgement,
+    RoundVerdict,
+    SamplerChecks,
+    challenged_indices,
+    verify_round,
+    verify_samplers,
+    verify_trainer,
+)
 
 SEED = b"\x07" * 32
 
@@ -49,7 +56,8 @@ def test_honest_rounds_are_accepted(rounds):
     for rnd in rounds:
         v = verify(rnd)
         assert all(j.accepted for j in v.samplers.values()), v
-        assert v.trainer.accepted and v.trainer.reason.startswith("trace root, ends and data check; re-executed 1 of 12")
+        assert v.trainer.accepted
+        assert v.trainer.reason.startswith("trace root, ends and data check; re-executed 1 of 12")
         assert v.bitmap(2) == 0b111
 
 

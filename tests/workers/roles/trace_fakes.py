@@ -30,7 +30,7 @@ def skipped_at(step):
             saved["adam"] = {k: {n: t.clone() for n, t in s.items()} for k, s in optimizer.state.items()}
         if steps == step + 1:
             with torch.no_grad():
-                for p, q in zip(policy.parameters(), saved["params"]):
+                for p, q in zip(policy.parameters(), saved["params"], strict=True):
                     p.copy_(q)
             for k, s in optimizer.state.items():
                 for n in ("exp_avg", "exp_avg_sq"):

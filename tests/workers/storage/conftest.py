@@ -4,8 +4,8 @@ import are in storage_support.py."""
 from pathlib import Path
 
 import pytest
-
 from storage_support import FakeClock, free_port, ipfs_node_tool
+
 from workers.storage.store import EmbeddedStore, IpfsStore
 
 

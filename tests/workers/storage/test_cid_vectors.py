@@ -2,8 +2,8 @@
 import io
 
 import pytest
-
 from vectors import CHUNK, MIB, load, pattern
+
 from workers.cid import compute
 
 VECTORS = load()

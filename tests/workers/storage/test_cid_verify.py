@@ -1,7 +1,7 @@
 """verify() and decode(): mismatches and malformed CIDs fail with messages that say why."""
 import pytest
-
 from vectors import MIB, pattern
+
 from workers.cid import CIDMismatch, compute, decode, encode, verify
 
 

@@ -1,7 +1,7 @@
 """EmbeddedStore: round trip, layout, atomic files, verification of what it reads back."""
 import pytest
-
 from vectors import MIB, pattern
+
 from workers.cid import CIDMismatch, compute
 from workers.storage.store import RETRYABLE, ContentNotFound, EmbeddedStore, IpfsStore, NotACid, open_store
 
@@ -141,7 +141,7 @@ def test_put_many_stores_each_item_as_put_does(store, clock):
     items = [b"state 0", b"state 1", b"state 0", pattern("shake256", 1000)]
     cids = store.put_many(items)
     assert cids == [compute(x) for x in items]
-    assert all(store.get(cid) == x for cid, x in zip(cids, items))
+    assert all(store.get(cid) == x for cid, x in zip(cids, items, strict=True))
     assert sorted((e.cid, e.size, e.created_at) for e in store.list()) == \
         sorted({(compute(x), len(x), clock.now) for x in items})
 

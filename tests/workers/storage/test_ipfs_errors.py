@@ -2,8 +2,8 @@
 import time
 
 import pytest
-
 from storage_support import free_port
+
 from workers.cid import compute
 from workers.storage.store import ContentNotFound, IpfsStore, StoreUnavailable
 

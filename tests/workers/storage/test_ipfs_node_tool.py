@@ -2,7 +2,6 @@
 import json
 
 import pytest
-
 from storage_support import ipfs_node_tool
 
 

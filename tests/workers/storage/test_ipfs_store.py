@@ -1,6 +1,5 @@
 """IpfsStore against a real (offline js-ipfs) node: same CIDs as the embedded store, pins, GC."""
 import pytest
-
 from storage_support import DAY
 from vectors import CHUNK, MIB, pattern
 

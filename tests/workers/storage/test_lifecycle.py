@@ -1,7 +1,7 @@
 """Retention: unpinned results are collected after 7 days (configurable); pins protect."""
 import pytest
-
 from storage_support import DAY
+
 from workers.storage.store import ContentNotFound, EmbeddedStore
 
 

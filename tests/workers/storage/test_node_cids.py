@@ -1,7 +1,7 @@
 """The committed CID table against a live js-ipfs node, and the node against our CID module."""
 import pytest
-
 from vectors import load, pattern
+
 from workers.cid import compute
 
 VECTORS = load()

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import functools
 import logging
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from workers.chain.errors import DroppedTransaction, FeeCapExceeded, TxReverted
 from workers.node.handlers.context import NodeContext

@@ -142,7 +142,7 @@ class NodeContext:
         return self.sender.address
 
     @classmethod
-    def build(cls, config: NodeConfig, account=None) -> "NodeContext":
+    def build(cls, config: NodeConfig, account=None) -> NodeContext:
         """`account`: the node's account, already unlocked (else its keystore is decrypted)."""
         settings = config.settings
         if settings is None:
@@ -159,7 +159,7 @@ class NodeContext:
                    Secrets(node_dir / "secrets.sqlite"), account=account)
 
     @classmethod
-    def current(cls) -> "NodeContext":
+    def current(cls) -> NodeContext:
         """This process's context for NodeConfig.from_env(), built on first use after a fork. A
         context of the same config built before the fork (a worker's warm-up, before it forks its
         pool) lends the new one its unlocked account: connections are not fork-safe, but an

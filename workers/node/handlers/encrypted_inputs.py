@@ -15,7 +15,7 @@ from workers.crypto.errors import KeyringNotPosted, NoKeyForNode
 from workers.crypto.exchange import open_inputs
 from workers.node.queues.dispatch import RetryableError
 
-_BUNDLES: "OrderedDict[tuple[int, str], bytes]" = OrderedDict()
+_BUNDLES: OrderedDict[tuple[int, str], bytes] = OrderedDict()
 BUNDLES_MAX = 16
 
 

@@ -7,7 +7,8 @@ count and by a byte budget, dropping the oldest first."""
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import Callable, Generic, Hashable, TypeVar
+from collections.abc import Callable, Hashable
+from typing import Generic, TypeVar
 
 V = TypeVar("V")
 
@@ -18,7 +19,7 @@ class Held(Generic[V]):
 
     def __init__(self, max_items: int, max_bytes: int, size: Callable[[V], int]):
         self.max_items, self.max_bytes, self.size = max_items, max_bytes, size
-        self._entries: "OrderedDict[Hashable, tuple[V, int]]" = OrderedDict()  # key -> (value, its size)
+        self._entries: OrderedDict[Hashable, tuple[V, int]] = OrderedDict()  # key -> (value, its size)
         self._bytes = 0
 
     def put(self, key: Hashable, value: V) -> None:

@@ -2,9 +2,10 @@
 
 A validator draw (`drawValidators`), a juror draw (`drawJurors`), a dispute's `settle()` and the
 `advance()` that fails a task nobody filled in time are needed once, and every validator node sees
-the event that makes them due (a phase deadline's `advance()`: every validator of the task). Sent by all at once, one lands and the others revert in the same or the next block,
-each paying gas for nothing: with a pool of a hundred validators, ninety-nine failed transactions
-a draw. So each node takes a turn. Its place for one call is
+the event that makes them due (a phase deadline's `advance()`: every validator of the task). Sent
+by all at once, one lands and the others revert in the same or the next block, each paying gas
+for nothing: with a pool of a hundred validators, ninety-nine failed transactions a draw. So
+each node takes a turn. Its place for one call is
 
     u = keccak(subject || node address) / 2**256,   turn = min(floor(u * poolSize), MAX_TURNS)
 

@@ -53,7 +53,7 @@ class RelayEntry:
                           sort_keys=True)
 
     @classmethod
-    def parse(cls, raw: bytes | str) -> "RelayEntry | None":
+    def parse(cls, raw: bytes | str) -> RelayEntry | None:
         """The entry, or None for anything that is not one (the relay may hold garbage)."""
         try:
             data = json.loads(raw)
@@ -76,7 +76,7 @@ class AttestRelay:
         self.ttl_s = int(ttl_s)
 
     @classmethod
-    def from_url(cls, url: str, chain_id: int, registry: str, ttl_s: int = RELAY_TTL_S) -> "AttestRelay":
+    def from_url(cls, url: str, chain_id: int, registry: str, ttl_s: int = RELAY_TTL_S) -> AttestRelay:
         return cls(redis_py.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5), chain_id, registry,
                    ttl_s)
 

@@ -7,8 +7,17 @@ from __future__ import annotations
 import logging
 import time
 
-from workers.node.handlers.common import (ZERO32, checkpoint_bundle, current, in_phases, my_slot, on, send, spec_of,
-                                          submission)
+from workers.node.handlers.common import (
+    ZERO32,
+    checkpoint_bundle,
+    current,
+    in_phases,
+    my_slot,
+    on,
+    send,
+    spec_of,
+    submission,
+)
 from workers.node.handlers.context import NodeContext
 from workers.node.observe import metrics
 from workers.node.queues.dispatch import HandledEvent

@@ -20,9 +20,9 @@ from dataclasses import dataclass, field
 
 from workers.node.handlers.common import ZERO32, checkpoint_bundle, held_key, my_slot, spec_of
 from workers.node.handlers.context import NodeContext
-from workers.node.queues.dispatch import HandledEvent
 from workers.node.handlers.held import Held
 from workers.node.handlers.round_handlers import sample
+from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role, Status
 from workers.storage.store import RETRYABLE as STORE_RETRYABLE
 

@@ -71,8 +71,14 @@ import os
 
 # importing them registers their handlers in DISPATCH (a test or tool that imports this module
 # gets the node's whole table; a worker imports each of HANDLER_MODULES itself)
-from workers.node.handlers import (aggregate_handlers, assignment_handlers, dispute_handlers,  # noqa: F401
-                                   keeper_handlers, round_handlers, validator_handlers)
+from workers.node.handlers import (  # noqa: F401
+    aggregate_handlers,
+    assignment_handlers,
+    dispute_handlers,
+    keeper_handlers,
+    round_handlers,
+    validator_handlers,
+)
 from workers.node.handlers.context import NodeContext
 from workers.node.observe import logs
 

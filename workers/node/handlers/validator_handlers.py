@@ -6,15 +6,23 @@ from __future__ import annotations
 import time
 
 from workers.node.handlers.aggregate_handlers import vote
-from workers.node.handlers.common import (checkpoint_bundle, current, fetch, held_key, in_phases, my_slot, on, spec_of,
-                                          voted)
+from workers.node.handlers.common import (
+    checkpoint_bundle,
+    current,
+    fetch,
+    held_key,
+    in_phases,
+    my_slot,
+    on,
+    spec_of,
+    voted,
+)
 from workers.node.handlers.context import NodeContext
 from workers.node.handlers.held import Held
 from workers.node.handlers.keeper_handlers import schedule_deadline
 from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role
 from workers.storage.store import RETRYABLE as STORE_RETRYABLE
-
 
 SAMPLER_CHECKS_KEPT = 1024
 """Rounds whose early sampler verdicts a validator process holds until their Attest phase (one

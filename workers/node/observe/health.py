@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 

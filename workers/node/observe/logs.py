@@ -68,7 +68,7 @@ class JsonFormatter(logging.Formatter):
 
     def format(self, record: logging.LogRecord) -> str:
         line = {
-            "ts": datetime.datetime.fromtimestamp(record.created, datetime.timezone.utc)
+            "ts": datetime.datetime.fromtimestamp(record.created, datetime.UTC)
                   .isoformat(timespec="milliseconds").replace("+00:00", "Z"),
             "level": record.levelname,
             "logger": record.name,

@@ -14,9 +14,9 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
 
 import redis
 
@@ -95,7 +95,7 @@ class RedisService:
             proc.kill()
             proc.wait(timeout)
 
-    def __enter__(self) -> "RedisService":
+    def __enter__(self) -> RedisService:
         return self
 
     def __exit__(self, *exc) -> None:

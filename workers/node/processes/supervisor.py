@@ -35,10 +35,10 @@ from multiprocessing.connection import wait as wait_for_sentinels
 from multiprocessing.process import BaseProcess
 from pathlib import Path
 
+from workers.node.config import CLAIM_LANE, ENV_VAR, ROLE_QUEUES, NodeConfig, claim_queue
 from workers.node.observe import logs, metrics
 from workers.node.processes import spawn
 from workers.node.queues.dispatch import DISPATCH
-from workers.node.config import CLAIM_LANE, ENV_VAR, ROLE_QUEUES, NodeConfig, claim_queue
 
 ROOT = Path(__file__).resolve().parents[3]
 STABLE_S = 30.0  # a child that dies younger than this counts towards a crash loop
@@ -228,7 +228,7 @@ class Supervisor:
         messages), then SIGKILL what is left after `timeout` seconds."""
         stop_all([self], timeout)
 
-    def __enter__(self) -> "Supervisor":
+    def __enter__(self) -> Supervisor:
         self.start()
         return self
 

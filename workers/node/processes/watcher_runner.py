@@ -26,8 +26,8 @@ def main(argv=None) -> None:
     from workers.node.observe import logs
 
     logs.configure()  # JSON lines (or DECENTRL_LOG_FORMAT=text) with each event's task id and round
-    from workers.node.queues.celery_app import create_app
     from workers.node.config import NodeConfig
+    from workers.node.queues.celery_app import create_app
     from workers.node.queues.tasks import make_enqueue
 
     app = create_app(NodeConfig.from_env())

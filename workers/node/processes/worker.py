@@ -4,13 +4,18 @@ import logging
 import os
 import time
 
-from celery.signals import after_setup_logger, after_setup_task_logger, worker_init, worker_process_shutdown, \
-    worker_ready
+from celery.signals import (
+    after_setup_logger,
+    after_setup_task_logger,
+    worker_init,
+    worker_process_shutdown,
+    worker_ready,
+)
 
-from workers.node.observe import logs
-from workers.node.queues.celery_app import create_app, warm_sending
 from workers.node.config import CLAIM_LANE, COMPUTE_NICENESS, NodeConfig
+from workers.node.observe import logs
 from workers.node.processes.priority import yield_cpu
+from workers.node.queues.celery_app import create_app, warm_sending
 
 config = NodeConfig.from_env()
 app = create_app(config)

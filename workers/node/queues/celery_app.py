@@ -16,8 +16,9 @@ on the node's Redis (`send_event`). Only ping's result is read.
 
 Rate limit: Celery's `rate_limit` is per worker process, which would let a node with N workers
 start N times the design's 10 new tasks/s; a claim (a new-task handler, dispatch.py) reserves its
-start from one Redis bucket per node instead (ratelimit.py) and is deferred to it. Several nodes may share one Redis server only on different db numbers
-(queue names are not namespaced; job records and the bucket are).
+start from one Redis bucket per node instead (ratelimit.py) and is deferred to it. Several nodes
+may share one Redis server only on different db numbers (queue names are not namespaced; job
+records and the bucket are).
 """
 from __future__ import annotations
 

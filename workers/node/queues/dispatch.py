@@ -31,11 +31,12 @@ already holds is never throttled (a delayed commit would miss its deadline and b
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Protocol
+from typing import Any, Protocol
 
-from workers.node.queues import jobs
 from workers.node.config import ROLE_QUEUES
+from workers.node.queues import jobs
 
 
 class RetryableError(Exception):

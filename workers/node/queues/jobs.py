@@ -63,7 +63,7 @@ class JobRecord:
     event: str
 
     @classmethod
-    def parse(cls, raw: dict) -> "JobRecord":
+    def parse(cls, raw: dict) -> JobRecord:
         raw = {k.decode(): v.decode() for k, v in raw.items()}
         return cls(status=raw.get("status"), attempts=int(raw.get("attempts", 0)),
                    last_error=raw.get("last_error", ""), event=raw.get("event", ""))
@@ -109,7 +109,7 @@ class JobStore:
                 found.append((role, event_key))
         return found
 
-    def acquire(self, role: str, event_key: str, ttl_s: float) -> tuple[JobRecord | None, "Lease | None"]:
+    def acquire(self, role: str, event_key: str, ttl_s: float) -> tuple[JobRecord | None, Lease | None]:
         """A run's start, in one round trip: (None, None) when the job is done already; LeaseHeld
         when another delivery holds its lease; else its record, read under the lease now held
         (and renewed until `Lease.release`)."""
@@ -121,7 +121,7 @@ class JobStore:
             raise LeaseHeld(f"{lease.key} is held for another {max(answer[1], 0) / 1000:.1f} s")
         flat = answer[1]
         lease.renew_until_released()
-        return JobRecord.parse(dict(zip(flat[::2], flat[1::2]))), lease
+        return JobRecord.parse(dict(zip(flat[::2], flat[1::2], strict=True))), lease
 
 
 class LeaseHeld(RuntimeError):

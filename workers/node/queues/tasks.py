@@ -5,15 +5,15 @@ import importlib
 import logging
 import os
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import redis
 from celery import Celery
 
-from workers.node.queues import dispatch, jobs
-from workers.node.observe import logs, metrics
-from workers.node.queues.celery_app import HANDLE_EVENT, PING, send_event, warm_sending
 from workers.node.config import NodeConfig
+from workers.node.observe import logs, metrics
+from workers.node.queues import dispatch, jobs
+from workers.node.queues.celery_app import HANDLE_EVENT, PING, send_event, warm_sending
 from workers.node.queues.ratelimit import TokenBucket
 
 _state: dict = {}
