@@ -201,7 +201,8 @@ class ChainLog:
         names = [name for name in CONTRACTS if name in deployment.contracts]
         self.decoder = EventDecoder(deployment, names)
         self.addresses = [deployment.contracts[name].address for name in names]
-        self.name_at = {deployment.contracts[name].address: name for name in names}
+        # Transactions go to contracts whose events are not read too (TaskFront: signed creation).
+        self.name_at = {contract.address: name for name, contract in deployment.contracts.items()}
         self.events: list[ChainEvent] = []
         self.head = deployment.block - 1
         self._head_hash: bytes | None = None  # of block `head` when it was read
