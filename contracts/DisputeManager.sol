@@ -19,6 +19,7 @@ import {EpisodeCheck} from "./libraries/EpisodeCheck.sol";
 import {FaultProver} from "./libraries/FaultProver.sol";
 import {JuryLogic} from "./libraries/JuryLogic.sol";
 import {Disputes} from "./libraries/Disputes.sol";
+import {Draws} from "./libraries/Draws.sol";
 import {StakeSlash} from "./libraries/StakeSlash.sol";
 import {TaskState} from "./libraries/TaskState.sol";
 import {DisputeStorage, DisputeStorageSlot} from "./libraries/DisputeStorage.sol";
@@ -40,7 +41,7 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
     /// @notice Part of a settled dispute's pot shared by the jurors who voted with the majority.
     uint256 public constant JUROR_SHARE_BPS = 5000;
     /// @notice Draw-list entries examined per vacant juror seat in one draw before re-arming.
-    uint256 public constant DRAW_ATTEMPTS_PER_SEAT = JuryLogic.DRAW_ATTEMPTS_PER_SEAT;
+    uint256 public constant DRAW_ATTEMPTS_PER_SEAT = Draws.ATTEMPTS_PER_VACANCY;
 
     IERC20 public immutable token;
     ITaskRegistry public immutable registry;

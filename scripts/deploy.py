@@ -37,6 +37,7 @@ from brownie._config import CONFIG
 
 from scripts import brownie_patches
 from workers.chain.deployment import genesis_hash
+from workers.chain.layout import GRANTS, LIBRARIES
 from workers.protocol import Role
 
 brownie_patches.install()
@@ -215,6 +216,17 @@ def _grant(contract, role, account, tx) -> None:
         contract.grantRole(role, account, tx)
 
 
+LIBRARY_CONTAINERS = {"RoundLogic": RoundLogic, "AggregateAttest": AggregateAttest, "SlotLogic": SlotLogic,
+                      "JuryLogic": JuryLogic, "FaultProver": FaultProver}
+
+
+def _deploy_libraries(step, core: str, tx) -> dict:
+    """The core's logic libraries (workers.chain.layout), deployed before it: brownie links the
+    latest deployment of each into the core."""
+    return {name: step(name, container, lambda container=container: container.deploy(tx))
+            for name, container in ((name, LIBRARY_CONTAINERS[name]) for name in LIBRARIES[core])}
+
+
 def deploy(admin, params: DeployParams = DeployParams(), progress: Progress | None = None) -> Deployment:
     """Deploys every contract from `admin` and wires the roles between them; with `progress`, a
     contract deployed by an earlier run that stopped is taken up, and a role already granted is
@@ -228,25 +240,21 @@ def deploy(admin, params: DeployParams = DeployParams(), progress: Progress | No
     reputation = step("Reputation", Reputation, lambda: Reputation.deploy(admin, tx))
     vault = step("RewardVault", RewardVault, lambda: RewardVault.deploy(token, admin, tx))
     config = step("ProtocolConfig", ProtocolConfig, lambda: ProtocolConfig.deploy(admin, treasury, tx))
-    libraries = {name: step(name, container, lambda container=container: container.deploy(tx))
-                 for name, container in (("RoundLogic", RoundLogic), ("AggregateAttest", AggregateAttest),
-                                         ("SlotLogic", SlotLogic))}
+    libraries = _deploy_libraries(step, "TaskRegistry", tx)
     registry = step("TaskRegistry", TaskRegistry,
                     lambda: TaskRegistry.deploy(token, stakes, reputation, vault, config, admin, tx))
-    _grant(stakes, stakes.PROTOCOL_ROLE(), registry, tx)
-    _grant(reputation, reputation.REPORTER_ROLE(), registry, tx)
-    _grant(vault, vault.ESCROW_ROLE(), registry, tx)
     # signed task creation (EIP-712 requests, permits) goes through the front
     front = step("TaskFront", TaskFront, lambda: TaskFront.deploy(registry, tx))
     # encrypted inputs' keyrings (SPECIFICATION 5.7)
     keyrings = step("KeyringBoard", KeyringBoard, lambda: KeyringBoard.deploy(registry, tx))
-    libraries.update({name: step(name, container, lambda container=container: container.deploy(tx))
-                      for name, container in (("JuryLogic", JuryLogic), ("FaultProver", FaultProver))})
+    libraries.update(_deploy_libraries(step, "DisputeManager", tx))
     disputes = step("DisputeManager", DisputeManager,
                     lambda: DisputeManager.deploy(token, registry, stakes, reputation, vault, config, tx))
-    _grant(stakes, stakes.PROTOCOL_ROLE(), disputes, tx)
-    _grant(reputation, reputation.REPORTER_ROLE(), disputes, tx)
     state = step("StateView", StateView, lambda: StateView.deploy(registry, disputes, tx))
+    deployed = {"StakeManager": stakes, "Reputation": reputation, "RewardVault": vault, "TaskRegistry": registry,
+                "DisputeManager": disputes}
+    for contract, role, grantee in GRANTS:
+        _grant(deployed[contract], getattr(deployed[contract], role)(), deployed[grantee], tx)
     if state.taskFront() != front.address:
         registry.setTaskFront(front, tx)
     if params.activate_disputes and state.disputeManager() != disputes.address:

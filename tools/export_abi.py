@@ -19,13 +19,14 @@ from pathlib import Path
 
 from eth_utils import keccak
 
+# The committed set and each core's libraries are the workers' own (one list each).
+from workers.chain.abi import CONTRACTS
+from workers.chain.layout import LIBRARIES as LIBRARIES_OF
+
 ROOT = Path(__file__).resolve().parent.parent
 BUILD_DIR = ROOT / "build" / "contracts"
 ABI_DIR = ROOT / "workers" / "chain" / "abi"
 SUBGRAPH_ABI_DIR = ROOT / "subgraph" / "abis"
-CONTRACTS = ("TaskRegistry", "StakeManager", "Reputation", "RewardVault", "RLToken", "KeyringBoard",
-             "DisputeManager", "ProtocolConfig", "TaskFront", "StateView")
-LIBRARIES_OF = {"TaskRegistry": ("RoundLogic", "AggregateAttest", "SlotLogic"), "DisputeManager": ("JuryLogic",)}
 
 
 def project_version() -> str:

@@ -11,6 +11,10 @@ import {Role} from "./Types.sol";
 ///         (a task's validators) and the DisputeManager (a dispute's jurors): the walk over the
 ///         draw list and who is eligible (SPECIFICATION.md 3 and 5.3).
 library Draws {
+    /// @notice Draw-list entries a draw examines per vacant slot or seat before it re-arms (tasks)
+    ///         or, at its last draw, ends (juries).
+    uint256 internal constant ATTEMPTS_PER_VACANCY = 4;
+
     /// @notice A walk over the first `size` entries of StakeManager's draw list from a random start
     ///         with a random stride coprime to `size`: its `attempts` steps meet distinct entries.
     struct Walk {

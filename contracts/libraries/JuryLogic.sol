@@ -22,8 +22,6 @@ import {DisputeStorage} from "./DisputeStorage.sol";
 /// @dev An external library run by delegatecall on the DisputeManager's storage; its events are
 ///      the DisputeManager's own (IDisputeManager).
 library JuryLogic {
-    /// @notice Draw-list entries examined per vacant juror seat in one draw before re-arming.
-    uint256 internal constant DRAW_ATTEMPTS_PER_SEAT = 4;
     /// @dev Draws of one dispute at most: after the last, the jurors seated vote (none: void).
     uint256 private constant MAX_JUROR_DRAWS = 8;
 
@@ -150,7 +148,7 @@ library JuryLogic {
     ) private returns (bool walkedAll) {
         uint256 vacancies = d.jurorsWanted - d.jurorCount;
         Draws.Walk memory w;
-        (w, walkedAll) = Draws.walk(rand, poolSize, vacancies, DRAW_ATTEMPTS_PER_SEAT);
+        (w, walkedAll) = Draws.walk(rand, poolSize, vacancies, Draws.ATTEMPTS_PER_VACANCY);
         (address requester, address[] memory voters) = _parties(c.registry, d);
         while (vacancies > 0) {
             (bool more, address candidate) = Draws.next(w, c.stakes);

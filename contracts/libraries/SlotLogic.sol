@@ -14,9 +14,6 @@ import {TaskStorage, Context} from "./TaskStorage.sol";
 /// @dev An external library run by delegatecall on the registry's storage, like RoundLogic: its
 ///      events are the registry's own (ITaskRegistry).
 library SlotLogic {
-    /// @notice Draw-list entries examined per vacant validator slot in one draw before re-arming.
-    uint256 internal constant DRAW_ATTEMPTS_PER_SLOT = 4;
-
     /// @notice Gives `node` the first vacant `role` slot of the task (see ITaskRegistry.claimSlot);
     ///         when that fills the last sampler and trainer slot of an Open task, the task moves to
     ///         Drawing and arms the validator draw.
@@ -65,7 +62,7 @@ library SlotLogic {
             // Whether the walk covers the whole list does not matter to a task: its draw is re-armed
             // until every validator slot is filled (or the claim window ends).
             // slither-disable-next-line unused-return
-            (Draws.Walk memory w,) = Draws.walk(rand, poolSize, vacancies, DRAW_ATTEMPTS_PER_SLOT);
+            (Draws.Walk memory w,) = Draws.walk(rand, poolSize, vacancies, Draws.ATTEMPTS_PER_VACANCY);
             while (vacancies > 0) {
                 (bool more, address candidate) = Draws.next(w, c.stakes);
                 if (!more) break;

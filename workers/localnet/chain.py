@@ -21,6 +21,7 @@ from eth_utils import keccak
 from web3 import Web3
 
 from workers.chain.deployment import genesis_hash
+from workers.chain.layout import GRANTS, LIBRARIES
 from workers.chain.rpc import http_w3  # noqa: F401  (re-exported: the local network's client)
 from workers.node.processes.lifetime import ending_with_starter
 from workers.ports import owns_port
@@ -230,20 +231,21 @@ def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local",
     reputation = _deploy(w3, admin, "Reputation", admin)
     vault = _deploy(w3, admin, "RewardVault", token.address, admin)
     config = _deploy(w3, admin, "ProtocolConfig", admin, treasury)
-    libraries = {name: _deploy(w3, admin, name) for name in ("RoundLogic", "AggregateAttest", "SlotLogic")}
+    registry_libraries = {name: _deploy(w3, admin, name) for name in LIBRARIES["TaskRegistry"]}
     registry = _deploy(w3, admin, "TaskRegistry", token.address, stakes.address, reputation.address, vault.address,
-                       config.address, admin, link={name: c.address for name, c in libraries.items()})
-    _grant_roles(w3, admin, registry.address, ((stakes, "PROTOCOL_ROLE"), (reputation, "REPORTER_ROLE"),
-                                               (vault, "ESCROW_ROLE")))
+                       config.address, admin, link={name: c.address for name, c in registry_libraries.items()})
     front = _deploy(w3, admin, "TaskFront", registry.address)
     keyrings = _deploy(w3, admin, "KeyringBoard", registry.address)
-    jury = {name: _deploy(w3, admin, name) for name in ("JuryLogic", "FaultProver")}
-    libraries.update(jury)
+    jury_libraries = {name: _deploy(w3, admin, name) for name in LIBRARIES["DisputeManager"]}
     disputes = _deploy(w3, admin, "DisputeManager", token.address, registry.address, stakes.address,
                        reputation.address, vault.address, config.address,
-                       link={name: c.address for name, c in jury.items()})
-    _grant_roles(w3, admin, disputes.address, ((stakes, "PROTOCOL_ROLE"), (reputation, "REPORTER_ROLE")))
+                       link={name: c.address for name, c in jury_libraries.items()})
     state = _deploy(w3, admin, "StateView", registry.address, disputes.address)
+    deployed = {"StakeManager": stakes, "Reputation": reputation, "RewardVault": vault, "TaskRegistry": registry,
+                "DisputeManager": disputes}
+    for contract, role, grantee in GRANTS:
+        role_id = getattr(deployed[contract].functions, role)().call()
+        _transact(w3, admin, deployed[contract].functions.grantRole(role_id, deployed[grantee].address))
     _transact(w3, admin, registry.functions.setTaskFront(front.address))
     for setter, value in ((config.functions.setDisputeWindow, dispute_window_s),
                           (config.functions.setVoteWindow, vote_window_s)):
@@ -252,8 +254,8 @@ def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local",
     if activate_disputes:
         _transact(w3, admin, registry.functions.setDisputeManager(disputes.address))
     contracts = {"RLToken": token, "StakeManager": stakes, "Reputation": reputation, "RewardVault": vault,
-                 "ProtocolConfig": config, **libraries, "TaskRegistry": registry, "TaskFront": front,
-                 "KeyringBoard": keyrings, "DisputeManager": disputes, "StateView": state}
+                 "ProtocolConfig": config, **registry_libraries, "TaskRegistry": registry, "TaskFront": front,
+                 "KeyringBoard": keyrings, **jury_libraries, "DisputeManager": disputes, "StateView": state}
     return {
         "network": network, "chainId": w3.eth.chain_id, "genesisHash": genesis_hash(w3), "block": w3.eth.block_number,
         "admin": admin,
@@ -266,12 +268,6 @@ def _transact(w3: Web3, admin: str, call) -> None:
     receipt = w3.eth.wait_for_transaction_receipt(call.transact({"from": admin}))
     if receipt.status != 1:
         raise LocalNetError(f"{call.fn_name} reverted")
-
-
-def _grant_roles(w3: Web3, admin: str, grantee: str, grants) -> None:
-    for contract, role_fn in grants:
-        role = getattr(contract.functions, role_fn)().call()
-        _transact(w3, admin, contract.functions.grantRole(role, grantee))
 
 
 def write_record(record: dict, path: Path) -> Path:
