@@ -7,9 +7,12 @@ detection formula."""
 from __future__ import annotations
 
 import dataclasses
+import struct
 
 from eth_utils import keccak
 
+from workers.framing import canonical, frame
+from workers.merkle import merkle_root
 from workers.rl.policy import digest
 from workers.rl.rollout import rollout
 from workers.roles import sampler as sampler_role
@@ -77,6 +80,22 @@ def root_of_nothing(spec, task_id, round_, shard, policy_bytes):
     """Stores the honest blob but commits a root that no Merkle proof from it can reach."""
     honest = HONEST_SHARD(spec, task_id, round_, shard, policy_bytes)
     return dataclasses.replace(honest, root=keccak(b"not the root of these episodes" + honest.root))
+
+
+def undecodable_episode(spec, task_id, round_, shard, policy_bytes):
+    """Rolls out honestly, then cuts the last episode's bytes short and stores the shard under the
+    root of what it stores (blob and root agree; one episode does not decode): a sampler betting
+    that a validator's or the trainer's parser crashes, so that they miss their deadlines."""
+    honest = HONEST_SHARD(spec, task_id, round_, shard, policy_bytes)
+    items = [*honest.episode_bytes[:-1], honest.episode_bytes[-1][:-7]]
+    root = merkle_root(items)
+    first = honest.episodes[0]
+    header = {"env_id": first.env_id, "episodes": len(items), "format": sampler_role.FORMAT,
+              "policy": first.policy.hex(), "root": root.hex(), "round": round_, "shard": shard,
+              "steps": sum(ep.steps for ep in honest.episodes), "task_id": task_id, "task_seed": first.task_seed}
+    blob = frame(sampler_role.MAGIC, sampler_role.VERSION, canonical(header),
+                 *(struct.pack("<I", len(item)) + item for item in items))
+    return sampler_role.ShardResult(task_id, round_, shard, honest.episodes, items, root, blob)
 
 
 def accept_everything(*args, **kwargs):

@@ -75,3 +75,15 @@ def test_rollouts_from_a_stale_policy_are_caught(net):
     """Round 1 rolled out with the initial policy although round 0's checkpoint was accepted."""
     cheater, nodes, _, score, locked, seen = run_case(net, faults.stale_policy, "stale", rounds=2, cheat_round=1)
     assert_caught_and_honest_paid(net, cheater, nodes, score, locked, seen, rounds=2)
+
+
+def test_an_episode_that_does_not_decode_is_rejected_not_a_crash(net):
+    """Bytes crafted to break a parser get their sampler rejected and slashed; the validators and
+    the trainer, whose jobs read them, are paid in full (no one misses a deadline over them)."""
+    cheater, nodes, task_id, score, locked, seen = run_case(net, faults.undecodable_episode, "undecodable")
+    assert_caught_and_honest_paid(net, cheater, nodes, score, locked, seen)
+    for validator in nodes["validator"]:
+        with as_node(validator) as ctx:
+            [note] = [n["data"] for n in ctx.secrets.notes(task_id) if n["kind"] == "verdict"]
+        accepted, reason = note["samplers"]["1"][:2]
+        assert accepted is False and "malformed episode" in reason, (validator.name, note)
