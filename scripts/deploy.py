@@ -141,11 +141,11 @@ class Deployment:
             "Reputation": self.reputation,
             "RewardVault": self.vault,
             "ProtocolConfig": self.config,
-            **{name: self.libraries[name] for name in ("RoundLogic", "AggregateAttest", "SlotLogic")},
+            **{name: self.libraries[name] for name in LIBRARIES["TaskRegistry"]},
             "TaskRegistry": self.registry,
             "TaskFront": self.front,
             "KeyringBoard": self.keyrings,
-            **{name: self.libraries[name] for name in ("JuryLogic", "FaultProver")},
+            **{name: self.libraries[name] for name in LIBRARIES["DisputeManager"]},
             "DisputeManager": self.disputes,
             "StateView": self.state,
         }

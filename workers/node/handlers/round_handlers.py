@@ -21,7 +21,7 @@ from workers.node.handlers.common import (
 from workers.node.handlers.context import NodeContext
 from workers.node.observe import metrics
 from workers.node.queues.dispatch import HandledEvent
-from workers.protocol import Phase, Role, Status
+from workers.protocol import Phase, Role, Status, commitment
 from workers.storage import ContentNotFound
 
 log = logging.getLogger(__name__)
@@ -97,11 +97,11 @@ def commit_work(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) ->
     if (secret.root, secret.cid) != (root, cid):
         log.warning("task %d round %d: committing the result stored earlier (%s), not the one just "
                     "computed (%s)", task_id, round_, secret.cid, cid)
-    commitment = ctx.deployment.state.functions.commitmentFor(
-        task_id, round_, ctx.address, secret.root, secret.cid, secret.salt).call()
+    # computed here as the registry's reveal checks it (StateView.commitmentFor: no RPC round trip)
+    sealed = commitment(task_id, round_, ctx.address, secret.root, secret.cid, secret.salt)
     if current(ctx, task_id, round_, phase) is None:
         return  # the phase ended while we worked
-    send(ctx, ctx.deployment.registry.functions.commit(task_id, commitment), done=("AlreadyCommitted",))
+    send(ctx, ctx.deployment.registry.functions.commit(task_id, sealed), done=("AlreadyCommitted",))
     # The last commit of the phase starts the reveal phase in the same transaction: reveal now
     # rather than one watcher-and-queue hop later (the PhaseStarted handler then finds it done).
     try:
