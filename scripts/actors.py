@@ -145,6 +145,10 @@ class Narrator:
             return who, f"withdrew {drl(e['amount'])}"
         if name == "Refunded":
             return who, f"refund of {drl(e['amount'])} made claimable"
+        if name == "Held":
+            return who, f"{drl(e['amount'])} of R{e['round'] + 1} pay held for the round's dispute window"
+        if name == "Released":
+            return who, f"{drl(e['amount'])} of R{e['round'] + 1} pay released (window over): claimable"
         return who, f"{name} {e}"
 
 

@@ -13,6 +13,8 @@ Two rounds show the protocol's teeth:
 * R3: sampler S2 never commits; at the deadline advance() removes it (Missed) and the standby
   sampler S3 takes the slot from R4.
 
+Disputes are on, as deployed: each round's pay is held for the round's dispute window (1 h here);
+the script moves the chain's clock past the windows and releases it (DisputeManager.releasePay).
 It ends with a table of payouts, stakes and reputations, and checks that everything paid plus the
 refund equals the bounty, split 70/20/10 between trainers, samplers and validators.
 """
@@ -22,7 +24,7 @@ import io
 import secrets
 import warnings
 
-from brownie import accounts, network
+from brownie import accounts, chain, network
 from brownie._config import CONFIG
 
 from scripts.actors import (
@@ -39,7 +41,7 @@ from scripts.actors import (
     sign_task,
     transact,
 )
-from scripts.deploy import deploy
+from scripts.deploy import DEVELOPMENT_PARAMS, deploy
 from workers.protocol import Role, Status, TaskParams
 
 SPEC_CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
@@ -79,7 +81,7 @@ def run(dep, printer=print) -> dict:
 
     say("\n== the requester signs, the relayer submits ==")
     params = TaskParams(spec_cid=SPEC_CID, spec_digest=bytes.fromhex("11" * 32), bounty=BOUNTY)
-    signed = sign_task(requester.private_key, requester.address, params, dep.registry, token=dep.token)
+    signed = sign_task(requester.private_key, requester.address, params, dep.front, token=dep.token)
     say(f"requester {requester.address} holds {requester.balance()} wei of ETH; "
         f"signed CreateTask + permit for {fmt_drl(BOUNTY)}")
     task_id = relay(proto, relayer, signed)
@@ -92,10 +94,29 @@ def run(dep, printer=print) -> dict:
         play_round(proto, task_id, nodes, relayer)
     assert proto.task(task_id)["status"] == Status.COMPLETED
 
+    say("\n== the dispute window passes; the held pay is released ==")
+    release_held(proto, task_id, params.num_rounds, nodes, relayer)
+
     say("\n== withdrawals (samplers and trainer; validators leave theirs claimable) ==")
     for node in [*samplers, trainer]:
         node.withdraw()
     return report(proto, task_id, requester, nodes, printer)
+
+
+def release_held(proto, task_id: int, rounds: int, nodes, keeper) -> None:
+    """Disputes are on: each round's pay was held in the RewardVault for the round's dispute window
+    (1 h here). Moves the chain's clock past the last window and releases every node's held pay
+    (DisputeManager.releasePay: anyone may send it; the off-chain nodes send their own)."""
+    dep = proto.dep
+    end = max(proto.state.windowEndOf(task_id, r) for r in range(rounds))
+    chain.sleep(max(end - dep.registry.protocolTime() + 1, 1))
+    chain.mine()
+    for r in range(rounds):
+        for node in nodes:
+            if dep.vault.heldOf(task_id, r, node.address):
+                proto.send("releasePay", keeper, dep.disputes.releasePay, task_id, r, node.address,
+                           task_id=task_id, phase="payout")
+    assert dep.vault.heldTotalOf(task_id) == 0
 
 
 def report(proto, task_id: int, requester, nodes, printer=print) -> dict:
@@ -155,7 +176,8 @@ def main():
     warnings.filterwarnings("ignore", message=r"rpc\.\w+ should not be called directly")
     CONFIG.argv["silent"] = True  # our narration replaces brownie's per-transaction output
     with contextlib.redirect_stdout(io.StringIO()):  # deploy() prints each contract; not needed here
-        dep = deploy(accounts[0])
-    print(f"decentrl demo on {network.show_active()}: contracts deployed (registry {dep.registry.address})")
+        dep = deploy(accounts[0], DEVELOPMENT_PARAMS)
+    print(f"decentrl demo on {network.show_active()}: contracts deployed (registry {dep.registry.address}); "
+          "disputes on: each round's pay is held for a 1 h dispute window, then released")
     print(f"{'when':<6}{'phase':<14}{'who':<12}what")
     return run(dep)
