@@ -44,7 +44,7 @@ from scripts.actors import (
 from scripts.deploy import DeployParams, deploy
 from tools.episode_fixtures import episode
 from workers.merkle import MerkleTree
-from workers.protocol import Role, Status, TaskParams, vote_commitment
+from workers.protocol import Evidence, Role, Status, TaskParams, vote_commitment
 
 SPEC_CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
 PARAMS = TaskParams(spec_cid=SPEC_CID, spec_digest=bytes.fromhex("11" * 32), bounty=10_000 * TOKEN)
@@ -178,7 +178,8 @@ def measure_disputes(dep) -> list:
 
     # A proven fault: sampler 0's accepted shard holds an episode with the wrong seeds.
     transact(disputer, dep.token.approve, dep.disputes, BOND)
-    tx = proto.send("openDispute", disputer, dep.disputes.openDispute, proven, 0, Role.SAMPLER, 0, BOND)
+    tx = proto.send("openDispute", disputer, dep.disputes.openDispute, proven, 0, Role.SAMPLER, 0, BOND,
+                    Evidence.EPISODE, 2)
     dispute_id = tx.events["DisputeOpened"]["disputeId"]
     tree = MerkleTree(FAULTY_SHARD)
     proto.send("proveFault (upholds, fails the task)", disputer, dep.disputes.proveFault, dispute_id,
@@ -186,7 +187,8 @@ def measure_disputes(dep) -> list:
 
     # A jury: the trainer's accepted checkpoint disputed; the seven outsiders vote to dismiss.
     transact(disputer, dep.token.approve, dep.disputes, BOND)
-    tx = proto.send("openDispute", disputer, dep.disputes.openDispute, judged, 0, Role.TRAINER, 0, BOND)
+    tx = proto.send("openDispute", disputer, dep.disputes.openDispute, judged, 0, Role.TRAINER, 0, BOND,
+                    Evidence.WHOLE, 0)
     dispute_id = tx.events["DisputeOpened"]["disputeId"]
     chain.mine()  # the draw is seeded by the next block
     tx = proto.send("drawJurors", keeper, dep.disputes.drawJurors, dispute_id)

@@ -73,29 +73,21 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
     // ---------------------------------------------------------------- opening
 
     /// @inheritdoc IDisputeManager
-    function openDispute(uint256 taskId, uint256 round, Role role, uint256 slot, uint256 bond)
-        external
-        nonReentrant
-        returns (uint256 disputeId)
-    {
+    function openDispute(
+        uint256 taskId,
+        uint256 round,
+        Role role,
+        uint256 slot,
+        uint256 bond,
+        Evidence evidence,
+        uint256 item
+    ) external nonReentrant returns (uint256 disputeId) {
         _whenNotPaused();
         ITaskRegistry.Submission memory sub = TaskState.submissionHead(_registry(), taskId, round, role, slot);
-        if (sub.verdict != ITaskRegistry.Verdict.Accepted && sub.verdict != ITaskRegistry.Verdict.Rejected) {
-            revert NotDisputable(taskId, round, role, slot, sub.verdict);
-        }
-        uint256 windowEnd = _windowEnd(taskId, round);
-        if (registry.protocolTime() > windowEnd) revert DisputeWindowClosed(taskId, round, windowEnd);
-        DisputeStorage storage ds = _ds();
-        bytes32 key = Disputes.submissionKey(taskId, round, role, slot);
-        if (ds.disputeOf[key] != 0) revert AlreadyDisputed(taskId, round, role, slot, ds.disputeOf[key]);
-        uint256 minBond = config.minBond();
-        if (bond < minBond) revert BondTooLow(bond, minBond);
-
-        disputeId = ++ds.disputeCount;
-        ds.disputeOf[key] = disputeId;
-        ds.open[taskId][round] += 1;
-        ds.totalBonds += bond;
-        Dispute storage d = ds.disputes[disputeId];
+        if (sub.verdict == ITaskRegistry.Verdict.None) revert NotDisputable(taskId, round, role, slot, sub.verdict);
+        Disputes.checkEvidence(role, sub.verdict, evidence, item);
+        _checkOpenable(taskId, round, role, slot, bond);
+        Dispute memory d;
         d.taskId = taskId;
         // round < numRounds <= 1000 and slot < 64 (a submission with a verdict exists there).
         d.round = uint16(round);
@@ -103,14 +95,39 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
         d.slot = uint8(slot);
         d.verdict = sub.verdict;
         d.status = Status.Drawing;
+        d.evidence = evidence;
+        // checkEvidence bounds item to uint32.
+        d.item = uint32(item);
         // numValidators <= 64, so 2n + 1 <= 129.
         d.jurorsWanted = uint8(2 * TaskState.taskHead(_registry(), taskId).numValidators + 1);
         d.disputer = msg.sender;
         d.submitter = sub.node;
         d.bond = bond;
-        emit DisputeOpened(disputeId, taskId, msg.sender, round, role, slot, sub.verdict, bond);
-        Disputes.armDraw(disputeId, d);
+        disputeId = _record(d);
         token.safeTransferFrom(msg.sender, address(this), bond);
+    }
+
+    /// @dev The window is open, the submission not yet disputed and the bond at least the minimum.
+    function _checkOpenable(uint256 taskId, uint256 round, Role role, uint256 slot, uint256 bond) private view {
+        uint256 windowEnd = _windowEnd(taskId, round);
+        if (registry.protocolTime() > windowEnd) revert DisputeWindowClosed(taskId, round, windowEnd);
+        uint256 existing = _ds().disputeOf[Disputes.submissionKey(taskId, round, role, slot)];
+        if (existing != 0) revert AlreadyDisputed(taskId, round, role, slot, existing);
+        uint256 minBond = config.minBond();
+        if (bond < minBond) revert BondTooLow(bond, minBond);
+    }
+
+    /// @dev Stores a new dispute and arms its juror draw.
+    function _record(Dispute memory d) private returns (uint256 disputeId) {
+        DisputeStorage storage ds = _ds();
+        disputeId = ++ds.disputeCount;
+        ds.disputeOf[Disputes.submissionKey(d.taskId, d.round, d.role, d.slot)] = disputeId;
+        ds.open[d.taskId][d.round] += 1;
+        ds.totalBonds += d.bond;
+        ds.disputes[disputeId] = d;
+        emit DisputeOpened(disputeId, d.taskId, d.disputer, d.round, d.role, d.slot, d.verdict, d.bond);
+        emit EvidenceStated(disputeId, d.evidence, d.item);
+        Disputes.armDraw(disputeId, ds.disputes[disputeId]);
     }
 
     // ---------------------------------------------------------------- jurors
@@ -177,8 +194,8 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
         bytes32 root = TaskState.submissionHead(_registry(), d.taskId, d.round, d.role, d.slot).root;
         EpisodeCheck.Fault fault = FaultProver.prove(disputeId, item, proof, root, d.round, d.slot);
         emit FaultProven(disputeId, msg.sender, fault);
-        // The submission is bad: a wrong Accepted verdict is overturned, a Rejected one stands.
-        bool upheld = d.verdict == ITaskRegistry.Verdict.Accepted;
+        // The submission is bad: an Accepted or Inconclusive verdict is overturned, a Rejected one stands.
+        bool upheld = d.verdict != ITaskRegistry.Verdict.Rejected;
         _conclude(disputeId, d, upheld ? Status.Upheld : Status.Dismissed, msg.sender);
     }
 
@@ -262,13 +279,18 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
     }
 
     /// @dev The disputed verdict was wrong: reclaim what was paid for it, slash and mark down who was
-    ///      wrong, and fail the task when bad work had been accepted. Returns the tokens slashed.
+    ///      wrong, and fail the task when bad work may have been built on. Returns the tokens slashed.
     function _correct(uint256 disputeId, Dispute storage d) private returns (uint256 slashed) {
-        bool wasAccepted = d.verdict == ITaskRegistry.Verdict.Accepted;
-        // Work built on an accepted bad submission is void: the task ends (which also unlocks its
-        // slots, so the parties' stake is free to slash) and the rest of its escrow is refunded.
-        if (wasAccepted) IDisputeHooks(address(registry)).failTask(d.taskId);
-        if (wasAccepted) {
+        // Upholding a dispute of an Accepted or Inconclusive verdict proves the work bad; of a
+        // Rejected one, good.
+        bool bad = d.verdict != ITaskRegistry.Verdict.Rejected;
+        // Work built on bad work is void: an accepted submission, or a sampler shard the trainer may
+        // have trained on (it trains on every revealed shard), ends the task (which also unlocks
+        // its slots, so the parties' stake is free to slash) and refunds the rest of its escrow.
+        if (bad && (d.verdict == ITaskRegistry.Verdict.Accepted || d.role == Role.Sampler)) {
+            IDisputeHooks(address(registry)).failTask(d.taskId);
+        }
+        if (bad) {
             slashed += _penalise(disputeId, d, d.submitter, d.role, Outcome.Rejected);
         } else {
             reputation.record(d.submitter, Outcome.Accepted);
@@ -279,7 +301,7 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
             ITaskRegistry.Attestation memory a = registry.attestationOf(d.taskId, d.round, v);
             if (!a.voted) continue;
             bool accepted = a.acceptBitmap & bit != 0;
-            if (accepted != wasAccepted) continue;
+            if (accepted != bad) continue;
             address node = TaskState.attester(_registry(), d.taskId, d.round, v);
             slashed += _penalise(disputeId, d, node, Role.Validator, Outcome.AgainstQuorum);
         }

@@ -49,6 +49,14 @@ class Verdict(IntEnum):
     INCONCLUSIVE = 3
 
 
+class Evidence(IntEnum):
+    """IDisputeManager.Evidence: what a dispute says failed; `item` says which one."""
+    WHOLE = 0
+    EPISODE = 1
+    TRANSITION = 2
+    DATA_CHUNK = 3
+
+
 class DisputeStatus(IntEnum):
     """IDisputeManager.Status: a dispute's state, and its outcome once settled."""
     NONE = 0

@@ -25,12 +25,23 @@ interface IDisputeManager is IExtsload {
         Void // no juror could be drawn or none voted: bond returned, verdict stands
     }
 
+    /// @notice What a disputer says is wrong with the disputed work (SPECIFICATION.md 13, "Evidence").
+    ///         Jurors re-execute exactly that item; `Whole` names the submission as a whole
+    ///         (missing or unparseable data, a blob that does not reach its root, a trace's shape or
+    ///         ends) and is the only kind a dispute of a Rejected verdict (the work is good) states.
+    enum Evidence {
+        Whole,
+        Episode, // item = the index of an episode of a sampler's shard
+        Transition, // item = j: the trainer's trace transition from state j to state j + 1
+        DataChunk // item = the index of a 64-sample chunk of the trainer's pre-update forward pass
+    }
+
     struct Dispute {
         uint256 taskId;
         uint16 round;
         Role role;
         uint8 slot;
-        ITaskRegistry.Verdict verdict; // the disputed verdict (Accepted or Rejected)
+        ITaskRegistry.Verdict verdict; // the disputed verdict (Accepted, Rejected or Inconclusive)
         Status status;
         uint8 jurorsWanted; // 2n + 1 for a task with n validators
         uint8 jurorCount;
@@ -39,6 +50,8 @@ interface IDisputeManager is IExtsload {
         uint8 commits; // votes committed
         uint64 seedBlock; // block whose hash seeds the next juror draw (0 = none armed)
         uint64 voteDeadline; // protocol time: the last to commit a vote
+        Evidence evidence; // what the disputer says failed
+        uint32 item; // which episode, transition or chunk (0 for Whole)
         uint64 revealDeadline; // protocol time: the last to reveal one
         address disputer;
         address submitter;
@@ -56,6 +69,7 @@ interface IDisputeManager is IExtsload {
     error ZeroAddress();
     error DisputesPaused();
     error NotDisputable(uint256 taskId, uint256 round, Role role, uint256 slot, ITaskRegistry.Verdict verdict);
+    error InvalidEvidence(Role role, ITaskRegistry.Verdict verdict, Evidence evidence, uint256 item);
     error DisputeWindowClosed(uint256 taskId, uint256 round, uint256 windowEnd);
     error DisputeWindowOpen(uint256 taskId, uint256 round, uint256 windowEnd);
     error AlreadyDisputed(uint256 taskId, uint256 round, Role role, uint256 slot, uint256 disputeId);
@@ -87,6 +101,7 @@ interface IDisputeManager is IExtsload {
         ITaskRegistry.Verdict verdict,
         uint256 bond
     );
+    event EvidenceStated(uint256 indexed disputeId, Evidence evidence, uint256 item);
     event JurorDrawArmed(uint256 indexed disputeId, uint256 seedBlock);
     event JurorDrawn(uint256 indexed disputeId, address indexed juror, uint256 seat, uint256 lockedStake);
     event VotingStarted(uint256 indexed disputeId, uint256 jurors, uint256 deadline);
@@ -101,8 +116,19 @@ interface IDisputeManager is IExtsload {
 
     /// @notice Disputes the verdict on submission (`role`, `slot`) of `round`, posting `bond`
     ///         (pulled with transferFrom, at least ProtocolConfig.minBond). Arms a juror draw on the next block.
-    function openDispute(uint256 taskId, uint256 round, Role role, uint256 slot, uint256 bond)
-        external
+    ///         A dispute of an Accepted or Inconclusive verdict says the work is bad and names the
+    ///         failing item (`evidence`, `item`: an Episode of a sampler's shard, a Transition or
+    ///         DataChunk of a trainer's trace, or Whole); one of a Rejected verdict says it is good
+    ///         (Whole, item 0).
+    function openDispute(
+        uint256 taskId,
+        uint256 round,
+        Role role,
+        uint256 slot,
+        uint256 bond,
+        Evidence evidence,
+        uint256 item
+    ) external
         returns (uint256 disputeId);
 
     /// @notice Draws jurors for a dispute from the block hash armed at opening (anyone may call);

@@ -192,6 +192,12 @@ interface ITaskRegistry is IExtsload {
     /// @notice Validator slots `signerBitmap` voted `acceptBitmap` with one BLS aggregate signature
     ///         (one event for all of them; per-vote `attest` emits `Attested`).
     event AggregateAttested(uint256 indexed taskId, uint256 indexed round, uint256 signerBitmap, uint256 acceptBitmap);
+    /// @notice Validator slot `slot` rejected submissions the quorum accepted (`dissentBitmap`, bit i
+    ///         = sampler slot i, bit numSamplers = the trainer): not paid this round, not penalised;
+    ///         a dispute it opens settles who was right (SPECIFICATION.md 5.5).
+    event Dissented(
+        uint256 indexed taskId, uint256 indexed round, address indexed validator, uint256 slot, uint256 dissentBitmap
+    );
     event VerdictReached(
         uint256 indexed taskId,
         uint256 indexed round,

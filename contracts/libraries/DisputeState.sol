@@ -40,6 +40,8 @@ library DisputeState {
         d.commits = uint8(w1 >> 80);
         d.seedBlock = uint64(w1 >> 88);
         d.voteDeadline = uint64(w1 >> 152);
+        d.evidence = IDisputeManager.Evidence(uint8(w1 >> 216));
+        d.item = uint32(w1 >> 224);
         uint256 w2 = uint256(w[2]);
         d.revealDeadline = uint64(w2);
         d.disputer = address(uint160(w2 >> 64));

@@ -310,8 +310,11 @@ library RoundLogic {
     }
 
     /// @dev A validator agrees with the quorum when it accepted every accepted submission and rejected
-    ///      every rejected one. Each agreeing validator earns one slot's share of the validator pool;
-    ///      the others are penalised.
+    ///      every rejected one: it earns one slot's share of the validator pool. Accepting work a
+    ///      quorum rejected is penalised at once. Rejecting work a quorum accepted is a dissent: a
+    ///      lone validator that saw a fault the others' samples missed may be the one that is right,
+    ///      so a head-count does not punish it; it is not paid for the round, and its evidence is
+    ///      adjudicated by the dispute it opens (SPECIFICATION.md 5.5, 13).
     function _judgeAndPayValidators(
         TaskStorage storage s,
         Context memory c,
@@ -322,15 +325,15 @@ library RoundLogic {
         uint256 round = t.round;
         uint256 n = t.numValidators;
         uint256 share = Payouts.perPayee(_roundPool(t, Role.Validator), n);
-        uint256 accepted = d.accepted;
-        uint256 rejected = d.rejected;
         for (uint256 v = 0; v < n; ++v) {
             ITaskRegistry.Attestation memory a = d.votes[v];
             if (!a.voted) continue;
             address node = s.slots[taskId][Role.Validator][v].node;
-            bool against = (a.acceptBitmap & rejected) != 0 || (~uint256(a.acceptBitmap) & accepted) != 0;
-            if (against) {
+            uint256 dissent = ~uint256(a.acceptBitmap) & d.accepted;
+            if (a.acceptBitmap & d.rejected != 0) {
                 _vacate(s, c, taskId, t, Role.Validator, v, Outcome.AgainstQuorum);
+            } else if (dissent != 0) {
+                emit ITaskRegistry.Dissented(taskId, round, node, v, dissent);
             } else {
                 c.reputation.record(node, Outcome.Accepted);
                 _pay(s, c, taskId, round, node, Role.Validator, share);

@@ -8,7 +8,7 @@ import brownie
 from tests.registry.rounds.driver import RoundDriver, events_of
 from tools.episode_fixtures import episode
 from workers.merkle import MerkleTree
-from workers.protocol import Role, commitment
+from workers.protocol import Evidence, Role, commitment
 
 TOKEN = 10**18
 BOND = 100 * TOKEN
@@ -35,7 +35,7 @@ def test_proven_fault_overturns_an_accepted_shard(staked, active_task, samplers,
     assert held > 0 and vault.claimableOf(cheat) == 0
 
     dep.token.approve(disputes, BOND, {"from": outsider})
-    opened = disputes.openDispute(active_task, 0, Role.SAMPLER, 0, BOND, {"from": outsider})
+    opened = disputes.openDispute(active_task, 0, Role.SAMPLER, 0, BOND, Evidence.EPISODE, 2, {"from": outsider})
     dispute_id = opened.events["DisputeOpened"]["disputeId"]
     with brownie.reverts(f"NoFaultProven: {dispute_id}"):
         disputes.proveFault(dispute_id, items[1], tree.proof(1), {"from": outsider})

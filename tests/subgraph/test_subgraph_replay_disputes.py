@@ -11,7 +11,7 @@ from scripts.deploy import DeployParams, deploy
 from tests.registry.rounds.driver import RoundDriver
 from tools.episode_fixtures import episode
 from workers.merkle import MerkleTree
-from workers.protocol import Role, commitment
+from workers.protocol import Evidence, Role, commitment
 
 TOKEN = 10**18
 BOND = 100 * TOKEN
@@ -46,7 +46,8 @@ def disputed(staked, requester, samplers, trainer, outsider, task_params):
     driver.reveal_checkpoint()
     driver.attest_all()
     dep.token.approve(dep.disputes, BOND, {"from": outsider})
-    dispute_id = dep.disputes.openDispute(active_task, 0, Role.SAMPLER, 0, BOND, {"from": outsider}).events[
+    dispute_id = dep.disputes.openDispute(active_task, 0, Role.SAMPLER, 0, BOND, Evidence.WHOLE, 0,
+                                           {"from": outsider}).events[
         "DisputeOpened"]["disputeId"]
     dep.disputes.proveFault(dispute_id, items[2], tree.proof(2), {"from": outsider})
     dep.disputes.withdraw(outsider, dep.state.owedOf(outsider), {"from": outsider})

@@ -53,7 +53,7 @@ abstract contract DisputeFixture is RegistryFixture {
 
     function _open(uint256 taskId, Role role, uint256 slot) internal returns (uint256) {
         vm.prank(disputer);
-        return disputes.openDispute(taskId, 0, role, slot, BOND);
+        return disputes.openDispute(taskId, 0, role, slot, BOND, IDisputeManager.Evidence.Whole, 0);
     }
 
     /// @dev Draws the jurors of `disputeId` (the pool has exactly enough outsiders).

@@ -23,6 +23,57 @@ contract DisputeOpenTest is DisputeFixture {
         assertEq(stateView.totalBonds(), BOND, "bond held");
         assertEq(stateView.openDisputesOf(taskId, 0), 1, "one open dispute");
         assertEq(stateView.disputeIdOf(taskId, 0, Role.Sampler, 0), id, "indexed by submission");
+        assertEq(uint256(d.evidence), uint256(IDisputeManager.Evidence.Whole), "evidence");
+    }
+
+    function test_open_states_its_evidence() public {
+        uint256 taskId = _decidedRound(ACCEPT_ALL);
+        vm.expectEmit(true, true, true, true, address(disputes));
+        emit IDisputeManager.EvidenceStated(1, IDisputeManager.Evidence.Episode, 7);
+        vm.prank(disputer);
+        uint256 id = disputes.openDispute(taskId, 0, Role.Sampler, 0, BOND, IDisputeManager.Evidence.Episode, 7);
+        IDisputeManager.Dispute memory d = stateView.disputeOf(id);
+        assertEq(uint256(d.evidence), uint256(IDisputeManager.Evidence.Episode), "kind");
+        assertEq(d.item, 7, "item");
+        assertEq(d.revealDeadline, 0, "the fields after it are untouched");
+        assertEq(d.disputer, disputer, "disputer");
+    }
+
+    function test_evidence_must_name_an_item_of_the_disputed_work() public {
+        uint256 taskId = _decidedRound(ACCEPT_ALL & ~uint256(1)); // sampler 0 rejected, the rest accepted
+        IDisputeManager.Evidence ep = IDisputeManager.Evidence.Episode;
+        IDisputeManager.Evidence tr = IDisputeManager.Evidence.Transition;
+        IDisputeManager.Evidence ch = IDisputeManager.Evidence.DataChunk;
+        IDisputeManager.Evidence whole = IDisputeManager.Evidence.Whole;
+        ITaskRegistry.Verdict acc = ITaskRegistry.Verdict.Accepted;
+        // A sampler's work has episodes, a trainer's transitions and chunks.
+        _expectInvalid(taskId, Role.Sampler, 1, acc, tr, 0);
+        _expectInvalid(taskId, Role.Sampler, 1, acc, ch, 0);
+        _expectInvalid(taskId, Role.Trainer, 0, acc, ep, 3);
+        // Whole names no item; an item is a uint32.
+        _expectInvalid(taskId, Role.Sampler, 1, acc, whole, 1);
+        _expectInvalid(taskId, Role.Sampler, 1, acc, ep, uint256(type(uint32).max) + 1);
+        // Claiming rejected work good names nothing that failed.
+        _expectInvalid(taskId, Role.Sampler, 0, ITaskRegistry.Verdict.Rejected, ep, 0);
+        vm.prank(disputer);
+        disputes.openDispute(taskId, 0, Role.Trainer, 0, BOND, ch, 2);
+        vm.prank(disputer);
+        disputes.openDispute(taskId, 0, Role.Sampler, 1, BOND, ep, type(uint32).max);
+    }
+
+    function _expectInvalid(
+        uint256 taskId,
+        Role role,
+        uint256 slot,
+        ITaskRegistry.Verdict verdict,
+        IDisputeManager.Evidence evidence,
+        uint256 item
+    ) private {
+        vm.expectRevert(
+            abi.encodeWithSelector(IDisputeManager.InvalidEvidence.selector, role, verdict, evidence, item)
+        );
+        vm.prank(disputer);
+        disputes.openDispute(taskId, 0, role, slot, BOND, evidence, item);
     }
 
     function test_open_at_window_end_is_allowed() public {
@@ -45,7 +96,7 @@ contract DisputeOpenTest is DisputeFixture {
         uint256 taskId = _decidedRound(ACCEPT_ALL);
         vm.expectRevert(abi.encodeWithSelector(IDisputeManager.BondTooLow.selector, BOND - 1, BOND));
         vm.prank(disputer);
-        disputes.openDispute(taskId, 0, Role.Sampler, 0, BOND - 1);
+        disputes.openDispute(taskId, 0, Role.Sampler, 0, BOND - 1, IDisputeManager.Evidence.Whole, 0);
     }
 
     function test_double_dispute_reverts() public {
@@ -57,14 +108,35 @@ contract DisputeOpenTest is DisputeFixture {
         _open(taskId, Role.Sampler, 1);
     }
 
-    function test_inconclusive_verdict_is_not_disputable() public {
+    function test_inconclusive_verdict_is_disputable_as_bad_work() public {
         uint256 taskId = _activeTaskWithMissingVote();
-        vm.expectRevert(
-            abi.encodeWithSelector(
-                IDisputeManager.NotDisputable.selector, taskId, 0, Role.Sampler, 0, ITaskRegistry.Verdict.Inconclusive
-            )
-        );
-        _open(taskId, Role.Sampler, 0);
+        uint256 id = _open(taskId, Role.Sampler, 0);
+        assertEq(uint256(stateView.disputeOf(id).verdict), uint256(ITaskRegistry.Verdict.Inconclusive), "verdict");
+    }
+
+    function test_upheld_dispute_of_an_inconclusive_sample_convicts_its_sampler_and_accepter() public {
+        uint256 taskId = _activeTaskWithMissingVote();
+        address cheat = _samplerAt(taskId, 0);
+        address[] memory v = _working(taskId, Role.Validator);
+        (address accepter, address rejecter) = (v[0], v[1]);
+        uint256 cheatStake = _stakeOf(cheat, Role.Sampler);
+        uint256 accepterStake = _stakeOf(accepter, Role.Validator);
+        uint256 rejecterStake = _stakeOf(rejecter, Role.Validator);
+        uint256 accepterScore = reputation.scoreOf(accepter);
+        uint256 rejecterScore = reputation.scoreOf(rejecter);
+        uint256 id = _open(taskId, Role.Sampler, 0);
+        _drawJurors(id);
+        _vote(id, JURORS, 0);
+        disputes.settle(id);
+        _assertDisputeStatus(id, IDisputeManager.Status.Upheld);
+        assertEq(cheatStake - _stakeOf(cheat, Role.Sampler), MIN_SAMPLER_STAKE / 10, "sampler slashed");
+        assertEq(reputation.scoreOf(cheat), 70 - 20, "and marked rejected");
+        assertEq(accepterStake - _stakeOf(accepter, Role.Validator), MIN_VALIDATOR_STAKE / 10, "accepter slashed");
+        assertEq(accepterScore - reputation.scoreOf(accepter), 15, "and marked down");
+        assertEq(_stakeOf(rejecter, Role.Validator), rejecterStake, "the rejecter is left alone");
+        assertEq(reputation.scoreOf(rejecter), rejecterScore, "its reputation too");
+        // The trainer trains on every revealed shard: bad samples taint the task.
+        _assertStatus(taskId, ITaskRegistry.Status.Failed);
     }
 
     function test_unrevealed_submission_is_not_disputable() public {

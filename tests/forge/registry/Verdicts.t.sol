@@ -129,19 +129,23 @@ contract VerdictsTest is RegistryFixture {
         assertEq(_validatorAt(taskId, 2), address(0), "non-voter vacated");
     }
 
-    function test_validatorRejectingAcceptedWorkIsSlashedAndReplaced() public {
+    function test_validatorRejectingAcceptedWorkDissents_unpaidButNeitherSlashedNorReplaced() public {
         _attest(taskId, v[0], ACCEPT_ALL);
         _attest(taskId, v[1], ACCEPT_ALL);
+        uint256 stakeBefore = _stakeOf(v[2], Role.Validator);
+        uint256 trainerBit = ACCEPT_ALL & ~REJECT_TRAINER;
         vm.expectEmit(true, true, true, true, address(registry));
-        emit ITaskRegistry.SlotVacated(taskId, v[2], Role.Validator, 2, Outcome.AgainstQuorum);
+        emit ITaskRegistry.Dissented(taskId, 0, v[2], 2, trainerBit);
         _attest(taskId, v[2], REJECT_TRAINER);
 
-        assertEq(token.balanceOf(treasury), MIN_VALIDATOR_STAKE / 10, "slashed");
-        assertEq(reputation.scoreOf(v[2]), 55, "against quorum costs 15");
-        assertEq(_claimable(v[2]), 0, "unpaid");
-        assertEq(_claimable(v[0]), VALIDATOR_POOL / 3, "agreeing validators earn one slot share each");
-        assertEq(_task(taskId).seedBlock, vm.getBlockNumber() + 1, "redraw armed");
         assertEq(_verdict(Role.Trainer, 0), uint256(ITaskRegistry.Verdict.Accepted), "2 of 3 accept");
+        assertEq(token.balanceOf(treasury), 0, "nobody slashed");
+        assertEq(_stakeOf(v[2], Role.Validator), stakeBefore, "the dissenter keeps its stake");
+        assertEq(reputation.scoreOf(v[2]), 70, "and its reputation");
+        assertEq(_validatorAt(taskId, 2), v[2], "and its slot");
+        assertEq(_claimable(v[2]), 0, "but is not paid for the round");
+        assertEq(_claimable(v[0]), VALIDATOR_POOL / 3, "agreeing validators earn one slot share each");
+        assertEq(_task(taskId).seedBlock, 0, "no redraw");
     }
 
     function test_validatorAcceptingRejectedWorkIsAgainstQuorum() public {

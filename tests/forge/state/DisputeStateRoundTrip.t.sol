@@ -27,6 +27,8 @@ contract DisputeStateRoundTripTest is StateBase {
         d.seedBlock = uint64(w >> 64);
         d.voteDeadline = uint64(w >> 128);
         d.revealDeadline = uint64(w >> 192);
+        d.evidence = IDisputeManager.Evidence(_word(seed, 8) % 4);
+        d.item = uint32(_word(seed, 9));
         d.disputer = address(uint160(_word(seed, 5)));
         d.submitter = address(uint160(_word(seed, 6)));
         d.bond = _word(seed, 7);
@@ -47,6 +49,8 @@ contract DisputeStateRoundTripTest is StateBase {
         assertEq(a.seedBlock, b.seedBlock, "seedBlock");
         assertEq(a.voteDeadline, b.voteDeadline, "voteDeadline");
         assertEq(a.revealDeadline, b.revealDeadline, "revealDeadline");
+        assertEq(uint256(a.evidence), uint256(b.evidence), "evidence");
+        assertEq(a.item, b.item, "item");
         assertEq(a.disputer, b.disputer, "disputer");
         assertEq(a.submitter, b.submitter, "submitter");
         assertEq(a.bond, b.bond, "bond");
@@ -65,6 +69,7 @@ contract DisputeStateRoundTripTest is StateBase {
         (d.verdict, d.status) = (ITaskRegistry.Verdict.Inconclusive, IDisputeManager.Status.Void);
         (d.jurorsWanted, d.jurorCount, d.upholdVotes, d.dismissVotes, d.commits) = (255, 255, 255, 255, 255);
         (d.seedBlock, d.voteDeadline, d.revealDeadline) = (type(uint64).max, type(uint64).max, type(uint64).max);
+        (d.evidence, d.item) = (IDisputeManager.Evidence.DataChunk, type(uint32).max);
         (d.disputer, d.submitter, d.bond) = (address(type(uint160).max), address(type(uint160).max), type(uint256).max);
         harness.putDispute(1, d);
         _assertDisputeEq(stateView.disputeOf(1), d);

@@ -24,15 +24,16 @@ from workers.protocol import Verdict, vote_commitment
     (Verdict.ACCEPTED, False, True),   # bad work was accepted: uphold
     (Verdict.REJECTED, False, False),  # the juror also finds it bad: the verdict stands
     (Verdict.REJECTED, True, True),    # good work was rejected: uphold
+    (Verdict.INCONCLUSIVE, False, True),   # the dispute says the work is bad, and it is: uphold
+    (Verdict.INCONCLUSIVE, True, False),   # the juror finds it good: dismiss
 ])
-def test_a_juror_upholds_exactly_when_its_judgement_differs(disputed, accepted, uphold):
+def test_a_juror_upholds_exactly_when_its_judgement_agrees_with_the_dispute(disputed, accepted, uphold):
     assert vote_for(disputed, accepted) is uphold
 
 
-@pytest.mark.parametrize("verdict", [Verdict.NONE, Verdict.INCONCLUSIVE])
-def test_undisputable_verdicts_are_refused(verdict):
-    with pytest.raises(ValueError, match="only Accepted and Rejected"):
-        vote_for(verdict, True)
+def test_a_submission_without_a_verdict_is_refused():
+    with pytest.raises(ValueError, match="only Accepted, Rejected and Inconclusive"):
+        vote_for(Verdict.NONE, True)
 
 
 def test_nothing_held_is_done():

@@ -21,7 +21,7 @@ from network import NODE_SETTINGS
 from workers.chain.keystore import PASSWORD_ENV
 from workers.cli import cli
 from workers.localnet.chain import TOKEN, Ticker
-from workers.protocol import DisputeStatus, Phase, Role, Status, Verdict, vote_commitment
+from workers.protocol import DisputeStatus, Evidence, Phase, Role, Status, Verdict, vote_commitment
 
 WINDOW_S, VOTE_WINDOW_S = 3600, 600  # the contract's least windows
 BOND = 100 * TOKEN
@@ -79,7 +79,7 @@ def open_dispute(net, disputer, task_id: int, node) -> int:
     d = net.deployment
     disputer.sender.send(d.token.functions.approve(d.disputes.address, BOND))
     slot = d.state.functions.membershipOf(task_id, node.address).call().slot
-    disputer.sender.send(d.disputes.functions.openDispute(task_id, 0, Role.SAMPLER, slot, BOND))
+    disputer.sender.send(d.disputes.functions.openDispute(task_id, 0, Role.SAMPLER, slot, BOND, Evidence.WHOLE, 0))
     return d.state.functions.disputeCount().call()
 
 

@@ -57,11 +57,13 @@ ROLE_NAMES = {Role.SAMPLER: "sampler", Role.TRAINER: "trainer", Role.VALIDATOR: 
 # -- pure decisions ----------------------------------------------------------------------------
 
 def vote_for(disputed: Verdict, accepted: bool) -> bool:
-    """A juror's vote (True = uphold the dispute, the verdict was wrong) from the disputed verdict
-    and the juror's own judgement of the submission: uphold exactly when they disagree."""
-    if disputed not in (Verdict.ACCEPTED, Verdict.REJECTED):
-        raise ValueError(f"only Accepted and Rejected verdicts are disputed, not {disputed!r}")
-    return (disputed == Verdict.ACCEPTED) != bool(accepted)
+    """A juror's vote (True = uphold the dispute) from the disputed verdict and the juror's own
+    judgement of the submission. A dispute of an Accepted or Inconclusive verdict says the work is
+    bad (uphold when the juror rejects it); one of a Rejected verdict says it is good (uphold when
+    the juror accepts it)."""
+    if disputed not in (Verdict.ACCEPTED, Verdict.REJECTED, Verdict.INCONCLUSIVE):
+        raise ValueError(f"only Accepted, Rejected and Inconclusive verdicts are disputed, not {disputed!r}")
+    return bool(accepted) if disputed == Verdict.REJECTED else not accepted
 
 
 def can_settle(dispute, now: int) -> bool:

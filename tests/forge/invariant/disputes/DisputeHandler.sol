@@ -35,11 +35,11 @@ contract DisputeHandler is DisputeFixture {
         Role r = role % 2 == 0 ? Role.Sampler : Role.Trainer;
         uint256 s = r == Role.Trainer ? 0 : slot % NUM_SAMPLERS;
         ITaskRegistry.Verdict v = stateView.submissionOf(current, decided, r, s).verdict;
-        if (v != ITaskRegistry.Verdict.Accepted && v != ITaskRegistry.Verdict.Rejected) return;
+        if (v == ITaskRegistry.Verdict.None) return;
         if (stateView.disputeIdOf(current, decided, r, s) != 0) return;
         if (registry.protocolTime() > stateView.windowEndOf(current, decided)) return;
         vm.prank(disputer);
-        lastDispute = disputes.openDispute(current, decided, r, s, BOND);
+        lastDispute = disputes.openDispute(current, decided, r, s, BOND, IDisputeManager.Evidence.Whole, 0);
     }
 
     function proveFault(uint8 which) external {
