@@ -64,6 +64,8 @@ HINTS = {"EnforcedPause": "the protocol is paused by its guardian (no new tasks,
          "DisputesPending": "a dispute of the round is still open: its held pay is released once it is settled",
          "NotDisputable": "only a decided verdict (see `decentrl task status`) of a sampler or the trainer can be "
                           "disputed",
+         "InvalidEvidence": "a sampler's evidence is an episode, a trainer's a transition or data chunk; a dispute "
+                            "of a rejected verdict names no item (the whole submission)",
          "DisputeNotFound": "no dispute has that id: `decentrl dispute status --task T` lists a task's",
          "WrongDisputeStatus": "the dispute is not in the phase this needs: see `decentrl dispute status ID`",
          "NoFaultProven": "the episode shows no fault the chain can check; the jury decides",

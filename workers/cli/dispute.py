@@ -17,7 +17,8 @@ from workers.cli.group import cli
 from workers.cli.task import open_node_store
 
 EVIDENCE = ("whole", "episode", "transition", "chunk")
-"""IDisputeManager.Evidence, by index: the item a disputer says failed."""
+"""--evidence: IDisputeManager.Evidence (workers.protocol.Evidence) by index, the item a disputer
+says failed."""
 EVIDENCE_ROLE = {"episode": "sampler", "transition": "trainer", "chunk": "trainer"}
 OUTCOMES = {"upheld": "the verdict was wrong: it is reversed, the bond comes back with an award",
             "dismissed": "the verdict stands: the bond is lost",
@@ -63,10 +64,9 @@ def _dispute(obj: Context, dispute_id: int):
 
 
 def _evidence(d) -> str:
-    evidence = getattr(d, "evidence", None)  # IDisputeManager.Dispute before the evidence fields: whole
-    if evidence is None or EVIDENCE[int(evidence)] == "whole":
+    if EVIDENCE[int(d.evidence)] == "whole":
         return "whole submission"
-    return f"{EVIDENCE[int(evidence)]} {int(d.item)}"
+    return f"{EVIDENCE[int(d.evidence)]} {int(d.item)}"
 
 
 def _where(d) -> str:
@@ -77,18 +77,6 @@ def _where(d) -> str:
 
 
 # -- open --------------------------------------------------------------------------------------
-
-def _open_call(disputes, task_id: int, round_: int, role, slot: int, bond: int, evidence: int, item: int):
-    """openDispute with the evidence (IDisputeManager as changed for issue 38); the DisputeManager
-    of a deployment from before that takes no evidence: only the whole submission is disputable."""
-    inputs = next(f["inputs"] for f in disputes.abi if f.get("type") == "function" and f["name"] == "openDispute")
-    if len(inputs) == 7:
-        return disputes.functions.openDispute(task_id, round_, role, slot, bond, evidence, item)
-    if evidence != 0:
-        raise click.ClickException("this deployment's DisputeManager takes no evidence: dispute the whole "
-                                   "submission (leave out --evidence)")
-    return disputes.functions.openDispute(task_id, round_, role, slot, bond)
-
 
 @dispute.command("open")
 @click.argument("task_id", type=TASK_ID)
@@ -105,10 +93,12 @@ def _open_call(disputes, task_id: int, round_: int, role, slot: int, bond: int, 
 @click.pass_obj
 def dispute_open(obj: Context, task_id, round_no, role, slot, bond, evidence, item):
     """Dispute the verdict on ROLE slot SLOT of ROUND of TASK_ID within the round's dispute window,
-    posting a bond (lost if the dispute is dismissed). Approves the bond unless the DisputeManager
-    may already take it."""
+    posting a bond (lost if the dispute is dismissed). An accepted or inconclusive verdict is
+    disputed as bad work (name the failing item with --evidence and --item, or dispute the whole
+    submission); a rejected one as good work (the whole submission). Approves the bond unless the
+    DisputeManager may already take it."""
     from workers.chain.view import TaskNotFound
-    from workers.protocol import Verdict
+    from workers.protocol import Evidence, Verdict
 
     if evidence != "whole" and item is None:
         raise click.UsageError(f"--evidence {evidence} needs --item N (which {evidence})")
@@ -130,6 +120,9 @@ def dispute_open(obj: Context, task_id, round_no, role, slot, bond, evidence, it
     if verdict == Verdict.NONE:
         raise click.ClickException(f"task {task_id} round {round_no} {role} slot {slot} has no verdict yet: a "
                                    "verdict is disputable once its round is finalized")
+    if verdict == Verdict.REJECTED and evidence != "whole":
+        raise click.UsageError("a dispute of a rejected verdict says the work is good: it names no failing item "
+                               "(leave out --evidence and --item)")
     window_end = _state(obj).windowEndOf(task_id, round_).call()
     if _now(obj)[0] > window_end:
         raise click.ClickException(f"the dispute window of task {task_id} round {round_no} closed at "
@@ -144,7 +137,8 @@ def dispute_open(obj: Context, task_id, round_no, role, slot, bond, evidence, it
     if held < wei:
         raise click.ClickException(f"insufficient funds: {account.address} holds {fmt_drl(held)}, the bond is "
                                    f"{fmt_drl(wei)}")
-    call = _open_call(dep.disputes, task_id, round_, role_of(role), slot, wei, EVIDENCE.index(evidence), item or 0)
+    stated = Evidence(EVIDENCE.index(evidence))
+    call = dep.disputes.functions.openDispute(task_id, round_, role_of(role), slot, wei, stated, item or 0)
     sender, service = obj.sender(account)
     try:
         allowance = dep.token.functions.allowance(account.address, dep.disputes.address).call()
@@ -157,9 +151,9 @@ def dispute_open(obj: Context, task_id, round_no, role, slot, bond, evidence, it
 
     opened = dep.disputes.events.DisputeOpened().process_receipt(receipt, errors=DISCARD)[0].args
     dispute_id = int(opened.disputeId)
-    stated = evidence if evidence == "whole" else f"{evidence} {item}"
+    named = evidence if evidence == "whole" else f"{evidence} {item}"
     click.echo(f"dispute {dispute_id} opened: task {task_id} round {round_no} {role} slot {slot}, verdict "
-               f"{verdict.name.lower()} disputed, evidence {stated}, "
+               f"{verdict.name.lower()} disputed, evidence {named}, "
                f"bond {fmt_drl(wei)} (tx {receipt['transactionHash'].to_0x_hex()})")
     click.echo(f"dispute window of the round ends {_when(obj, window_end)}")
     vote_window = dep.config.functions.voteWindow().call()

@@ -188,6 +188,10 @@ def test_open_bad_input_says_what_to_fix(world):
     wrong_role = run(world, who.node_dir, "dispute", "open", str(world.task_id), "1", "--role", "sampler",
                      "--slot", "0", "--evidence", "chunk", "--item", "0")
     assert wrong_role.exit_code == 2 and "--evidence chunk is a trainer's, not a sampler's" in wrong_role.output
+    too_far = run(world, who.node_dir, "dispute", "open", str(world.task_id), "1", "--role", "sampler", "--slot",
+                  "0", "--evidence", "episode", "--item", str(2**32))
+    assert too_far.exit_code == 1 and "openDispute reverted: InvalidEvidence(" in too_far.output
+    assert "a sampler's evidence is an episode" in too_far.output
 
 
 def test_open_without_funds_for_the_bond(world):
