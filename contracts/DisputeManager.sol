@@ -212,7 +212,13 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
         if (registry.protocolTime() <= windowEnd) revert DisputeWindowOpen(taskId, round, windowEnd);
         uint256 open = _ds().open[taskId][round];
         if (open != 0) revert DisputesPending(taskId, round, open);
-        // The amount is in the vault's Released event; nothing here depends on it.
+        // A dissent no dispute of its author vindicated was not the work the round paid for: the
+        // pay goes back to the requester (the amounts are in the vault's and registry's events).
+        if (TaskState.dissented(_registry(), taskId, round, node) && !_ds().vindicated[taskId][round][node]) {
+            // slither-disable-next-line unused-return
+            IDisputeHooks(address(registry)).reclaimPay(taskId, round, node, Role.Validator);
+            return;
+        }
         // slither-disable-next-line unused-return
         IDisputeHooks(address(registry)).releasePay(taskId, round, node);
     }
@@ -248,6 +254,8 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
         uint256 pot = 0;
         address winner = address(0);
         if (outcome == Status.Upheld) {
+            // A dissenting validator that proved the work bad is owed its held round pay.
+            if (d.verdict != ITaskRegistry.Verdict.Rejected) ds.vindicated[d.taskId][d.round][d.disputer] = true;
             _credit(disputeId, d.disputer, bond);
             pot = _correct(disputeId, d);
             winner = d.disputer;

@@ -154,7 +154,9 @@ interface IDisputeManager is IExtsload {
     function settle(uint256 disputeId) external;
 
     /// @notice Credits `node`'s held pay for `round` once the round's dispute window has passed and
-    ///         no dispute of the round is open. Anyone may call.
+    ///         no dispute of the round is open. Anyone may call. The pay of a validator that
+    ///         dissented in the round goes back to the requester instead, unless a dispute it opened
+    ///         on the round proved the work bad.
     function releasePay(uint256 taskId, uint256 round, address node) external;
 
     /// @notice Pays `amount` of what the caller is owed (returned bonds, awards) to `to`.

@@ -313,8 +313,8 @@ library RoundLogic {
     ///      every rejected one: it earns one slot's share of the validator pool. Accepting work a
     ///      quorum rejected is penalised at once. Rejecting work a quorum accepted is a dissent: a
     ///      lone validator that saw a fault the others' samples missed may be the one that is right,
-    ///      so a head-count does not punish it; it is not paid for the round, and its evidence is
-    ///      adjudicated by the dispute it opens (SPECIFICATION.md 5.5, 13).
+    ///      so a head-count does not punish it; its evidence is adjudicated by the dispute it opens,
+    ///      and its round pay is its own only if that dispute proves the work bad (SPECIFICATION.md 5.5, 13).
     function _judgeAndPayValidators(
         TaskStorage storage s,
         Context memory c,
@@ -334,6 +334,13 @@ library RoundLogic {
                 _vacate(s, c, taskId, t, Role.Validator, v, Outcome.AgainstQuorum);
             } else if (dissent != 0) {
                 emit ITaskRegistry.Dissented(taskId, round, node, v, dissent);
+                // Its pay is held until a dispute it opens proves the work bad, and goes back to the
+                // requester otherwise (DisputeManager.releasePay); without disputes nothing can
+                // adjudicate a dissent, so it is not paid.
+                if (s.disputeManager != address(0)) {
+                    s.dissented[taskId][round][node] = true;
+                    _pay(s, c, taskId, round, node, Role.Validator, share);
+                }
             } else {
                 c.reputation.record(node, Outcome.Accepted);
                 _pay(s, c, taskId, round, node, Role.Validator, share);

@@ -28,6 +28,7 @@ library TaskState {
     uint256 private constant TASK_COUNT = 10;
     uint256 private constant DISPUTE_MANAGER = 13;
     uint256 private constant TASK_FRONT = 14;
+    uint256 private constant DISSENTED = 15;
 
     /// @dev Words of a Task: 7 fixed (3 packed, sharesBps, bounty, specDigest, checkpointRoot), then two strings.
     uint256 private constant TASK_WORDS = 7;
@@ -152,6 +153,12 @@ library TaskState {
     {
         bytes32 at = _key(index, _key(round, _key(taskId, _field(ATTESTERS))));
         return address(uint160(uint256(registry.extsload(at))));
+    }
+
+    /// @notice Whether `node` dissented in `round` (rejected work the quorum accepted) with disputes on.
+    function dissented(IExtsload registry, uint256 taskId, uint256 round, address node) internal view returns (bool) {
+        bytes32 at = _key(uint256(uint160(node)), _key(round, _key(taskId, _field(DISSENTED))));
+        return uint256(registry.extsload(at)) != 0;
     }
 
     // ---------------------------------------------------------------- slots and words

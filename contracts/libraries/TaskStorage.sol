@@ -33,6 +33,9 @@ struct TaskStorage {
     uint256 pausedTotal; // seconds paused before the current pause: protocol time leaves them out
     address disputeManager; // set once; from then on round pay is held for the dispute window
     address taskFront; // set once; the front contract that may create tasks for signed requesters
+    // Validators that rejected work a quorum accepted (SPECIFICATION.md 5.5): their round pay is
+    // held until a dispute they open proves the work bad (DisputeManager.releasePay).
+    mapping(uint256 taskId => mapping(uint256 round => mapping(address node => bool))) dissented;
 }
 
 /// @notice Where the registry's TaskStorage lives.

@@ -86,6 +86,12 @@ contract StateView {
         return TaskState.attester(registry, taskId, round, slot);
     }
 
+    /// @notice Whether `node` dissented in `round` (rejected work the quorum accepted, disputes on):
+    ///         its held round pay is released only if a dispute it opened proves the work bad.
+    function dissentedIn(uint256 taskId, uint256 round, address node) external view returns (bool) {
+        return TaskState.dissented(registry, taskId, round, node);
+    }
+
     /// @notice The registry's dispute manager (0 = disputes not active: pay is credited at once).
     function disputeManager() external view returns (address) {
         return TaskState.disputeManager(registry);

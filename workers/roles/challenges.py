@@ -26,8 +26,10 @@ def _word(x: int) -> bytes:
 
 
 def challenged_indices(challenge_seed: bytes, task_id: int, round_: int, slot: int, num_items: int, k: int,
-                       domain: bytes = SAMPLER_DOMAIN) -> list[int]:
-    """The challenged items (module doc), ascending."""
+                       domain: bytes = SAMPLER_DOMAIN, also: tuple[int, ...] = ()) -> list[int]:
+    """The challenged items (module doc), ascending, with the items `also` (those a dispute names as
+    its evidence: a juror re-executes them whatever its own draw) that exist."""
     prefix = domain + bytes(challenge_seed) + _word(task_id) + _word(round_) + _word(slot)
     scores = sorted((keccak(prefix + _word(i)), i) for i in range(num_items))
-    return sorted(i for _, i in scores[:min(k, num_items)])
+    drawn = {i for _, i in scores[:min(k, num_items)]}
+    return sorted(drawn | {i for i in also if 0 <= i < num_items})

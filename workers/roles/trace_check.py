@@ -37,6 +37,7 @@ from eth_utils import keccak
 
 from workers import merkle
 from workers.framing import Malformed
+from workers.protocol import Evidence
 from workers.rl.policy import from_bytes, policy_tensors, to_bytes
 from workers.rl.ppo import (
     MinibatchSchedule,
@@ -70,7 +71,14 @@ GPU_ATOL = 1e-6
 
 
 class Rejected(Exception):
-    """Why the trace is rejected (internal: check_trace returns the message)."""
+    """Why the trace is rejected (internal: check_trace returns the message and the evidence)."""
+
+    evidence: tuple[Evidence, int] = (Evidence.WHOLE, 0)
+
+    def at(self, evidence: Evidence, item: int) -> Rejected:
+        """This rejection, as one of item `item` (a transition or a data chunk)."""
+        self.evidence = (evidence, item)
+        return self
 
 
 def _steps_name(a: int, b: int) -> str:
@@ -86,6 +94,8 @@ class _Checker:
         self.spec, self.task_id, self.round, self.claimed = spec, task_id, round_, claimed
         self.policy0, self.start, self.episodes, self.fetch, self.seed = policy0, start, episodes, fetch, seed
         self.config = dataclasses.replace(spec.ppo, device="cpu")
+        self.also_chunks: tuple[int, ...] = ()
+        self.also_transitions: tuple[int, ...] = ()
         self.cuda = claimed.meta["device"] == "cuda"
         self.steps_run, self.tolerance_used = 0, 0.0  # what run() re-executed, however far it got
 
@@ -280,33 +290,44 @@ class _Checker:
         self.batch = self.load_batch()
         k = self.spec.challenges_per_trainer
         args = (self.seed, self.task_id, self.round, 0)
-        chunks = challenged_indices(*args, len(self.plan), k, TRAINER_DATA_DOMAIN)
+        chunks = challenged_indices(*args, len(self.plan), k, TRAINER_DATA_DOMAIN, self.also_chunks)
         for i in chunks:
-            self.check_chunk(i)
-        transitions = challenged_indices(*args, len(self.b) - 1, k, TRAINER_STEPS_DOMAIN)
+            try:
+                self.check_chunk(i)
+            except Rejected as rejection:
+                raise rejection.at(Evidence.DATA_CHUNK, i) from None
+        transitions = challenged_indices(*args, len(self.b) - 1, k, TRAINER_STEPS_DOMAIN, self.also_transitions)
         if self.trace.steps < len(self.schedule) and len(self.b) - 2 not in transitions:
             transitions.append(len(self.b) - 2)  # an early stop is always re-executed
         for j in transitions:
-            self.check_transition(j)
+            try:
+                self.check_transition(j)
+            except Rejected as rejection:
+                raise rejection.at(Evidence.TRANSITION, j) from None
         return (f"trace root, ends and data check; re-executed {self.steps_run} of {self.trace.steps} steps "
                 f"(transitions {transitions}), recomputed data chunks {chunks}"
                 + (f"; CUDA trace: {self.tolerance_used:.3g} of the tolerance used" if self.cuda else ""))
 
 
 def check_trace(spec, task_id: int, round_: int, claimed, policy0, start: TrainState, episodes, fetch,
-                challenge_seed: bytes) -> tuple[bool, str, float | None]:
+                challenge_seed: bytes, also_chunks: tuple[int, ...] = (), also_transitions: tuple[int, ...] = ()
+                ) -> tuple[bool, str, float | None, tuple[Evidence, int]]:
     """(accepted, reason, tolerance used) for a trainer's checkpoint `claimed` (already checked
     against its root and inputs): its trace, sampled (module doc). `policy0`, `start`: the round's
     incoming policy and TrainState; `episodes`: the inputs' episodes in training order; `fetch(cid)`:
     the bytes, or None when they cannot be had. The tolerance used: for a CUDA trace, the largest
-    re-execution error as a fraction of its tolerance (None for a CPU trace, re-executed bit for bit)."""
+    re-execution error as a fraction of its tolerance (None for a CPU trace, re-executed bit for bit).
+    `also_chunks`, `also_transitions`: items re-executed besides the challenged ones (a dispute's
+    evidence). The evidence: the item whose check failed ((WHOLE, 0) for the trace as a whole)."""
     checker = _Checker(spec, task_id, round_, claimed, policy0, start, episodes, fetch, challenge_seed)
+    checker.also_chunks, checker.also_transitions = tuple(also_chunks), tuple(also_transitions)
+    evidence = (Evidence.WHOLE, 0)
     try:
         reason = checker.run()
         accepted = True
     except Rejected as rejection:
-        reason, accepted = str(rejection), False
-    return accepted, reason, (checker.tolerance_used if checker.cuda else None)
+        reason, accepted, evidence = str(rejection), False, rejection.evidence
+    return accepted, reason, (checker.tolerance_used if checker.cuda else None), evidence
 
 
 def _max_abs_diff(a: dict, b: dict) -> float:

@@ -39,6 +39,11 @@ on a shard this validator rejects, as long as that shard was revealed and matche
 the trainer trains (`verify_samplers`, on CPU the trainer's one thread leaves); `verify_round`
 then takes each of those verdicts whose slot, root and round policy are the ones it is given,
 and the Attest phase only waits for the trainer's check.
+
+**Evidence.** A rejection says which item failed (`Judgement.evidence`: an episode, a transition,
+a data chunk, or the submission as a whole), which the validator's node states when it disputes a
+verdict it dissented from; a juror re-executes the item a dispute names (`Focus`) besides its own
+challenges (SPECIFICATION.md 13).
 """
 
 from __future__ import annotations
@@ -46,6 +51,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from workers.protocol import Evidence, Role
 from workers.rl.policy import digest
 from workers.rl.replay import replay_episode
 from workers.rl.rollout import derive_seeds, misfit
@@ -70,6 +76,24 @@ class Judgement:
     tolerance_used: float | None = None
     """A CUDA-trained checkpoint's largest re-execution error as a fraction of the CUDA tolerance
     (SPECIFICATION 12); None for everything else (a CPU trace is re-executed bit for bit)."""
+    evidence: tuple[Evidence, int] = (Evidence.WHOLE, 0)
+    """For a rejection, the item that failed: (Evidence.EPISODE, i), (TRANSITION, j), (DATA_CHUNK,
+    i), or (WHOLE, 0) for the submission as a whole."""
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The item a dispute names (IDisputeManager's evidence): a juror re-executes it whatever its
+    own challenge draw."""
+
+    role: Role
+    slot: int
+    evidence: Evidence
+    item: int
+
+    def items(self, role: Role, slot: int, evidence: Evidence) -> tuple[int, ...]:
+        """The forced items of `evidence`'s kind in submission (`role`, `slot`)."""
+        return (self.item,) if (self.role, self.slot, self.evidence) == (role, slot, evidence) else ()
 
 
 @dataclass(frozen=True)
@@ -94,17 +118,19 @@ class RoundVerdict:
         return bits
 
 
-def _reject(reason: str) -> Judgement:
-    return Judgement(False, reason)
+def _reject(reason: str, episode: int | None = None) -> Judgement:
+    return Judgement(False, reason, evidence=(Evidence.WHOLE, 0) if episode is None else (Evidence.EPISODE, episode))
 
 
 # -- samplers --------------------------------------------------------------------------------------
 
 def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: bytes, blob: bytes | None,
                    policy, challenge_seed: bytes,
-                   policy_digest: bytes | None = None) -> tuple[Judgement, ShardResult | None]:
+                   policy_digest: bytes | None = None,
+                   also: tuple[int, ...] = ()) -> tuple[Judgement, ShardResult | None]:
     """One sampler's verdict (module doc) and, when its blob matches the root, its shard.
-    `policy_digest`: digest(policy), when the caller has it (a round's samplers share it)."""
+    `policy_digest`: digest(policy), when the caller has it (a round's samplers share it). `also`:
+    episodes re-executed besides the challenged ones (a dispute's evidence)."""
     if blob is None:
         return _reject(f"missing data: the blob of sampler slot {slot} could not be fetched"), None
     try:
@@ -125,24 +151,24 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
         want = (spec.env_id, spec.seed, round_, slot, i)
         if coords != want:
             return _reject(f"episode {i} has coordinates (env, task seed, round, shard, index) "
-                           f"{coords}, expected {want}"), shard
+                           f"{coords}, expected {want}", i), shard
         if (ep.env_seed, ep.sample_seed) != derive_seeds(spec.seed, round_, slot, i):
-            return _reject(f"episode {i} has seeds that derive_seeds does not give"), shard
+            return _reject(f"episode {i} has seeds that derive_seeds does not give", i), shard
         if ep.end == "cut" and i != len(shard.episodes) - 1:
-            return _reject(f"episode {i} is cut but is not the shard's last episode"), shard
+            return _reject(f"episode {i} is cut but is not the shard's last episode", i), shard
         problem = misfit(ep, policy.spec)
         if problem:
-            return _reject(f"episode {i} does not fit the round policy's spaces: it has {problem}"), shard
+            return _reject(f"episode {i} does not fit the round policy's spaces: it has {problem}", i), shard
     picked = challenged_indices(challenge_seed, task_id, round_, slot, len(shard.episodes),
-                                spec.challenges_per_sampler)
+                                spec.challenges_per_sampler, also=also)
     for i in picked:
         verdict = replay_episode(shard.episodes[i], policy, env_id=spec.env_id, task_seed=spec.seed,
                                  round_=round_, shard=slot, policy_digest=policy_digest)
         if not verdict.ok:
-            return _reject(f"episode {i} does not replay: {verdict.mismatch}"), shard
+            return _reject(f"episode {i} does not replay: {verdict.mismatch}", i), shard
         if verdict.max_logp_error > spec.logp_tolerance:
             return _reject(f"episode {i}: log-prob error {verdict.max_logp_error:.3g} exceeds the spec's "
-                           f"tolerance {spec.logp_tolerance:.3g}"), shard
+                           f"tolerance {spec.logp_tolerance:.3g}", i), shard
     return Judgement(True, f"root, headers and {len(picked)} replayed episodes {picked} check"), shard
 
 
@@ -152,11 +178,12 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
                    prev_root: bytes | None, root: bytes, bundle: bytes | None,
                    revealed: dict[int, tuple[bytes, bytes | None]], accepted_slots: set[int],
                    fetch: Fetch, challenge_seed: bytes, parsed: dict[int, ShardResult] | None = None,
-                   start: tuple | None = None) -> Judgement:
+                   start: tuple | None = None, focus: Focus | None = None) -> Judgement:
     """The trainer's verdict (module doc). `revealed`: slot -> (root, blob or None); `fetch`
     gets the trace and its challenged states by CID. `parsed`: shards already read from their
     blobs (verify_sampler's), by slot, so they are not parsed again; `start`: round_start's
-    (policy, train state, previous root) for `prev_bundle`, when the caller has it."""
+    (policy, train state, previous root) for `prev_bundle`, when the caller has it; `focus`: a
+    dispute's item, re-executed besides the challenged ones."""
     if bundle is None:
         return _reject("missing data: the trainer's checkpoint bundle could not be fetched")
     try:
@@ -203,9 +230,11 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
             if problem:
                 return _reject(f"trained on episode {ep.index} of the shard of slot {ep.shard}, which does not fit "
                                f"the round policy's spaces: it has {problem}")
-        accepted, reason, used = check_trace(spec, task_id, round_, claimed, policy0, start, episodes, fetch,
-                                             challenge_seed)
-    return Judgement(accepted, reason, used)
+        also = {kind: focus.items(Role.TRAINER, 0, kind) if focus else () for kind in Evidence}
+        accepted, reason, used, evidence = check_trace(spec, task_id, round_, claimed, policy0, start, episodes,
+                                                       fetch, challenge_seed, also[Evidence.DATA_CHUNK],
+                                                       also[Evidence.TRANSITION])
+    return Judgement(accepted, reason, used, evidence)
 
 
 # -- the round -------------------------------------------------------------------------------------
@@ -227,21 +256,22 @@ class SamplerChecks:
 
 def _judge_samplers(spec: TaskSpec, task_id: int, round_: int, policy,
                     samplers: list[tuple[int, bytes, bytes | None]], challenge_seed: bytes,
-                    known: dict[int, tuple[bytes, Judgement, ShardResult | None]]):
+                    known: dict[int, tuple[bytes, Judgement, ShardResult | None]], focus: Focus | None = None):
     """({slot: verdict}, {slot: shard read from a blob matching its root}) of the samplers, taking
-    a `known` verdict where its root is the one revealed."""
+    a `known` verdict where its root is the one revealed (unless `focus`, a dispute's item, is in it)."""
     slots = [slot for slot, _, _ in samplers]
     if len(set(slots)) != len(slots):
         raise ValueError(f"each sampler slot may be given once, got slots {slots}")
     judgements, parsed, policy_digest = {}, {}, None
     for slot, root, blob in sorted(samplers, key=lambda s: s[0]):
         root = bytes(root)
-        if slot in known and known[slot][0] == root:
+        also = focus.items(Role.SAMPLER, slot, Evidence.EPISODE) if focus else ()
+        if slot in known and known[slot][0] == root and not also:
             judgements[slot], shard = known[slot][1], known[slot][2]
         else:
             policy_digest = digest(policy) if policy_digest is None else policy_digest  # one per round
             judgements[slot], shard = verify_sampler(spec, task_id, round_, slot, root, blob, policy,
-                                                     challenge_seed, policy_digest)
+                                                     challenge_seed, policy_digest, also)
         if shard is not None:
             parsed[slot] = shard
     return judgements, parsed
@@ -262,7 +292,7 @@ def verify_samplers(spec: TaskSpec, task_id: int, round_: int, prev_bundle: byte
 def verify_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
                  samplers: list[tuple[int, bytes, bytes | None]],
                  trainer: tuple[bytes, bytes | None] | None, challenge_seed: bytes,
-                 fetch: Fetch, early: SamplerChecks | None = None) -> RoundVerdict:
+                 fetch: Fetch, early: SamplerChecks | None = None, focus: Focus | None = None) -> RoundVerdict:
     """Verdicts for the round's revealed submissions.
 
     `prev_bundle`: the task's current checkpoint bundle (checked by the caller against the chain's
@@ -271,16 +301,18 @@ def verify_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes |
     revealed. `challenge_seed`: this validator's secret randomness for the challenges. `fetch`:
     content by CID (None when missing) for the trainer's trace and its challenged states.
     `early`: verify_samplers' verdicts for this round, by this validator (same seed); one is
-    taken for a slot whose revealed root it judged, under the same previous checkpoint."""
+    taken for a slot whose revealed root it judged, under the same previous checkpoint. `focus`:
+    the item a dispute names, re-executed besides this validator's own challenges (a juror's)."""
     with single_thread():
         start = round_start(spec, prev_bundle)
         policy, _, prev_root = start
         known = early.judged if early is not None and early.prev_root == prev_root else {}
-        judgements, parsed = _judge_samplers(spec, task_id, round_, policy, samplers, challenge_seed, known)
+        judgements, parsed = _judge_samplers(spec, task_id, round_, policy, samplers, challenge_seed, known, focus)
     trainer_judgement = None
     if trainer is not None:
         revealed = {slot: (bytes(root), blob) for slot, root, blob in samplers}
         accepted = {slot for slot, j in judgements.items() if j.accepted}
         trainer_judgement = verify_trainer(spec, task_id, round_, prev_bundle, prev_root, bytes(trainer[0]),
-                                           trainer[1], revealed, accepted, fetch, challenge_seed, parsed, start)
+                                           trainer[1], revealed, accepted, fetch, challenge_seed, parsed, start,
+                                           focus)
     return RoundVerdict(judgements, trainer_judgement)

@@ -8,6 +8,7 @@ the workers' warm-up hooks; importing this module registers every protocol handl
     aggregate_handlers   the validators' BLS aggregate votes through the relay
     keeper_handlers      advancing a phase past its deadline, failing a task left unfilled
     dispute_handlers     juror duty and held pay
+    detector_handlers    disputing a verdict that let through work its own checks rejected
     common               what they share (sending, the task's spec and checkpoint, slots, votes)
     context              what each handler is given: the node's NodeContext (common.on)
 
@@ -49,6 +50,9 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
   every phase,  validator  (keeper) schedule a DeadlineReached check at the phase's deadline
   (PhaseStarted reaches only the nodes that hold a slot in the task: workers.node.queues.interest,
   and a sampler's or trainer's worker only for the phases above: the other phases are not queued)
+- RoundFinalized, validator: submissions its own checks rejected and the verdict did not (Accepted:
+  it dissented; Inconclusive): open a dispute naming the failing item, with the minimum bond, and
+  prove a sampler's episode on-chain where the chain can check it (detector_handlers).
 - TaskSettled, trainer: a task it held a slot in completed: pin its final checkpoint if this node
   stored it (so that it outlives the store's retention).
 - DeadlineReached, validator: a synthetic event this module schedules (a delayed Celery task,
@@ -74,6 +78,7 @@ import os
 from workers.node.handlers import (  # noqa: F401
     aggregate_handlers,
     assignment_handlers,
+    detector_handlers,
     dispute_handlers,
     keeper_handlers,
     round_handlers,
@@ -85,7 +90,8 @@ from workers.node.observe import logs
 HANDLER_MODULES = ("workers.node.handlers.table",  # first: the workers' warm-up hooks
                    "workers.node.handlers.assignment_handlers", "workers.node.handlers.round_handlers",
                    "workers.node.handlers.validator_handlers", "workers.node.handlers.aggregate_handlers",
-                   "workers.node.handlers.keeper_handlers", "workers.node.handlers.dispute_handlers")
+                   "workers.node.handlers.keeper_handlers", "workers.node.handlers.dispute_handlers",
+                   "workers.node.handlers.detector_handlers")
 """The node's handler modules: this one, whose `warm()` and `warm_claims()` the worker calls before
 its first message (workers.node.processes.worker looks for them in each handler module), then one
 module per concern."""

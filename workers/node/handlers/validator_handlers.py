@@ -76,6 +76,13 @@ def _check_samplers_early(ctx: NodeContext, ev: HandledEvent) -> None:
         ctx.secrets.challenge_seed(task_id, round_)))
 
 
+def _noted(judgement) -> list:
+    """A judgement as the verdict note keeps it: [accepted, reason, evidence kind, item] (the
+    evidence a dispute states if the verdict goes the other way: detector_handlers)."""
+    kind, item = judgement.evidence
+    return [judgement.accepted, judgement.reason, int(kind), int(item)]
+
+
 def attest(ctx: NodeContext, ev: HandledEvent) -> None:
     from workers.roles.validator import verify_round
 
@@ -104,8 +111,8 @@ def attest(ctx: NodeContext, ev: HandledEvent) -> None:
     ctx.secrets.note(task_id, round_, Role.VALIDATOR, "verdict", {
         "bitmap": bitmap, "work_s": round(time.time() - started, 3),
         "samplers_judged_early": [] if early is None else sorted(early.judged),
-        "samplers": {str(k): [j.accepted, j.reason] for k, j in verdict.samplers.items()},
-        "trainer": None if verdict.trainer is None else [verdict.trainer.accepted, verdict.trainer.reason]})
+        "samplers": {str(k): _noted(j) for k, j in verdict.samplers.items()},
+        "trainer": None if verdict.trainer is None else _noted(verdict.trainer)})
     task = current(ctx, task_id, round_, Phase.ATTEST)
     if task is None:
         return

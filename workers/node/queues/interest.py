@@ -8,8 +8,9 @@ slot in (SlotAssigned / SlotVacated naming it, TaskSettled) and queues:
 - TaskCreated, SlotVacated of others, DrawArmed: always (claims, reclaims, keepers);
 - SlotAssigned, RewardEarned: only when it names this node (RewardEarned: its held pay to
   release, workers.node.handlers.dispute_handlers);
-- PhaseStarted, TaskSettled: only for a task this node holds a slot in (work and phase-deadline
-  keeping; a trainer pins a completed task's final policy);
+- PhaseStarted, RoundFinalized, TaskSettled: only for a task this node holds a slot in (work and
+  phase-deadline keeping; a validator disputes what its checks rejected and the verdict did not,
+  workers.node.handlers.detector_handlers; a trainer pins a completed task's final policy);
 - anything else: as before (the dispatch table decides).
 
 The held set lives in the watcher's SQLite file beside its cursor and is updated before the
@@ -76,6 +77,6 @@ class Interest:
             return not mine
         if name == "TaskSettled":
             return self._settle(int(task))
-        if name == "PhaseStarted":
+        if name in ("PhaseStarted", "RoundFinalized"):
             return self._holds(int(task))
         return True

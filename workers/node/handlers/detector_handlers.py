@@ -1,0 +1,119 @@
+"""The detector's side of disputes (SPECIFICATION.md 13, "The detector disputes"): a validator
+whose checks found a fault that the round's verdict did not act on states its evidence itself.
+
+- RoundFinalized, validator (its own tasks only: workers.node.queues.interest): for each
+  submission this node rejected in the round (its verdict note, workers.node.handlers.validator_handlers)
+  whose verdict is Accepted (it dissented) or Inconclusive and that nobody disputed yet, it opens a
+  dispute naming the item its check failed on (`openDispute(..., evidence, item)`), posting the
+  protocol's minimum bond. For a sampler's episode it then offers the chain the episode with its
+  Merkle proof (`proveFault`): where the fault is one the chain can check (the episode's header),
+  the dispute is upheld at once; otherwise (`NoFaultProven`) the jurors re-execute that episode,
+  transition or chunk.
+
+Why the node does this on its own: a dissent is not paid for the round (the quorum accepted), so
+a validator that saw a fault is paid for it only through the dispute (its bond back and the
+winner's part of the slashes); a detector that stayed silent would have worked for nothing."""
+from __future__ import annotations
+
+import logging
+
+from workers.chain.errors import TxReverted
+from workers.merkle import MerkleTree
+from workers.node.handlers.common import on, send
+from workers.node.handlers.context import NodeContext
+from workers.node.queues.dispatch import HandledEvent
+from workers.protocol import Evidence, Role, Verdict
+
+log = logging.getLogger(__name__)
+
+DISPUTED_VERDICTS = (Verdict.ACCEPTED, Verdict.INCONCLUSIVE)
+"""The verdicts a rejection is disputed against: the ones that did not reject the work."""
+
+
+def rejections(note: dict) -> list[tuple[Role, int, Evidence, int, str]]:
+    """(role, slot, evidence, item, reason) of each submission a verdict note rejects (a note
+    written before notes carried evidence names the whole submission)."""
+    judged = [(Role.SAMPLER, int(slot), j) for slot, j in (note.get("samplers") or {}).items()]
+    if note.get("trainer") is not None:
+        judged.append((Role.TRAINER, 0, note["trainer"]))
+    out = []
+    for role, slot, j in sorted(judged, key=lambda x: (x[0], x[1])):
+        if j[0]:
+            continue
+        kind, item = (Evidence(int(j[2])), int(j[3])) if len(j) >= 4 else (Evidence.WHOLE, 0)
+        out.append((role, slot, kind, item, str(j[1])))
+    return out
+
+
+def _verdict_note(ctx: NodeContext, task_id: int, round_: int) -> dict | None:
+    notes = [n["data"] for n in ctx.secrets.notes(task_id)
+             if n["kind"] == "verdict" and int(n["round"]) == round_ and int(n["role"]) == Role.VALIDATOR]
+    return notes[-1] if notes else None
+
+
+def _state(ctx: NodeContext, name: str, *args):
+    return ctx.view.read(ctx.deployment.state, name, *args)
+
+
+@on("RoundFinalized", "validator")
+def dispute_what_it_saw_fail(ctx: NodeContext, ev: HandledEvent) -> None:
+    task_id, round_ = int(ev.args["taskId"]), int(ev.args["round"])
+    if _state(ctx, "disputeManager") == "0x" + "00" * 20:
+        return  # disputes are not active on this deployment
+    note = _verdict_note(ctx, task_id, round_)
+    if note is None:
+        return  # it did not judge this round
+    for role, slot, evidence, item, reason in rejections(note):
+        sub = _state(ctx, "submissionOf", task_id, round_, role, slot)
+        if Verdict(int(sub.verdict)) not in DISPUTED_VERDICTS:
+            continue
+        if _state(ctx, "disputeIdOf", task_id, round_, role, slot) == 0:
+            if not _open(ctx, task_id, round_, role, slot, evidence, item, reason):
+                continue
+        dispute_id = _state(ctx, "disputeIdOf", task_id, round_, role, slot)
+        if role == Role.SAMPLER and evidence == Evidence.EPISODE:
+            _prove(ctx, dispute_id, sub, item)
+
+
+def _open(ctx: NodeContext, task_id: int, round_: int, role: Role, slot: int, evidence: Evidence, item: int,
+          reason: str) -> bool:
+    """Opens the dispute with the minimum bond; False when this node cannot pay it (logged)."""
+    d = ctx.deployment
+    bond = d.config.functions.minBond().call()
+    balance = d.token.functions.balanceOf(ctx.address).call()
+    if balance < bond:
+        log.error("task %d round %d: %s %d failed this node's check (%s) but was not rejected; disputing it "
+                  "needs a bond of %d wei DRL and the account holds %d: top it up to dispute", task_id, round_,
+                  role.name.lower(), slot, reason, bond, balance)
+        return False
+    if d.token.functions.allowance(ctx.address, d.disputes.address).call() < bond:
+        send(ctx, d.token.functions.approve(d.disputes.address, bond))
+    log.info("task %d round %d: disputing %s %d (%s %d: %s)", task_id, round_, role.name.lower(), slot,
+             evidence.name.lower(), item, reason)
+    send(ctx, d.disputes.functions.openDispute(task_id, round_, int(role), slot, bond, int(evidence), item),
+         done=("AlreadyDisputed",))
+    return True
+
+
+def episode_proof(blob: bytes, root: bytes, index: int) -> tuple[bytes, list[bytes]]:
+    """Episode `index` of a shard blob, as proveFault takes it: its encoded bytes and their Merkle
+    proof against the shard's root (the blob must reach `root`)."""
+    from workers.roles.sampler import verify_shard
+
+    shard = verify_shard(blob, root)
+    if not 0 <= index < len(shard.items):
+        raise ValueError(f"the shard has {len(shard.items)} episodes, no episode {index}")
+    return shard.items[index], MerkleTree(shard.items).proof(index)
+
+
+def _prove(ctx: NodeContext, dispute_id: int, sub, index: int) -> None:
+    """Offers episode `index` to proveFault; a fault the chain cannot check is left to the jurors."""
+    item, proof = episode_proof(ctx.store.get(sub.cid), bytes(sub.root), index)
+    try:
+        send(ctx, ctx.deployment.disputes.functions.proveFault(dispute_id, item, proof),
+             done=("WrongDisputeStatus",))
+    except TxReverted as exc:
+        if exc.error.name not in ("NoFaultProven", "MalformedEpisode"):
+            raise
+        log.info("dispute %d: episode %d has no fault the chain can check (%s): the jurors re-execute it",
+                 dispute_id, index, exc.error.name)
