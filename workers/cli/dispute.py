@@ -230,6 +230,8 @@ def dispute_prove(obj: Context, dispute_id, item, ipfs_api, timeout):
         which = f"episode {item} of this shard has no fault" if item is not None else \
             "no episode of this shard has a fault"
         raise click.ClickException(f"{which} the chain can check; the jury decides")
+    if EVIDENCE[int(d.evidence)] == "episode":  # the episode the dispute names first, if it is one of them
+        faults.sort(key=lambda f: f.index != int(d.item))
     account = obj.account()
     refused = []
     for found in faults:

@@ -339,6 +339,9 @@ def test_claim_releases_held_pay_once_the_window_passed(world):
     assert early.exit_code == 0, early.output
     assert f"of task {world.task_id} round 1 held until" in early.output and "(its dispute window)" in early.output
     assert vault.heldOf(world.task_id, 0, node.address).call() == earned
+    nothing_yet = run(world, node.node_dir, "wallet", "claim")
+    assert nothing_yet.exit_code == 1 and "can claim 0 DRL" in nothing_yet.output
+    assert "`decentrl dispute claim` shows it and releases what is due" in nothing_yet.output
 
     pass_window(world)
     out = run(world, node.node_dir, "dispute", "claim")
@@ -347,6 +350,9 @@ def test_claim_releases_held_pay_once_the_window_passed(world):
     assert "`decentrl wallet claim` withdraws it" in out.output
     assert vault.heldOf(world.task_id, 0, node.address).call() == 0
     assert vault.claimableOf(node.address).call() == earned
+    before = d.token.functions.balanceOf(node.address).call()
+    assert run(world, node.node_dir, "wallet", "claim").exit_code == 0
+    assert d.token.functions.balanceOf(node.address).call() - before == earned
 
 
 def test_claim_waits_for_an_open_dispute_of_the_round(world):
