@@ -287,13 +287,13 @@ class Demo:
         for e in logs:
             if e["args"]["taskId"] == self.task_id:
                 earned[e["args"]["node"]] = earned.get(e["args"]["node"], 0) + e["args"]["amount"]
-        say("payouts   (with disputes on, each round's pay is held in the RewardVault for the round's dispute "
-            "window; each node releases its own with DisputeManager.releasePay once the window has passed, or "
-            "`decentrl dispute claim` does)")
+        say("payouts   (disputes on: each round's pay is held in the RewardVault until the round's dispute window "
+            "ends; then a running node releases its own (DisputeManager.releasePay), as `decentrl dispute claim` "
+            "does; this demo stops its nodes before that)")
         for node in self.nodes:
             a = node.account.address
             held, until = self.held_pay(a)
-            when = f"held until {until}, released by the nodes" if held else "nothing held"
+            when = f"held until {until}, then released by the node" if held else "nothing held"
             say(f"  {node.name:<12}{a}  earned {earned.get(a, 0) / TOKEN:>8.2f} DRL ({held / TOKEN:.2f} {when})  "
                 f"claimable {view.claimable(a) / TOKEN:>8.2f} DRL  reputation {view.score(a)}  "
                 f"stake {view.stake(a, Role[node.role.upper()]).staked / TOKEN:,.0f} DRL")
