@@ -8,8 +8,9 @@ signs the task (EIP-712) and a bounty permit (EIP-2612), and a relayer submits t
 trainer and validators claim their slots and play all rounds with commit–reveal of Merkle roots.
 Two rounds show the protocol's teeth:
 
-* R2: validator V3 rejects an honest checkpoint; the 2/3 quorum accepts it, so V3 voted against
-  the quorum: slashed, reputation below the threshold, removed (the re-draw finds nobody eligible).
+* R2: validator V3 rejects an honest checkpoint; the 2/3 quorum accepts it, so V3 dissents: not
+  slashed, keeps its slot, and its round pay, held, is reclaimed to the requester once the window
+  passes (only a dispute of its own proving the work bad would have released it).
 * R3: sampler S2 never commits; at the deadline advance() removes it (Missed) and the standby
   sampler S3 takes the slot from R4.
 
@@ -124,7 +125,11 @@ def report(proto, task_id: int, requester, nodes, printer=print) -> dict:
     dep = proto.dep
     t = proto.task(task_id)
     settled = next(tx for _, tx in proto.txs if "TaskSettled" in tx.events).events["TaskSettled"]
-    refund = settled["refund"]
+    # the requester's refund: the unearned rest at settlement, then the held pay reclaimed to it when the
+    # window passed (a dissenter's, whose dissent no dispute vindicated)
+    reclaimed = sum(ev["amount"] for _, tx in proto.txs if "Reclaimed" in tx.events for ev in tx.events["Reclaimed"]
+                    if ev["taskId"] == task_id)
+    refund = settled["refund"] + reclaimed
     earned = {}
     for _, tx in proto.txs:
         for ev in tx.events["RewardEarned"] if "RewardEarned" in tx.events else []:
@@ -146,15 +151,16 @@ def report(proto, task_id: int, requester, nodes, printer=print) -> dict:
                 f"{withdrawn.get(node.address, 0) / TOKEN:>16,.4f}{dep.vault.claimableOf(node.address) / TOKEN:>16,.4f}"
                 f"{staked / TOKEN:>14,.2f}{(initial - staked) / TOKEN:>12,.2f}"
                 f"{dep.reputation.scoreOf(node.address):>5}")
-    printer(f"requester refund (claimable): {refund // TOKEN:,}.{refund % TOKEN:018d} DRL (exact)")
+    printer(f"requester refund (claimable): {refund // TOKEN:,}.{refund % TOKEN:018d} DRL (exact; "
+            f"{reclaimed / TOKEN:,.4f} of it reclaimed held pay)")
 
     paid = [int(x) for x in proto.state.paidOf(task_id)]
     bounty = t["bounty"]
     assert sum(paid) + refund == bounty, (paid, refund, bounty)
-    assert sum(earned.values()) == sum(paid)
+    assert sum(earned.values()) == sum(paid) + reclaimed
     assert dep.vault.escrowOf(task_id) == 0
     # Each role's pool is its share of the bounty (70/20/10). A role is paid one slot share per
-    # accepted piece of work; what it did not earn (missed, rejected, against the quorum) and the
+    # accepted piece of work; what it did not earn (missed, rejected, a dissent) and the
     # rounding dust go back to the requester, so paid + unearned == pool for every role.
     shares = {Role.TRAINER: 7000, Role.SAMPLER: 2000, Role.VALIDATOR: 1000}
     pools = {role: bounty * bps // 10_000 for role, bps in shares.items()}
