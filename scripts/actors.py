@@ -366,7 +366,8 @@ def revealed_sampler_roots(proto: Protocol, task_id: int, t: dict) -> list[bytes
 
 class ScriptedValidator(Node):
     """Checks every revealed submission against the content it names and attests.
-    `against_rounds`: rounds (0-based) in which it (dishonestly) rejects the trainer's checkpoint."""
+    `against_rounds`: rounds (0-based) in which it (dishonestly) rejects the trainer's checkpoint:
+    outvoted, it dissents (SPECIFICATION.md 5.5)."""
 
     role = Role.VALIDATOR
 

@@ -15,41 +15,19 @@ import time
 import fraud_faults as faults
 import pytest
 from click.testing import CliRunner
-from fraud_world import Cheat, FraudNet, outcome, play_round, start_task
-from network import NODE_SETTINGS
+from dispute_world import BOND, disputes_net, start_nodes, wait_for
+from fraud_world import Cheat, outcome, play_round, start_task
 
 from workers.chain.keystore import PASSWORD_ENV
 from workers.cli import cli
-from workers.localnet.chain import TOKEN, Ticker
 from workers.protocol import DisputeStatus, Evidence, Phase, Role, Status, Verdict, vote_commitment
-
-WINDOW_S, VOTE_WINDOW_S = 3600, 600  # the contract's least windows
-BOND = 100 * TOKEN
-TIMEOUT_S = 180
-
-
-def wait_for(what: str, predicate, timeout: float = TIMEOUT_S):
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise AssertionError(f"not within {timeout:g} s: {what}")
-        time.sleep(0.2)
 
 
 @pytest.fixture
 def net(tmp_path):
-    net = FraudNet(tmp_path, node_settings=NODE_SETTINGS,
-                   disputes={"dispute_window_s": WINDOW_S, "vote_window_s": VOTE_WINDOW_S})
+    net = disputes_net(tmp_path)
     yield net
     net.stop()
-
-
-def start_nodes(net, request, names):
-    """Starts these nodes and a block ticker (drawJurors needs a block after its seed block),
-    stopped before the network."""
-    net.start(names=names)
-    request.addfinalizer(Ticker(net.w3, 0.5).stop)
-    net.wait_ready()
 
 
 def disputed_round(net):

@@ -1,8 +1,11 @@
-"""The fraud matrix, validators: a validator that attests against the evidence, and a colluding
-minority (a validator that accepts a cheating sampler's work). The quorum (⌈2n/3⌉) decides as the
-evidence says; the dishonest validator is slashed slashBps of its locked stake, loses 15
-reputation and is paid nothing; every honest node is paid its slot share. Each case has its own
-network, whose validator pool is exactly the task's validators (the draw takes them all)."""
+"""The fraud matrix, validators: a validator that rejects everything, and a colluding minority (a
+validator that accepts a cheating sampler's work). The quorum (⌈2n/3⌉) decides as the evidence
+says. A validator that accepted work the quorum rejected is slashed slashBps of its locked stake,
+loses 15 reputation and is paid nothing; one that rejected work the quorum accepted dissents: it
+is paid nothing (disputes off here: nothing could vindicate it) and keeps its stake, reputation and
+slot, since a lone rejection may be the one that is right (its dispute decides:
+tests/workers/disputes/test_lone_detector.py). Every honest node is paid its slot share. Each case
+has its own network, whose validator pool is exactly the task's validators (the draw takes them all)."""
 from types import SimpleNamespace
 
 import fraud_faults as faults
@@ -58,11 +61,14 @@ def assert_liar_punished(net, r) -> None:
     assert r.liar.address not in r.seen.earned
 
 
-def test_a_validator_attesting_against_the_evidence_is_slashed(make_net):
+def test_a_validator_rejecting_honest_work_dissents_and_is_not_paid(make_net):
     net = make_net(3)
     r = play(net, 3, "validator2", Cheat("validator2", faults.VERIFY, faults.reject_everything, phases=(Phase.ATTEST,)))
-    assert_liar_punished(net, r)
-    assert r.seen.vacated == {r.liar.address: Outcome.AGAINST_QUORUM}
+    assert r.seen.vacated == {} and r.seen.slashed == {}
+    assert r.liar.address not in r.seen.earned
+    assert net.deployment.reputation.functions.scoreOf(r.liar.address).call() == r.before.score
+    dissents = net.deployment.registry.events.Dissented().get_logs(from_block=0)
+    assert [(e.args.validator, e.args.dissentBitmap) for e in dissents] == [(r.liar.address, 0b111)]
     for node in r.nodes["sampler"]:
         assert r.seen.verdicts[(node.address, Role.SAMPLER)] == Verdict.ACCEPTED
         assert r.seen.earned[node.address] == share(net, Role.SAMPLER, 2)

@@ -37,7 +37,7 @@ from workers.node.handlers.common import fetch, on, schedule_check, send, spec_o
 from workers.node.handlers.context import NodeContext
 from workers.node.handlers.keeper_turns import turn_delay_s, wait_for_turn
 from workers.node.queues.dispatch import HandledEvent
-from workers.protocol import DisputeStatus, Role, Verdict, vote_commitment
+from workers.protocol import DisputeStatus, Evidence, Role, Verdict, vote_commitment
 
 log = logging.getLogger(__name__)
 
@@ -141,8 +141,9 @@ def previous_checkpoint(ctx: NodeContext, task, spec, round_: int) -> bytes | No
 
 def judge(ctx: NodeContext, ev: HandledEvent, dispute):
     """This node's Judgement of the disputed submission: the disputed round verified as a
-    validator of it would (its own secret challenge seed, every artifact checked)."""
-    from workers.roles.validator import verify_round
+    validator of it would (its own secret challenge seed, every artifact checked), re-executing the
+    item the dispute names as its evidence besides its own challenges."""
+    from workers.roles.validator import Focus, verify_round
 
     task_id, round_ = int(dispute.taskId), int(dispute.round)
     task = ctx.view.task(task_id)
@@ -152,9 +153,10 @@ def judge(ctx: NodeContext, ev: HandledEvent, dispute):
     samplers = [(s.slot, bytes(s.root), fetch(ctx, s.cid, ev)) for s in subs if s.role == Role.SAMPLER and s.revealed]
     trainer = next(((bytes(s.root), fetch(ctx, s.cid, ev)) for s in subs
                     if s.role == Role.TRAINER and s.revealed), None)
-    verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
-                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: fetch(ctx, cid, ev))
     role, slot = Role(int(dispute.role)), int(dispute.slot)
+    focus = Focus(role, slot, Evidence(int(dispute.evidence)), int(dispute.item))
+    verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
+                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: fetch(ctx, cid, ev), focus=focus)
     judgement = verdict.trainer if role == Role.TRAINER else verdict.samplers.get(slot)
     if judgement is None:
         raise RuntimeError(f"dispute of task {task_id} round {round_}: {role.name.lower()} {slot} "
