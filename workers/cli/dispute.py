@@ -345,7 +345,7 @@ def dispute_claim(obj: Context):
             open_ = _state(obj).openDisputesOf(task_id, round_).call()
             where = f"task {task_id} round {round_ + 1}"
             if protocol_now <= end:
-                click.echo(f"{fmt_drl(held)} of {where} held until {_when(obj, end)} (its dispute window)")
+                click.echo(f"{fmt_drl(held)} of {where} held for its dispute window, until {_when(obj, end)}")
             elif open_:
                 click.echo(f"{fmt_drl(held)} of {where} held: {open_} dispute(s) of the round still open")
             else:

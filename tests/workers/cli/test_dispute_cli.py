@@ -337,7 +337,7 @@ def test_claim_releases_held_pay_once_the_window_passed(world):
     assert vault.heldOf(world.task_id, 0, node.address).call() == earned > 0
     early = run(world, node.node_dir, "dispute", "claim")
     assert early.exit_code == 0, early.output
-    assert f"of task {world.task_id} round 1 held until" in early.output and "(its dispute window)" in early.output
+    assert f"{fmt_drl(earned)} of task {world.task_id} round 1 held for its dispute window, until " in early.output
     assert vault.heldOf(world.task_id, 0, node.address).call() == earned
     nothing_yet = run(world, node.node_dir, "wallet", "claim")
     assert nothing_yet.exit_code == 1 and "can claim 0 DRL" in nothing_yet.output
