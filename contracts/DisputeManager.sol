@@ -311,8 +311,21 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
             bool accepted = a.acceptBitmap & bit != 0;
             if (accepted != bad) continue;
             address node = TaskState.attester(_registry(), d.taskId, d.round, v);
-            slashed += _penalise(disputeId, d, node, Role.Validator, Outcome.AgainstQuorum);
+            // An acceptance can be honestly wrong: a fault confined to items its sampled challenges
+            // did not cover. It loses the round's pay, not stake or reputation. A rejection of good
+            // work cannot (every check is deterministic and names its item): slashed and marked.
+            if (bad) _forfeitPay(disputeId, d, node);
+            else slashed += _penalise(disputeId, d, node, Role.Validator, Outcome.AgainstQuorum);
         }
+    }
+
+    /// @dev Takes back `node`'s held validator pay of the disputed round (to the requester).
+    function _forfeitPay(uint256 disputeId, Dispute storage d, address node) private {
+        uint256 reclaimed = 0;
+        if (vault.heldOf(d.taskId, d.round, node) > 0) {
+            reclaimed = IDisputeHooks(address(registry)).reclaimPay(d.taskId, d.round, node, Role.Validator);
+        }
+        emit PartyPenalised(disputeId, node, Role.Validator, 0, reclaimed);
     }
 
     function _penalise(uint256 disputeId, Dispute storage d, address node, Role role, Outcome outcome)

@@ -131,8 +131,9 @@ contract DisputeOpenTest is DisputeFixture {
         _assertDisputeStatus(id, IDisputeManager.Status.Upheld);
         assertEq(cheatStake - _stakeOf(cheat, Role.Sampler), MIN_SAMPLER_STAKE / 10, "sampler slashed");
         assertEq(reputation.scoreOf(cheat), 70 - 20, "and marked rejected");
-        assertEq(accepterStake - _stakeOf(accepter, Role.Validator), MIN_VALIDATOR_STAKE / 10, "accepter slashed");
-        assertEq(accepterScore - reputation.scoreOf(accepter), 15, "and marked down");
+        assertEq(_stakeOf(accepter, Role.Validator), accepterStake, "the accepter is not slashed");
+        assertEq(reputation.scoreOf(accepter), accepterScore, "nor marked down");
+        assertEq(vault.heldOf(taskId, 0, accepter), 0, "but loses its round pay");
         assertEq(_stakeOf(rejecter, Role.Validator), rejecterStake, "the rejecter is left alone");
         assertEq(reputation.scoreOf(rejecter), rejecterScore, "its reputation too");
         // The trainer trains on every revealed shard: bad samples taint the task.

@@ -71,8 +71,8 @@ contract DisputeVoteTest is DisputeFixture {
         assertEq(vault.heldOf(taskId, 0, trainer), 0, "trainer pay reclaimed");
         assertEq(stateView.paidOf(taskId)[uint8(Role.Trainer)], 0, "trainer paid nothing");
         assertEq(stateView.paidOf(taskId)[uint8(Role.Validator)], 0, "validators who accepted it paid nothing");
-        // pot = trainer 50 + 3 validators x 20 + 2 minority jurors x 20 = 150; jurors' half over 5.
-        uint256 pot = MIN_TRAINER_STAKE / 10 + 5 * (MIN_VALIDATOR_STAKE / 10);
+        // pot = trainer 50 + 2 minority jurors x 20 = 90 (the accepters lose pay, not stake); jurors' half over 5.
+        uint256 pot = MIN_TRAINER_STAKE / 10 + 2 * (MIN_VALIDATOR_STAKE / 10);
         uint256 each = pot / 2 / 5;
         assertEq(stateView.owedOf(stateView.jurorOf(id, 0).node), each, "majority juror award");
         assertEq(stateView.owedOf(stateView.jurorOf(id, 6).node), 0, "minority juror nothing");
@@ -224,8 +224,8 @@ contract DisputeVoteTest is DisputeFixture {
                  "withheld vote slashed");
         assertEq(reputation.scoreOf(shut), 70 - 20, "withheld vote marked down as Withheld");
         assertEq(stateView.owedOf(shut), 0, "no award");
-        // pot = trainer 50 + 3 validators x 20 + 3 withheld jurors x 20; jurors' half over 4
-        uint256 pot = MIN_TRAINER_STAKE / 10 + 6 * (MIN_VALIDATOR_STAKE / 10);
+        // pot = trainer 50 + 3 withheld jurors x 20 (the accepters lose pay, not stake); jurors' half over 4
+        uint256 pot = MIN_TRAINER_STAKE / 10 + 3 * (MIN_VALIDATOR_STAKE / 10);
         assertEq(stateView.owedOf(stateView.jurorOf(id, 0).node), pot / 2 / 4, "majority juror award");
     }
 

@@ -7,9 +7,9 @@ validators accept everything, so the shard is Accepted 2-1 and the detector, whi
 dissents. Then the detector, the honest task nodes and three juror validators (staked after the
 task's draw) run as real processes. Nobody tells the detector what to do: its own node opens the
 dispute naming that episode, offers it to proveFault (doubled rewards are not a fault the chain can
-check), and the jurors re-execute the named episode and uphold. The cheat and both lazy validators
-are slashed, the detector gets its bond back, the winner's part of the slashes and, after the
-window, its held round pay; no honest node loses anything."""
+check), and the jurors re-execute the named episode and uphold. The cheat is slashed, both lazy
+validators lose their round pay, the detector gets its bond back, the winner's part of the slash
+and, after the window, its held round pay; no honest node loses anything."""
 import fraud_faults as faults
 import pytest
 from dispute_world import BOND, disputes_net, start_nodes, wait_for
@@ -79,12 +79,12 @@ def test_the_only_honest_validator_of_three_detects_a_sampled_cheat_and_comes_ou
     taken = min_stake[Role.SAMPLER] * slash_bps // 10_000
     assert stakes.stakeOf(cheat.address, Role.SAMPLER).call().staked == stake - taken
     assert reputation.scoreOf(cheat.address).call() == score + 2 - 20  # accepted at the verdict, then convicted
-    for lazy in lazies:
+    for lazy in lazies:  # an acceptance may honestly miss a sampled fault: it costs the pay, not stake
         stake, score = before[lazy.name]
-        taken = min_stake[Role.VALIDATOR] * slash_bps // 10_000
-        assert stakes.stakeOf(lazy.address, Role.VALIDATOR).call().staked == stake - taken
-        assert reputation.scoreOf(lazy.address).call() == score + 2 - 15  # paid at the verdict, then convicted
+        assert stakes.stakeOf(lazy.address, Role.VALIDATOR).call().staked == stake
+        assert reputation.scoreOf(lazy.address).call() == score + 2  # as at the verdict
         assert d.vault.functions.heldOf(task_id, 0, lazy.address).call() == 0  # its pay reclaimed
+        assert d.vault.functions.claimableOf(lazy.address).call() == 0
 
     # The detector: its bond back and the winner's part of the slashes now, its round pay after the window.
     award = state.owedOf(detector.address).call() - BOND
@@ -99,9 +99,9 @@ def test_the_only_honest_validator_of_three_detects_a_sampled_cheat_and_comes_ou
     wait_for("the detector's held pay released by its own node",
              lambda: vault.heldOf(task_id, 0, detector.address).call() == 0, timeout=60)
     assert vault.claimableOf(detector.address).call() == share
-    # Ahead of the lazy validators (each lost its pay and was slashed) and of accepting along with them.
+    # Ahead of the lazy validators (each lost its pay) and of accepting along with them.
     assert share + award > share
     honest = [net.node("sampler0"), net.node("trainer"), detector]
     slashed = {e.args.node for e in d.stakes.events.Slashed().get_logs(from_block=block)}
-    assert slashed == {cheat.address, *(v.address for v in lazies)}
+    assert slashed == {cheat.address}
     assert not slashed & {n.address for n in honest}
