@@ -325,7 +325,9 @@ class Bench:
 
         self.args = args
         self.rng = random.Random(args.seed)
-        self.net = FraudNet(workdir, node_settings=NODE_SETTINGS,
+        # a Redis database per node: the honest ones, a fresh cheater per cheat round, replacements, jurors
+        databases = 16 + 3 * len(strategies(args.fractions)) * args.rounds + args.jurors
+        self.net = FraudNet(workdir, redis_databases=databases, node_settings=NODE_SETTINGS,
                             disputes={"dispute_window_s": DAY_S, "vote_window_s": VOTE_WINDOW_S})
         for name, role in [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"),
                            ("validator0", "validator"), ("validator1", "validator"), ("validator2", "validator")]:

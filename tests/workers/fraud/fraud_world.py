@@ -33,10 +33,11 @@ BOUNTY = 900 * TOKEN
 
 
 class FraudNet(LocalNetwork):
-    def __init__(self, workdir: Path, **settings):
-        """settings: other LocalNetwork arguments (node_settings, disputes)."""
+    def __init__(self, workdir: Path, redis_databases: int = 64, **settings):
+        """settings: other LocalNetwork arguments (node_settings, disputes); redis_databases: one
+        per node, and one for the relay."""
         super().__init__(workdir, password=PASSWORD, scrypt_n=2**10, anvil_ports=ANVIL_PORTS,
-                         redis_ports=REDIS_PORTS, tick_s=0, redis_databases=64, **settings)
+                         redis_ports=REDIS_PORTS, tick_s=0, redis_databases=redis_databases, **settings)
         self.store = EmbeddedStore(self.store_dir)
         self.spec_cid = self.store.put(SPEC.to_bytes(), pin=True)
 
