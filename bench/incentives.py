@@ -21,7 +21,9 @@ node; everyone else is honest:
   fall back to accepting.
 
 After every round is played, the disputes: `--jurors` validators outside every task are staked
-and run as real node processes (Celery workers under their Supervisors, with a block ticker), and
+(for as many seats as there can be disputes) and run as real node processes (Celery workers under
+their Supervisors, with a block ticker); the other validators, played in-process and not running,
+pause themselves (setNodePaused) so that the jury draw does not seat them; and
 every HONEST validator of every round runs its node's detector (workers.node.handlers.
 detector_handlers, on RoundFinalized; played in-process as the round was) — it disputes, with the
 minimum bond, each submission it rejected that the verdict let through. Strategic validators do
@@ -35,7 +37,8 @@ A node's utility for its round, in DRL:
     PartyPenalised in a dispute of the round) - bonds posted + owed by the DisputeManager (bond
     returned + awards)  - CPU-seconds x --price
 
-CPU is time.process_time around the role functions the node ran in the round (sample_shard,
+CPU is time.process_time around the role functions the node ran in the round (after an uncounted
+honest warm-up round: the process's first training pays about a second of torch start-up) (sample_shard,
 train_round, verify_samplers, verify_round, or the strategy that replaced one); the price is
 --price DRL per CPU-second (default 1). Chain calls, storage and the jurors' re-execution (in
 their own processes) are not counted.
@@ -316,6 +319,7 @@ class Played:
     seats: dict  # node name -> (address, role, strategic)
     cpu: dict  # node name -> CPU s
     honest_validators: list
+    fate: str  # what the round's verdict did to the strategic node (`Bench.fate`)
 
 
 class Bench:
@@ -353,6 +357,26 @@ class Bench:
         return (d.reputation.functions.isEligible(node.address).call()
                 and stakes.availableStake(node.address, role).call() >= stakes.minStake(role).call()
                 and not stakes.isNodePaused(node.address).call())
+
+    def fate(self, task_id: int, block: int, node) -> str:
+        """The strategic node's lot at the round's end, one letter: A accepted, R rejected, I
+        inconclusive, M missed its deadline (samplers, trainers); p paid, d dissented, q against the
+        quorum (validators); "" for the honest rounds. Disputes come later."""
+        from workers.protocol import Outcome, Verdict
+
+        if node is None:
+            return ""
+        registry = self.net.deployment.registry
+        logs = lambda name: [e.args for e in getattr(registry.events, name)().get_logs(  # noqa: E731
+            from_block=block, argument_filters={"taskId": task_id}) if e.args.get("node", e.args.get("validator"))
+            == node.address]
+        vacated = [Outcome(a.reason) for a in logs("SlotVacated")]
+        if node.role == "validator":
+            return "q" if Outcome.AGAINST_QUORUM in vacated else "d" if logs("Dissented") else "p"
+        if Outcome.MISSED in vacated or Outcome.WITHHELD in vacated:
+            return "M"
+        verdicts = [Verdict(a.verdict) for a in logs("VerdictReached")]
+        return verdicts[-1].name[0] if verdicts else "?"
 
     def play(self, strategy: Strategy) -> Played:
         import fraud_world as fw
@@ -397,7 +421,8 @@ class Bench:
         seats = {node.name: (node.address, role, node is strategic)
                  for role, group in nodes.items() for node in group}
         played = Played(strategy.name, task_id, counted, (first, net.w3.eth.block_number), seats,
-                        dict(self.clock.cpu), [v for v in validators if v is not strategic])
+                        dict(self.clock.cpu), [v for v in validators if v is not strategic],
+                        self.fate(task_id, first, strategic))
         self.played.append(played)
         return played
 
@@ -409,10 +434,20 @@ class Bench:
 
         from workers.localnet.chain import Ticker
         from workers.node.handlers import detector_handlers
-        from workers.protocol import DisputeStatus
+        from workers.protocol import DisputeStatus, Role
 
         net, d = self.net, self.net.deployment
-        jurors = [net.add_node(f"juror{i}", "validator") for i in range(self.args.jurors)]
+        # A juror seat locks the validator minimum: staked for as many seats as disputes can be
+        # opened (a rejected submission per honest validator per round), each juror sits on all.
+        seats = 3 * 3 * len(self.played) + 1
+        stake = d.stakes.functions.minStake(Role.VALIDATOR).call() * seats
+        jurors = [net.add_node(f"juror{i}", "validator", drl=stake // TOKEN + 1_000, stake=stake)
+                  for i in range(self.args.jurors)]
+        # The task validators are played in-process, not running: paused, they are not drawn as
+        # jurors (a seated juror that never votes is slashed and holds the vote up for its window).
+        for node in net.nodes:
+            if node.role == "validator" and node not in jurors:
+                node.sender.send(d.stakes.functions.setNodePaused(True))
         first = net.w3.eth.block_number + 1
         net.start(names=[j.name for j in jurors])
         ticker = Ticker(net.w3, 0.5)
@@ -473,7 +508,13 @@ class Bench:
             p = by_block.get(e.blockNumber)
             if p is not None:
                 takes[(p.task_id, p.round, e.args.node)].slashed += e.args.amount
-        settled = [e.args.outcome for e in logs(d.disputes, "DisputeSettled")]
+        outcome_of = {e.args.disputeId: e.args.outcome for e in logs(d.disputes, "DisputeSettled")}
+        strategy_of = {(p.task_id, p.round): p.strategy for p in self.played}
+        self.upheld = defaultdict(int)
+        for i, (task, round_) in disputes.items():
+            if outcome_of.get(i) == 3 and (task, round_) in strategy_of:
+                self.upheld[strategy_of[(task, round_)]] += 1
+        settled = list(outcome_of.values())
         self.dispute_counts = (len(disputes), *(sum(1 for o in settled if o == k) for k in (3, 4, 5)))
         jurors_slashed = len({e.args.juror for e in logs(d.disputes, "JurorReleased") if e.args.slashed > 0})
         role_of = {"sampler": Role.SAMPLER, "trainer": Role.TRAINER, "validator": Role.VALIDATOR}
@@ -491,14 +532,15 @@ class Bench:
         self.net.stop()
 
 
-def table(lines: list[Line]) -> str:
-    rows = [f"{'strategy':<28} {'role':<9} {'n':>3} {'pay':>7} {'utility':>9} {'honest':>9} {'(u-h)/pay':>9} "
-            f"{'u/honest':>8} {'cpu_s':>6} {'h_cpu_s':>7} {'honest slashed':>14}"]
+def table(lines: list[Line], fates: dict, upheld: dict) -> str:
+    rows = [f"{'strategy':<26} {'role':<9} {'n':>3} {'pay':>6} {'utility':>8} {'honest':>8} {'(u-h)/pay':>9} "
+            f"{'u/honest':>8} {'cpu_s':>5} {'h_cpu_s':>7} {'fates':<6} {'upheld':>6} {'honest_slashed':>14}"]
     for ln in lines:
         ratio = ln.utility / ln.honest if ln.honest else float("nan")
-        rows.append(f"{ln.strategy:<28} {ln.role:<9} {ln.rounds:>3} {ln.pay:>7.2f} {ln.utility:>9.2f} "
-                    f"{ln.honest:>9.2f} {ln.advantage:>+9.3f} {ratio:>8.3f} {ln.cpu_s:>6.2f} {ln.honest_cpu_s:>7.2f} "
-                    f"{ln.honest_slashed:>14}")
+        fate = fates.get(ln.strategy, "") if ln.strategy != "honest" else ""
+        rows.append(f"{ln.strategy:<26} {ln.role:<9} {ln.rounds:>3} {ln.pay:>6.1f} {ln.utility:>8.2f} "
+                    f"{ln.honest:>8.2f} {ln.advantage:>+9.3f} {ratio:>8.3f} {ln.cpu_s:>5.2f} {ln.honest_cpu_s:>7.2f} "
+                    f"{fate:<6} {upheld.get(ln.strategy, 0):>6} {ln.honest_slashed:>14}")
     return "\n".join(rows)
 
 
@@ -520,6 +562,8 @@ def main() -> None:
         bench = Bench(Path(workdir), args)
         try:
             started = time.monotonic()
+            bench.play(chosen[0])  # a warm-up round, not counted: the first training pays torch's start-up
+            bench.played.clear()
             for strategy in chosen:
                 for _ in range(args.rounds):
                     bench.play(strategy)
@@ -531,7 +575,13 @@ def main() -> None:
     lines = summarize(seats, args.price)
     print(f"rounds per strategy {args.rounds}; price {args.price:g} DRL per CPU-second; fractions "
           f"{','.join(f'{f:g}' for f in args.fractions)}; {args.jurors} jurors; disputes on (1-day window)")
-    print(table(lines))
+    fates = defaultdict(str)
+    for p in bench.played:
+        fates[p.strategy] += p.fate
+    print(table(lines, fates, bench.upheld))
+    print("fates: the strategic node at each round's verdict: A accepted, R rejected, I inconclusive, M missed "
+          "(sampler, trainer); p paid, d dissented, q slashed against the quorum (validator). upheld: disputes "
+          "of its rounds upheld (honest validators' detectors, judged by the jurors)")
     opened, upheld, dismissed, void = bench.dispute_counts
     print(f"disputes opened {opened}: upheld {upheld}, dismissed {dismissed}, void {void}")
     print(f"jurors slashed: {jurors_slashed}; honest nodes made ineligible and replaced between rounds: "
