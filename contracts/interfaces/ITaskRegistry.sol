@@ -193,8 +193,9 @@ interface ITaskRegistry is IExtsload {
     ///         (one event for all of them; per-vote `attest` emits `Attested`).
     event AggregateAttested(uint256 indexed taskId, uint256 indexed round, uint256 signerBitmap, uint256 acceptBitmap);
     /// @notice Validator slot `slot` rejected submissions the quorum accepted (`dissentBitmap`, bit i
-    ///         = sampler slot i, bit numSamplers = the trainer): not paid this round, not penalised;
-    ///         a dispute it opens settles who was right (SPECIFICATION.md 5.5).
+    ///         = sampler slot i, bit numSamplers = the trainer): not penalised; its round pay is held
+    ///         (not paid at all without a dispute manager) and is its own only if a dispute it opens
+    ///         proves the work bad (SPECIFICATION.md 5.5, 13).
     event Dissented(
         uint256 indexed taskId, uint256 indexed round, address indexed validator, uint256 slot, uint256 dissentBitmap
     );

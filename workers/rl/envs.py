@@ -123,6 +123,11 @@ def env_space_spec(env_id: str) -> SpaceSpec:
         env.close()
 
 
+def time_limit(env_id: str) -> int | None:
+    """The step at which gymnasium's TimeLimit truncates `env_id`'s episodes (None: no limit)."""
+    return gym.spec(env_id).max_episode_steps
+
+
 def make_env(env_id: str, **kwargs) -> gym.Env:
     """`gymnasium.make(env_id, **kwargs)` after checking the id, then checking the spaces.
 

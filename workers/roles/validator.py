@@ -4,7 +4,9 @@
 failed: reject, missing data) and hash to the root; every episode's header must be this task's,
 round's and slot's (env, task seed, round, shard = slot, index = position, seeds from
 `derive_seeds`), rolled with the round's policy (its digest; a stale policy is rejected here), and
-the episodes must add up to exactly `spec.steps_per_shard` steps with only the last one cut. Then
+the episodes must add up to exactly `spec.steps_per_shard` steps with only the last one cut, and an
+episode marked truncated must end at the env's time limit (an episode cut short is caught on
+every episode, not by sampling). Then
 the *challenged* episodes are re-executed in full (`workers.rl.replay.replay_episode`: exact
 simulation, the committed actions are the seeded draws of the round's policy, recorded log-probs
 and values within tolerance) and their largest log-prob error must be at most
@@ -52,6 +54,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from workers.protocol import Evidence, Role
+from workers.rl.envs import time_limit
 from workers.rl.policy import digest
 from workers.rl.replay import replay_episode
 from workers.rl.rollout import derive_seeds, misfit
@@ -138,6 +141,7 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
     except ShardMismatch as error:
         return _reject(f"blob does not match the revealed root: {error}"), None
     policy_digest = digest(policy) if policy_digest is None else policy_digest
+    limit = time_limit(spec.env_id)
     if (shard.task_id, shard.round, shard.shard) != (task_id, round_, slot):
         return _reject(f"blob is of task {shard.task_id} round {shard.round} shard {shard.shard}, "
                        f"expected task {task_id} round {round_} shard {slot}"), shard
@@ -156,6 +160,10 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
             return _reject(f"episode {i} has seeds that derive_seeds does not give", i), shard
         if ep.end == "cut" and i != len(shard.episodes) - 1:
             return _reject(f"episode {i} is cut but is not the shard's last episode", i), shard
+        # Deterministic, so every episode is checked: only the env's TimeLimit truncates, at its limit.
+        if ep.end == "truncated" and ep.steps != limit:
+            return _reject(f"episode {i} is marked truncated after {ep.steps} steps; {spec.env_id} truncates "
+                           f"{'never' if limit is None else f'at step {limit}'}", i), shard
         problem = misfit(ep, policy.spec)
         if problem:
             return _reject(f"episode {i} does not fit the round policy's spaces: it has {problem}", i), shard

@@ -12,6 +12,7 @@ from tests.workers.roles.conftest import SMALL, TASK_ID, fetcher
 from tests.workers.roles.trace_fakes import rebundle, renamed_trace, retraced
 from workers.framing import canonical, frame
 from workers.merkle import merkle_root
+from workers.protocol import Evidence
 from workers.rl.ppo import TrainState
 from workers.rl.rollout import decode_episode
 from workers.roles import sampler, trainer
@@ -72,7 +73,7 @@ def test_an_action_outside_the_space_rejects_the_shard_and_the_trainer_that_trai
     v = judge(rnd, [(0, fake.root, fake.blob), rnd.revealed[1]], ckpt)
     last = len(episodes) - 1
     assert v.samplers[0] == Judgement(False, f"episode {last} does not fit the round policy's spaces: it has a "
-                                             f"discrete action outside [0, 2)")
+                                             f"discrete action outside [0, 2)", evidence=(Evidence.EPISODE, last))
     assert v.trainer == Judgement(False, f"trained on episode {last} of the shard of slot 0, which does not fit the "
                                          f"round policy's spaces: it has a discrete action outside [0, 2)")
 

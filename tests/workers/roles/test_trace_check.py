@@ -17,10 +17,11 @@ from tests.workers.roles.trace_fakes import (
     retraced,
     skipped_at,
 )
+from workers.protocol import Evidence, Role
 from workers.rl.policy import from_bytes
 from workers.roles.challenges import TRAINER_DATA_DOMAIN, TRAINER_STEPS_DOMAIN, challenged_indices
 from workers.roles.trace import Chunk, split_state
-from workers.roles.validator import GPU_RTOL, Judgement, verify_round
+from workers.roles.validator import GPU_RTOL, Focus, Judgement, verify_round
 from workers.storage import cid as cids
 
 SPEC = dataclasses.replace(SMALL, challenges_per_trainer=2)
@@ -64,8 +65,22 @@ def test_a_bad_step_is_caught_exactly_when_challenged(rnd, dishonesty):
         assert j.accepted != challenged, (seed, j)
         if challenged:
             assert j.reason.startswith(f"step {STEP} (state {STEP} -> {STEP + 1}) does not re-execute"), j
+            assert j.evidence == (Evidence.TRANSITION, STEP)  # what its dispute would name
         outcomes.add(challenged)
     assert outcomes == {True, False}  # the seeds exercise both cases
+
+
+def test_a_disputes_transition_is_re_executed_whatever_the_jurors_draw(rnd):
+    fake = dishonest_round(SPEC, rnd, altered_at(STEP))
+    missed = next(seed for seed in SEEDS if STEP not in picked(seed, rnd, 12))
+    samplers = rnd.revealed
+    judged = lambda focus: verify_round(SPEC, TASK_ID, rnd.round, rnd.prev, samplers,  # noqa: E731
+                                        (fake.root, fake.bundle), missed, fetcher(fake), focus=focus).trainer
+    assert judged(None).accepted
+    other = Focus(Role.TRAINER, 0, Evidence.DATA_CHUNK, STEP)  # another kind of item: not a transition
+    assert judged(other).accepted
+    j = judged(Focus(Role.TRAINER, 0, Evidence.TRANSITION, STEP))
+    assert not j.accepted and j.evidence == (Evidence.TRANSITION, STEP), j
 
 
 def test_steps_per_leaf_names_the_span(rnd):
@@ -78,7 +93,7 @@ def test_steps_per_leaf_names_the_span(rnd):
     assert honest.accepted and "re-executed 12 of 12 steps" in honest.reason
     bad = verify_round(spec, TASK_ID, 0, None, samplers, (fake.root, fake.bundle), SEEDS[0], fetcher(fake)).trainer
     assert bad == Judgement(False, "steps 4..7 (state 1 -> 2) does not re-execute: the re-run gives another "
-                                   "state than the trace's state 2")
+                                   "state than the trace's state 2", evidence=(Evidence.TRANSITION, 1))
 
 
 def test_a_trace_with_a_state_left_out_is_rejected(rnd):

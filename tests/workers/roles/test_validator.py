@@ -10,10 +10,12 @@ import torch
 
 from tests.workers.roles.conftest import SMALL, TASK_ID, fetcher
 from tests.workers.roles.trace_fakes import rebundle
+from workers.protocol import Evidence, Role
 from workers.rl.policy import from_bytes, to_bytes
 from workers.rl.rollout import decode_episode, rollout
 from workers.roles import sampler, trainer
 from workers.roles.validator import (
+    Focus,
     Judgement,
     RoundVerdict,
     SamplerChecks,
@@ -85,6 +87,46 @@ def test_fabricated_reward_is_rejected(rounds):
     assert v.samplers[0].accepted and not v.samplers[1].accepted
     assert "does not replay: reward at step 0: expected 1.0, got 2.0" in v.samplers[1].reason
     assert v.bitmap(2) == 0b101  # the trainer is not blamed for the sampler's fraud
+    n = len(rounds[0].shards[1].episodes)
+    episode = challenged_indices(SEED, TASK_ID, 0, 1, n, SMALL.challenges_per_sampler)[0]
+    assert v.samplers[1].evidence == (Evidence.EPISODE, episode)  # what its dispute would name
+
+
+def unchallenged_forgery(rnd, slot, edit):
+    """Slot's shard with an episode SEED does not challenge edited; (its index, root, blob)."""
+    shard = rnd.shards[slot]
+    n = len(shard.episodes)
+    i = next(i for i in range(n - 1) if i not in challenged_indices(SEED, TASK_ID, rnd.round, slot, n,
+                                                                    SMALL.challenges_per_sampler))
+    episodes = [decode_episode(b) for b in shard.episode_bytes]
+    edit(episodes[i])
+    fake = sampler.bundle_shard(TASK_ID, rnd.round, slot, episodes)
+    return i, fake.root, fake.blob
+
+
+def test_a_disputes_episode_is_replayed_whatever_the_jurors_draw(rounds):
+    def edit(ep):
+        ep.rewards[0] = 2.0
+    i, root, blob = unchallenged_forgery(rounds[1], 0, edit)
+    subs = samplers_of(rounds[1], slot0=(root, blob))
+    judged = lambda focus: verify_round(SMALL, TASK_ID, 1, rounds[1].prev, subs, None, SEED, fetcher(),  # noqa: E731
+                                        focus=focus).samplers[0]
+    assert judged(None).accepted  # its challenges missed it
+    assert judged(Focus(Role.SAMPLER, 1, Evidence.EPISODE, i)).accepted  # a focus on another shard
+    j = judged(Focus(Role.SAMPLER, 0, Evidence.EPISODE, i))
+    assert not j.accepted and j.evidence == (Evidence.EPISODE, i) and f"episode {i} does not replay" in j.reason
+
+
+def test_an_episode_truncated_before_the_time_limit_is_rejected_unchallenged(rounds):
+    def edit(ep):
+        ep.end = "truncated"
+        ep.terminated[-1], ep.truncated[-1] = 0, 1
+    i, root, blob = unchallenged_forgery(rounds[1], 0, edit)
+    j = verify_round(SMALL, TASK_ID, 1, rounds[1].prev, samplers_of(rounds[1], slot0=(root, blob)), None, SEED,
+                     fetcher()).samplers[0]
+    steps = decode_episode(rounds[1].shards[0].episode_bytes[i]).steps
+    assert not j.accepted and j.evidence == (Evidence.EPISODE, i)
+    assert j.reason == f"episode {i} is marked truncated after {steps} steps; CartPole-v1 truncates at step 500"
 
 
 def test_altered_observation_is_rejected(rounds):

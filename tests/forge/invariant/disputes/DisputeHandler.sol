@@ -29,6 +29,37 @@ contract DisputeHandler is DisputeFixture {
         _workAndAttest(current, bitmap & 0x7);
     }
 
+    /// @dev Like playRound, but the last validator flips the bits `flip` of `bitmap`: it dissents
+    ///      (rejects what the others accept) or accepts what they reject; then, if it dissented, it
+    ///      disputes the first submission it dissented from when `disputes_` is odd.
+    function playSplitRound(uint8 bitmap, uint8 flip, uint8 disputes_) external {
+        if (current == 0 || _task(current).status != ITaskRegistry.Status.Active) return;
+        if (_task(current).phase != ITaskRegistry.Phase.SampleCommit) return;
+        uint256 taskId = current;
+        if (_samplerAt(taskId, 0) == address(0) || _samplerAt(taskId, 1) == address(0)) return;
+        if (_trainerOf(taskId) == address(0) || _task(taskId).filledValidators != NUM_VALIDATORS) return;
+        uint256 round = _task(taskId).round;
+        _workRound(taskId);
+        address[] memory v = _working(taskId, Role.Validator);
+        uint256 last = (bitmap & 0x7) ^ (flip & 0x7);
+        for (uint256 i = 0; i + 1 < v.length; ++i) {
+            _attest(taskId, v[i], bitmap & 0x7);
+        }
+        _attest(taskId, v[v.length - 1], last);
+        uint256 dissent = (bitmap & 0x7) & ~last;
+        if (dissent == 0 || disputes_ % 2 == 0 || !stateView.dissentedIn(taskId, round, v[v.length - 1])) return;
+        uint256 bit = dissent & (~dissent + 1); // the lowest bit dissented from
+        Role r = bit == 1 << NUM_SAMPLERS ? Role.Trainer : Role.Sampler;
+        uint256 s = r == Role.Trainer ? 0 : (bit == 1 ? 0 : 1);
+        if (stateView.disputeIdOf(taskId, round, r, s) != 0) return;
+        vm.prank(admin);
+        token.transfer(v[v.length - 1], BOND);
+        vm.startPrank(v[v.length - 1]);
+        token.approve(address(disputes), BOND);
+        lastDispute = disputes.openDispute(taskId, round, r, s, BOND, IDisputeManager.Evidence.Whole, 0);
+        vm.stopPrank();
+    }
+
     function openDispute(uint8 role, uint8 slot) external {
         if (current == 0) return;
         uint256 decided = _lastDecidedRound(current);
@@ -129,6 +160,22 @@ contract DisputeHandler is DisputeFixture {
 
     function everyone() external view returns (address[] memory) {
         return _everyone();
+    }
+
+    function disputeRecord(uint256 id) external view returns (IDisputeManager.Dispute memory) {
+        return stateView.disputeOf(id);
+    }
+
+    function dissented(uint256 taskId, uint256 round, address node) external view returns (bool) {
+        return stateView.dissentedIn(taskId, round, node);
+    }
+
+    function held(uint256 taskId, uint256 round, address node) external view returns (uint256) {
+        return vault.heldOf(taskId, round, node);
+    }
+
+    function claimable(address node) external view returns (uint256) {
+        return vault.claimableOf(node);
     }
 
     function tokenBalance(address a) external view returns (uint256) {

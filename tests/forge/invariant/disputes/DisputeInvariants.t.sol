@@ -5,6 +5,7 @@ import {TestBase} from "../../base/Vm.sol";
 import {FuzzSelector} from "../VmLogs.sol";
 import {DisputeHandler} from "./DisputeHandler.sol";
 import {ITaskRegistry} from "../../../../contracts/interfaces/ITaskRegistry.sol";
+import {IDisputeManager} from "../../../../contracts/interfaces/IDisputeManager.sol";
 
 /// @notice SPECIFICATION.md 6 and 13 under fuzzed rounds and disputes: tokens are conserved with
 ///         bonds and awards in the DisputeManager, held pay stays escrow, and every task's bounty
@@ -22,7 +23,7 @@ contract DisputeInvariants is TestBase {
     }
 
     function targetSelectors() public view returns (FuzzSelector[] memory targets) {
-        bytes4[] memory s = new bytes4[](8);
+        bytes4[] memory s = new bytes4[](9);
         s[0] = DisputeHandler.playRound.selector;
         s[1] = DisputeHandler.openDispute.selector;
         s[2] = DisputeHandler.proveFault.selector;
@@ -31,11 +32,38 @@ contract DisputeInvariants is TestBase {
         s[5] = DisputeHandler.releaseAll.selector;
         s[6] = DisputeHandler.withdrawOwed.selector;
         s[7] = DisputeHandler.playRound.selector; // weighted: rounds are what disputes need
+        s[8] = DisputeHandler.playSplitRound.selector; // dissents, their disputes and held pay
         targets = new FuzzSelector[](1);
         targets[0] = FuzzSelector(address(h), s);
     }
 
     /// Supply = accounts + StakeManager + RewardVault + DisputeManager, each holder's books exact.
+    /// @notice playSplitRound reaches what it is there for: a dissent whose author disputes it,
+    ///         voted, settled and released, with the books exact at every step.
+    function test_splitRound_reachesADissentItsDisputeAndItsRelease() public {
+        h.playRound(0x7); // a task, round 0 accepted by all
+        h.playSplitRound(0x7, 0x1, 1); // round 1: the last validator rejects sampler 0 and disputes it
+        uint256 id = h.lastDispute();
+        assertEq(id, 1, "the dissenter's dispute");
+        IDisputeManager.Dispute memory d = h.disputeRecord(id);
+        assertEq(uint256(d.round), 1, "of round 1");
+        assertTrue(h.dissented(d.taskId, 1, d.disputer), "by the dissenter");
+        this.checkConservation();
+        this.checkBounties();
+        h.drawAndVote(0, 7, 0); // every juror dismisses
+        assertEq(uint256(h.disputeRecord(id).status), uint256(IDisputeManager.Status.Dismissed), "dismissed");
+        this.checkConservation();
+        this.checkBounties();
+        uint256 claimableBefore = h.claimable(d.disputer);
+        uint256 round0 = h.held(d.taskId, 0, d.disputer); // it agreed in round 0
+        assertTrue(h.held(d.taskId, 1, d.disputer) > 0, "its round-1 pay is held");
+        h.releaseAll();
+        this.checkConservation();
+        this.checkBounties();
+        assertEq(h.held(d.taskId, 1, d.disputer), 0, "released from hold");
+        assertEq(h.claimable(d.disputer) - claimableBefore, round0, "its round-1 pay went to the requester");
+    }
+
     function invariant_conservation() public view {
         this.checkConservation();
     }
