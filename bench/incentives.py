@@ -1,6 +1,6 @@
 """Incentives measured on the real network: does any strategy pay better than honest work?
 
-    ip netns exec NS .venv/bin/python bench/incentives.py [--rounds 1] [--fractions 0.1,0.25,0.5]
+    ip netns exec NS .venv/bin/python bench/incentives.py [--rounds 3] [--fractions 0.1,0.25,0.5]
         [--price 1.0] [--jurors 3] [--seed 0] [--only NAME,...]
 
 One network for the whole bench: the fraud matrix's world (tests/workers/fraud/fraud_world.py:
@@ -404,7 +404,8 @@ class Bench:
         nodes = {"sampler": samplers, "trainer": [trainer], "validator": validators}
         cheats = [] if strategic is None else strategy.make(net, self.clock, self.rng, strategic.name)
         task_id = net.create_task(num_rounds=strategy.rounds_per_task)
-        fw.start_task(net, task_id, samplers, trainer, sorted(validators, key=lambda v: v.name))
+        # ineligible validators replaced earlier stay in the draw list: a draw may re-arm
+        fw.start_task(net, task_id, samplers, trainer, sorted(validators, key=lambda v: v.name), draws=20)
         original = fw.act
 
         def act(net_, node, task_id_, round_, phase, cheats_=()):
@@ -546,7 +547,7 @@ def table(lines: list[Line], fates: dict, upheld: dict) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=1, help="counted rounds per strategy; default 1")
+    parser.add_argument("--rounds", type=int, default=3, help="counted rounds per strategy; default 3")
     parser.add_argument("--fractions", type=lambda s: [float(x) for x in s.split(",")], default=[0.1, 0.25, 0.5],
                         help="partial cheats' fractions of episodes / steps / transitions; default 0.1,0.25,0.5")
     parser.add_argument("--price", type=float, default=1.0, help="DRL per CPU-second of work; default 1")

@@ -1,11 +1,13 @@
 """bench/incentives.py's accounting, without a network: a node's utility for a round (pay kept,
 slashes, bonds, dispute awards, CPU at the stated price), the strategy lines it prints (a strategy
 beside the honest node of its role: of the same rounds, or of the honest rounds where its rounds
-have none) and the RESULT line's figures."""
+have none) and the RESULT line's figures. Then the bench run for real at its smallest (a whole-shard
+cheat and a lazy validator, one round each) to the RESULT line."""
 
 import importlib.util
 import math
 import re
+import subprocess
 import sys
 from pathlib import Path
 
@@ -82,3 +84,19 @@ def test_no_strategy_of_a_kind_prints_nan():
     out = inc.result(lines, rounds=1)
     assert "cheat_advantage_max=nan" in out and "lazy_validator_max=nan" in out
     assert math.isnan(float(out.split("cheat_advantage_max=")[1].split()[0]))
+
+
+def test_the_bench_plays_a_cheat_and_a_lazy_validator_to_its_result_line():
+    out = subprocess.run([sys.executable, str(ROOT / "bench" / "incentives.py"), "--rounds", "1",
+                          "--only", "fabricated rewards,accept-all"], capture_output=True, text=True, timeout=600,
+                         cwd=ROOT)
+    assert out.returncode == 0, out.stdout + out.stderr
+    lines = out.stdout.strip().splitlines()
+    match = re.fullmatch(r"RESULT cheat_advantage_max=(\S+) lazy_validator_max=(\S+) honest_slashed=(\d+) rounds=3",
+                         lines[-1])
+    assert match, lines[-1]
+    # a whole-shard cheat is caught by every challenge: rejected, slashed, unpaid
+    row = next(line for line in lines if line.startswith("fabricated rewards "))
+    assert " R " in row and float(match[1]) < 0
+    assert int(match[3]) == 0
+    assert sum(line.startswith("RESULT") for line in lines) == 1
