@@ -405,7 +405,7 @@ class Bench:
         cheats = [] if strategic is None else strategy.make(net, self.clock, self.rng, strategic.name)
         task_id = net.create_task(num_rounds=strategy.rounds_per_task)
         # ineligible validators replaced earlier stay in the draw list: a draw may re-arm
-        fw.start_task(net, task_id, samplers, trainer, sorted(validators, key=lambda v: v.name), draws=20)
+        fw.start_task(net, task_id, samplers, trainer, sorted(validators, key=lambda v: v.name), draws=500)
         original = fw.act
 
         def act(net_, node, task_id_, round_, phase, cheats_=()):
@@ -495,8 +495,10 @@ class Bench:
         for e in logs(d.registry, "PayReclaimed"):
             takes[key(e.args, e.args.node)].reclaimed += e.args.amount
         disputes = {}
+        self.dispute_roles = defaultdict(list)
         for e in logs(d.disputes, "DisputeOpened"):
             disputes[e.args.disputeId] = (e.args.taskId, e.args.round)
+            self.dispute_roles[(e.args.taskId, e.args.round)].append(Role(e.args.role).name.lower())
             takes[key(e.args, e.args.disputer)].bonds += e.args.bond
         for e in logs(d.disputes, "Owed"):
             task, round_ = disputes[e.args.disputeId]
@@ -515,6 +517,10 @@ class Bench:
         for i, (task, round_) in disputes.items():
             if outcome_of.get(i) == 3 and (task, round_) in strategy_of:
                 self.upheld[strategy_of[(task, round_)]] += 1
+        for (task, round_), roles in self.dispute_roles.items():
+            if (task, round_) in strategy_of:
+                print(f"dispute: {strategy_of[(task, round_)]}: task {task} round {round_}, the {', '.join(roles)}",
+                      file=sys.stderr)
         settled = list(outcome_of.values())
         self.dispute_counts = (len(disputes), *(sum(1 for o in settled if o == k) for k in (3, 4, 5)))
         jurors_slashed = len({e.args.juror for e in logs(d.disputes, "JurorReleased") if e.args.slashed > 0})
@@ -583,6 +589,17 @@ def main() -> None:
     print("fates: the strategic node at each round's verdict: A accepted, R rejected, I inconclusive, M missed "
           "(sampler, trainer); p paid, d dissented, q slashed against the quorum (validator). upheld: disputes "
           "of its rounds upheld (honest validators' detectors, judged by the jurors)")
+    cheat_rounds = [x for x in seats if x.role == "validator" and not x.strategic
+                    and x.strategy not in ("honest", *(ln.strategy for ln in lines if ln.role == "validator"))]
+    if cheat_rounds:
+        print(f"honest validators in the cheat rounds: mean utility "
+              f"{statistics.fmean(x.take.utility(args.price) for x in cheat_rounds):.2f} DRL over {len(cheat_rounds)}; "
+              f"slashed {sum(1 for x in cheat_rounds if x.take.slashed)}, pay reclaimed "
+              f"{sum(1 for x in cheat_rounds if x.take.reclaimed)}, disputes won "
+              f"{sum(1 for x in cheat_rounds if x.take.owed > x.take.bonds)}")
+    by_role = {role: sum(1 for x in seats if not x.strategic and x.role == role and x.take.slashed)
+               for role in ("sampler", "trainer", "validator")}
+    print("honest nodes slashed by role: " + ", ".join(f"{role} {n}" for role, n in by_role.items()))
     opened, upheld, dismissed, void = bench.dispute_counts
     print(f"disputes opened {opened}: upheld {upheld}, dismissed {dismissed}, void {void}")
     print(f"jurors slashed: {jurors_slashed}; honest nodes made ineligible and replaced between rounds: "
