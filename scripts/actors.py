@@ -145,6 +145,17 @@ class Narrator:
             return who, f"withdrew {drl(e['amount'])}"
         if name == "Refunded":
             return who, f"refund of {drl(e['amount'])} made claimable"
+        if name == "Held":
+            return who, f"{drl(e['amount'])} of R{e['round'] + 1} pay held for the round's dispute window"
+        if name == "Reclaimed":
+            return who, f"{drl(e['amount'])} of R{e['round'] + 1} pay reclaimed to {n(e['to'])} (not released)"
+        if name == "PayReclaimed":
+            return who, f"its R{e['round'] + 1} pay reclaimed ({drl(e['amount'])})"
+        if name == "Dissented":
+            return who, (f"dissented from the quorum (bitmap {bin(e['dissentBitmap'])}): unpaid unless a dispute "
+                         "vindicates it")
+        if name == "Released":
+            return who, f"{drl(e['amount'])} of R{e['round'] + 1} pay released (window over): claimable"
         return who, f"{name} {e}"
 
 

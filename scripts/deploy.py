@@ -55,7 +55,7 @@ CONTRACT_GAS = {
     "RLToken": 1_000_000, "StakeManager": 2_750_000, "Reputation": 1_150_000, "RewardVault": 1_100_000,
     "ProtocolConfig": 930_000, "RoundLogic": 2_500_000, "AggregateAttest": 1_350_000, "SlotLogic": 1_500_000,
     "TaskRegistry": 3_200_000, "TaskFront": 990_000, "KeyringBoard": 520_000, "JuryLogic": 1_860_000,
-    "FaultProver": 850_000, "DisputeManager": 3_480_000, "StateView": 2_500_000,
+    "FaultProver": 850_000, "DisputeManager": 3_900_000, "StateView": 2_500_000,
 }
 """Gas of each contract's deployment, with ~5% room (measured on anvil, prague; tests/scripts/
 test_live_deploy.py checks a live deploy's stay under them)."""
@@ -88,6 +88,16 @@ def load_brownie_account(account_id: str, env_var: str, password: str | None = N
         raise ScriptError(f"wrong password for brownie account {account_id!r}") from None
 
 
+DEFAULT_WINDOW_S = 24 * 3600
+"""ProtocolConfig's dispute and vote windows as constructed."""
+DEV_DISPUTE_WINDOW_S, DEV_VOTE_WINDOW_S = 3600, 600
+"""A development deploy's windows: ProtocolConfig's least (1 h, 10 min)."""
+
+
+def _duration(seconds: int) -> str:
+    return f"{seconds // 3600} h" if seconds % 3600 == 0 else f"{seconds // 60} min"
+
+
 @dataclass(frozen=True)
 class DeployParams:
     """Protocol parameters fixed at deployment (all governable later except the supply)."""
@@ -98,13 +108,21 @@ class DeployParams:
     unbonding_period: int = 7 * 24 * 3600
     treasury: str | None = None  # default: the admin
     # Makes the DisputeManager the registry's (SPECIFICATION.md, "Disputes"): round pay is then held
-    # for the dispute window and released by DisputeManager.releasePay. Off until the nodes run a
-    # release keeper; the contract and its other grants are deployed either way.
-    activate_disputes: bool = False
+    # for the dispute window and released by DisputeManager.releasePay, which every node sends for
+    # its own pay (workers/node/handlers/dispute_handlers.py). False deploys the contract and its
+    # grants but leaves pay credited at once and nothing disputable.
+    activate_disputes: bool = True
+    # ProtocolConfig's dispute and vote windows in seconds (None: its defaults, 1 day each; bounds
+    # 1 h - 3 days and 10 min - 36 h). The development deploy shortens them.
+    dispute_window: int | None = None
+    vote_window: int | None = None
 
     def describe(self) -> str:
         stakes = zip(Role, self.min_stakes, strict=True)
-        disputes = "active (pay held for the dispute window)" if self.activate_disputes else "deployed, not active"
+        windows = (f"dispute window {_duration(self.dispute_window or DEFAULT_WINDOW_S)}, "
+                   f"vote window {_duration(self.vote_window or DEFAULT_WINDOW_S)}")
+        disputes = (f"active: pay held for the dispute window ({windows})" if self.activate_disputes
+                    else "deployed, not active (pay credited at once, nothing disputable)")
         return "\n".join(
             [
                 f"  token supply       {self.supply / TOKEN:,.0f} DRL",
@@ -116,6 +134,10 @@ class DeployParams:
                 "  reputation         start 70, threshold 60 of 100",
             ]
         )
+
+
+DEVELOPMENT_PARAMS = DeployParams(dispute_window=DEV_DISPUTE_WINDOW_S, vote_window=DEV_VOTE_WINDOW_S)
+"""`brownie run scripts/deploy.py` on a development network (and scripts/demo.py)."""
 
 
 @dataclass
@@ -257,6 +279,10 @@ def deploy(admin, params: DeployParams = DeployParams(), progress: Progress | No
         _grant(deployed[contract], getattr(deployed[contract], role)(), deployed[grantee], tx)
     if state.taskFront() != front.address:
         registry.setTaskFront(front, tx)
+    if params.dispute_window is not None and config.disputeWindow() != params.dispute_window:
+        config.setDisputeWindow(params.dispute_window, tx)
+    if params.vote_window is not None and config.voteWindow() != params.vote_window:
+        config.setVoteWindow(params.vote_window, tx)
     if params.activate_disputes and state.disputeManager() != disputes.address:
         registry.setDisputeManager(disputes, tx)
     return Deployment(token, stakes, reputation, vault, config, registry, front, keyrings, disputes, state,
@@ -306,12 +332,13 @@ def _print_addresses(dep: Deployment) -> None:
 
 
 def main():
-    """Development deploy: the first unlocked anvil account is admin and treasury."""
+    """Development deploy: the first unlocked anvil account is admin and treasury; disputes on, with
+    ProtocolConfig's shortest windows (1 h to dispute a round, 10 min to vote)."""
     if CONFIG.network_type != "development":
         raise SystemExit(f"Error: scripts/deploy.py without `live` deploys from the RPC's first unlocked account, "
                          f"for development networks only; for {network.show_active()}: "
                          f"`{deploy_command(network.show_active())}`")
-    dep = deploy(accounts[0])
+    dep = deploy(accounts[0], DEVELOPMENT_PARAMS)
     path = write_deployment(dep)
     print(f"Deployed to {network.show_active()} (chain {web3.eth.chain_id}); addresses in {path}")
     _print_addresses(dep)

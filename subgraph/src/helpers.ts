@@ -13,6 +13,7 @@ const PHASES = ["SampleCommit", "SampleReveal", "TrainCommit", "TrainReveal", "A
 const VERDICTS = ["None", "Accepted", "Rejected", "Inconclusive"];
 const DISPUTE_STATUSES = ["None", "Drawing", "Voting", "Upheld", "Dismissed", "Void"];
 const FAULTS = ["None", "BadEncoding", "WrongRound", "WrongShard", "WrongSeeds"];
+const EVIDENCE = ["Whole", "Episode", "Transition", "DataChunk"];
 
 // The ABI decoder rejects an out-of-range Solidity enum, so an index past the list means the
 // contracts grew a value this subgraph does not know: stop indexing rather than store a guess.
@@ -43,6 +44,10 @@ export function disputeStatusName(index: i32): string {
 }
 export function faultName(index: i32): string {
   return enumName(FAULTS, index, "Fault");
+}
+
+export function evidenceName(index: i32): string {
+  return enumName(EVIDENCE, index, "Evidence");
 }
 
 /** `txHash-logIndex`: the id of an entity that stands for one event. */

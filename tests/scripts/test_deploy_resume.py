@@ -39,8 +39,10 @@ def test_a_deploy_that_stopped_is_taken_up(admin, tmp_path, monkeypatch):
     dep = deploy(admin, params, Progress(path, admin.address, params))
     addresses = dep.addresses()
     assert {name: addresses[name] for name in BEFORE_REGISTRY} == saved  # reused
-    # the deploys from the registry on, five grants and setTaskFront: nothing of the first run again
-    assert admin.nonce - nonce == len(AFTER_REGISTRY) + 5 + 1
+    # the deploys from the registry on, five grants, setTaskFront and setDisputeManager (disputes on,
+    # as deployed by default): nothing of the first run again
+    assert admin.nonce - nonce == len(AFTER_REGISTRY) + 5 + 1 + 1
+    assert dep.state.disputeManager() == dep.disputes
     assert dep.registry.stakes() == saved["StakeManager"]
     assert dep.stakes.hasRole(dep.stakes.PROTOCOL_ROLE(), dep.registry)
     assert json.loads(path.read_text())["contracts"] == addresses

@@ -172,6 +172,10 @@ def test_confirmed_live_deploy_writes_record_and_contracts_exist(brownie_home, l
     # The registry is wired: the token it uses is the recorded one.
     token_call = rpc(url, "eth_call", {"to": record["contracts"]["TaskRegistry"], "data": "0xfc0c546a"}, "latest")
     assert int(token_call, 16) == int(record["contracts"]["RLToken"], 16)
+    # Disputes are on, as every deploy path leaves them: the registry's dispute manager is the recorded one.
+    selector = "0x" + keccak(text="disputeManager()")[:4].hex()
+    manager = rpc(url, "eth_call", {"to": record["contracts"]["StateView"], "data": selector}, "latest")
+    assert int(manager, 16) == int(record["contracts"]["DisputeManager"], 16)
 
     # brownie's deployments database is not written (scripts/brownie_patches.py, fix 3): no
     # traceback from its confirmation threads

@@ -15,6 +15,7 @@ ROLES = {"Sampler": Role.SAMPLER, "Trainer": Role.TRAINER, "Validator": Role.VAL
 STATUSES = ["None", "Open", "Drawing", "Active", "Completed", "Cancelled", "Failed"]
 VERDICTS = ["None", "Accepted", "Rejected", "Inconclusive"]
 DISPUTE_STATUSES = ["None", "Drawing", "Voting", "Upheld", "Dismissed", "Void"]
+EVIDENCE = ["Whole", "Episode", "Transition", "DataChunk"]
 ZERO = "0x" + "00" * 20
 
 
@@ -83,6 +84,12 @@ def mismatches(result, dep) -> list:
     for dispute in result.all("Dispute"):
         d = dep.state.disputeOf(int(dispute["id"])).dict()
         check(f"Dispute {dispute['id']}.status", dispute["status"], DISPUTE_STATUSES[d["status"]])
+        check(f"Dispute {dispute['id']}.evidence", dispute["evidence"], EVIDENCE[d["evidence"]])
+        check(f"Dispute {dispute['id']}.item", int(dispute["item"]), d["item"])
+    for dissent in result.all("Dissent"):
+        task, round_ = int(dissent["task"]), int(dissent["round"].split("-")[1])
+        check(f"Dissent {dissent['id']} recorded", dep.state.dissentedIn(task, round_, dissent["validator"]),
+              str(dep.state.disputeManager()).lower() != ZERO)
     for member in result.all("RoleMember"):
         contract = next(c for c in dep.contracts().values() if c.address.lower() == member["accessRole"][:42])
         role = member["accessRole"][43:]

@@ -8,7 +8,7 @@ from __future__ import annotations
 from eth_utils import keccak
 from subgraph_support import Scenario
 
-from workers.protocol import Outcome, Phase, Role, Status, Verdict
+from workers.protocol import Evidence, Outcome, Phase, Role, Status, Verdict
 
 TOKEN = 10**18
 MIN_STAKE = {Role.SAMPLER: 100 * TOKEN, Role.TRAINER: 500 * TOKEN, Role.VALIDATOR: 200 * TOKEN}
@@ -246,6 +246,7 @@ def dispute_story() -> Story:
         s.emit("RLToken", "Transfer", **{"from": DISPUTER, "to": dm, "value": BOND})
         s.emit("DisputeManager", "DisputeOpened", disputeId=1, taskId=1, disputer=DISPUTER, round=0, role=Role.SAMPLER,
                slot=0, verdict=Verdict.ACCEPTED, bond=BOND)
+        s.emit("DisputeManager", "EvidenceStated", disputeId=1, evidence=Evidence.EPISODE, item=2)
         s.emit("DisputeManager", "JurorDrawArmed", disputeId=1, seedBlock=s.block + 1)
     with s.tx(DISPUTER):
         for seat, juror in enumerate(JURORS):
@@ -294,6 +295,27 @@ def dispute_story() -> Story:
         s.emit("DisputeManager", "Withdrawn", account=DISPUTER, to=DISPUTER, amount=BOND + pot - 2 * each)
     with s.tx(SAMPLERS[1]):  # DisputeManager.releasePay once the window has passed
         s.emit("RewardVault", "Released", taskId=1, round=0, account=SAMPLERS[1], amount=s.pool_share(Role.SAMPLER))
+    return s
+
+
+def dissent_story() -> Story:
+    """Pay held; in round 0 V2 rejects sampler 0, which V0 and V1 accept: V2 dissents (SPECIFICATION.md
+    5.5: neither slashed nor vacated, its round pay held like the others')."""
+    s = Story(bounty=1000 * TOKEN, rounds=1, held_pay=True)
+    s.stake_everyone()
+    s.create_task()
+    s.fill()
+    s.commit_and_reveal()
+    r, accept = s.round, (1 << (len(SAMPLERS) + 1)) - 1
+    for v in (0, 1):
+        with s.tx(VALIDATORS[v]):
+            s.emit("TaskRegistry", "Attested", taskId=s.task_id, round=r, validator=VALIDATORS[v], slot=v,
+                   acceptBitmap=accept)
+    with s.tx(VALIDATORS[2]):
+        s.emit("TaskRegistry", "Attested", taskId=s.task_id, round=r, validator=VALIDATORS[2], slot=2,
+               acceptBitmap=accept & ~1)
+        s.emit("TaskRegistry", "Dissented", taskId=s.task_id, round=r, validator=VALIDATORS[2], slot=2, dissentBitmap=1)
+        s.finalize(accepted=[*SAMPLERS, TRAINER])
     return s
 
 
@@ -404,5 +426,5 @@ def roles_story() -> Story:
     return s
 
 
-STORIES = {"lifecycle": lifecycle_story, "dispute": dispute_story, "stake": stake_story,
-           "governance": governance_story, "roles": roles_story}
+STORIES = {"lifecycle": lifecycle_story, "dispute": dispute_story, "dissent": dissent_story,
+           "stake": stake_story, "governance": governance_story, "roles": roles_story}

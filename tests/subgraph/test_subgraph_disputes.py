@@ -32,6 +32,7 @@ def test_dispute_is_upheld_by_two_votes_to_one(story):
     assert (d["status"], d["upholdVotes"], d["dismissVotes"], d["jurorCount"]) == ("Upheld", 2, 1, 3)
     assert d["submission"] == "1-0-Sampler-0" and d["submitter"] == address_id(SAMPLERS[0])
     assert (d["verdict"], d["bond"], d["disputer"]) == ("Accepted", str(BOND), address_id(DISPUTER))
+    assert (d["evidence"], d["item"]) == ("Episode", "2")
     assert d["round"] == "1-0" and d["voteDeadline"] == "99999" and d["settledAt"] is not None
     assert story.result.get("Protocol", "decentrl")["disputeCount"] == 1
 

@@ -33,6 +33,7 @@ ENUMS = {
     "ITaskRegistry.Phase": protocol.Phase,
     "ITaskRegistry.Verdict": protocol.Verdict,
     "IDisputeManager.Status": protocol.DisputeStatus,
+    "IDisputeManager.Evidence": protocol.Evidence,
 }
 """The protocol enum of each Solidity enum, by its qualified name in internalType: a dispute's
 Status is not a task's (the last name alone mixed them up)."""

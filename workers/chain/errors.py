@@ -55,7 +55,22 @@ RETRYABLE_RPC_MESSAGES = re.compile(
 
 
 HINTS = {"EnforcedPause": "the protocol is paused by its guardian (no new tasks, claims or round work until it "
-                          "is unpaused); try again later"}
+                          "is unpaused); try again later",
+         # disputes (SPECIFICATION.md 13; `decentrl dispute`)
+         "AlreadyDisputed": "that verdict is disputed already: follow it with `decentrl dispute status ID`",
+         "BondTooLow": "post at least the minimum bond (ProtocolConfig.minBond; `--bond`)",
+         "DisputeWindowClosed": "the round's dispute window has closed: its verdicts are final",
+         "DisputeWindowOpen": "the round's dispute window is still open: its held pay is released after it",
+         "DisputesPending": "a dispute of the round is still open: its held pay is released once it is settled",
+         "NotDisputable": "only a decided verdict (see `decentrl task status`) of a sampler or the trainer can be "
+                          "disputed",
+         "InvalidEvidence": "a sampler's evidence is an episode, a trainer's a transition or data chunk; a dispute "
+                            "of a rejected verdict names no item (the whole submission)",
+         "DisputeNotFound": "no dispute has that id: `decentrl dispute status --task T` lists a task's",
+         "WrongDisputeStatus": "the dispute is not in the phase this needs: see `decentrl dispute status ID`",
+         "NoFaultProven": "the episode shows no fault the chain can check; the jury decides",
+         "NotInRoot": "the episode and proof do not lead to the submission's root",
+         "InsufficientOwed": "the DisputeManager owes less than that: see StateView.owedOf"}
 """What a revert means where its name alone does not say (OpenZeppelin's errors)."""
 
 

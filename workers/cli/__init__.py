@@ -18,6 +18,11 @@
     decentrl wallet balance [ADDRESS]           DRL and ETH of the node's account
     decentrl wallet send TO AMOUNT [--eth]      send DRL (or ETH) from the node's account
     decentrl wallet claim [--amount N]          withdraw earnings and refunds from the RewardVault
+    decentrl dispute open TASK ROUND --role R --slot N [--bond N] [--evidence E --item N]
+                                                dispute a verdict within the round's dispute window
+    decentrl dispute prove ID [--item N]        settle a sampler dispute with an episode fault the chain checks
+    decentrl dispute status [ID | --task T]     a dispute's jurors, votes, deadlines and outcome
+    decentrl dispute claim                      withdraw bonds and awards; release held pay past its window
     decentrl explorer [--port 8850]             a read-only web page of the network
     decentrl demo [--explorer PORT]             the whole network on a local chain (watch it on the explorer)
 
@@ -31,7 +36,7 @@ imported inside the commands that use them.
 
 from __future__ import annotations
 
-from workers.cli import demo, explorer, node, report, stake, task, wallet  # noqa: F401  (each registers its commands on `cli`)
+from workers.cli import demo, dispute, explorer, node, report, stake, task, wallet  # noqa: F401  (each registers its commands on `cli`)
 from workers.cli.group import cli
 
 __all__ = ["cli", "main"]

@@ -70,7 +70,9 @@ def wallet_claim(obj: Context, amount, to):
     wei = parse_drl(amount, "--amount") if amount else claimable
     if claimable == 0 or wei > claimable:
         raise click.ClickException(f"{account.address} can claim {fmt_drl(claimable)}"
-                                   + (f", asked for {amount} DRL" if amount else ""))
+                                   + (f", asked for {amount} DRL" if amount else "")
+                                   + " (round pay is held for its round's dispute window first: `decentrl dispute "
+                                     "claim` shows it and releases what is due)")
     recipient = checksum(to) if to else account.address
     receipt = send_as(obj, account, dep.vault.functions.withdraw(recipient, wei), "withdraw")
     click.echo(f"claimed {fmt_drl(wei)} to {recipient} (tx {receipt['transactionHash'].to_0x_hex()}); "

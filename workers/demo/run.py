@@ -287,11 +287,15 @@ class Demo:
         for e in logs:
             if e["args"]["taskId"] == self.task_id:
                 earned[e["args"]["node"]] = earned.get(e["args"]["node"], 0) + e["args"]["amount"]
-        say("payouts")
+        say("payouts   (disputes on: each round's pay is held in the RewardVault until the round's dispute window "
+            "ends; then a running node releases its own (DisputeManager.releasePay), as `decentrl dispute claim` "
+            "does; this demo stops its nodes before that)")
         for node in self.nodes:
             a = node.account.address
-            say(f"  {node.name:<12}{a}  earned {earned.get(a, 0) / TOKEN:>8.2f} DRL  claimable "
-                f"{view.claimable(a) / TOKEN:>8.2f} DRL  reputation {view.score(a)}  "
+            held, until = self.held_pay(a)
+            when = f"held until {until}, then released by the node" if held else "nothing held"
+            say(f"  {node.name:<12}{a}  earned {earned.get(a, 0) / TOKEN:>8.2f} DRL ({held / TOKEN:.2f} {when})  "
+                f"claimable {view.claimable(a) / TOKEN:>8.2f} DRL  reputation {view.score(a)}  "
                 f"stake {view.stake(a, Role[node.role.upper()]).staked / TOKEN:,.0f} DRL")
         say(f"  {'requester':<12}{self.requester.account.address}  paid {BOUNTY_DRL:,} DRL, refund claimable "
             f"{view.claimable(self.requester.account.address) / TOKEN:.2f} DRL")
@@ -310,6 +314,23 @@ class Demo:
         self.final_return = mean
         self.plot(curve, mean)
         return mean
+
+    def held_pay(self, address: str) -> tuple[int, str]:
+        """(pay of this task held for `address`, the wall time (UTC) its last round's dispute window
+        ends: protocol time, which stands still only while the registry is paused, runs with the clock)."""
+        import datetime as dt
+
+        state, vault = self.dep.state.functions, self.dep.vault.functions
+        held, end = 0, 0
+        for round_ in range(self.task["num_rounds"]):
+            amount = vault.heldOf(self.task_id, round_, address).call()
+            if amount:
+                held += amount
+                end = max(end, state.windowEndOf(self.task_id, round_).call())
+        if not held:
+            return 0, ""
+        wall = time.time() + end - self.dep.registry.functions.protocolTime().call()
+        return held, dt.datetime.fromtimestamp(wall, dt.UTC).strftime("%H:%M:%S UTC")
 
     def plot(self, curve: Curve, final: float):
         import matplotlib

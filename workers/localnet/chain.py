@@ -218,14 +218,20 @@ def _deploy(w3: Web3, admin: str, name: str, *args, link: dict | None = None):
     return w3.eth.contract(address=receipt.contractAddress, abi=art["abi"])
 
 
+LOCAL_DISPUTE_WINDOW_S, LOCAL_VOTE_WINDOW_S = 3600, 600
+"""A local chain's dispute and vote windows: ProtocolConfig's least (1 h, 10 min)."""
+
+
 def deploy_protocol(w3: Web3, admin: str, treasury: str, network: str = "local",
-                    activate_disputes: bool = False, dispute_window_s: int | None = None,
-                    vote_window_s: int | None = None) -> dict:
+                    activate_disputes: bool = True, dispute_window_s: int | None = LOCAL_DISPUTE_WINDOW_S,
+                    vote_window_s: int | None = LOCAL_VOTE_WINDOW_S) -> dict:
     """Deploys and wires the protocol; returns its deployment record (the format of
-    scripts/deploy.py's, read by workers.chain.deployment). The DisputeManager is deployed and
-    granted its roles; `activate_disputes` also makes it the registry's (pay is then held).
-    `dispute_window_s` / `vote_window_s` set ProtocolConfig's windows (default 1 day each; at least
-    1 h and 10 min, its bounds: tests move anvil's clock past them)."""
+    scripts/deploy.py's, read by workers.chain.deployment). The DisputeManager is deployed,
+    granted its roles and made the registry's, as every deploy path does: each round's pay is held
+    for the dispute window and released by DisputeManager.releasePay (the nodes send it for their
+    own pay). `activate_disputes=False` leaves pay credited at once and nothing disputable.
+    `dispute_window_s` / `vote_window_s` set ProtocolConfig's windows (default here its least,
+    1 h and 10 min; None keeps its own default of 1 day each)."""
     token = _deploy(w3, admin, "RLToken", admin, SUPPLY)
     stakes = _deploy(w3, admin, "StakeManager", token.address, admin, list(MIN_STAKES), UNBONDING_S)
     reputation = _deploy(w3, admin, "Reputation", admin)

@@ -79,15 +79,16 @@ class Node(Wallet):
 
 class LocalNetwork:
     """See the module doc. `node_settings` are NodeConfig fields for every node; `store_per_node`
-    gives each node its own store folder (with IPFS: its own pin ledger). `disputes`: None deploys
-    with disputes inactive (pay is credited at once, as the demo runs); a dict of
+    gives each node its own store folder (with IPFS: its own pin ledger). `disputes`: True (the
+    default) deploys with the DisputeManager the registry's, as every deploy path does: pay is held
+    for the dispute window (deploy_protocol's, 1 h) and released by the nodes; a dict of
     workers.localnet.chain.deploy_protocol's dispute settings (`dispute_window_s`,
-    `vote_window_s`) makes the DisputeManager the registry's (pay is held for the window)."""
+    `vote_window_s`) does so with those windows; False leaves disputes inactive (pay credited at once)."""
 
     def __init__(self, workdir: Path, *, password: str, scrypt_n: int = 2**14, anvil_ports: Iterable[int] = (),
                  redis_ports: Iterable[int] = (), ipfs_api: str | None = None, node_settings: dict | None = None,
                  tick_s: float = 1.0, anvil_log: bool = False, redis_databases: int = 16,
-                 disputes: dict | None = None):
+                 disputes: bool | dict = True):
         self.workdir = Path(workdir)
         self.password, self.scrypt_n = password, scrypt_n
         self.ipfs_api = ipfs_api
@@ -106,8 +107,8 @@ class LocalNetwork:
             self.redis = redis_service.start_embedded(self.workdir / "redis", ports=tuple(redis_ports) or None,
                                                       databases=redis_databases)
             self.admin, self.treasury = self.w3.eth.accounts[0], self.w3.eth.accounts[9]
-            record = deploy_protocol(self.w3, self.admin, self.treasury, activate_disputes=disputes is not None,
-                                     **(disputes or {}))
+            record = deploy_protocol(self.w3, self.admin, self.treasury, activate_disputes=disputes is not False,
+                                     **(disputes if isinstance(disputes, dict) else {}))
             self.deployment_path = write_record(record, self.workdir / "deployment.json")
             self.deployment = load_deployment(self.w3, path=self.deployment_path)
         except BaseException:

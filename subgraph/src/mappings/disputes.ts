@@ -5,6 +5,7 @@ import { BigInt } from "@graphprotocol/graph-ts";
 import {
   DisputeOpened,
   DisputeSettled,
+  EvidenceStated,
   FaultProven,
   JurorDrawArmed,
   JurorDrawn,
@@ -20,6 +21,7 @@ import { Dispute, DisputeAward, DisputePenalty, DisputeWithdrawal, Juror, Submis
 import {
   disputeStatusName,
   eventId,
+  evidenceName,
   faultName,
   getAccount,
   getNode,
@@ -58,6 +60,9 @@ export function handleDisputeOpened(event: DisputeOpened): void {
   d.role = roleName(p.role);
   d.slot = p.slot.toI32();
   d.verdict = verdictName(p.verdict);
+  // EvidenceStated follows in the same transaction.
+  d.evidence = "Whole";
+  d.item = BigInt.zero();
   d.disputer = getAccount(p.disputer).id;
   d.submitter = sub.node;
   d.bond = p.bond;
@@ -71,6 +76,13 @@ export function handleDisputeOpened(event: DisputeOpened): void {
   const protocol = getProtocol();
   protocol.disputeCount += 1;
   protocol.save();
+}
+
+export function handleEvidenceStated(event: EvidenceStated): void {
+  const d = loadDispute(event.params.disputeId);
+  d.evidence = evidenceName(event.params.evidence);
+  d.item = event.params.item;
+  d.save();
 }
 
 export function handleJurorDrawArmed(event: JurorDrawArmed): void {

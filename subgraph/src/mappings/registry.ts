@@ -5,6 +5,7 @@ import {
   AggregateAttested,
   Attested as AttestedEvent,
   DisputeManagerSet,
+  Dissented,
   DrawArmed,
   Paused,
   PayReclaimed,
@@ -26,6 +27,7 @@ import {
   AggregateAttestation,
   Assignment,
   Attestation,
+  Dissent,
   HeldPay,
   Node,
   PauseEvent,
@@ -238,6 +240,19 @@ export function handleVerdictReached(event: VerdictReached): void {
   sub.rejects = p.rejects.toI32();
   sub.verdictAt = event.block.timestamp;
   sub.save();
+}
+
+export function handleDissented(event: Dissented): void {
+  const p = event.params;
+  const dissent = new Dissent(roundId(p.taskId, p.round) + "-" + p.slot.toString());
+  dissent.task = taskId(p.taskId);
+  dissent.round = roundId(p.taskId, p.round);
+  dissent.validator = getNode(p.validator).id;
+  dissent.slot = p.slot.toI32();
+  dissent.dissentBitmap = p.dissentBitmap;
+  dissent.timestamp = event.block.timestamp;
+  dissent.transactionHash = event.transaction.hash;
+  dissent.save();
 }
 
 export function handleRewardEarned(event: RewardEarned): void {

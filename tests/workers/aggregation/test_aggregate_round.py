@@ -69,7 +69,11 @@ def test_every_node_is_paid_for_every_round(run):
         role = {"sampler": Role.SAMPLER, "trainer": Role.TRAINER, "validator": Role.VALIDATOR}[node.role]
         slots_ = {Role.SAMPLER: params.num_samplers, Role.TRAINER: 1, Role.VALIDATOR: params.num_validators}[role]
         share = params.bounty * shares[role] // 10_000 // params.num_rounds // slots_
-        assert view.claimable(node.address) == params.num_rounds * share, node.name
+        # held for each round's dispute window (disputes on, as deployed)
+        held = [view.read(run.net.deployment.vault, "heldOf", run.task_id, r, node.address)
+                for r in range(params.num_rounds)]
+        assert held == [share] * params.num_rounds, node.name
+        assert view.claimable(node.address) == 0, node.name
         assert view.score(node.address) == 70 + 2 * params.num_rounds, node.name
 
 

@@ -2,10 +2,12 @@
 validator that accepts a cheating sampler's work). The quorum (⌈2n/3⌉) decides as the evidence
 says. A validator that accepted work the quorum rejected is slashed slashBps of its locked stake,
 loses 15 reputation and is paid nothing; one that rejected work the quorum accepted dissents: it
-is paid nothing (disputes off here: nothing could vindicate it) and keeps its stake, reputation and
-slot, since a lone rejection may be the one that is right (its dispute decides:
-tests/workers/disputes/test_lone_detector.py). Every honest node is paid its slot share. Each case
-has its own network, whose validator pool is exactly the task's validators (the draw takes them all)."""
+keeps its stake, reputation and slot, since a lone rejection may be the one that is right (its
+dispute decides: tests/workers/disputes/test_lone_detector.py); with disputes on (as deployed) its
+pay is held and goes back to the requester at the window's end unless its dispute vindicates it,
+and with disputes off (nothing could vindicate it) it is paid nothing. Every honest node is paid
+its slot share. Each case has its own network, whose validator pool is exactly the task's
+validators (the draw takes them all)."""
 from types import SimpleNamespace
 
 import fraud_faults as faults
@@ -23,8 +25,8 @@ def share(net, role: Role, slots: int) -> int:
 def make_net(tmp_path_factory):
     nets = []
 
-    def make(validators: int) -> FraudNet:
-        net = FraudNet(tmp_path_factory.mktemp("fraud-validators"))
+    def make(validators: int, **settings) -> FraudNet:
+        net = FraudNet(tmp_path_factory.mktemp("fraud-validators"), **settings)
         nets.append(net)
         for node, role in [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"),
                            *((f"validator{i}", "validator") for i in range(validators))]:
@@ -50,7 +52,7 @@ def play(net, validators: int, liar: str, *cheats: Cheat) -> SimpleNamespace:
                              score=net.deployment.reputation.functions.scoreOf(liar.address).call())
     block = net.w3.eth.block_number + 1
     play_round(net, task_id, nodes, *cheats)
-    return SimpleNamespace(nodes=nodes, liar=liar, before=before, seen=outcome(net, task_id, block))
+    return SimpleNamespace(nodes=nodes, liar=liar, before=before, seen=outcome(net, task_id, block), task_id=task_id)
 
 
 def assert_liar_punished(net, r) -> None:
@@ -61,11 +63,9 @@ def assert_liar_punished(net, r) -> None:
     assert r.liar.address not in r.seen.earned
 
 
-def test_a_validator_rejecting_honest_work_dissents_and_is_not_paid(make_net):
-    net = make_net(3)
-    r = play(net, 3, "validator2", Cheat("validator2", faults.VERIFY, faults.reject_everything, phases=(Phase.ATTEST,)))
+def assert_dissent_kept_its_place(net, r) -> None:
+    """The liar dissented: not vacated, not slashed, its reputation unchanged; everyone else paid."""
     assert r.seen.vacated == {} and r.seen.slashed == {}
-    assert r.liar.address not in r.seen.earned
     assert net.deployment.reputation.functions.scoreOf(r.liar.address).call() == r.before.score
     dissents = net.deployment.registry.events.Dissented().get_logs(from_block=0)
     assert [(e.args.validator, e.args.dissentBitmap) for e in dissents] == [(r.liar.address, 0b111)]
@@ -77,6 +77,38 @@ def test_a_validator_rejecting_honest_work_dissents_and_is_not_paid(make_net):
     assert r.seen.earned[trainer.address] == share(net, Role.TRAINER, 1)
     for node in r.nodes["validator"][:2]:
         assert r.seen.earned[node.address] == share(net, Role.VALIDATOR, 3)
+
+
+def test_a_validator_rejecting_honest_work_dissents_and_is_not_paid(make_net):
+    """Disputes off: nothing could vindicate the dissent, so it is not paid at all."""
+    net = make_net(3, disputes=False)
+    r = play(net, 3, "validator2", Cheat("validator2", faults.VERIFY, faults.reject_everything, phases=(Phase.ATTEST,)))
+    assert_dissent_kept_its_place(net, r)
+    assert r.liar.address not in r.seen.earned
+
+
+def test_a_dissent_no_dispute_vindicates_is_held_then_reclaimed_to_the_requester(make_net):
+    """Disputes on, as deployed: the dissenter's round pay is held like everyone's; once the window
+    has passed with no dispute of its own proving the work bad, releasePay gives it to the requester,
+    while the honest nodes' held pay is released to them."""
+    net = make_net(3)
+    r = play(net, 3, "validator2", Cheat("validator2", faults.VERIFY, faults.reject_everything, phases=(Phase.ATTEST,)))
+    assert_dissent_kept_its_place(net, r)
+    d, task_id, pay = net.deployment, r.task_id, share(net, Role.VALIDATOR, 3)
+    vault = d.vault.functions
+    assert r.seen.earned[r.liar.address] == vault.heldOf(task_id, 0, r.liar.address).call() == pay
+    requester = d.state.functions.taskOf(task_id).call().requester
+    refund = vault.claimableOf(requester).call()
+    end = d.state.functions.windowEndOf(task_id, 0).call()
+    net.w3.provider.make_request("evm_increaseTime", [end - d.registry.functions.protocolTime().call() + 1])
+    net.mine()
+    honest = r.nodes["validator"][0]
+    for node in (r.liar, honest):
+        net.w3.eth.wait_for_transaction_receipt(
+            d.disputes.functions.releasePay(task_id, 0, node.address).transact({"from": net.admin}))
+    assert vault.heldOf(task_id, 0, r.liar.address).call() == 0 and vault.claimableOf(r.liar.address).call() == 0
+    assert vault.claimableOf(requester).call() == refund + pay
+    assert vault.claimableOf(honest.address).call() == pay
 
 
 def test_a_colluding_minority_of_validators_cannot_pass_a_cheat(make_net):

@@ -19,7 +19,10 @@ def test_task_completes_through_ipfs(ipfs_run):
                         (Role.TRAINER, 0, Verdict.ACCEPTED)]
     for node in ipfs_run.net.nodes:
         role = {"sampler": Role.SAMPLER, "trainer": Role.TRAINER, "validator": Role.VALIDATOR}[node.role]
-        assert view.claimable(node.address) == slot_share(ipfs_run.params, role), node.name
+        # held for the round's dispute window (disputes on, as deployed)
+        held = view.read(ipfs_run.net.deployment.vault, "heldOf", ipfs_run.task_id, 0, node.address)
+        assert held == slot_share(ipfs_run.params, role), node.name
+        assert view.claimable(node.address) == 0, node.name
     print(f"\nE2E over IPFS task {ipfs_run.task_id}: rounds=1 wall_s={ipfs_run.wall_s:.1f}")
 
 
