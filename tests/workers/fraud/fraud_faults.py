@@ -7,6 +7,8 @@ detection formula."""
 from __future__ import annotations
 
 import dataclasses
+import math
+import random
 import struct
 
 from eth_utils import keccak
@@ -25,14 +27,14 @@ SHARD = "workers.roles.sampler.sample_shard"
 VERIFY = "workers.roles.validator.verify_round"
 
 
-def _tampered(edit, pick=None):
+def _tampered(edit, pick=None, some=None):
     """A sample_shard that rolls out honestly, edits every episode (or only episode pick(n) of the
-    n) and re-bundles (so the blob matches the root it commits: the lie is in the content, not in
-    the packaging)."""
+    n, or the episodes in the set some(n)) and re-bundles (so the blob matches the root it
+    commits: the lie is in the content, not in the packaging)."""
     def sample_shard(spec, task_id, round_, shard, policy_bytes):
         honest = HONEST_SHARD(spec, task_id, round_, shard, policy_bytes)
         n = len(honest.episodes)
-        chosen = range(n) if pick is None else {pick(n)}
+        chosen = range(n) if pick is None and some is None else {pick(n)} if some is None else some(n)
         return sampler_role.bundle_shard(task_id, round_, shard,
                                          [edit(ep) if i in chosen else ep for i, ep in enumerate(honest.episodes)])
     return sample_shard
@@ -58,6 +60,23 @@ def fabricated_rewards_in(pick):
 def altered_observations_in(pick):
     """Shifts the observations of episode pick(n) only."""
     return _tampered(_shifted_observations, pick)
+
+
+def share_of(fraction: float, rng: random.Random):
+    """some(n) for _tampered: ceil(fraction * n) of the n items, at least one, drawn with `rng`."""
+    if not 0 < fraction <= 1:
+        raise ValueError(f"fraction must be in (0, 1], not {fraction}")
+    return lambda n: set(rng.sample(range(n), min(n, max(1, math.ceil(fraction * n)))))
+
+
+def fabricated_rewards_of(fraction: float, rng: random.Random):
+    """Doubles the rewards of a random `fraction` of the shard's episodes (at least one)."""
+    return _tampered(_doubled_rewards, some=share_of(fraction, rng))
+
+
+def altered_observations_of(fraction: float, rng: random.Random):
+    """Shifts the observations of a random `fraction` of the shard's episodes (at least one)."""
+    return _tampered(_shifted_observations, some=share_of(fraction, rng))
 
 
 def off_policy_actions(spec, task_id, round_, shard, policy_bytes):

@@ -7,7 +7,8 @@ challenged. The matrix's step faults therefore tamper with EVERY transition (`al
 alters every gradient step, `skipped_steps` skips the first step of every transition): any
 challenge exposes them and the verdict does not hinge on which transitions a validator picks.
 The single-step variants (`altered_step_at`, `skipped_step_at`) are what bench/verify.py
-measures against SPECIFICATION.md's detection formula.
+measures against SPECIFICATION.md's detection formula; the partial ones (`altered_steps_of`,
+`skipped_steps_of`: a fraction of the steps or transitions) are what bench/incentives.py plays.
 
 "A checkpoint that does not match its commitment": a trainer commits keccak(root, CID, salt)
 and reveals root and CID, where the root binds the policy, the train state and the metadata
@@ -19,9 +20,11 @@ trace, then a doctored policy)."""
 from __future__ import annotations
 
 import dataclasses
+import random
 
 import torch
 from eth_utils import keccak
+from fraud_faults import share_of
 
 from tests.workers.roles.trace_fakes import altered_at, rebundle, skipped_at
 from workers.rl.policy import from_bytes, to_bytes
@@ -67,6 +70,25 @@ def altered_step_at(step: int):
 def skipped_step_at(step: int):
     """A train_round that skips gradient step `step` only."""
     return _with_hooks(skipped_at(step))
+
+
+def altered_steps_of(fraction: float, rng: random.Random):
+    """A train_round that alters the parameters after a random `fraction` of its gradient steps
+    (of _steps' upper bound: a drawn step past the round's last is not played)."""
+    def train_round(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None):
+        hooks = [altered_at(s) for s in sorted(share_of(fraction, rng)(_steps(spec, shards)))]
+        return _with_hooks(*hooks)(spec, task_id, round_, prev_bundle, shards, device=device)
+    return train_round
+
+
+def skipped_steps_of(fraction: float, rng: random.Random):
+    """A train_round that skips the first gradient step of a random `fraction` of its transitions
+    (steps_per_leaf steps each)."""
+    def train_round(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None):
+        firsts = range(0, _steps(spec, shards), spec.steps_per_leaf)
+        hooks = [skipped_at(firsts[i]) for i in sorted(share_of(fraction, rng)(len(firsts)))]
+        return _with_hooks(*hooks)(spec, task_id, round_, prev_bundle, shards, device=device)
+    return train_round
 
 
 def bundle_off_its_root(*args, **kwargs):

@@ -33,10 +33,11 @@ BOUNTY = 900 * TOKEN
 
 
 class FraudNet(LocalNetwork):
-    def __init__(self, workdir: Path, **settings):
-        """settings: other LocalNetwork arguments (node_settings, disputes)."""
+    def __init__(self, workdir: Path, redis_databases: int = 64, **settings):
+        """settings: other LocalNetwork arguments (node_settings, disputes); redis_databases: one
+        per node, and one for the relay."""
         super().__init__(workdir, password=PASSWORD, scrypt_n=2**10, anvil_ports=ANVIL_PORTS,
-                         redis_ports=REDIS_PORTS, tick_s=0, redis_databases=64, **settings)
+                         redis_ports=REDIS_PORTS, tick_s=0, redis_databases=redis_databases, **settings)
         self.store = EmbeddedStore(self.store_dir)
         self.spec_cid = self.store.put(SPEC.to_bytes(), pin=True)
 
@@ -169,8 +170,10 @@ def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=())
         handler(ctx, ev)
 
 
-def start_task(net: FraudNet, task_id: int, samplers, trainer, validators) -> None:
-    """The samplers and the trainer claim, the validators are drawn: the task is Active."""
+def start_task(net: FraudNet, task_id: int, samplers, trainer, validators, draws: int = 1) -> None:
+    """The samplers and the trainer claim, the validators are drawn: the task is Active. A pool
+    that has grown past what one draw walks (Draws.ATTEMPTS_PER_VACANCY per slot) with nodes no
+    longer eligible may re-arm the draw: up to `draws` draws are made."""
     from workers.node.handlers import assignment_handlers
 
     for node in samplers:
@@ -178,10 +181,13 @@ def start_task(net: FraudNet, task_id: int, samplers, trainer, validators) -> No
             assignment_handlers.claim_sampler(ctx, task_created(net, task_id, "sampler"))
     with as_node(trainer) as ctx:
         assignment_handlers.claim_trainer(ctx, task_created(net, task_id, "trainer"))
-    net.mine(2)
-    with as_node(validators[0]) as ctx:
-        armed = event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock)
-        assignment_handlers.draw(ctx, armed)
+    for _ in range(draws):
+        net.mine(2)
+        with as_node(validators[0]) as ctx:
+            armed = event("DrawArmed", "validator", taskId=task_id, seedBlock=net.task(task_id).seedBlock)
+            assignment_handlers.draw(ctx, armed)
+        if net.task(task_id).status != Status.DRAWING:
+            break
     task = net.task(task_id)
     assert (task.status, task.phase, task.round) == (Status.ACTIVE, Phase.SAMPLE_COMMIT, 0), task
     drawn = {net.deployment.state.functions.slotOf(task_id, Role.VALIDATOR, i).call().node

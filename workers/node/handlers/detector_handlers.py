@@ -101,9 +101,9 @@ def episode_proof(blob: bytes, root: bytes, index: int) -> tuple[bytes, list[byt
     from workers.roles.sampler import verify_shard
 
     shard = verify_shard(blob, root)
-    if not 0 <= index < len(shard.items):
-        raise ValueError(f"the shard has {len(shard.items)} episodes, no episode {index}")
-    return shard.items[index], MerkleTree(shard.items).proof(index)
+    if not 0 <= index < len(shard.episode_bytes):
+        raise ValueError(f"the shard has {len(shard.episode_bytes)} episodes, no episode {index}")
+    return shard.episode_bytes[index], MerkleTree(shard.episode_bytes).proof(index)
 
 
 def _prove(ctx: NodeContext, dispute_id: int, sub, index: int) -> None:
