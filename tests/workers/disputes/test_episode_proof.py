@@ -1,23 +1,33 @@
-"""The detector's proof of one episode (detector_handlers.episode_proof, what proveFault takes): the
-episode's canonical bytes and a Merkle proof that reaches the shard's committed root."""
+"""What a detector's node offers proveFault (detector_handlers.proof_candidates): the episodes of a
+shard with a fault the chain checks, the one its dispute names first, each with a Merkle proof that
+reaches the shard's committed root; none for an honest shard or a blob that misses its root."""
 import dataclasses
 
-import pytest
-
 from workers import merkle
-from workers.node.handlers.detector_handlers import episode_proof
-from workers.roles.sampler import sample_shard
+from workers.node.handlers.detector_handlers import proof_candidates
+from workers.rl.rollout import decode_episode, encode_episode
+from workers.roles.fault_proof import Fault
+from workers.roles.sampler import bundle_shard, sample_shard
 from workers.spec import DEMO_CARTPOLE
 
 SPEC = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=64)
+TASK, ROUND, SLOT = 7, 0, 1
 
 
-def test_an_episode_and_its_proof_reach_the_shards_root():
-    shard = sample_shard(SPEC, 7, 0, 1, None)
-    assert len(shard.episode_bytes) > 1
-    for index in (0, len(shard.episode_bytes) - 1):
-        item, proof = episode_proof(shard.blob, shard.root, index)
-        assert item == shard.episode_bytes[index]
-        assert merkle.verify(shard.root, item, proof)
-    with pytest.raises(ValueError, match="no episode"):
-        episode_proof(shard.blob, shard.root, len(shard.episode_bytes))
+def test_an_honest_shard_offers_nothing():
+    shard = sample_shard(SPEC, TASK, ROUND, SLOT, None)
+    assert proof_candidates(shard.blob, shard.root, ROUND, SLOT, named=0) == []
+    assert proof_candidates(shard.blob, b"\x01" * 32, ROUND, SLOT, named=0) == []  # not its root
+
+
+def test_faulty_episodes_are_offered_the_named_one_first_with_proofs_that_reach_the_root():
+    honest = sample_shard(SPEC, TASK, ROUND, SLOT, None)
+    episodes = [decode_episode(b) for b in honest.episode_bytes]
+    assert len(episodes) >= 3
+    for i in (0, 2):  # wrong seeds in episodes 0 and 2
+        episodes[i] = dataclasses.replace(episodes[i], env_seed=episodes[i].env_seed + 1)
+    shard = bundle_shard(TASK, ROUND, SLOT, episodes)
+    offered = proof_candidates(shard.blob, shard.root, ROUND, SLOT, named=2)
+    assert [(f.index, f.fault) for f in offered] == [(2, Fault.WRONG_SEEDS), (0, Fault.WRONG_SEEDS)]
+    for f in offered:
+        assert f.item == encode_episode(episodes[f.index]) and merkle.verify(shard.root, f.item, f.proof)

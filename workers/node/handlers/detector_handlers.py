@@ -5,10 +5,10 @@ whose checks found a fault that the round's verdict did not act on states its ev
   submission this node rejected in the round (its verdict note, workers.node.handlers.validator_handlers)
   whose verdict is Accepted (it dissented) or Inconclusive and that nobody disputed yet, it opens a
   dispute naming the item its check failed on (`openDispute(..., evidence, item)`), posting the
-  protocol's minimum bond. For a sampler's episode it then offers the chain the episode with its
-  Merkle proof (`proveFault`): where the fault is one the chain can check (the episode's header),
-  the dispute is upheld at once; otherwise (`NoFaultProven`) the jurors re-execute that episode,
-  transition or chunk.
+  protocol's minimum bond. For a sampler's shard it then looks for an episode with a fault the
+  chain can check (workers.roles.fault_proof, the named episode first; the CLI's `dispute prove`
+  uses the same search) and offers it with its Merkle proof (`proveFault`): the dispute is then
+  upheld at once; otherwise the jurors re-execute the named episode, transition or chunk.
 
 Why the node does this on its own: a dissent is not paid for the round (the quorum accepted), so
 a validator that saw a fault is paid for it only through the dispute (its bond back and the
@@ -18,7 +18,6 @@ from __future__ import annotations
 import logging
 
 from workers.chain.errors import TxReverted
-from workers.merkle import MerkleTree
 from workers.node.handlers.common import on, send
 from workers.node.handlers.context import NodeContext
 from workers.node.queues.dispatch import HandledEvent
@@ -71,8 +70,8 @@ def dispute_what_it_saw_fail(ctx: NodeContext, ev: HandledEvent) -> None:
             if not _open(ctx, task_id, round_, role, slot, evidence, item, reason):
                 continue
         dispute_id = _state(ctx, "disputeIdOf", task_id, round_, role, slot)
-        if role == Role.SAMPLER and evidence == Evidence.EPISODE:
-            _prove(ctx, dispute_id, sub, item)
+        if role == Role.SAMPLER:
+            _prove(ctx, dispute_id, task_id, round_, slot, sub, item if evidence == Evidence.EPISODE else -1)
 
 
 def _open(ctx: NodeContext, task_id: int, round_: int, role: Role, slot: int, evidence: Evidence, item: int,
@@ -95,25 +94,30 @@ def _open(ctx: NodeContext, task_id: int, round_: int, role: Role, slot: int, ev
     return True
 
 
-def episode_proof(blob: bytes, root: bytes, index: int) -> tuple[bytes, list[bytes]]:
-    """Episode `index` of a shard blob, as proveFault takes it: its encoded bytes and their Merkle
-    proof against the shard's root (the blob must reach `root`)."""
-    from workers.roles.sampler import verify_shard
+def proof_candidates(blob: bytes, root: bytes, round_: int, slot: int, named: int):
+    """The shard's episodes with a fault the chain can check (workers.roles.fault_proof), the one
+    the dispute names first: what to offer proveFault. Empty when there is none (or the blob does
+    not reach its root): the jurors judge."""
+    from workers.roles.fault_proof import NotAShard, provable_faults, shard_items
 
-    shard = verify_shard(blob, root)
-    if not 0 <= index < len(shard.episode_bytes):
-        raise ValueError(f"the shard has {len(shard.episode_bytes)} episodes, no episode {index}")
-    return shard.episode_bytes[index], MerkleTree(shard.episode_bytes).proof(index)
-
-
-def _prove(ctx: NodeContext, dispute_id: int, sub, index: int) -> None:
-    """Offers episode `index` to proveFault; a fault the chain cannot check is left to the jurors."""
-    item, proof = episode_proof(ctx.store.get(sub.cid), bytes(sub.root), index)
     try:
-        send(ctx, ctx.deployment.disputes.functions.proveFault(dispute_id, item, proof),
-             done=("WrongDisputeStatus",))
-    except TxReverted as exc:
-        if exc.error.name not in ("NoFaultProven", "MalformedEpisode"):
-            raise
-        log.info("dispute %d: episode %d has no fault the chain can check (%s): the jurors re-execute it",
-                 dispute_id, index, exc.error.name)
+        items = shard_items(blob, root)
+    except NotAShard:
+        return []
+    return sorted(provable_faults(items, round_, slot), key=lambda f: f.index != named)
+
+
+def _prove(ctx: NodeContext, dispute_id: int, task_id: int, round_: int, slot: int, sub, named: int) -> None:
+    """Proves the dispute on-chain where the shard has a fault the chain checks (the chain stays the
+    judge: a refused proof is logged and left to the jurors)."""
+    for fault in proof_candidates(ctx.store.get(sub.cid), bytes(sub.root), round_, slot, named):
+        try:
+            send(ctx, ctx.deployment.disputes.functions.proveFault(dispute_id, fault.item, fault.proof),
+                 done=("WrongDisputeStatus",))
+            return
+        except TxReverted as exc:
+            if exc.error.name not in ("NoFaultProven", "MalformedEpisode"):
+                raise
+            log.info("dispute %d: the chain refused episode %d (%s)", dispute_id, fault.index, exc.error.name)
+    log.info("dispute %d: no episode of task %d round %d shard %d has a fault the chain can check: the jurors "
+             "re-execute the evidence", dispute_id, task_id, round_, slot)
