@@ -311,7 +311,7 @@ library RoundLogic {
 
     /// @dev A validator agrees with the quorum when it accepted every accepted submission and rejected
     ///      every rejected one: it earns one slot's share of the validator pool. Accepting work a
-    ///      quorum rejected is penalised at once. Rejecting work a quorum accepted is a dissent: a
+    ///      quorum rejected earns nothing this round. Rejecting work a quorum accepted is a dissent: a
     ///      lone validator that saw a fault the others' samples missed may be the one that is right,
     ///      so a head-count does not punish it; its evidence is adjudicated by the dispute it opens,
     ///      and its round pay is its own only if that dispute proves the work bad (SPECIFICATION.md 5.5, 13).
@@ -330,10 +330,11 @@ library RoundLogic {
             if (!a.voted) continue;
             address node = s.slots[taskId][Role.Validator][v].node;
             uint256 dissent = ~uint256(a.acceptBitmap) & d.accepted;
-            if (a.acceptBitmap & d.rejected != 0) {
-                _vacate(s, c, taskId, t, Role.Validator, v, Outcome.AgainstQuorum);
-            } else if (dissent != 0) {
-                emit ITaskRegistry.Dissented(taskId, round, node, v, dissent);
+            if (dissent != 0) emit ITaskRegistry.Dissented(taskId, round, node, v, dissent);
+            // Accepting work a quorum rejected can be honestly wrong (its sampled challenges missed
+            // what the others' caught): it costs the round's pay, not stake, reputation or slot.
+            if (a.acceptBitmap & d.rejected != 0) continue;
+            if (dissent != 0) {
                 // Its pay is held until a dispute it opens proves the work bad, and goes back to the
                 // requester otherwise (DisputeManager.releasePay); without disputes nothing can
                 // adjudicate a dissent, so it is not paid.

@@ -10,7 +10,7 @@ import {Outcome} from "../../../contracts/libraries/Types.sol";
 ///         invariants after every step, then asserting each path was taken.
 contract HandlerReachTest is InvariantBase {
     uint256 internal constant STEPS = 1600;
-    uint256 private _rng = 0x5eed;
+    uint256 private _rng = 0x5ef4;
 
     function setUp() public {
         _deploy();
@@ -88,7 +88,8 @@ contract HandlerReachTest is InvariantBase {
         assertGe(handler.ghostSettledByStatus(uint8(ITaskRegistry.Status.Failed)), 1, "a task failed");
         assertGe(handler.ghostFullyAcceptedTasks(), 1, "a task completed with all work accepted");
         assertGe(handler.ghostVacatedByReason(uint8(Outcome.Rejected)), 1, "a worker was rejected and slashed");
-        assertGe(handler.ghostVacatedByReason(uint8(Outcome.AgainstQuorum)), 1, "a validator voted against quorum");
+        // A vote is never punished by a head-count (SPECIFICATION.md 5.5): outvoted validators keep their slots.
+        assertEq(handler.ghostVacatedByReason(uint8(Outcome.AgainstQuorum)), 0, "no validator vacated for its vote");
         assertGe(handler.ghostVacatedByReason(uint8(Outcome.Missed)), 1, "a node missed a deadline");
         assertGe(handler.ghostVacatedByReason(uint8(Outcome.Withheld)), 1, "a node withheld its reveal and was slashed");
         assertGe(handler.ghostSlashedFromUnbonding(), 1, "unbonding stake was slashed");

@@ -59,12 +59,13 @@ contract AggregateKeyTest is BlsFixture {
         _assertPhase(taskId, 2, ITaskRegistry.Phase.SampleCommit);
     }
 
-    function test_validatorAgainstTheQuorumLeavesTheKey() public {
+    function test_anOutvotedValidatorKeepsItsSlotAndItsKey() public {
         _workRound(taskId);
-        _attest(taskId, _validatorAt(taskId, 0), ACCEPT_ALL); // accepts what the quorum rejects
+        address outvoted = _validatorAt(taskId, 0);
+        _attest(taskId, outvoted, ACCEPT_ALL); // accepts what the quorum rejects
         _attestAggregate(taskId, ACCEPT_ALL & ~uint256(1), 0x6);
-        assertEq(_validatorAt(taskId, 0), address(0), "slashed and vacated");
-        _assertTaskKey(0x6);
+        assertEq(_validatorAt(taskId, 0), outvoted, "kept");
+        _assertTaskKey(0x7);
     }
 
     function test_nonSignerIsSubtracted() public {

@@ -1,7 +1,8 @@
 """The fraud matrix, validators: a validator that rejects everything, and a colluding minority (a
 validator that accepts a cheating sampler's work). The quorum (⌈2n/3⌉) decides as the evidence
-says. A validator that accepted work the quorum rejected is slashed slashBps of its locked stake,
-loses 15 reputation and is paid nothing; one that rejected work the quorum accepted dissents: it
+says. A validator that accepted work the quorum rejected is paid nothing and keeps its stake,
+reputation and slot (an honest validator whose sampled challenges missed the fault votes the same
+way); one that rejected work the quorum accepted dissents: it
 keeps its stake, reputation and slot, since a lone rejection may be the one that is right (its
 dispute decides: tests/workers/disputes/test_lone_detector.py); with disputes on (as deployed) its
 pay is held and goes back to the requester at the window's end unless its dispute vindicates it,
@@ -55,11 +56,11 @@ def play(net, validators: int, liar: str, *cheats: Cheat) -> SimpleNamespace:
     return SimpleNamespace(nodes=nodes, liar=liar, before=before, seen=outcome(net, task_id, block), task_id=task_id)
 
 
-def assert_liar_punished(net, r) -> None:
-    slash_bps = net.deployment.config.functions.slashBps().call()
-    assert r.seen.vacated.get(r.liar.address) == Outcome.AGAINST_QUORUM
-    assert r.seen.slashed.get(r.liar.address) == r.before.locked * slash_bps // 10_000
-    assert net.deployment.reputation.functions.scoreOf(r.liar.address).call() == r.before.score - 15
+def assert_liar_unpaid(net, r) -> None:
+    """The liar accepted work the quorum rejected: it earns nothing, and keeps its stake, reputation
+    and slot (an honest validator whose challenges missed the fault would have voted as it did)."""
+    assert r.liar.address not in r.seen.vacated and r.liar.address not in r.seen.slashed
+    assert net.deployment.reputation.functions.scoreOf(r.liar.address).call() == r.before.score
     assert r.liar.address not in r.seen.earned
 
 
@@ -117,10 +118,10 @@ def test_a_colluding_minority_of_validators_cannot_pass_a_cheat(make_net):
     r = play(net, 4, "validator3",
              Cheat("sampler1", faults.SHARD, faults.fabricated_rewards, phases=(Phase.SAMPLE_COMMIT,)),
              Cheat("validator3", faults.VERIFY, faults.accept_everything, phases=(Phase.ATTEST,)))
-    assert_liar_punished(net, r)
+    assert_liar_unpaid(net, r)
     cheater, honest = net.node("sampler1"), net.node("sampler0")
     assert r.seen.verdicts[(cheater.address, Role.SAMPLER)] == Verdict.REJECTED
-    assert r.seen.vacated == {cheater.address: Outcome.REJECTED, r.liar.address: Outcome.AGAINST_QUORUM}
+    assert r.seen.vacated == {cheater.address: Outcome.REJECTED}
     assert cheater.address in r.seen.slashed and cheater.address not in r.seen.earned
     assert r.seen.earned[honest.address] == share(net, Role.SAMPLER, 2)
     assert r.seen.earned[net.node("trainer").address] == share(net, Role.TRAINER, 1)
