@@ -161,14 +161,14 @@ library RoundLogic {
         ITaskRegistry.Phase phase = t.phase;
         uint256 round = t.round;
         if (phase >= ITaskRegistry.Phase.Attest) {
-            bool isCommit = phase == ITaskRegistry.Phase.Attest;
+            bool sealing = phase == ITaskRegistry.Phase.Attest;
             for (uint256 i = 0; i < t.numValidators; ++i) {
                 ITaskRegistry.Slot storage slot = s.slots[taskId][Role.Validator][i];
                 if (slot.node == address(0) || slot.sinceRound > round) continue;
                 // A vote is cleared when opened: one still sealed after AttestReveal was withheld.
                 bool isSealed = s.attestCommitments[taskId][round][i] != bytes32(0);
-                if (isCommit && !isSealed) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Missed);
-                else if (!isCommit && isSealed) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Withheld);
+                if (sealing && !isSealed) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Missed);
+                else if (!sealing && isSealed) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Withheld);
             }
             return;
         }
