@@ -105,13 +105,14 @@ def relay_look_only(now: float, aggregate_by: float, chain_look_at: float | None
 
 @dataclass(frozen=True)
 class Vote:
-    """One slot's vote as it may go into an aggregate: its signature (G1) and its holder's
-    registered G2 key (read from the chain, never from the relay)."""
+    """One slot's vote as it may go into an aggregate: its signature (G1), its holder's
+    registered G2 key (read from the chain, never from the relay) and its salt."""
 
     slot: int
     node: str
     signature: tuple[int, int]
     pubkey_g2: tuple[int, int, int, int]
+    salt: bytes  # what its sealed vote opens with (from the relay: the chain checks it)
 
 
 def agreeing(entries: Mapping[int, object], bitmap: int, holders: Mapping[int, str], candidates: Iterable[int],
@@ -125,7 +126,7 @@ def agreeing(entries: Mapping[int, object], bitmap: int, holders: Mapping[int, s
     votes, left_out = {}, {}
     for slot, entry in sorted(entries.items()):
         if slot not in wanted:
-            left_out[slot] = "not a candidate (vacant, voted, not expected or no key)"
+            left_out[slot] = "not a candidate (vacant, no sealed vote, opened already or no key)"
         elif entry.node.lower() != holders[slot].lower():
             left_out[slot] = "names another node than the slot's holder"
         elif entry.accept_bitmap != bitmap:
@@ -133,7 +134,7 @@ def agreeing(entries: Mapping[int, object], bitmap: int, holders: Mapping[int, s
         elif not is_point(entry.signature):
             left_out[slot] = "signature is not a G1 point"
         else:
-            votes[slot] = Vote(slot, holders[slot], tuple(entry.signature), tuple(keys[slot]))
+            votes[slot] = Vote(slot, holders[slot], tuple(entry.signature), tuple(keys[slot]), bytes(entry.salt))
     return votes, left_out
 
 
