@@ -15,7 +15,8 @@ def test_commitment_is_stored_and_emitted(registry, round_driver, state):
     tx = round_driver.seal_votes(0b101, validators=[v])[0]
     sealed = round_driver.vote_commitment(v, 0b101)
     assert dict(tx.events["AttestationCommitted"]) == {
-        "taskId": round_driver.task_id, "round": 0, "validator": v.address, "slot": slot, "commitment": "0x" + sealed.hex(),
+        "taskId": round_driver.task_id, "round": 0, "validator": v.address, "slot": slot,
+        "commitment": "0x" + sealed.hex(),
     }
     assert state.attestCommitmentOf(round_driver.task_id, 0, slot) == "0x" + sealed.hex()
     assert tuple(registry.attestationOf(round_driver.task_id, 0, slot)) == (False, 0)  # the vote is sealed

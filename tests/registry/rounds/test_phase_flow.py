@@ -1,5 +1,6 @@
 """A round walks SampleCommit -> SampleReveal -> TrainCommit -> TrainReveal -> Attest ->
-AttestReveal; each phase starts with deadline = protocolTime + its window and closes early once everyone expected acted."""
+AttestReveal; each phase starts with deadline = protocolTime + its window and closes early once
+everyone expected acted."""
 
 from tests.registry.rounds.driver import events_of
 from workers.protocol import Phase, Status
