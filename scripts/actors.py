@@ -25,7 +25,18 @@ from eth_utils import keccak
 
 from scripts import brownie_patches
 from workers.merkle import MerkleTree
-from workers.protocol import NO_PERMIT, Outcome, Phase, Role, Status, TaskParams, Verdict, commitment, sign_create_task
+from workers.protocol import (
+    NO_PERMIT,
+    Outcome,
+    Phase,
+    Role,
+    Status,
+    TaskParams,
+    Verdict,
+    attest_commitment,
+    commitment,
+    sign_create_task,
+)
 from workers.protocol import sign_permit as protocol_sign_permit
 from workers.storage import cid
 
@@ -354,14 +365,16 @@ def revealed_sampler_roots(proto: Protocol, task_id: int, t: dict) -> list[bytes
 
 
 class ScriptedValidator(Node):
-    """Checks every revealed submission against the content it names and attests.
-    `against_rounds`: rounds (0-based) in which it (dishonestly) rejects the trainer's checkpoint."""
+    """Checks every revealed submission against the content it names, seals its vote (Attest) and
+    opens it (AttestReveal). `against_rounds`: rounds (0-based) in which it (dishonestly) rejects
+    the trainer's checkpoint."""
 
     role = Role.VALIDATOR
 
     def __init__(self, name, account, proto, against_rounds: Iterable[int] = ()):
         super().__init__(name, account, proto)
         self.against_rounds = set(against_rounds)
+        self.sealed: dict[tuple[int, int], tuple[int, bytes]] = {}  # (task, round) -> (bitmap, salt)
 
     def verdicts(self, task_id: int, t: dict) -> int:
         """The accept bitmap: bit i = sampler slot i, bit numSamplers = the trainer."""
@@ -382,13 +395,24 @@ class ScriptedValidator(Node):
 
     def act(self, task_id: int):
         t = self.proto.task(task_id)
-        if t["status"] != Status.ACTIVE or t["phase"] != Phase.ATTEST:
+        if t["status"] != Status.ACTIVE or t["phase"] not in (Phase.ATTEST, Phase.ATTEST_REVEAL):
             return None
         slot = self.slot(task_id, t)
+        key = (task_id, t["round"])
         if slot is None or self.proto.registry.attestationOf(task_id, t["round"], slot)[0]:
             return None
-        return self.proto.send("attest", self.account, self.proto.registry.attest, task_id,
-                               self.verdicts(task_id, t), task_id=task_id)
+        if t["phase"] == Phase.ATTEST:
+            if key in self.sealed:
+                return None
+            self.sealed[key] = bitmap, salt = self.verdicts(task_id, t), secrets.token_bytes(32)
+            sealed = attest_commitment(task_id, t["round"], self.account.address, bitmap, salt)
+            return self.proto.send("commitAttestation", self.account, self.proto.registry.commitAttestation, task_id,
+                                   t["round"], sealed, task_id=task_id)
+        if key not in self.sealed:
+            return None  # sealed nothing this round (joined after the commits)
+        bitmap, salt = self.sealed[key]
+        return self.proto.send("attest", self.account, self.proto.registry.attest, task_id, t["round"], bitmap, salt,
+                               task_id=task_id)
 
 
 # ---------------------------------------------------------------- the requester
