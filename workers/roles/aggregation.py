@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 MIN_AGGREGATE_SIGNERS = 4
 """Default: the fewest validators that can join an aggregate (choose_aggregator's candidates) for
-which the round's votes are aggregated; with fewer, each validator attests alone. One
-attestAggregate costs about as much as three `attest` votes whatever its size: measured with
-bench/attest_gas.py (the round's finalization aside, which either path pays once), 2 validators
-160,014 gas voting alone against 250,228 aggregated, 3: 240,021 against 261,753, 4: 320,028
-against 252,156. Below the break-even, voting alone also reaches quorum sooner: no validator waits
-for the others' signatures and no aggregator for the relay."""
+which the round's sealed votes are opened by one aggregate; with fewer, each validator opens its
+own. One attestAggregate costs about as much as three `attest` openings whatever its size:
+measured with bench/attest_gas.py (the commits and the round's finalization aside, which both
+paths pay), 2 validators 152,948 gas opening alone against 260,099 aggregated, 3: 229,422 against
+251,807, 4: 305,896 against 254,268. Below the break-even, opening alone also reaches quorum
+sooner: no validator waits for the others' signatures and no aggregator for the relay."""
 
 AGGREGATE_WAIT_S = 10.0
 """Default: how long an aggregator waits for the other validators' signatures after posting its own."""
