@@ -70,7 +70,7 @@ class Plan:
 
 
 def plan(now: float, seconds_left: float, wait_s: float, fallback_s: float) -> Plan:
-    """The round's timing for a validator that posts at `now`, `seconds_left` before the Attest
+    """The round's timing for a validator that posts at `now`, `seconds_left` before the AttestReveal
     deadline: it falls back after `fallback_s`, but never later than half of the time left (so its
     own transaction still has the other half), and an aggregator sends after `wait_s`, but never
     later than half-way to that fallback (so its aggregate lands before the others give up on it)."""
