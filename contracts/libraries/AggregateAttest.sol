@@ -11,8 +11,8 @@ import {Votes} from "./Votes.sol";
 
 /// @title AggregateAttest
 /// @notice Records one BLS aggregate attestation: several validator slots of a task open sealed
-///         votes for the same bitmap with one signature (SPECIFICATION.md 5.5.1), checked against the task's aggregate
-///         key (AggregateKeys).
+///         votes for the same bitmap with one signature (SPECIFICATION.md 5.5.1), checked against
+///         the task's aggregate key (AggregateKeys).
 /// @dev An external library run by delegatecall on the registry's storage (like RoundLogic), so
 ///      `address(this)` in the signed message is the registry.
 ///      Its cost does not grow with the signers: the signers' key is the task's key minus the keys
