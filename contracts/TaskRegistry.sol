@@ -170,6 +170,8 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
         uint256 slot = _checkVoter(c, taskId, round, Phase.AttestReveal);
         if (Votes.voted(s, taskId, round, slot)) revert AlreadyAttested(taskId, msg.sender);
         mapping(uint256 => bytes32) storage commitments = s.attestCommitments[taskId][round];
+        // Unreachable today (an expected validator that did not commit was vacated when Attest
+        // expired); kept so that a vote is only ever recorded by opening a commitment.
         if (commitments[slot] == bytes32(0)) revert NotCommitted(taskId, msg.sender);
         if (Tasks.attestCommitment(taskId, round, msg.sender, acceptBitmap, salt) != commitments[slot]) {
             revert CommitmentMismatch(taskId, msg.sender);
