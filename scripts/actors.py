@@ -393,6 +393,14 @@ class ScriptedValidator(Node):
                 bitmap |= 1 << t["numSamplers"]
         return bitmap
 
+    def _vote_salt(self, task_id: int, round_: int, bitmap: int) -> bytes:
+        # as _salt: with stable_calldata, no zero byte in the salt or the commitment
+        while True:
+            salt = secrets.token_bytes(32)
+            c = attest_commitment(task_id, round_, self.address, bitmap, salt)
+            if not self.stable_calldata or not (has_zero_byte(c) or has_zero_byte(salt)):
+                return salt
+
     def act(self, task_id: int):
         t = self.proto.task(task_id)
         if t["status"] != Status.ACTIVE or t["phase"] not in (Phase.ATTEST, Phase.ATTEST_REVEAL):
@@ -404,7 +412,8 @@ class ScriptedValidator(Node):
         if t["phase"] == Phase.ATTEST:
             if key in self.sealed:
                 return None
-            self.sealed[key] = bitmap, salt = self.verdicts(task_id, t), secrets.token_bytes(32)
+            bitmap = self.verdicts(task_id, t)
+            self.sealed[key] = bitmap, salt = bitmap, self._vote_salt(task_id, t["round"], bitmap)
             sealed = attest_commitment(task_id, t["round"], self.account.address, bitmap, salt)
             return self.proto.send("commitAttestation", self.account, self.proto.registry.commitAttestation, task_id,
                                    t["round"], sealed, task_id=task_id)
