@@ -1,18 +1,22 @@
-"""Gas of one round's attestation: one BLS aggregate against one ECDSA-signed vote per validator.
+"""Gas of one round's attestation: every validator seals its vote (one commitAttestation each), then
+the votes are opened by one BLS aggregate, or by one ECDSA-signed `attest` per validator.
 
     .venv/bin/python bench/attest_gas.py [--sizes 4,16,64] [--ports 8710-8719]
 
 Runs its own anvil (workers.localnet) with the protocol deployed from brownie's build (run
 `brownie compile` first). A pool of validators stakes and registers BLS keys (proof of possession
-checked on-chain). For each size V, two fresh tasks with one sampler, one trainer and V validators
-reach their Attest phase; one is attested the ECDSA way, the other the BLS way:
+checked on-chain). For each size V, a fresh task with one sampler, one trainer and V validators
+reaches its Attest phase and every validator commits its sealed vote (V `commitAttestation()`
+transactions: commits cannot be aggregated without showing the votes to the aggregating peers);
+the last commit opens AttestReveal. From there the votes are opened two ways:
 
 - per-vote: V `attest()` transactions, one per validator (each an ECDSA-signed transaction; the
   signature is checked by the chain, its cost is in the 21,000 base of each transaction), summed;
-- aggregate: one `attestAggregate()` carrying all V signers' verdict (py-ecc BLS signatures
-  aggregated off-chain, one pairing check on-chain). Its cost does not grow with V: the registry
-  keeps each task's aggregate G1 key, updated when a validator slot changes hands, and an aggregate
-  only subtracts the keys of the slots that did not sign (none here).
+- aggregate: one `attestAggregate()` carrying all V signers' verdict and salts (py-ecc BLS
+  signatures aggregated off-chain, one pairing check on-chain). The signature check does not grow
+  with V (the registry keeps each task's aggregate G1 key, updated when a validator slot changes
+  hands, and an aggregate only subtracts the keys of the slots that did not sign: none here); each
+  signer's sealed vote is read, opened with its salt and cleared.
 
 That key is paid for when validators join a task, once per task (not per round), so the bench
 also prints what a join costs: the gas of the draw that fills the V validator slots, per validator,
@@ -25,15 +29,17 @@ cold. A join by a keyless validator still pays the look-up (compare with the dra
 design: SPECIFICATION.md 5.5.1).
 
 Both paths start from one chain snapshot (anvil `evm_snapshot`/`evm_revert`) of one task at its
-Attest phase, so they pay the same validators from the same storage state. The vote that completes
-the Attest phase also finalizes the round (verdicts, pay and reputation of V validators) — the same
+AttestReveal phase, so they pay the same validators from the same storage state, and both include
+the same commits. The vote that completes the AttestReveal phase also finalizes the round
+(verdicts, pay and reputation of V validators) — the same
 work on both paths. The table shows the totals and the attestation alone (total minus that
 finalization). The finalization is measured, not guessed: the last validator's vote is replayed
 from the snapshot once more, second to last, and the difference of its two gas figures is the
 finalization (the two votes differ in nothing else).
 The join table follows the attestation table; the output ends with exactly one line:
 
-    RESULT bls_gas_16=<aggregate, attestation alone> ecdsa_gas_16=<per-vote, attestation alone> ratio_16=<x>
+    RESULT bls_gas_16=<commits + aggregate, attestation alone> ecdsa_gas_16=<commits + per-vote, attestation
+    alone> ratio_16=<x>
 """
 from __future__ import annotations
 
@@ -49,7 +55,7 @@ from workers.chain.abi import load_abi  # noqa: E402
 from workers.crypto.attest_messages import aggregate_args, attestation_message, registration_args  # noqa: E402
 from workers.crypto.bls import BlsKey  # noqa: E402
 from workers.localnet.chain import TOKEN, Anvil, deploy_protocol, fund, http_w3  # noqa: E402
-from workers.protocol import Role, Status  # noqa: E402
+from workers.protocol import Role, Status, attest_commitment  # noqa: E402
 
 ANVIL_PORTS = range(8710, 8720)
 CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
@@ -156,12 +162,27 @@ def task_at_attest(chain: Chain, v: int) -> tuple[int, list[str], int]:
     return task_id, [chain.state.functions.slotOf(task_id, Role.VALIDATOR, s).call()[0] for s in range(v)], draw_gas
 
 
+def salt_of(node: str) -> bytes:
+    return bytes.fromhex(node[2:].lower().rjust(64, "0"))
+
+
+def seal_votes(chain: Chain, task_id: int, slots: list[str]) -> int:
+    """Every validator commits ACCEPT_BOTH: the gas of the V commits (the last opens AttestReveal)."""
+    gas = 0
+    for node in slots:
+        sealed = attest_commitment(task_id, 0, node, ACCEPT_BOTH, salt_of(node))
+        gas += chain.send(node, chain.registry.functions.commitAttestation(task_id, 0, sealed))["gasUsed"]
+    return gas
+
+
 def attest_round(chain: Chain, keys: dict[str, BlsKey], v: int) -> dict:
     task_id, slots, draw_gas = task_at_attest(chain, v)
+    commits = seal_votes(chain, task_id, slots)
     snapshot = chain.snapshot()
 
     def votes_in(order: list[str]) -> list[int]:
-        return [chain.send(node, chain.registry.functions.attest(task_id, ACCEPT_BOTH))["gasUsed"] for node in order]
+        return [chain.send(node, chain.registry.functions.attest(task_id, 0, ACCEPT_BOTH, salt_of(node)))["gasUsed"]
+                for node in order]
 
     per_vote = votes_in(slots)
     snapshot = chain.revert(snapshot)
@@ -170,21 +191,26 @@ def attest_round(chain: Chain, keys: dict[str, BlsKey], v: int) -> dict:
     snapshot = chain.revert(snapshot)
     message = attestation_message(chain.w3.eth.chain_id, chain.registry.address, task_id, 0, ACCEPT_BOTH)
     votes = {s: (keys[node].sign(message), list(keys[node].pubkey_g2)) for s, node in enumerate(slots)}
-    receipt = chain.send(chain.admin,
-                         chain.registry.functions.attestAggregate(*aggregate_args(task_id, 0, ACCEPT_BOTH, votes)))
+    salts = {s: salt_of(node) for s, node in enumerate(slots)}
+    receipt = chain.send(chain.admin, chain.registry.functions.attestAggregate(
+        *aggregate_args(task_id, 0, ACCEPT_BOTH, votes, salts)))
     if chain.status(task_id) != Status.COMPLETED:
         raise RuntimeError("the aggregate did not finalize the round")
-    return {"v": v, "ecdsa_total": sum(per_vote), "bls_total": receipt["gasUsed"], "finalization": finalization,
-            "ecdsa": sum(per_vote) - finalization, "bls": receipt["gasUsed"] - finalization, "draw_keyed": draw_gas}
+    aggregate = receipt["gasUsed"]
+    return {"v": v, "commits": commits, "ecdsa_open": sum(per_vote), "bls_open": aggregate,
+            "finalization": finalization, "ecdsa": commits + sum(per_vote) - finalization,
+            "bls": commits + aggregate - finalization, "draw_keyed": draw_gas}
 
 
 def table(rows: list[dict]) -> list[str]:
-    lines = [f"{'V':>3} | {'per-vote total':>14} | {'aggregate total':>15} | {'finalization':>12} | "
+    """Per size: the V commits (both paths), the openings (V attest, or one aggregate), the
+    finalization, and each path's attestation alone (commits + openings - finalization)."""
+    lines = [f"{'V':>3} | {'commits':>10} | {'per-vote opens':>14} | {'aggregate open':>14} | {'finalization':>12} | "
              f"{'per-vote attest':>15} | {'aggregate attest':>16} | {'ratio':>6} | {'agg/validator':>13}"]
     for r in rows:
-        lines.append(f"{r['v']:>3} | {r['ecdsa_total']:>14,} | {r['bls_total']:>15,} | {r['finalization']:>12,} | "
-                     f"{r['ecdsa']:>15,} | {r['bls']:>16,} | {r['bls'] / r['ecdsa']:>6.3f} | "
-                     f"{r['bls'] // r['v']:>13,}")
+        lines.append(f"{r['v']:>3} | {r['commits']:>10,} | {r['ecdsa_open']:>14,} | {r['bls_open']:>14,} | "
+                     f"{r['finalization']:>12,} | {r['ecdsa']:>15,} | {r['bls']:>16,} | "
+                     f"{r['bls'] / r['ecdsa']:>6.3f} | {r['bls'] // r['v']:>13,}")
     return lines
 
 

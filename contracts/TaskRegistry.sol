@@ -147,23 +147,46 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
     }
 
     /// @inheritdoc ITaskRegistry
-    function attest(uint256 taskId, uint256 acceptBitmap) external nonReentrant whenNotPaused {
+    function commitAttestation(uint256 taskId, uint256 round, bytes32 commitment) external nonReentrant whenNotPaused {
+        if (commitment == bytes32(0)) revert EmptyCommitment();
         TaskStorage storage s = _s();
         Context memory c = _context();
-        Task storage t = _task(taskId);
-        (Role role, uint256 slot) = _checkMember(taskId, t);
-        if (role != Role.Validator || t.phase != Phase.Attest) revert WrongPhase(taskId, t.phase);
-        _checkOnTime(c, taskId, t, role, slot);
-        if (Votes.voted(s, taskId, t.round, slot)) revert AlreadyAttested(taskId, msg.sender);
-        Attestation storage a = s.attestations[taskId][t.round][slot];
+        uint256 slot = _checkVoter(c, taskId, round, Phase.Attest);
+        mapping(uint256 => bytes32) storage commitments = s.attestCommitments[taskId][round];
+        if (commitments[slot] != bytes32(0)) revert AlreadyCommitted(taskId, msg.sender);
+        commitments[slot] = commitment;
+        emit AttestationCommitted(taskId, round, msg.sender, slot, commitment);
+        RoundLogic.acted(s, c, taskId, 1);
+    }
+
+    /// @inheritdoc ITaskRegistry
+    function attest(uint256 taskId, uint256 round, uint256 acceptBitmap, bytes32 salt)
+        external
+        nonReentrant
+        whenNotPaused
+    {
+        TaskStorage storage s = _s();
+        Context memory c = _context();
+        uint256 slot = _checkVoter(c, taskId, round, Phase.AttestReveal);
+        if (Votes.voted(s, taskId, round, slot)) revert AlreadyAttested(taskId, msg.sender);
+        mapping(uint256 => bytes32) storage commitments = s.attestCommitments[taskId][round];
+        // Unreachable today (an expected validator that did not commit was vacated when Attest
+        // expired); kept so that a vote is only ever recorded by opening a commitment.
+        if (commitments[slot] == bytes32(0)) revert NotCommitted(taskId, msg.sender);
+        if (Tasks.attestCommitment(taskId, round, msg.sender, acceptBitmap, salt) != commitments[slot]) {
+            revert CommitmentMismatch(taskId, msg.sender);
+        }
+        // Cleared once opened: a commitment still set when AttestReveal ends was withheld.
+        delete commitments[slot];
+        Attestation storage a = s.attestations[taskId][round][slot];
         // Only bits of revealed submissions mean anything; revealedMask fits 64 bits by construction.
-        uint64 bitmap = uint64(acceptBitmap & t.revealedMask);
+        uint64 bitmap = uint64(acceptBitmap & s.tasks[taskId].revealedMask);
         a.voted = true;
         a.acceptBitmap = bitmap;
         // Who voted, for disputes (a slot may change hands before the window closes); only when
         // disputes are on, as the write costs a fresh storage slot per vote.
-        if (s.disputeManager != address(0)) s.attesters[taskId][t.round][slot] = msg.sender;
-        emit Attested(taskId, t.round, msg.sender, slot, bitmap);
+        if (s.disputeManager != address(0)) s.attesters[taskId][round][slot] = msg.sender;
+        emit Attested(taskId, round, msg.sender, slot, bitmap);
         RoundLogic.acted(s, c, taskId, 1);
     }
 
@@ -174,10 +197,13 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
         uint256 acceptBitmap,
         uint256 signerBitmap,
         uint256[2] calldata sigma,
-        uint256[4] calldata apk2
+        uint256[4] calldata apk2,
+        bytes32[] calldata salts
     ) external nonReentrant whenNotPaused {
         Context memory c = _context();
-        uint256 signers = AggregateAttest.record(_s(), c, taskId, round, acceptBitmap, signerBitmap, sigma, apk2);
+        uint256 signers = AggregateAttest.record(
+            _s(), c, AggregateAttest.Vote(taskId, round, acceptBitmap, signerBitmap), sigma, apk2, salts
+        );
         RoundLogic.acted(_s(), c, taskId, signers);
     }
 
@@ -332,6 +358,21 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
         if (c.now > t.phaseDeadline) revert DeadlinePassed(taskId, t.phaseDeadline);
         uint256 since = _s().slots[taskId][role][slot].sinceRound;
         if (since > t.round) revert NotExpectedThisRound(taskId, t.round, since);
+    }
+
+    /// @dev Checks the caller is a validator expected in `round`, which is the current one, in `phase`
+    ///      before its deadline; returns its slot.
+    function _checkVoter(Context memory c, uint256 taskId, uint256 round, Phase phase)
+        private
+        view
+        returns (uint256 slot)
+    {
+        Task storage t = _task(taskId);
+        Role role;
+        (role, slot) = _checkMember(taskId, t);
+        if (role != Role.Validator || t.phase != phase) revert WrongPhase(taskId, t.phase);
+        if (round != t.round) revert RoundMismatch(taskId, round, t.round);
+        _checkOnTime(c, taskId, t, role, slot);
     }
 
     /// @dev Checks the caller may commit (isCommit) or reveal now, and returns its role and slot.

@@ -25,7 +25,18 @@ from eth_utils import keccak
 
 from scripts import brownie_patches
 from workers.merkle import MerkleTree
-from workers.protocol import NO_PERMIT, Outcome, Phase, Role, Status, TaskParams, Verdict, commitment, sign_create_task
+from workers.protocol import (
+    NO_PERMIT,
+    Outcome,
+    Phase,
+    Role,
+    Status,
+    TaskParams,
+    Verdict,
+    attest_commitment,
+    commitment,
+    sign_create_task,
+)
 from workers.protocol import sign_permit as protocol_sign_permit
 from workers.storage import cid
 
@@ -365,15 +376,16 @@ def revealed_sampler_roots(proto: Protocol, task_id: int, t: dict) -> list[bytes
 
 
 class ScriptedValidator(Node):
-    """Checks every revealed submission against the content it names and attests.
-    `against_rounds`: rounds (0-based) in which it (dishonestly) rejects the trainer's checkpoint:
-    outvoted, it dissents (SPECIFICATION.md 5.5)."""
+    """Checks every revealed submission against the content it names, seals its vote (Attest) and
+    opens it (AttestReveal). `against_rounds`: rounds (0-based) in which it (dishonestly) rejects
+    the trainer's checkpoint: outvoted, it dissents (SPECIFICATION.md 5.5)."""
 
     role = Role.VALIDATOR
 
     def __init__(self, name, account, proto, against_rounds: Iterable[int] = ()):
         super().__init__(name, account, proto)
         self.against_rounds = set(against_rounds)
+        self.sealed: dict[tuple[int, int], tuple[int, bytes]] = {}  # (task, round) -> (bitmap, salt)
 
     def verdicts(self, task_id: int, t: dict) -> int:
         """The accept bitmap: bit i = sampler slot i, bit numSamplers = the trainer."""
@@ -392,15 +404,35 @@ class ScriptedValidator(Node):
                 bitmap |= 1 << t["numSamplers"]
         return bitmap
 
+    def _vote_salt(self, task_id: int, round_: int, bitmap: int) -> bytes:
+        # as _salt: with stable_calldata, no zero byte in the salt or the commitment
+        while True:
+            salt = secrets.token_bytes(32)
+            c = attest_commitment(task_id, round_, self.address, bitmap, salt)
+            if not self.stable_calldata or not (has_zero_byte(c) or has_zero_byte(salt)):
+                return salt
+
     def act(self, task_id: int):
         t = self.proto.task(task_id)
-        if t["status"] != Status.ACTIVE or t["phase"] != Phase.ATTEST:
+        if t["status"] != Status.ACTIVE or t["phase"] not in (Phase.ATTEST, Phase.ATTEST_REVEAL):
             return None
         slot = self.slot(task_id, t)
+        key = (task_id, t["round"])
         if slot is None or self.proto.registry.attestationOf(task_id, t["round"], slot)[0]:
             return None
-        return self.proto.send("attest", self.account, self.proto.registry.attest, task_id,
-                               self.verdicts(task_id, t), task_id=task_id)
+        if t["phase"] == Phase.ATTEST:
+            if key in self.sealed:
+                return None
+            bitmap = self.verdicts(task_id, t)
+            self.sealed[key] = bitmap, salt = bitmap, self._vote_salt(task_id, t["round"], bitmap)
+            sealed = attest_commitment(task_id, t["round"], self.account.address, bitmap, salt)
+            return self.proto.send("commitAttestation", self.account, self.proto.registry.commitAttestation, task_id,
+                                   t["round"], sealed, task_id=task_id)
+        if key not in self.sealed:
+            return None  # sealed nothing this round (joined after the commits)
+        bitmap, salt = self.sealed[key]
+        return self.proto.send("attest", self.account, self.proto.registry.attest, task_id, t["round"], bitmap, salt,
+                               task_id=task_id)
 
 
 # ---------------------------------------------------------------- the requester

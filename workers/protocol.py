@@ -39,7 +39,8 @@ class Phase(IntEnum):
     SAMPLE_REVEAL = 1
     TRAIN_COMMIT = 2
     TRAIN_REVEAL = 3
-    ATTEST = 4
+    ATTEST = 4  # validators commit to their sealed votes
+    ATTEST_REVEAL = 5  # validators open them (alone or in a BLS aggregate)
 
 
 class Verdict(IntEnum):
@@ -97,6 +98,17 @@ def commitment(task_id: int, round_: int, node: str, root: bytes, cid: str, salt
         encode(
             ["uint256", "uint256", "address", "bytes32", "bytes32", "bytes32"],
             [task_id, round_, to_checksum_address(node), root, keccak(text=cid), salt],
+        )
+    )
+
+
+def attest_commitment(task_id: int, round_: int, validator: str, accept_bitmap: int, salt: bytes) -> bytes:
+    """The hash StateView.attestCommitmentFor computes (and TaskRegistry.attest checks): seals a
+    validator's accept bitmap with its salt."""
+    return keccak(
+        encode(
+            ["uint256", "uint256", "address", "uint256", "bytes32"],
+            [task_id, round_, to_checksum_address(validator), accept_bitmap, salt],
         )
     )
 

@@ -11,7 +11,7 @@ import {IExtsload} from "./IExtsload.sol";
 
 /// @title ITaskRegistry
 /// @notice The task lifecycle: escrowed bounty, slot assignment, per-round commit–reveal of results,
-///         validator attestations decided by a 2/3 quorum, and settlement by accepted work.
+///         sealed (commit–reveal) validator attestations decided by a 2/3 quorum, and settlement by accepted work.
 /// @dev Deadlines are in protocol time (`protocolTime()`): wall-clock time minus time spent paused,
 ///      so a guardian pause never makes nodes miss a deadline. The registry is the core: its state
 ///      is read through `extsload` (StateView, TaskState); signed task creation is in TaskFront;
@@ -33,7 +33,8 @@ interface ITaskRegistry is IExtsload {
         SampleReveal,
         TrainCommit,
         TrainReveal,
-        Attest
+        Attest, // validators commit to their sealed votes
+        AttestReveal // validators open them; then the round is finalized
     }
 
     enum Verdict {
@@ -53,7 +54,7 @@ interface ITaskRegistry is IExtsload {
     /// @param claimWindow Seconds from creation for all slots to be filled, else the task fails.
     /// @param commitWindow Seconds for the commit phases (this is when the work is done).
     /// @param revealWindow Seconds for the reveal phases.
-    /// @param attestWindow Seconds for validators to attest.
+    /// @param attestWindow Seconds for validators to commit to their votes (they open them in `revealWindow`).
     struct TaskParams {
         string specCid;
         bytes32 specDigest;
@@ -162,6 +163,11 @@ interface ITaskRegistry is IExtsload {
     /// @notice An aggregate names a held validator slot outside the task's BLS mask: its holder had
     ///         no registered BLS key when it took the slot (see StateView.aggregateKeyOf).
     error SignersOutsideBlsMask(uint256 taskId, uint256 signerBitmap, uint256 blsMask);
+    /// @notice An aggregate carries another number of salts than it names signers.
+    error SaltCountMismatch(uint256 taskId, uint256 signers, uint256 salts);
+    /// @notice The sealed vote of validator slot `slot` does not open with the aggregate's bitmap
+    ///         and the salt given for that slot.
+    error SignerCommitmentMismatch(uint256 taskId, uint256 slot);
 
     /// @notice `createTaskFor` was called by another account than the task front.
     error NotTaskFront(address caller);
@@ -187,6 +193,10 @@ interface ITaskRegistry is IExtsload {
     );
     event ResultRevealed(
         uint256 indexed taskId, uint256 indexed round, address indexed node, Role role, uint256 slot, bytes32 root, string cid
+    );
+    /// @notice A validator sealed its vote (StateView.attestCommitmentFor); `Attested` opens it.
+    event AttestationCommitted(
+        uint256 indexed taskId, uint256 indexed round, address indexed validator, uint256 slot, bytes32 commitment
     );
     event Attested(uint256 indexed taskId, uint256 indexed round, address indexed validator, uint256 slot, uint256 acceptBitmap);
     /// @notice Validator slots `signerBitmap` voted `acceptBitmap` with one BLS aggregate signature
@@ -238,26 +248,34 @@ interface ITaskRegistry is IExtsload {
     /// @notice Reveals the committed result: its Merkle root and IPFS CID.
     function reveal(uint256 taskId, bytes32 root, string calldata cid, bytes32 salt) external;
 
-    /// @notice A validator's verdicts for the round: bit i accepts sampler slot i, bit numSamplers
-    ///         accepts the trainer; a cleared bit rejects. Bits of unrevealed submissions are ignored.
-    function attest(uint256 taskId, uint256 acceptBitmap) external;
+    /// @notice Seals the caller's vote for `round` in the Attest phase: `commitment` is
+    ///         StateView.attestCommitmentFor(taskId, round, caller, acceptBitmap, salt). Votes stay
+    ///         hidden until every expected validator committed or the phase's deadline passed.
+    function commitAttestation(uint256 taskId, uint256 round, bytes32 commitment) external;
 
-    /// @notice Records the same verdict bitmap for several validator slots at once, from one BLS
-    ///         aggregate signature. Anyone may submit it (the submitter pays the gas).
+    /// @notice Opens the caller's sealed vote in the AttestReveal phase: its verdicts for the round,
+    ///         bit i accepts sampler slot i, bit numSamplers accepts the trainer; a cleared bit
+    ///         rejects. Bits of unrevealed submissions are ignored.
+    function attest(uint256 taskId, uint256 round, uint256 acceptBitmap, bytes32 salt) external;
+
+    /// @notice Opens the sealed votes of several validator slots at once, all for the same bitmap,
+    ///         with one BLS aggregate signature. Anyone may submit it (the submitter pays the gas).
     /// @param round Must be the current round (the signed message names it).
-    /// @param acceptBitmap The bitmap every signer signed, as in `attest`.
+    /// @param acceptBitmap The bitmap every signer signed and committed to, as in `attest`.
     /// @param signerBitmap Bit v: validator slot v signed. Each must be in the task's BLS mask
-    ///        (StateView.aggregateKeyOf), be expected this round and not have voted yet; otherwise the call
+    ///        (StateView.aggregateKeyOf) and hold a sealed vote not yet opened; otherwise the call
     ///        reverts (re-aggregate without it).
     /// @param sigma Sum of the signers' BLS signatures of StateView.attestationMessage(taskId, round, acceptBitmap).
     /// @param apk2 Sum of the signers' G2 public keys (checked against their registered G1 keys).
+    /// @param salts Each signer's salt, in slot order: its commitment must open with (acceptBitmap, salt).
     function attestAggregate(
         uint256 taskId,
         uint256 round,
         uint256 acceptBitmap,
         uint256 signerBitmap,
         uint256[2] calldata sigma,
-        uint256[4] calldata apk2
+        uint256[4] calldata apk2,
+        bytes32[] calldata salts
     ) external;
 
     /// @notice Moves a task past an expired deadline, penalising whoever did not act. Anyone may call.

@@ -5,12 +5,14 @@ import {ITaskRegistry} from "../interfaces/ITaskRegistry.sol";
 import {IStakeManager} from "../interfaces/IStakeManager.sol";
 import {Role} from "./Types.sol";
 import {BN254} from "./BN254.sol";
-import {TaskStorage, AggregateVotes, AggregateKey, Ballot, Context} from "./TaskStorage.sol";
+import {TaskStorage, AggregateVotes, Ballot, Context} from "./TaskStorage.sol";
+import {Tasks} from "./Tasks.sol";
+import {Votes} from "./Votes.sol";
 
 /// @title AggregateAttest
-/// @notice Records one BLS aggregate attestation: several validator slots of a task vote the same
-///         bitmap with one signature (SPECIFICATION.md 5.5.1), checked against the task's aggregate
-///         key (AggregateKeys).
+/// @notice Records one BLS aggregate attestation: several validator slots of a task open sealed
+///         votes for the same bitmap with one signature (SPECIFICATION.md 5.5.1), checked against
+///         the task's aggregate key (AggregateKeys).
 /// @dev An external library run by delegatecall on the registry's storage (like RoundLogic), so
 ///      `address(this)` in the signed message is the registry.
 ///      Its cost does not grow with the signers: the signers' key is the task's key minus the keys
@@ -29,104 +31,118 @@ library AggregateAttest {
         return keccak256(abi.encode(ATTEST_DOMAIN, block.chainid, registry, taskId, round, acceptBitmap));
     }
 
-    /// @notice Checks the task is Active in the Attest phase of `round` before its deadline, the
-    ///         signers and the signature, and records their vote as one ballot.
+    /// @notice What an aggregate votes: `acceptBitmap` for validator slots `signerBitmap` (bit v set:
+    ///         slot v signed) of `taskId` in `round`.
+    struct Vote {
+        uint256 taskId;
+        uint256 round;
+        uint256 acceptBitmap;
+        uint256 signerBitmap;
+    }
+
+    /// @notice Checks the task is Active in the AttestReveal phase of `round` before its deadline,
+    ///         the signers, their sealed votes and the signature, and records their vote as one ballot.
     /// @param c The registry's context (its StakeManager, protocol time). While disputes are on,
     ///        each signer is recorded as its slot's attester this round.
-    /// @param signerBitmap Bit v set: validator slot v signed. Every signer must be in the task's BLS
-    ///        mask, be expected this round and not have voted yet (else the whole call reverts).
+    /// @param v Every signer must be in the task's BLS mask and hold a sealed vote of `v.round` not
+    ///        yet opened (else the whole call reverts).
     /// @param sigma Sum of the signers' signatures of `message(registry, taskId, round, acceptBitmap)` (G1).
     /// @param apk2 Sum of the signers' G2 keys; checked against the sum of their G1 keys.
+    /// @param salts One per signer in slot order: each signer's commitment opens with (acceptBitmap, salt).
     /// @return signers How many slots voted (each counts as one expected action of the phase).
     function record(
         TaskStorage storage s,
         Context memory c,
-        uint256 taskId,
-        uint256 round,
-        uint256 acceptBitmap,
-        uint256 signerBitmap,
+        Vote memory v,
         uint256[2] calldata sigma,
-        uint256[4] calldata apk2
+        uint256[4] calldata apk2,
+        bytes32[] calldata salts
     ) external returns (uint256 signers) {
-        ITaskRegistry.Task storage t = s.tasks[taskId];
-        _checkOpen(t, taskId, round, c.now);
-        _verify(s, c.stakes, t, taskId, round, acceptBitmap, signerBitmap, sigma, apk2);
-        AggregateVotes storage agg = s.aggregates[taskId][round];
-        signers = _popcount(signerBitmap);
+        ITaskRegistry.Task storage t = s.tasks[v.taskId];
+        _checkOpen(t, v.taskId, v.round, c.now);
+        uint256 mask = _checkSigners(s, t, v.taskId, v.signerBitmap);
+        signers = _open(s, v, salts);
+        _verify(s, c.stakes, v, mask, sigma, apk2);
+        AggregateVotes storage agg = s.aggregates[v.taskId][v.round];
         // Only bits of revealed submissions mean anything; both masks fit 64 bits by construction.
-        uint64 bitmap = uint64(acceptBitmap & t.revealedMask);
-        agg.votedMask |= uint64(signerBitmap);
-        agg.ballots[agg.count] = Ballot(uint64(signerBitmap), bitmap);
+        uint64 bitmap = uint64(v.acceptBitmap & t.revealedMask);
+        agg.votedMask |= uint64(v.signerBitmap);
+        agg.ballots[agg.count] = Ballot(uint64(v.signerBitmap), bitmap);
         agg.count += 1;
-        if (s.disputeManager != address(0)) _recordVoters(s, taskId, round, t.numValidators, signerBitmap);
-        emit ITaskRegistry.AggregateAttested(taskId, round, signerBitmap, bitmap);
+        if (s.disputeManager != address(0)) _recordVoters(s, v.taskId, v.round, t.numValidators, v.signerBitmap);
+        emit ITaskRegistry.AggregateAttested(v.taskId, v.round, v.signerBitmap, bitmap);
     }
 
-    /// @dev The checks `attest` makes of the task: it exists, is Active, Attest phase of `round`, before the deadline.
+    /// @dev The checks `attest` makes of the task: it exists, is Active, AttestReveal phase of
+    ///      `round`, before the deadline.
     function _checkOpen(ITaskRegistry.Task storage t, uint256 taskId, uint256 round, uint256 now_) private view {
         if (t.status == ITaskRegistry.Status.None) revert ITaskRegistry.TaskNotFound(taskId);
         if (t.status != ITaskRegistry.Status.Active) revert ITaskRegistry.WrongStatus(taskId, t.status);
-        if (t.phase != ITaskRegistry.Phase.Attest) revert ITaskRegistry.WrongPhase(taskId, t.phase);
+        if (t.phase != ITaskRegistry.Phase.AttestReveal) revert ITaskRegistry.WrongPhase(taskId, t.phase);
         if (round != t.round) revert ITaskRegistry.RoundMismatch(taskId, round, t.round);
         if (now_ > t.phaseDeadline) revert ITaskRegistry.DeadlinePassed(taskId, t.phaseDeadline);
     }
 
-    /// @dev Checks the signers (`_checkSigners`) and the signature over their key.
+    /// @dev Checks the aggregate signature against the signers' key (the task's `mask` minus the
+    ///      slots that did not sign).
     function _verify(
         TaskStorage storage s,
         IStakeManager stakes,
-        ITaskRegistry.Task storage t,
-        uint256 taskId,
-        uint256 round,
-        uint256 acceptBitmap,
-        uint256 signerBitmap,
+        Vote memory v,
+        uint256 mask,
         uint256[2] calldata sigma,
         uint256[4] calldata apk2
     ) private view {
-        uint256 mask = _checkSigners(s, t, taskId, round, signerBitmap, s.aggregates[taskId][round].votedMask);
-        uint256[2] memory apk1 = _signersKey(s, stakes, taskId, mask & ~signerBitmap);
-        if (!BN254.verify(sigma, apk1, apk2, message(address(this), taskId, round, acceptBitmap))) {
-            revert ITaskRegistry.InvalidAggregateSignature(taskId, round, signerBitmap);
+        uint256[2] memory apk1 = _signersKey(s, stakes, v.taskId, mask & ~v.signerBitmap);
+        if (!BN254.verify(sigma, apk1, apk2, message(address(this), v.taskId, v.round, v.acceptBitmap))) {
+            revert ITaskRegistry.InvalidAggregateSignature(v.taskId, v.round, v.signerBitmap);
         }
     }
 
-    /// @dev Checks `signerBitmap` names slots of the task's BLS mask that are expected this round and
-    ///      have not voted, in O(1) unless a validator voted alone this round; returns the mask.
-    ///      Why the count check suffices (SPECIFICATION.md 5.5.1): while the Attest phase is open no
-    ///      validator slot is vacated, so the held slots (filledValidators) include the disjoint sets
-    ///      of expected slots that have not acted (pending), slots that voted alone and slots that
-    ///      voted in an aggregate. If filledValidators == pending + |aggregated|, nobody voted alone
-    ///      and every held slot is either pending or aggregated: a signer in the mask (held) and not
-    ///      aggregated is pending, i.e. expected this round and not yet voted.
-    function _checkSigners(
-        TaskStorage storage s,
-        ITaskRegistry.Task storage t,
-        uint256 taskId,
-        uint256 round,
-        uint256 signerBitmap,
-        uint256 aggregated
-    ) private view returns (uint256 mask) {
+    /// @dev Checks `signerBitmap` names slots of the task's BLS mask; returns the mask.
+    function _checkSigners(TaskStorage storage s, ITaskRegistry.Task storage t, uint256 taskId, uint256 signerBitmap)
+        private
+        view
+        returns (uint256 mask)
+    {
         if (signerBitmap == 0 || signerBitmap >> t.numValidators != 0) {
             revert ITaskRegistry.InvalidSignerBitmap(taskId, signerBitmap);
         }
         mask = s.aggregateKeys[taskId].mask;
         if (signerBitmap & ~mask != 0) _refuseOutsideMask(s, taskId, signerBitmap, mask);
-        if (signerBitmap & aggregated != 0) {
-            revert ITaskRegistry.AlreadyAttested(taskId, _holder(s, taskId, _lowestBit(signerBitmap & aggregated)));
-        }
-        if (t.filledValidators != t.pending + _popcount(aggregated)) _checkEach(s, taskId, round, signerBitmap);
     }
 
-    /// @dev The slow path, once a validator voted alone this round: each signer's slot and vote.
-    function _checkEach(TaskStorage storage s, uint256 taskId, uint256 round, uint256 signerBitmap) private view {
-        for (uint256 v = 0; signerBitmap >> v != 0; ++v) {
-            if ((signerBitmap >> v) & 1 == 0) continue;
-            ITaskRegistry.Slot storage slot = s.slots[taskId][Role.Validator][v];
-            // Unreachable while the phase is open (a slot joining Attest before its deadline works
-            // this round); kept so that an aggregate can never count a node `attest` would refuse.
-            if (slot.sinceRound > round) revert ITaskRegistry.NotExpectedThisRound(taskId, round, slot.sinceRound);
-            if (s.attestations[taskId][round][v].voted) revert ITaskRegistry.AlreadyAttested(taskId, slot.node);
+    /// @dev Opens each signer's sealed vote with the aggregate's bitmap and its salt, and clears it
+    ///      (as `attest` does); returns the number of signers. A sealed vote still set is one of
+    ///      `round`, committed in its Attest phase by the slot's holder (who was then expected), and
+    ///      not yet opened: so each signer is expected this round and has not voted
+    ///      (SPECIFICATION.md 5.5.1).
+    function _open(TaskStorage storage s, Vote memory v, bytes32[] calldata salts) private returns (uint256 signers) {
+        signers = _popcount(v.signerBitmap);
+        if (salts.length != signers) revert ITaskRegistry.SaltCountMismatch(v.taskId, signers, salts.length);
+        mapping(uint256 => bytes32) storage commitments = s.attestCommitments[v.taskId][v.round];
+        uint256 i = 0;
+        for (uint256 slot = 0; v.signerBitmap >> slot != 0; ++slot) {
+            if ((v.signerBitmap >> slot) & 1 == 0) continue;
+            address node = _holder(s, v.taskId, slot);
+            bytes32 sealedVote = commitments[slot];
+            if (sealedVote == bytes32(0)) _refuseUnsealed(s, v, slot, node);
+            if (Tasks.attestCommitment(v.taskId, v.round, node, v.acceptBitmap, salts[i]) != sealedVote) {
+                revert ITaskRegistry.SignerCommitmentMismatch(v.taskId, slot);
+            }
+            delete commitments[slot];
+            // i < salts.length == signers <= 64: no overflow.
+            unchecked {
+                ++i;
+            }
         }
+    }
+
+    /// @dev Reverts for a signer without a sealed vote: AlreadyAttested when it was opened already,
+    ///      NotCommitted when it never committed this round.
+    function _refuseUnsealed(TaskStorage storage s, Vote memory v, uint256 slot, address node) private view {
+        if (Votes.voted(s, v.taskId, v.round, slot)) revert ITaskRegistry.AlreadyAttested(v.taskId, node);
+        revert ITaskRegistry.NotCommitted(v.taskId, node);
     }
 
     /// @dev The signers' G1 key: the task's key minus the keys of the mask's slots that did not sign.

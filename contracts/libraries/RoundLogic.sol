@@ -73,7 +73,7 @@ library RoundLogic {
     function _closePhase(TaskStorage storage s, Context memory c, uint256 taskId, ITaskRegistry.Task storage t)
         private
     {
-        if (t.phase == ITaskRegistry.Phase.Attest) _finalizeRound(s, c, taskId, t);
+        if (t.phase == ITaskRegistry.Phase.AttestReveal) _finalizeRound(s, c, taskId, t);
         else _enterPhase(s, c, taskId, t, ITaskRegistry.Phase(uint8(t.phase) + 1));
     }
 
@@ -96,7 +96,7 @@ library RoundLogic {
             t.phaseDeadline = uint64(deadline);
             emit ITaskRegistry.PhaseStarted(taskId, t.round, phase, deadline);
             if (expected > 0 || phase == ITaskRegistry.Phase.SampleCommit) return;
-            if (phase == ITaskRegistry.Phase.Attest) return _finalizeRound(s, c, taskId, t);
+            if (phase == ITaskRegistry.Phase.AttestReveal) return _finalizeRound(s, c, taskId, t);
             phase = ITaskRegistry.Phase(uint8(phase) + 1);
         }
     }
@@ -122,7 +122,13 @@ library RoundLogic {
         if (phase == ITaskRegistry.Phase.TrainReveal) {
             return s.submissions[taskId][round][Role.Trainer][0].commitment != bytes32(0) ? 1 : 0;
         }
-        return t.revealedMask == 0 ? 0 : _countWorking(s, taskId, t, Role.Validator);
+        if (phase == ITaskRegistry.Phase.Attest) {
+            return t.revealedMask == 0 ? 0 : _countWorking(s, taskId, t, Role.Validator);
+        }
+        // AttestReveal: the validators that sealed a vote (none is opened yet).
+        for (uint256 i = 0; i < t.numValidators; ++i) {
+            if (s.attestCommitments[taskId][round][i] != bytes32(0)) ++n;
+        }
     }
 
     function _countWorking(TaskStorage storage s, uint256 taskId, ITaskRegistry.Task storage t, Role role)
@@ -154,11 +160,15 @@ library RoundLogic {
     {
         ITaskRegistry.Phase phase = t.phase;
         uint256 round = t.round;
-        if (phase == ITaskRegistry.Phase.Attest) {
+        if (phase >= ITaskRegistry.Phase.Attest) {
+            bool sealing = phase == ITaskRegistry.Phase.Attest;
             for (uint256 i = 0; i < t.numValidators; ++i) {
                 ITaskRegistry.Slot storage slot = s.slots[taskId][Role.Validator][i];
                 if (slot.node == address(0) || slot.sinceRound > round) continue;
-                if (!Votes.voted(s, taskId, round, i)) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Missed);
+                // A vote is cleared when opened: one still sealed after AttestReveal was withheld.
+                bool isSealed = s.attestCommitments[taskId][round][i] != bytes32(0);
+                if (sealing && !isSealed) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Missed);
+                else if (!sealing && isSealed) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Withheld);
             }
             return;
         }
@@ -427,6 +437,7 @@ library RoundLogic {
             return t.commitWindow;
         }
         if (phase == ITaskRegistry.Phase.Attest) return t.attestWindow;
+        // SampleReveal, TrainReveal and AttestReveal.
         return t.revealWindow;
     }
 

@@ -28,7 +28,8 @@ library TaskState {
     uint256 private constant TASK_COUNT = 10;
     uint256 private constant DISPUTE_MANAGER = 13;
     uint256 private constant TASK_FRONT = 14;
-    uint256 private constant DISSENTED = 15;
+    uint256 private constant ATTEST_COMMITMENTS = 15;
+    uint256 private constant DISSENTED = 16;
 
     /// @dev Words of a Task: 7 fixed (3 packed, sharesBps, bounty, specDigest, checkpointRoot), then two strings.
     uint256 private constant TASK_WORDS = 7;
@@ -153,6 +154,15 @@ library TaskState {
     {
         bytes32 at = _key(index, _key(round, _key(taskId, _field(ATTESTERS))));
         return address(uint160(uint256(registry.extsload(at))));
+    }
+
+    /// @notice Validator slot `index`'s sealed vote of `round` (0 = none, or already opened).
+    function attestCommitment(IExtsload registry, uint256 taskId, uint256 round, uint256 index)
+        internal
+        view
+        returns (bytes32)
+    {
+        return registry.extsload(_key(index, _key(round, _key(taskId, _field(ATTEST_COMMITMENTS)))));
     }
 
     /// @notice Whether `node` dissented in `round` (rejected work the quorum accepted) with disputes on.

@@ -33,6 +33,9 @@ struct TaskStorage {
     uint256 pausedTotal; // seconds paused before the current pause: protocol time leaves them out
     address disputeManager; // set once; from then on round pay is held for the dispute window
     address taskFront; // set once; the front contract that may create tasks for signed requesters
+    // Sealed votes (SPECIFICATION.md 5.4): each validator slot's commitment of the round, cleared
+    // when it is opened, so a non-zero one after the AttestReveal phase was withheld.
+    mapping(uint256 taskId => mapping(uint256 round => mapping(uint256 slot => bytes32))) attestCommitments;
     // Validators that rejected work a quorum accepted (SPECIFICATION.md 5.5): their round pay is
     // held until a dispute they open proves the work bad (DisputeManager.releasePay).
     mapping(uint256 taskId => mapping(uint256 round => mapping(address node => bool))) dissented;

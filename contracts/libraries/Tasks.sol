@@ -7,7 +7,7 @@ import {Role} from "./Types.sol";
 /// @title Tasks
 /// @notice Small rules about a task that the registry and its logic libraries share: how many slots
 ///         a role has, which phase is a role's work, the status and draw changes with their events,
-///         and the commitment a result is revealed against.
+///         and the commitments a result and a vote are revealed against.
 library Tasks {
     function slotCount(ITaskRegistry.Task storage t, Role role) internal view returns (uint256) {
         if (role == Role.Sampler) return t.numSamplers;
@@ -15,7 +15,7 @@ library Tasks {
         return t.numValidators;
     }
 
-    /// @notice The phase in which `role` does its round's work (commits, or attests).
+    /// @notice The phase in which `role` does its round's work (commits a result, or seals a vote).
     function workPhase(Role role) internal pure returns (ITaskRegistry.Phase) {
         if (role == Role.Sampler) return ITaskRegistry.Phase.SampleCommit;
         if (role == Role.Trainer) return ITaskRegistry.Phase.TrainCommit;
@@ -41,5 +41,14 @@ library Tasks {
         returns (bytes32)
     {
         return keccak256(abi.encode(taskId, round, node, root, keccak256(bytes(cid)), salt));
+    }
+
+    /// @notice The commitment that seals a validator's vote (its accept bitmap) with its salt.
+    function attestCommitment(uint256 taskId, uint256 round, address validator, uint256 acceptBitmap, bytes32 salt)
+        internal
+        pure
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(taskId, round, validator, acceptBitmap, salt));
     }
 }

@@ -92,6 +92,12 @@ contract StateView {
         return TaskState.dissented(registry, taskId, round, node);
     }
 
+    /// @notice Validator slot `slot`'s sealed vote of `round`: 0 when it has not committed, or once
+    ///         the vote was opened (then attestationOf has it).
+    function attestCommitmentOf(uint256 taskId, uint256 round, uint256 slot) external view returns (bytes32) {
+        return TaskState.attestCommitment(registry, taskId, round, slot);
+    }
+
     /// @notice The registry's dispute manager (0 = disputes not active: pay is credited at once).
     function disputeManager() external view returns (address) {
         return TaskState.disputeManager(registry);
@@ -109,6 +115,16 @@ contract StateView {
         returns (bytes32)
     {
         return Tasks.commitment(taskId, round, node, root, cid, salt);
+    }
+
+    /// @notice The commitment that seals a validator's vote (TaskRegistry.commitAttestation, then
+    ///         attest or attestAggregate).
+    function attestCommitmentFor(uint256 taskId, uint256 round, address validator, uint256 acceptBitmap, bytes32 salt)
+        external
+        pure
+        returns (bytes32)
+    {
+        return Tasks.attestCommitment(taskId, round, validator, acceptBitmap, salt);
     }
 
     /// @notice The 32-byte message validators BLS-sign for an aggregate attestation:

@@ -156,9 +156,16 @@ class Story(Scenario):
         return amount
 
     def attest_all_accept(self, aggregate: bool = True) -> dict:
-        """V0 attests alone, V1 and V2 in one BLS aggregate (sent by an outsider); everything is
-        accepted, so the last vote finalizes the round in the same transaction."""
+        """Every validator seals its vote (the last commit opens AttestReveal); V0 opens alone, V1
+        and V2 in one BLS aggregate (sent by an outsider); everything is accepted, so the last vote
+        finalizes the round in the same transaction."""
         r, accept = self.round, (1 << (len(SAMPLERS) + 1)) - 1
+        for v, node in enumerate(VALIDATORS):
+            with self.tx(node):
+                self.emit("TaskRegistry", "AttestationCommitted", taskId=self.task_id, round=r, validator=node,
+                          slot=v, commitment=word(0x500 + v))
+                if v == len(VALIDATORS) - 1:
+                    self.phase(Phase.ATTEST_REVEAL)
         with self.tx(VALIDATORS[0]):
             self.emit("TaskRegistry", "Attested", taskId=self.task_id, round=r, validator=VALIDATORS[0], slot=0,
                       acceptBitmap=accept)

@@ -28,7 +28,7 @@ def test_task_walks_open_drawing_active_completed(story):
     statuses = sorted(story.result.all("TaskStatusChange"), key=lambda c: int(c["blockNumber"]))
     assert [c["status"] for c in statuses] == ["Open", "Drawing", "Active", "Completed"]
     assert task["checkpointRoot"] == "0x" + word(0x400).hex() and task["checkpointCid"] == "bafyckpt0"
-    assert task["drawSeedBlock"] is not None and task["phase"] == "Attest"
+    assert task["drawSeedBlock"] is not None and task["phase"] == "AttestReveal"
 
 
 def test_money_of_the_task_adds_up(story):
@@ -46,7 +46,15 @@ def test_money_of_the_task_adds_up(story):
 def test_round_counts_commits_reveals_and_votes(story):
     rnd = story.result.get("Round", "1-0")
     assert (rnd["commits"], rnd["reveals"], rnd["votes"], rnd["finalized"]) == (3, 3, 3, True)
-    assert rnd["phase"] == "Attest" and rnd["checkpointCid"] == "bafyckpt0"
+    assert rnd["phase"] == "AttestReveal" and rnd["checkpointCid"] == "bafyckpt0"
+
+
+def test_each_sealed_vote_is_a_vote_commitment(story):
+    sealed = {c["slot"]: c for c in story.result.all("VoteCommitment")}
+    assert sorted(sealed) == [0, 1, 2]
+    for slot, node in enumerate(VALIDATORS):
+        assert sealed[slot]["validator"] == address_id(node) and sealed[slot]["round"] == "1-0"
+        assert sealed[slot]["commitment"] == "0x" + word(0x500 + slot).hex()
 
 
 def test_submissions_carry_commitment_reveal_verdict_and_pay(story):

@@ -205,7 +205,7 @@ def _websocket_url(ctx, param, value):
               help="Seconds a round's aggregator waits for the other validators' signatures.")
 @click.option("--attest-fallback", type=click.FloatRange(min=0), default=ATTEST_FALLBACK_S, show_default=True,
               help="Seconds after posting its signature before a validator no aggregate covered attests alone "
-                   "(capped at half the time left in the Attest phase).")
+                   "(capped at half the time left in the AttestReveal phase).")
 @click.option("--aggregate-min-signers", type=click.IntRange(min=2), default=MIN_AGGREGATE_SIGNERS, show_default=True,
               help="Aggregate a round's votes only when at least this many validators can join; with fewer, "
                    "each attests alone (an aggregate costs about as much gas as three single votes).")

@@ -41,13 +41,16 @@ def registration_args(key: BlsKey, node: str, chain_id: int, stake_manager: str)
 
 
 def aggregate_args(task_id: int, round_: int, accept_bitmap: int, votes: dict[int, tuple[list, list]],
-                   registered_keys: bool = False) -> tuple:
+                   salts: dict[int, bytes], registered_keys: bool = False) -> tuple:
     """Arguments of TaskRegistry.attestAggregate from {validator slot: (signature, G2 key)}, all of
-    them on the same (task, round, bitmap): (taskId, round, acceptBitmap, signerBitmap, sigma, apk2).
+    them on the same (task, round, bitmap), and {slot: the salt its sealed vote opens with}:
+    (taskId, round, acceptBitmap, signerBitmap, sigma, apk2, salts in slot order).
     registered_keys: the G2 keys were read from StakeManager (bls.aggregate_g2)."""
     if not votes:
         raise ValueError("no votes to aggregate")
+    if set(salts) != set(votes):
+        raise ValueError(f"salts for slots {sorted(salts)}, votes of slots {sorted(votes)}")
     signer_bitmap = sum(1 << slot for slot in votes)
     sigma = aggregate_g1(sig for sig, _ in votes.values())
     apk2 = aggregate_g2((pk for _, pk in votes.values()), registered=registered_keys)
-    return task_id, round_, accept_bitmap, signer_bitmap, sigma, apk2
+    return task_id, round_, accept_bitmap, signer_bitmap, sigma, apk2, [bytes(salts[v]) for v in sorted(votes)]

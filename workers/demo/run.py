@@ -51,7 +51,8 @@ TIMEOUT_S = 540.0
 ANVIL_PORTS = range(8690, 8700)  # the first free one, else an ephemeral port
 EXPLORER_PORTS = 10  # --explorer PORT: the first free of PORT..PORT+9
 HEALTH_INTERVAL_S = 15.0  # each node's health check (as `node start` runs it), for `decentrl node status`
-PHASE_NAMES = {0: "sample-commit", 1: "sample-reveal", 2: "train-commit", 3: "train-reveal", 4: "attest"}
+PHASE_NAMES = {0: "sample-commit", 1: "sample-reveal", 2: "train-commit", 3: "train-reveal", 4: "attest",
+               5: "attest-reveal"}
 
 
 def say(text: str = "") -> None:

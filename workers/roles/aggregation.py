@@ -15,12 +15,12 @@ from dataclasses import dataclass
 
 MIN_AGGREGATE_SIGNERS = 4
 """Default: the fewest validators that can join an aggregate (choose_aggregator's candidates) for
-which the round's votes are aggregated; with fewer, each validator attests alone. One
-attestAggregate costs about as much as three `attest` votes whatever its size: measured with
-bench/attest_gas.py (the round's finalization aside, which either path pays once), 2 validators
-160,014 gas voting alone against 250,228 aggregated, 3: 240,021 against 261,753, 4: 320,028
-against 252,156. Below the break-even, voting alone also reaches quorum sooner: no validator waits
-for the others' signatures and no aggregator for the relay."""
+which the round's sealed votes are opened by one aggregate; with fewer, each validator opens its
+own. One attestAggregate costs about as much as three `attest` openings whatever its size:
+measured with bench/attest_gas.py (the commits and the round's finalization aside, which both
+paths pay), 2 validators 152,948 gas opening alone against 260,099 aggregated, 3: 229,422 against
+251,807, 4: 305,896 against 254,268. Below the break-even, opening alone also reaches quorum
+sooner: no validator waits for the others' signatures and no aggregator for the relay."""
 
 AGGREGATE_WAIT_S = 10.0
 """Default: how long an aggregator waits for the other validators' signatures after posting its own."""
@@ -70,7 +70,7 @@ class Plan:
 
 
 def plan(now: float, seconds_left: float, wait_s: float, fallback_s: float) -> Plan:
-    """The round's timing for a validator that posts at `now`, `seconds_left` before the Attest
+    """The round's timing for a validator that posts at `now`, `seconds_left` before the AttestReveal
     deadline: it falls back after `fallback_s`, but never later than half of the time left (so its
     own transaction still has the other half), and an aggregator sends after `wait_s`, but never
     later than half-way to that fallback (so its aggregate lands before the others give up on it)."""
@@ -105,13 +105,14 @@ def relay_look_only(now: float, aggregate_by: float, chain_look_at: float | None
 
 @dataclass(frozen=True)
 class Vote:
-    """One slot's vote as it may go into an aggregate: its signature (G1) and its holder's
-    registered G2 key (read from the chain, never from the relay)."""
+    """One slot's vote as it may go into an aggregate: its signature (G1), its holder's
+    registered G2 key (read from the chain, never from the relay) and its salt."""
 
     slot: int
     node: str
     signature: tuple[int, int]
     pubkey_g2: tuple[int, int, int, int]
+    salt: bytes  # what its sealed vote opens with (from the relay: the chain checks it)
 
 
 def agreeing(entries: Mapping[int, object], bitmap: int, holders: Mapping[int, str], candidates: Iterable[int],
@@ -125,7 +126,7 @@ def agreeing(entries: Mapping[int, object], bitmap: int, holders: Mapping[int, s
     votes, left_out = {}, {}
     for slot, entry in sorted(entries.items()):
         if slot not in wanted:
-            left_out[slot] = "not a candidate (vacant, voted, not expected or no key)"
+            left_out[slot] = "not a candidate (vacant, no sealed vote, opened already or no key)"
         elif entry.node.lower() != holders[slot].lower():
             left_out[slot] = "names another node than the slot's holder"
         elif entry.accept_bitmap != bitmap:
@@ -133,7 +134,7 @@ def agreeing(entries: Mapping[int, object], bitmap: int, holders: Mapping[int, s
         elif not is_point(entry.signature):
             left_out[slot] = "signature is not a G1 point"
         else:
-            votes[slot] = Vote(slot, holders[slot], tuple(entry.signature), tuple(keys[slot]))
+            votes[slot] = Vote(slot, holders[slot], tuple(entry.signature), tuple(keys[slot]), bytes(entry.salt))
     return votes, left_out
 
 

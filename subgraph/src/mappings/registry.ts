@@ -3,6 +3,7 @@
 import { BigInt, Bytes, ethereum } from "@graphprotocol/graph-ts";
 import {
   AggregateAttested,
+  AttestationCommitted,
   Attested as AttestedEvent,
   DisputeManagerSet,
   Dissented,
@@ -36,6 +37,7 @@ import {
   Submission,
   Task,
   TaskStatusChange,
+  VoteCommitment,
 } from "../../generated/schema";
 import {
   bitCount,
@@ -191,6 +193,22 @@ export function handleResultRevealed(event: ResultRevealed): void {
   sub.cid = p.cid;
   sub.revealedAt = event.block.timestamp;
   sub.save();
+}
+
+export function handleAttestationCommitted(event: AttestationCommitted): void {
+  const p = event.params;
+  const round = getRound(p.taskId, p.round, event);
+  const c = new VoteCommitment(eventId(event));
+  c.task = taskId(p.taskId);
+  c.round = round.id;
+  c.validator = getNode(p.validator).id;
+  c.slot = p.slot.toI32();
+  c.commitment = p.commitment;
+  c.blockNumber = event.block.number;
+  c.timestamp = event.block.timestamp;
+  c.transactionHash = event.transaction.hash;
+  c.save();
+  round.save(); // created here when this is the round's first event the subgraph sees
 }
 
 export function handleAttested(event: AttestedEvent): void {

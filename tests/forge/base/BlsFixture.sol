@@ -57,8 +57,29 @@ abstract contract BlsFixture is RegistryFixture {
         apk2 = BlsVectors.apk2(keyMask);
     }
 
+    /// @dev Each signer's vote salt, in slot order (what an aggregate carries).
+    function _saltsOf(uint256 taskId, uint256 slotMask) internal view returns (bytes32[] memory salts) {
+        uint256 round = _task(taskId).round;
+        uint256 n;
+        salts = new bytes32[](64);
+        for (uint256 v = 0; v < 64; ++v) {
+            if ((slotMask >> v) & 1 == 1) salts[n++] = _voteSalt(_validatorAt(taskId, v), round);
+        }
+        assembly {
+            mstore(salts, n)
+        }
+    }
+
+    /// @dev Seals `bitmap` for the holders of slots `slotMask` (Attest phase).
+    function _sealSlots(uint256 taskId, uint256 bitmap, uint256 slotMask) internal {
+        for (uint256 v = 0; v < 64; ++v) {
+            if ((slotMask >> v) & 1 == 1) _seal(taskId, _validatorAt(taskId, v), bitmap);
+        }
+    }
+
+    /// @dev Opens the sealed votes of slots `slotMask` for `bitmap` with one aggregate (AttestReveal).
     function _attestAggregate(uint256 taskId, uint256 bitmap, uint256 slotMask) internal {
         (uint256[2] memory sigma, uint256[4] memory apk2) = _aggregate(taskId, bitmap, slotMask);
-        registry.attestAggregate(taskId, _task(taskId).round, bitmap, slotMask, sigma, apk2);
+        registry.attestAggregate(taskId, _task(taskId).round, bitmap, slotMask, sigma, apk2, _saltsOf(taskId, slotMask));
     }
 }

@@ -275,9 +275,54 @@ abstract contract RegistryFixture is TestBase {
         registry.reveal(taskId, root, RESULT_CID, salt);
     }
 
-    function _attest(uint256 taskId, address validator, uint256 bitmap) internal {
+    // ------------------------------------------------------------ sealed votes
+
+    /// @dev The bitmap each validator sealed, by task and round (what `_open` reveals).
+    mapping(uint256 taskId => mapping(uint256 round => mapping(address validator => uint256))) internal sealedBitmap;
+
+    function _voteSalt(address validator, uint256 round) internal pure returns (bytes32) {
+        return keccak256(abi.encode("vote-salt", validator, round));
+    }
+
+    /// @dev The vote commitment of SPECIFICATION.md 5.4, computed independently of `attestCommitmentFor`.
+    function _voteCommitmentOf(uint256 taskId, uint256 round, address validator, uint256 bitmap)
+        internal
+        pure
+        returns (bytes32)
+    {
+        return keccak256(abi.encode(taskId, round, validator, bitmap, _voteSalt(validator, round)));
+    }
+
+    /// @dev Attest phase: `validator` seals a vote for `bitmap`.
+    function _seal(uint256 taskId, address validator, uint256 bitmap) internal {
+        _sealAt(taskId, _task(taskId).round, validator, bitmap);
+    }
+
+    /// @dev `_seal` for a given round, with no call before the registry's (so a test may expect a revert).
+    function _sealAt(uint256 taskId, uint256 round, address validator, uint256 bitmap) internal {
+        sealedBitmap[taskId][round][validator] = bitmap;
         vm.prank(validator);
-        registry.attest(taskId, bitmap);
+        registry.commitAttestation(taskId, round, _voteCommitmentOf(taskId, round, validator, bitmap));
+    }
+
+    /// @dev AttestReveal phase: `validator` opens the vote it sealed.
+    function _open(uint256 taskId, address validator) internal {
+        uint256 round = _task(taskId).round;
+        _openAt(taskId, round, validator, sealedBitmap[taskId][round][validator]);
+    }
+
+    /// @dev Opens `bitmap` with `validator`'s salt of `round`, with no call before the registry's.
+    function _openAt(uint256 taskId, uint256 round, address validator, uint256 bitmap) internal {
+        vm.prank(validator);
+        registry.attest(taskId, round, bitmap, _voteSalt(validator, round));
+    }
+
+    /// @dev Opens every sealed vote of the round in slot order (the last one finalizes the round).
+    function _openAll(uint256 taskId) internal {
+        ITaskRegistry.Task memory t = _task(taskId);
+        for (uint256 v = 0; v < t.numValidators; ++v) {
+            if (stateView.attestCommitmentOf(taskId, t.round, v) != bytes32(0)) _open(taskId, _validatorAt(taskId, v));
+        }
     }
 
     /// @dev Nodes of `role` holding a slot now and expected this round, by slot.
@@ -318,11 +363,13 @@ abstract contract RegistryFixture is TestBase {
         _reveal(taskId, t);
     }
 
+    /// @dev Every working validator seals `bitmap` (which closes Attest), then each opens it.
     function _attestAll(uint256 taskId, uint256 bitmap) internal {
         address[] memory nodes = _working(taskId, Role.Validator);
         for (uint256 i = 0; i < nodes.length; ++i) {
-            _attest(taskId, nodes[i], bitmap);
+            _seal(taskId, nodes[i], bitmap);
         }
+        _openAll(taskId);
     }
 
     /// @dev A whole round in which everyone works and every validator votes `bitmap`.

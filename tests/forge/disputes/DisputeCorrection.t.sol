@@ -23,10 +23,11 @@ contract DisputeCorrectionTest is DisputeFixture {
         otherNode = _validatorAt(taskId, other);
         _workRound(taskId);
         for (uint256 v = 0; v < NUM_VALIDATORS; ++v) {
-            if (v != other) _attest(taskId, _validatorAt(taskId, v), ACCEPT_ALL);
+            if (v != other) _seal(taskId, _validatorAt(taskId, v), ACCEPT_ALL);
         }
-        if (otherVotes) _attest(taskId, _validatorAt(taskId, other), otherBitmap);
+        if (otherVotes) _seal(taskId, _validatorAt(taskId, other), otherBitmap);
         else _expire(taskId);
+        _openAll(taskId);
         assertEq(uint256(stateView.submissionOf(taskId, 0, Role.Sampler, 0).verdict), 1, "sampler 0 accepted");
     }
 

@@ -180,8 +180,9 @@ contract DisputeOpenTest is DisputeFixture {
         taskId = _activeTask();
         _workRound(taskId);
         address[] memory v = _working(taskId, Role.Validator);
-        _attest(taskId, v[0], ACCEPT_ALL);
-        _attest(taskId, v[1], 0x6);
+        _seal(taskId, v[0], ACCEPT_ALL);
+        _seal(taskId, v[1], 0x6);
         _expire(taskId);
+        _openAll(taskId);
     }
 }

@@ -18,9 +18,10 @@ contract DissentPayTest is DisputeFixture {
         taskId = _activeTask();
         _workRound(taskId);
         dissenter = _validatorAt(taskId, 2);
-        _attest(taskId, _validatorAt(taskId, 0), ACCEPT_ALL);
-        _attest(taskId, _validatorAt(taskId, 1), ACCEPT_ALL);
-        _attest(taskId, dissenter, REJECT_SAMPLER_0);
+        _seal(taskId, _validatorAt(taskId, 0), ACCEPT_ALL);
+        _seal(taskId, _validatorAt(taskId, 1), ACCEPT_ALL);
+        _seal(taskId, dissenter, REJECT_SAMPLER_0);
+        _openAll(taskId);
         assertEq(uint256(stateView.submissionOf(taskId, 0, Role.Sampler, 0).verdict), 1, "sampler 0 accepted 2-1");
         vm.prank(admin);
         token.transfer(dissenter, BOND);

@@ -96,11 +96,13 @@ contract Handler {
     // and the handler's own record of registrations): the slots the task's BLS mask must hold.
     mapping(uint256 taskId => mapping(uint256 slot => bool)) public keyedAtJoin;
     mapping(uint256 taskId => mapping(uint256 round => uint256)) internal _soloVotes;
+    // The bitmap each validator sealed (what it opens, alone or in an aggregate).
+    mapping(uint256 taskId => mapping(uint256 round => mapping(address node => uint256))) internal _sealed;
     uint256 public ghostLateKeys; // keys registered during the run
     uint256 public ghostLateKeysWhileValidating; // ... by a node holding a validator slot of a running task
     uint256 public ghostKeysReplaced; // a second registration that succeeded: must stay 0
     uint256 public ghostAggregatesWithNonSigners; // honest aggregates with a mask slot that did not sign
-    uint256 public ghostAggregatesAfterSoloVotes; // honest aggregates in a round with individual votes
+    uint256 public ghostAggregatesAfterSoloVotes; // honest aggregates in a round with votes opened alone
 
     mapping(bytes32 action => uint256) public calls;
     mapping(bytes32 action => uint256) public successes;
@@ -383,13 +385,15 @@ contract Handler {
         _reveal(taskId, nodeSeed, saltSeed % 5 == 0);
     }
 
+    /// @notice Seals a vote (Attest) or opens one (AttestReveal; 1 in 5 with a wrong salt, which
+    ///         must revert).
     function attest(uint256 taskSeed, uint256 nodeSeed, uint256 bitmapSeed) external {
         uint256 taskId = _pickTask(taskSeed);
         if (taskId == 0) return;
         uint256 bitmap = bitmapSeed % 3 == 0 ? bitmapSeed >> 2 : type(uint256).max;
         // 1 in 4: first a forged aggregate (wrong message or wrong signer set), which must revert.
-        if (bitmapSeed % 4 == 0) _attestAggregate(taskId, bitmap, nodeSeed, 1 + (bitmapSeed >> 8) % 3);
-        _attest(taskId, nodeSeed, bitmap);
+        if (bitmapSeed % 4 == 0) _attestAggregate(taskId, nodeSeed, 1 + (bitmapSeed >> 8) % 3);
+        if (!_sealVote(taskId, nodeSeed, bitmap)) _openVote(taskId, nodeSeed, bitmapSeed % 5 == 0);
     }
 
     function warpAndAdvance(uint256 taskSeed, uint256 dt, bool pastDeadline) external {
@@ -426,11 +430,13 @@ contract Handler {
                 // Mostly truthful votes; 1 in 4 the opposite of the truth (against the quorum when it decides).
                 bool contrarian = !_clean(taskId) && seed % 4 == 3;
                 uint256 bitmap = contrarian ? ~_truthfulBitmap(taskId, t) : _truthfulBitmap(taskId, t);
-                // 1 in 3: the votes of some registered validators arrive as one BLS aggregate, now
-                // and then after a forged one (which must revert, leaving no trace).
-                if (seed % 3 == 2 && (seed >> 4) % 3 == 0) _attestAggregate(taskId, bitmap, seed >> 8, 1 + (seed >> 6) % 3);
-                bool voted = seed % 3 == 2 && _attestAggregate(taskId, bitmap, seed >> 8, 0);
-                if (!voted && !_attest(taskId, seed, bitmap)) _advance(taskId, 0, true);
+                if (!_sealVote(taskId, seed, bitmap)) _advance(taskId, 0, true);
+            } else if (t.phase == ITaskRegistry.Phase.AttestReveal) {
+                // 1 in 3: the sealed votes of some registered validators are opened by one BLS
+                // aggregate, now and then after a forged one (which must revert, leaving no trace).
+                if (seed % 3 == 2 && (seed >> 4) % 3 == 0) _attestAggregate(taskId, seed >> 8, 1 + (seed >> 6) % 3);
+                bool voted = seed % 3 == 2 && _attestAggregate(taskId, seed >> 8, 0);
+                if (!voted && !_openVote(taskId, seed, false)) _advance(taskId, 0, true);
             } else if (!_reveal(taskId, seed, false)) {
                 _advance(taskId, 0, true);
             }
@@ -596,15 +602,22 @@ contract Handler {
         }
     }
 
-    function _attest(uint256 taskId, uint256 nodeSeed, uint256 bitmap) internal returns (bool) {
+    function _voteSalt(uint256 taskId, uint256 round, address node) internal pure returns (bytes32) {
+        return keccak256(abi.encode("vote-salt", taskId, round, node));
+    }
+
+    /// @dev Attest phase: a validator that has not sealed a vote seals `bitmap`.
+    function _sealVote(uint256 taskId, uint256 nodeSeed, uint256 bitmap) internal returns (bool) {
         ITaskRegistry.Task memory t = stateView.taskOf(taskId);
         if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.Attest) return false;
         address node = _worker(taskId, t, Role.Validator, nodeSeed, true);
         if (node == address(0)) return false;
+        bytes32 commitment =
+            stateView.attestCommitmentFor(taskId, t.round, node, bitmap, _voteSalt(taskId, t.round, node));
         _begin("attest");
         vm.prank(node);
-        try registry.attest(taskId, bitmap) {
-            ++_soloVotes[taskId][t.round];
+        try registry.commitAttestation(taskId, t.round, commitment) {
+            _sealed[taskId][t.round][node] = bitmap;
             _ok("attest");
             return true;
         } catch {
@@ -613,15 +626,36 @@ contract Handler {
         }
     }
 
-    /// @dev An aggregate attestation of `bitmap` by validators of the task holding BLS keys that have
-    ///      not voted (a subset picked by `seed`). forgery 0: honest; 1: signed over another bitmap;
-    ///      2: the aggregate G2 key of another signer set; 3: the signers' honest signature and key
-    ///      with the bit of a slot that did not sign set as well (when the task has such a slot).
-    ///      A forgery that is accepted is counted.
-    function _attestAggregate(uint256 taskId, uint256 bitmap, uint256 seed, uint256 forgery) internal returns (bool) {
+    /// @dev AttestReveal phase: a validator with a sealed vote opens it (with a wrong salt: must revert).
+    function _openVote(uint256 taskId, uint256 nodeSeed, bool wrongSalt) internal returns (bool) {
         ITaskRegistry.Task memory t = stateView.taskOf(taskId);
-        if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.Attest) return false;
-        (uint256 slotMask, uint256 keyMask, uint256 signers) = _blsSigners(taskId, t, seed);
+        if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.AttestReveal) return false;
+        address node = _worker(taskId, t, Role.Validator, nodeSeed, false);
+        if (node == address(0)) return false;
+        bytes32 salt = _voteSalt(taskId, t.round, node);
+        if (wrongSalt) salt = bytes32(uint256(salt) ^ 1);
+        _begin("attest");
+        vm.prank(node);
+        try registry.attest(taskId, t.round, _sealed[taskId][t.round][node], salt) {
+            ++_soloVotes[taskId][t.round];
+            _ok("attest");
+            return true;
+        } catch {
+            if (wrongSalt) ++ghostRejectedReveals;
+            _fail();
+            return false;
+        }
+    }
+
+    /// @dev An aggregate opening the sealed votes of validators of the task holding BLS keys, all of
+    ///      one bitmap (that of a signer picked by `seed`; a subset of them picked by `seed`).
+    ///      forgery 0: honest; 1: signed over another bitmap; 2: the aggregate G2 key of another
+    ///      signer set; 3: the signers' honest signature and key with the bit of a slot that did not
+    ///      sign set as well (when the task has such a slot). A forgery that is accepted is counted.
+    function _attestAggregate(uint256 taskId, uint256 seed, uint256 forgery) internal returns (bool) {
+        ITaskRegistry.Task memory t = stateView.taskOf(taskId);
+        if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.AttestReveal) return false;
+        (uint256 slotMask, uint256 keyMask, uint256 signers, uint256 bitmap) = _blsSigners(taskId, t, seed);
         if (signers == 0) return false;
         (uint256[2] memory sigma, uint256[4] memory apk2) = _signature(taskId, t.round, bitmap, keyMask, forgery);
         uint256 others = _keyedHeld(taskId, t) & ~slotMask;
@@ -630,8 +664,9 @@ contract Handler {
             slotMask |= others & (~others + 1); // one non-signer's bit
         }
         if (forgery != 0) ++ghostForgedAggregatesTried;
+        bytes32[] memory salts = _saltsOf(taskId, t.round, slotMask, signers + (forgery == 3 ? 1 : 0));
         _begin(forgery == 0 ? bytes32("aggregate") : bytes32("forgedAggregate"));
-        try registry.attestAggregate(taskId, t.round, bitmap, slotMask, sigma, apk2) {
+        try registry.attestAggregate(taskId, t.round, bitmap, slotMask, sigma, apk2, salts) {
             if (forgery != 0) ++ghostForgedAggregatesAccepted;
             if (others != 0) ++ghostAggregatesWithNonSigners;
             if (_soloVotes[taskId][t.round] != 0) ++ghostAggregatesAfterSoloVotes;
@@ -643,6 +678,23 @@ contract Handler {
             _fail();
             return false;
         }
+    }
+
+    /// @dev The vote salts of the holders of `slotMask` (`n` slots), in slot order.
+    function _saltsOf(uint256 taskId, uint256 round, uint256 slotMask, uint256 n)
+        internal
+        view
+        returns (bytes32[] memory salts)
+    {
+        salts = new bytes32[](n);
+        uint256 i;
+        for (uint256 v = 0; slotMask >> v != 0; ++v) {
+            if ((slotMask >> v) & 1 == 1) salts[i++] = _voteSalt(taskId, round, _holder(taskId, v));
+        }
+    }
+
+    function _holder(uint256 taskId, uint256 v) internal view returns (address) {
+        return stateView.slotOf(taskId, Role.Validator, v).node;
     }
 
     /// @dev The aggregate signature and G2 key of the signer set `keyMask` (forgery 1: over another
@@ -658,25 +710,30 @@ contract Handler {
         apk2 = BlsVectors.apk2(forgery == 2 ? keyMask ^ (keyMask == 1 ? 3 : 1) : keyMask);
     }
 
-    /// @dev Validator slots of the task expected this round, not yet voted, whose holder has a
-    ///      BLS key: all of them, or (1 in 4) those `seed`'s bits pick (all when none is picked).
+    /// @dev Validator slots of the task holding a sealed vote not yet opened, whose holder has a
+    ///      BLS key and sealed the same bitmap as the first such slot from `seed`: all of them, or
+    ///      (1 in 4) those `seed`'s bits pick (all when none is picked).
     function _blsSigners(uint256 taskId, ITaskRegistry.Task memory t, uint256 seed)
         internal
         view
-        returns (uint256 slotMask, uint256 keyMask, uint256 signers)
+        returns (uint256 slotMask, uint256 keyMask, uint256 signers, uint256 bitmap)
     {
         uint256 candidates;
-        for (uint256 v = 0; v < t.numValidators; ++v) {
-            ITaskRegistry.Slot memory slot = stateView.slotOf(taskId, Role.Validator, v);
-            if (slot.node == address(0) || slot.sinceRound > t.round || !keyedAtJoin[taskId][v]) continue;
-            if (registry.attestationOf(taskId, t.round, v).voted) continue;
-            candidates |= 1 << v;
+        bool chosen;
+        for (uint256 k = 0; k < t.numValidators; ++k) {
+            uint256 v = (seed + k) % t.numValidators;
+            address node = _holder(taskId, v);
+            if (node == address(0) || !keyedAtJoin[taskId][v]) continue;
+            if (stateView.attestCommitmentOf(taskId, t.round, v) == bytes32(0)) continue;
+            uint256 sealedBitmap = _sealed[taskId][t.round][node];
+            if (!chosen) (chosen, bitmap) = (true, sealedBitmap);
+            if (sealedBitmap == bitmap) candidates |= 1 << v;
         }
         slotMask = seed % 4 == 0 ? candidates & (seed >> 2) : candidates;
         if (slotMask == 0) slotMask = candidates;
         for (uint256 v = 0; v < t.numValidators; ++v) {
             if ((slotMask >> v) & 1 == 0) continue;
-            keyMask |= 1 << (_blsKeyPlusOne[stateView.slotOf(taskId, Role.Validator, v).node] - 1);
+            keyMask |= 1 << (_blsKeyPlusOne[_holder(taskId, v)] - 1);
             ++signers;
         }
     }
@@ -773,7 +830,7 @@ contract Handler {
     }
 
     /// @dev An assigned `role` member expected this round that has not yet committed (or, for
-    ///      `fresh == false`, has committed but not revealed); validators: has not voted.
+    ///      `fresh == false`, has committed but not revealed); for validators, its vote.
     function _worker(uint256 taskId, ITaskRegistry.Task memory t, Role role, uint256 seed, bool fresh)
         internal
         view
@@ -785,7 +842,8 @@ contract Handler {
             if (!m.assigned || m.role != role) continue;
             if (stateView.slotOf(taskId, role, m.slot).sinceRound > t.round) continue;
             if (role == Role.Validator) {
-                if (!registry.attestationOf(taskId, t.round, m.slot).voted) return n;
+                bool isSealed = stateView.attestCommitmentOf(taskId, t.round, m.slot) != bytes32(0);
+                if (fresh ? !isSealed && !registry.attestationOf(taskId, t.round, m.slot).voted : isSealed) return n;
                 continue;
             }
             ITaskRegistry.Submission memory sub = stateView.submissionOf(taskId, t.round, role, m.slot);

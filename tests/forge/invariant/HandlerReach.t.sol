@@ -10,7 +10,7 @@ import {Outcome} from "../../../contracts/libraries/Types.sol";
 ///         invariants after every step, then asserting each path was taken.
 contract HandlerReachTest is InvariantBase {
     uint256 internal constant STEPS = 1600;
-    uint256 private _rng = 0x5ef4;
+    uint256 private _rng = 0x5eed1f; // a walk that takes every path below (re-picked with sealed votes and outvoted validators kept)
 
     function setUp() public {
         _deploy();
@@ -106,7 +106,7 @@ contract HandlerReachTest is InvariantBase {
         assertGe(handler.ghostLateKeysWhileValidating(), 1, "a key was registered by a node holding a validator slot");
         assertGe(handler.calls("registerLateKey"), 4, "replacing keys was tried (invariant: never succeeded)");
         assertGe(handler.ghostAggregatesWithNonSigners(), 1, "an aggregate left a mask slot out (its key subtracted)");
-        assertGe(handler.ghostAggregatesAfterSoloVotes(), 1, "an aggregate followed individual votes (slow path)");
+        assertGe(handler.ghostAggregatesAfterSoloVotes(), 1, "an aggregate followed votes opened alone");
         assertGe(handler.totalSuccesses(), STEPS / 4, "a quarter of all actions succeeded (the task cap ends the rest)");
         this.checkAll();
     }

@@ -296,21 +296,33 @@ abstract contract InvariantBase is TestBase {
     }
 
     /// @dev While a task's Attest phase is open, its held validator slots are exactly those still
-    ///      expected (pending), those that voted (alone or in an aggregate) and those that joined
-    ///      too late to work this round: what AggregateAttest's O(1) "nobody voted alone" check
-    ///      relies on (SPECIFICATION.md 5.5.1).
+    ///      expected (pending), those that sealed a vote and those that joined too late to work this
+    ///      round. While AttestReveal is open, pending counts exactly the sealed votes not yet opened,
+    ///      and no sealed slot has voted: what AggregateAttest relies on when it takes a sealed vote
+    ///      as "expected this round and not yet voted" (SPECIFICATION.md 5.5.1).
     function _checkAttestAccounting() internal view {
         uint256 count = stateView.taskCount();
         for (uint256 id = 1; id <= count; ++id) {
             ITaskRegistry.Task memory t = stateView.taskOf(id);
-            if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.Attest) continue;
+            if (t.status != ITaskRegistry.Status.Active || t.phase < ITaskRegistry.Phase.Attest) continue;
             uint256 accounted = t.pending;
+            uint256 sealedVotes;
             for (uint256 v = 0; v < t.numValidators; ++v) {
                 ITaskRegistry.Slot memory slot = stateView.slotOf(id, Role.Validator, v);
+                bool isSealed = stateView.attestCommitmentOf(id, t.round, v) != bytes32(0);
+                if (isSealed) {
+                    ++sealedVotes;
+                    assertTrue(slot.node != address(0), "a sealed vote's slot is held");
+                    assertTrue(!registry.attestationOf(id, t.round, v).voted, "a sealed vote has not voted");
+                }
                 if (slot.node == address(0)) continue;
-                if (slot.sinceRound > t.round || registry.attestationOf(id, t.round, v).voted) ++accounted;
+                if (slot.sinceRound > t.round || isSealed) ++accounted;
             }
-            assertEq(t.filledValidators, accounted, "filledValidators == pending + voted + late joiners");
+            if (t.phase == ITaskRegistry.Phase.Attest) {
+                assertEq(t.filledValidators, accounted, "Attest: filledValidators == pending + sealed + late joiners");
+            } else {
+                assertEq(t.pending, sealedVotes, "AttestReveal: pending == sealed votes not yet opened");
+            }
         }
     }
 }

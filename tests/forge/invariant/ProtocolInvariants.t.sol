@@ -97,7 +97,8 @@ contract ProtocolInvariants is InvariantBase {
         _checkAggregateKeys();
     }
 
-    /// (k) during an open Attest phase: filledValidators == pending + voted + late joiners.
+    /// (k) Attest: filledValidators == pending + sealed + late joiners; AttestReveal: pending ==
+    ///     sealed votes not yet opened, none of which has voted.
     function invariant_attestAccounting() public view {
         _checkAttestAccounting();
     }

@@ -5,8 +5,8 @@ import {BlsFixture} from "../base/BlsFixture.sol";
 import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
 import {Role} from "../../../contracts/libraries/Types.sol";
 
-/// @notice Differential fuzz: a round whose votes arrive partly as one BLS aggregate and partly as
-///         single `attest` calls ends exactly as the same votes cast one by one — same verdicts,
+/// @notice Differential fuzz: a round whose sealed votes are opened partly by one BLS aggregate and
+///         partly by single `attest` calls ends exactly as the same votes cast one by one — same verdicts,
 ///         same pay, same reputation, same slashes, each vote counted once.
 contract AggregateEquivalenceTest is BlsFixture {
     uint256 private taskId;
@@ -31,23 +31,22 @@ contract AggregateEquivalenceTest is BlsFixture {
         uint256 agg = uint256(aggMask) % 8;
         uint256 a = uint256(bitmapA) % 8;
         uint256 b = uint256(bitmapB) % 8;
-        uint256 snap = vm.snapshotState();
-        // Path 1: every vote its own transaction.
+        // Both paths seal the same votes (slot 2 stays silent unless allVote): Attest ends early
+        // when all three seal, at its deadline otherwise.
         for (uint256 v = 0; v < 3; ++v) {
             bool inAgg = (agg >> v) & 1 == 1;
             if (!inAgg && !allVote && v == 2) continue;
-            _attest(taskId, _validatorAt(taskId, v), inAgg ? a : b);
+            _seal(taskId, _validatorAt(taskId, v), inAgg ? a : b);
         }
         if (_task(taskId).phase == ITaskRegistry.Phase.Attest) _expire(taskId);
+        uint256 snap = vm.snapshotState();
+        // Path 1: every vote opened by its own transaction.
+        _openAll(taskId);
         Outcome memory perVote = _outcome();
         vm.revertToState(snap);
-        // Path 2: the slots in `agg` in one aggregate, the others alone.
+        // Path 2: the slots in `agg` opened by one aggregate, the others alone.
         if (agg != 0) _attestAggregate(taskId, a, agg);
-        for (uint256 v = 0; v < 3; ++v) {
-            if ((agg >> v) & 1 == 1 || (!allVote && v == 2)) continue;
-            _attest(taskId, _validatorAt(taskId, v), b);
-        }
-        if (_task(taskId).phase == ITaskRegistry.Phase.Attest) _expire(taskId);
+        _openAll(taskId);
         Outcome memory aggregated = _outcome();
         assertEq(keccak256(abi.encode(perVote)), keccak256(abi.encode(aggregated)), "same outcome");
     }

@@ -43,8 +43,9 @@ contract AggregateKeyTest is BlsFixture {
 
     function test_missedSlotLeavesTheKeyAndItsReplacementJoins() public {
         _workRound(taskId);
-        _attestAggregate(taskId, ACCEPT_ALL, 0x3);
+        _sealSlots(taskId, ACCEPT_ALL, 0x3);
         _expire(taskId); // slot 2 missed: vacated
+        _attestAggregate(taskId, ACCEPT_ALL, 0x3);
         assertEq(_validatorAt(taskId, 2), address(0), "vacated");
         _assertTaskKey(0x3);
         // A fourth validator with vector key 3 joins the pool; the redraw fills slot 2.
@@ -55,6 +56,7 @@ contract AggregateKeyTest is BlsFixture {
         _assertTaskKey(ALL);
         // The maintained key verifies an aggregate of all three that finalizes round 1.
         _workRound(taskId);
+        _sealSlots(taskId, ACCEPT_ALL, ALL);
         _attestAggregate(taskId, ACCEPT_ALL, ALL);
         _assertPhase(taskId, 2, ITaskRegistry.Phase.SampleCommit);
     }
@@ -62,7 +64,9 @@ contract AggregateKeyTest is BlsFixture {
     function test_anOutvotedValidatorKeepsItsSlotAndItsKey() public {
         _workRound(taskId);
         address outvoted = _validatorAt(taskId, 0);
-        _attest(taskId, outvoted, ACCEPT_ALL); // accepts what the quorum rejects
+        _seal(taskId, outvoted, ACCEPT_ALL); // accepts what the quorum rejects
+        _sealSlots(taskId, ACCEPT_ALL & ~uint256(1), 0x6);
+        _open(taskId, outvoted);
         _attestAggregate(taskId, ACCEPT_ALL & ~uint256(1), 0x6);
         assertEq(_validatorAt(taskId, 0), outvoted, "kept");
         _assertTaskKey(0x7);
@@ -70,6 +74,7 @@ contract AggregateKeyTest is BlsFixture {
 
     function test_nonSignerIsSubtracted() public {
         _workRound(taskId);
+        _sealSlots(taskId, ACCEPT_ALL, ALL);
         // Slots 0 and 2 sign; slot 1's key is taken off the task key.
         _attestAggregate(taskId, ACCEPT_ALL, 0x5);
         assertTrue(registry.attestationOf(taskId, 0, 0).voted && registry.attestationOf(taskId, 0, 2).voted, "signers");
@@ -79,18 +84,22 @@ contract AggregateKeyTest is BlsFixture {
 
     function test_nonSignersBitWithTheSignersSignatureFails() public {
         _workRound(taskId);
+        _sealSlots(taskId, ACCEPT_ALL, ALL);
         // The honest signature and G2 key of slots 0 and 2, claimed for all three.
         (uint256[2] memory sigma, uint256[4] memory apk2) = _aggregate(taskId, ACCEPT_ALL, 0x5);
+        bytes32[] memory saltsALL = _saltsOf(taskId, ALL);
+        bytes32[] memory salts0x3 = _saltsOf(taskId, 0x3);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.InvalidAggregateSignature.selector, taskId, 0, ALL));
-        registry.attestAggregate(taskId, 0, ACCEPT_ALL, ALL, sigma, apk2);
+        registry.attestAggregate(taskId, 0, ACCEPT_ALL, ALL, sigma, apk2, saltsALL);
         // Claimed for slots 0 and 1 instead (slot 1's key in place of slot 2's).
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.InvalidAggregateSignature.selector, taskId, 0, 0x3));
-        registry.attestAggregate(taskId, 0, ACCEPT_ALL, 0x3, sigma, apk2);
+        registry.attestAggregate(taskId, 0, ACCEPT_ALL, 0x3, sigma, apk2, salts0x3);
     }
 
     function test_aggregateAfterAnotherSlotVotedAlone() public {
         _workRound(taskId);
-        _attest(taskId, _validatorAt(taskId, 2), ACCEPT_ALL);
+        _sealSlots(taskId, ACCEPT_ALL, ALL);
+        _open(taskId, _validatorAt(taskId, 2));
         _attestAggregate(taskId, ACCEPT_ALL, 0x3);
         _assertPhase(taskId, 1, ITaskRegistry.Phase.SampleCommit);
         for (uint256 v = 0; v < 3; ++v) assertTrue(registry.attestationOf(taskId, 0, v).voted, "voted");
@@ -98,18 +107,21 @@ contract AggregateKeyTest is BlsFixture {
 
     function test_aggregateCoveringASoloVoteIsRefusedAfterAnAggregate() public {
         _workRound(taskId);
+        _sealSlots(taskId, ACCEPT_ALL, ALL);
         _attestAggregate(taskId, ACCEPT_ALL, 0x1);
         address v1 = _validatorAt(taskId, 1);
-        _attest(taskId, v1, ACCEPT_ALL);
+        _open(taskId, v1);
         (uint256[2] memory sigma, uint256[4] memory apk2) = _aggregate(taskId, ACCEPT_ALL, 0x6);
+        bytes32[] memory salts0x6 = _saltsOf(taskId, 0x6);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.AlreadyAttested.selector, taskId, v1));
-        registry.attestAggregate(taskId, 0, ACCEPT_ALL, 0x6, sigma, apk2);
+        registry.attestAggregate(taskId, 0, ACCEPT_ALL, 0x6, sigma, apk2, salts0x6);
     }
 
     function test_disputesOnRecordEachSignerAsItsSlotsAttester() public {
         vm.prank(admin);
         registry.setDisputeManager(address(0xD15));
         _workRound(taskId);
+        _sealSlots(taskId, ACCEPT_ALL, ALL);
         _attestAggregate(taskId, ACCEPT_ALL, 0x5);
         assertEq(stateView.attesterOf(taskId, 0, 0), _validatorAt(taskId, 0), "signer 0");
         assertEq(stateView.attesterOf(taskId, 0, 1), address(0), "non-signer");
@@ -137,12 +149,14 @@ contract AggregateKeyLateTest is BlsFixture {
         (, uint256 mask) = stateView.aggregateKeyOf(taskId);
         assertEq(mask, 0x7 ^ (1 << late), "the late key's slot is outside the mask");
         _workRound(taskId);
+        _sealSlots(taskId, ACCEPT_ALL, 0x7);
         (uint256[2] memory sigma, uint256[4] memory apk2) = _aggregate(taskId, ACCEPT_ALL, 0x7);
+        bytes32[] memory salts0x7 = _saltsOf(taskId, 0x7);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.SignersOutsideBlsMask.selector, taskId, 0x7, mask));
-        registry.attestAggregate(taskId, 0, ACCEPT_ALL, 0x7, sigma, apk2);
-        // The others aggregate; the late holder votes alone.
+        registry.attestAggregate(taskId, 0, ACCEPT_ALL, 0x7, sigma, apk2, salts0x7);
+        // The others aggregate; the late holder opens its vote alone.
         _attestAggregate(taskId, ACCEPT_ALL, mask);
-        _attest(taskId, validators[2], ACCEPT_ALL);
+        _open(taskId, validators[2]);
         _assertPhase(taskId, 1, ITaskRegistry.Phase.SampleCommit);
     }
 }

@@ -36,13 +36,14 @@ contract DeadlinesTest is RegistryFixture {
         _assertPhase(taskId, 1, ITaskRegistry.Phase.SampleCommit);
     }
 
-    /// @dev Round 0 where validator slot 0 misses the attestation, so round 1 opens with a draw armed.
+    /// @dev Round 0 where validator slot 0 misses its vote commit, so round 1 opens with a draw armed.
     function _toRoundOneWithVacantValidatorSlot() private returns (address missed) {
         _workRound(taskId);
         missed = _validatorAt(taskId, 0);
-        _attest(taskId, _validatorAt(taskId, 1), ACCEPT_ALL);
-        _attest(taskId, _validatorAt(taskId, 2), ACCEPT_ALL);
+        _seal(taskId, _validatorAt(taskId, 1), ACCEPT_ALL);
+        _seal(taskId, _validatorAt(taskId, 2), ACCEPT_ALL);
         _expire(taskId);
+        _openAll(taskId);
         _assertPhase(taskId, 1, ITaskRegistry.Phase.SampleCommit);
         assertEq(_task(taskId).filledValidators, 2, "one validator vacated");
     }
@@ -175,8 +176,8 @@ contract DeadlinesTest is RegistryFixture {
     function test_advance_vacatesValidatorThatMissedAttestAndArmsRedraw() public {
         _workRound(taskId);
         address missed = _validatorAt(taskId, 0);
-        _attest(taskId, _validatorAt(taskId, 1), ACCEPT_ALL);
-        _attest(taskId, _validatorAt(taskId, 2), ACCEPT_ALL);
+        _seal(taskId, _validatorAt(taskId, 1), ACCEPT_ALL);
+        _seal(taskId, _validatorAt(taskId, 2), ACCEPT_ALL);
         _warpPastPhase(taskId);
         uint256 nextBlock = vm.getBlockNumber() + 1;
         vm.expectEmit(true, true, true, true, address(registry));
@@ -187,6 +188,7 @@ contract DeadlinesTest is RegistryFixture {
 
         assertEq(_task(taskId).seedBlock, nextBlock, "redraw armed");
         assertEq(_lockedOf(missed, Role.Validator), 0, "unlocked");
+        _openAll(taskId);
         assertEq(uint256(stateView.submissionOf(taskId, 0, Role.Trainer, 0).verdict),
             uint256(ITaskRegistry.Verdict.Accepted), "two of three is a quorum");
         _draw(taskId);
@@ -195,7 +197,7 @@ contract DeadlinesTest is RegistryFixture {
 
     function test_advance_attestWithoutAnyVotePaysNoValidator() public {
         _workRound(taskId);
-        _expire(taskId);
+        _expire(taskId); // nobody sealed: AttestReveal expects nobody and the round ends
         assertEq(_task(taskId).filledValidators, 0, "all vacated");
         uint256[3] memory paid = stateView.paidOf(taskId);
         assertEq(paid[uint8(Role.Validator)], 0, "no validator paid");
@@ -283,7 +285,7 @@ contract DeadlinesTest is RegistryFixture {
     function test_validatorDrawnAfterAttestDeadlineStartsNextRound() public {
         _toRoundOneWithVacantValidatorSlot();
         _workRound(taskId);
-        _attest(taskId, _validatorAt(taskId, 1), ACCEPT_ALL);
+        _seal(taskId, _validatorAt(taskId, 1), ACCEPT_ALL);
         _warpPastPhase(taskId);
         _draw(taskId);
         address drawn = _validatorAt(taskId, 0);
@@ -291,6 +293,7 @@ contract DeadlinesTest is RegistryFixture {
         assertEq(_task(taskId).pending, 1, "not expected");
 
         registry.advance(taskId);
+        _openAll(taskId);
         assertTrue(stateView.membershipOf(taskId, drawn).assigned, "late joiner kept");
         assertEq(_validatorAt(taskId, 2), address(0), "non-voter vacated");
     }

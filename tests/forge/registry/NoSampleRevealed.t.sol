@@ -92,7 +92,7 @@ contract NoSampleRevealedTest is RegistryFixture {
         vm.expectRevert(
             abi.encodeWithSelector(ITaskRegistry.WrongPhase.selector, taskId, ITaskRegistry.Phase.SampleCommit)
         );
-        _attest(taskId, v, ACCEPT_ALL);
+        _sealAt(taskId, 0, v, ACCEPT_ALL);
         assertTrue(!registry.attestationOf(taskId, 0, 0).voted, "no vote in round 0");
         uint256[3] memory paid = stateView.paidOf(taskId);
         assertEq(paid[0] + paid[1] + paid[2], 0, "nothing paid for a round without work");

@@ -262,30 +262,58 @@ contract RoundsTest is RegistryFixture {
 
     // ------------------------------------------------------------ attest
 
+    function test_attest_commitIsRecordedAndEmitted() public {
+        _workRound(taskId);
+        address v = _validatorAt(taskId, 0);
+        bytes32 commitment = _voteCommitmentOf(taskId, 0, v, ACCEPT_ALL);
+        assertEq(stateView.attestCommitmentFor(taskId, 0, v, ACCEPT_ALL, _voteSalt(v, 0)), commitment, "view");
+        vm.expectEmit(true, true, true, true, address(registry));
+        emit ITaskRegistry.AttestationCommitted(taskId, 0, v, 0, commitment);
+        _sealAt(taskId, 0, v, ACCEPT_ALL);
+        assertEq(stateView.attestCommitmentOf(taskId, 0, 0), commitment, "stored");
+        assertTrue(!registry.attestationOf(taskId, 0, 0).voted, "sealed, not voted");
+        assertEq(_task(taskId).pending, 2, "two validators left");
+    }
+
+    function test_attest_lastCommitOpensAttestReveal() public {
+        _workRound(taskId);
+        _seal(taskId, _validatorAt(taskId, 0), ACCEPT_ALL);
+        _seal(taskId, _validatorAt(taskId, 1), ACCEPT_ALL);
+        address last = _validatorAt(taskId, 2);
+        uint256 deadline = registry.protocolTime() + REVEAL_WINDOW;
+        vm.expectEmit(true, true, true, true, address(registry));
+        emit ITaskRegistry.PhaseStarted(taskId, 0, ITaskRegistry.Phase.AttestReveal, deadline);
+        _sealAt(taskId, 0, last, ACCEPT_ALL);
+        assertEq(_task(taskId).pending, 3, "every sealed vote expected");
+    }
+
     function test_attest_recordsBitmapMaskedToRevealedWork() public {
         _workRound(taskId);
+        _attestAllSealed(type(uint256).max);
         address v = _validatorAt(taskId, 0);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.Attested(taskId, 0, v, 0, ACCEPT_ALL);
-        _attest(taskId, v, type(uint256).max);
+        _openAt(taskId, 0, v, type(uint256).max);
 
         ITaskRegistry.Attestation memory a = registry.attestationOf(taskId, 0, 0);
         assertTrue(a.voted, "voted");
         assertEq(a.acceptBitmap, ACCEPT_ALL, "unrevealed bits dropped");
+        assertEq(stateView.attestCommitmentOf(taskId, 0, 0), bytes32(0), "cleared once opened");
         assertEq(_task(taskId).pending, 2, "two validators left");
     }
 
     function test_attest_lastAttestationFinalizesRoundAndStartsNext() public {
         _workRound(taskId);
-        _attest(taskId, _validatorAt(taskId, 0), ACCEPT_ALL);
-        _attest(taskId, _validatorAt(taskId, 1), ACCEPT_ALL);
+        _attestAllSealed(ACCEPT_ALL);
+        _open(taskId, _validatorAt(taskId, 0));
+        _open(taskId, _validatorAt(taskId, 1));
         address last = _validatorAt(taskId, 2);
         uint256 deadline = registry.protocolTime() + COMMIT_WINDOW;
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.RoundFinalized(taskId, 0, _root(tr, 0), RESULT_CID);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.PhaseStarted(taskId, 1, ITaskRegistry.Phase.SampleCommit, deadline);
-        _attest(taskId, last, ACCEPT_ALL);
+        _openAt(taskId, 0, last, ACCEPT_ALL);
 
         _assertPhase(taskId, 1, ITaskRegistry.Phase.SampleCommit);
         ITaskRegistry.Task memory t = _task(taskId);
@@ -294,10 +322,65 @@ contract RoundsTest is RegistryFixture {
         assertEq(t.pending, 2, "samplers expected again");
     }
 
+    function test_attest_openingWhileSealingIsRefused() public {
+        _workRound(taskId);
+        address v = _validatorAt(taskId, 0);
+        _seal(taskId, v, ACCEPT_ALL);
+        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.WrongPhase.selector, taskId, ITaskRegistry.Phase.Attest));
+        _openAt(taskId, 0, v, ACCEPT_ALL);
+    }
+
+    function test_attest_sealingAfterTheCommitPhaseIsRefused() public {
+        _workRound(taskId);
+        _attestAllSealed(ACCEPT_ALL);
+        address v = _validatorAt(taskId, 0);
+        vm.expectRevert(
+            abi.encodeWithSelector(ITaskRegistry.WrongPhase.selector, taskId, ITaskRegistry.Phase.AttestReveal)
+        );
+        _sealAt(taskId, 0, v, ACCEPT_ALL);
+    }
+
+    function test_attest_wrongSaltOrBitmapIsRefused() public {
+        _workRound(taskId);
+        _attestAllSealed(ACCEPT_ALL);
+        address v = _validatorAt(taskId, 0);
+        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.CommitmentMismatch.selector, taskId, v));
+        _openAt(taskId, 0, v, 0x3);
+        vm.prank(v);
+        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.CommitmentMismatch.selector, taskId, v));
+        registry.attest(taskId, 0, ACCEPT_ALL, keccak256("another salt"));
+    }
+
+    function test_attest_copiedCommitmentCannotBeOpened() public {
+        _workRound(taskId);
+        (address honest, address copier) = (_validatorAt(taskId, 0), _validatorAt(taskId, 1));
+        _seal(taskId, honest, ACCEPT_ALL);
+        vm.prank(copier);
+        registry.commitAttestation(taskId, 0, _voteCommitmentOf(taskId, 0, honest, ACCEPT_ALL));
+        _seal(taskId, _validatorAt(taskId, 2), ACCEPT_ALL);
+        _open(taskId, honest); // its bitmap and salt are public now
+        vm.prank(copier);
+        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.CommitmentMismatch.selector, taskId, copier));
+        registry.attest(taskId, 0, ACCEPT_ALL, _voteSalt(honest, 0));
+    }
+
+    function test_attest_emptyOrSecondCommitOrOtherRoundIsRefused() public {
+        _workRound(taskId);
+        address v = _validatorAt(taskId, 1);
+        vm.prank(v);
+        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.EmptyCommitment.selector));
+        registry.commitAttestation(taskId, 0, bytes32(0));
+        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.RoundMismatch.selector, taskId, 1, 0));
+        _sealAt(taskId, 1, v, ACCEPT_ALL);
+        _sealAt(taskId, 0, v, ACCEPT_ALL);
+        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.AlreadyCommitted.selector, taskId, v));
+        _sealAt(taskId, 0, v, 0);
+    }
+
     function test_attest_workersCannotAttest() public {
         _workRound(taskId);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.WrongPhase.selector, taskId, ITaskRegistry.Phase.Attest));
-        _attest(taskId, s0, ACCEPT_ALL);
+        _sealAt(taskId, 0, s0, ACCEPT_ALL);
     }
 
     function test_attest_revertsOutsideAttestPhase() public {
@@ -305,15 +388,16 @@ contract RoundsTest is RegistryFixture {
         vm.expectRevert(
             abi.encodeWithSelector(ITaskRegistry.WrongPhase.selector, taskId, ITaskRegistry.Phase.SampleCommit)
         );
-        _attest(taskId, v, ACCEPT_ALL);
+        _sealAt(taskId, 0, v, ACCEPT_ALL);
     }
 
     function test_attest_rejectsSecondAttestation() public {
         _workRound(taskId);
+        _attestAllSealed(ACCEPT_ALL);
         address v = _validatorAt(taskId, 1);
-        _attest(taskId, v, ACCEPT_ALL);
+        _open(taskId, v);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.AlreadyAttested.selector, taskId, v));
-        _attest(taskId, v, 0);
+        _openAt(taskId, 0, v, ACCEPT_ALL);
     }
 
     function test_attest_revertsAfterTheDeadline() public {
@@ -322,13 +406,23 @@ contract RoundsTest is RegistryFixture {
         _warpPastPhase(taskId);
         address v = _validatorAt(taskId, 0);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.DeadlinePassed.selector, taskId, deadline));
-        _attest(taskId, v, ACCEPT_ALL);
+        _sealAt(taskId, 0, v, ACCEPT_ALL);
+    }
+
+    function test_attest_openingRevertsAfterTheRevealDeadline() public {
+        _workRound(taskId);
+        _attestAllSealed(ACCEPT_ALL);
+        uint256 deadline = _task(taskId).phaseDeadline;
+        _warpPastPhase(taskId);
+        address v = _validatorAt(taskId, 0);
+        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.DeadlinePassed.selector, taskId, deadline));
+        _openAt(taskId, 0, v, ACCEPT_ALL);
     }
 
     function test_attest_revertsForNodeWithoutSlot() public {
         _workRound(taskId);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.NotAssigned.selector, taskId, relayer));
-        _attest(taskId, relayer, ACCEPT_ALL);
+        _sealAt(taskId, 0, relayer, ACCEPT_ALL);
     }
 
     function test_attest_revertsOnFinishedTask() public {
@@ -349,7 +443,7 @@ contract RoundsTest is RegistryFixture {
         vm.expectRevert(
             abi.encodeWithSelector(ITaskRegistry.WrongStatus.selector, single, ITaskRegistry.Status.Completed)
         );
-        _attest(single, v, ACCEPT_ALL);
+        _sealAt(single, 0, v, ACCEPT_ALL);
     }
 
     function test_attest_revertsWhilePaused() public {
@@ -357,7 +451,17 @@ contract RoundsTest is RegistryFixture {
         address v = _validatorAt(taskId, 0);
         _pause();
         vm.expectRevert(abi.encodeWithSelector(Pausable.EnforcedPause.selector));
-        _attest(taskId, v, ACCEPT_ALL);
+        _sealAt(taskId, 0, v, ACCEPT_ALL);
+        vm.expectRevert(abi.encodeWithSelector(Pausable.EnforcedPause.selector));
+        _openAt(taskId, 0, v, ACCEPT_ALL);
+    }
+
+    /// @dev Every validator seals `bitmap`: the task enters AttestReveal.
+    function _attestAllSealed(uint256 bitmap) private {
+        for (uint256 v = 0; v < 3; ++v) {
+            _seal(taskId, _validatorAt(taskId, v), bitmap);
+        }
+        _assertPhase(taskId, 0, ITaskRegistry.Phase.AttestReveal);
     }
 
     // ------------------------------------------------------------ phase skipping
@@ -375,6 +479,8 @@ contract RoundsTest is RegistryFixture {
         emit ITaskRegistry.PhaseStarted(taskId, 0, ITaskRegistry.Phase.TrainReveal, now_ + REVEAL_WINDOW);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.PhaseStarted(taskId, 0, ITaskRegistry.Phase.Attest, now_ + ATTEST_WINDOW);
+        vm.expectEmit(true, true, true, true, address(registry));
+        emit ITaskRegistry.PhaseStarted(taskId, 0, ITaskRegistry.Phase.AttestReveal, now_ + REVEAL_WINDOW);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.RoundFinalized(taskId, 0, bytes32(0), "");
         vm.expectEmit(true, true, true, true, address(registry));

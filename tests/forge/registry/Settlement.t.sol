@@ -29,8 +29,11 @@ contract SettlementTest is RegistryFixture {
         address v0 = _validatorAt(taskId, 0);
         address v1 = _validatorAt(taskId, 1);
         address v2 = _validatorAt(taskId, 2);
-        _attest(taskId, v0, ACCEPT_ALL);
-        _attest(taskId, v1, ACCEPT_ALL);
+        _seal(taskId, v0, ACCEPT_ALL);
+        _seal(taskId, v1, ACCEPT_ALL);
+        _seal(taskId, v2, ACCEPT_ALL);
+        _open(taskId, v0);
+        _open(taskId, v1);
 
         uint256[3] memory expected;
         expected[uint8(Role.Sampler)] = SAMPLER_SHARE;
@@ -42,7 +45,7 @@ contract SettlementTest is RegistryFixture {
         emit ITaskRegistry.TaskStatusChanged(taskId, ITaskRegistry.Status.Completed);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.TaskSettled(taskId, ITaskRegistry.Status.Completed, expected, dust);
-        _attest(taskId, v2, ACCEPT_ALL);
+        _openAt(taskId, 2, v2, ACCEPT_ALL);
 
         _assertStatus(taskId, ITaskRegistry.Status.Completed);
         assertEq(_task(taskId).round, 2, "last round index");

@@ -40,8 +40,11 @@ contract VerdictsTest is RegistryFixture {
     }
 
     function test_unanimousAcceptancePaysEveryoneAndRaisesReputation() public {
-        _attest(taskId, v[0], ACCEPT_ALL);
-        _attest(taskId, v[1], ACCEPT_ALL);
+        _seal(taskId, v[0], ACCEPT_ALL);
+        _seal(taskId, v[1], ACCEPT_ALL);
+        _seal(taskId, v[2], ACCEPT_ALL);
+        _open(taskId, v[0]);
+        _open(taskId, v[1]);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.VerdictReached(taskId, 0, s0, Role.Sampler, 0, ITaskRegistry.Verdict.Accepted, 3, 0);
         vm.expectEmit(true, true, true, true, address(registry));
@@ -56,7 +59,7 @@ contract VerdictsTest is RegistryFixture {
         emit ITaskRegistry.RewardEarned(taskId, 0, tr, Role.Trainer, TRAINER_POOL);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.RewardEarned(taskId, 0, v[0], Role.Validator, VALIDATOR_POOL / 3);
-        _attest(taskId, v[2], ACCEPT_ALL);
+        _openAt(taskId, 0, v[2], ACCEPT_ALL);
 
         assertEq(_claimable(s0), SAMPLER_POOL / 2, "sampler 0 pay");
         assertEq(_claimable(tr), TRAINER_POOL, "trainer pay");
@@ -78,13 +81,16 @@ contract VerdictsTest is RegistryFixture {
 
     function test_rejectedSamplerIsSlashedToTreasuryAndVacated() public {
         uint256 slash = MIN_SAMPLER_STAKE / 10;
-        _attest(taskId, v[0], REJECT_SAMPLER_0);
-        _attest(taskId, v[1], REJECT_SAMPLER_0);
+        _seal(taskId, v[0], REJECT_SAMPLER_0);
+        _seal(taskId, v[1], REJECT_SAMPLER_0);
+        _seal(taskId, v[2], REJECT_SAMPLER_0);
+        _open(taskId, v[0]);
+        _open(taskId, v[1]);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.VerdictReached(taskId, 0, s0, Role.Sampler, 0, ITaskRegistry.Verdict.Rejected, 0, 3);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.SlotVacated(taskId, s0, Role.Sampler, 0, Outcome.Rejected);
-        _attest(taskId, v[2], REJECT_SAMPLER_0);
+        _openAt(taskId, 0, v[2], REJECT_SAMPLER_0);
 
         assertEq(_verdict(Role.Sampler, 0), uint256(ITaskRegistry.Verdict.Rejected), "verdict");
         assertEq(token.balanceOf(treasury), slash, "slash to treasury");
@@ -110,12 +116,13 @@ contract VerdictsTest is RegistryFixture {
     }
 
     function test_splitVoteIsInconclusiveWithoutPayOrPenalty() public {
-        _attest(taskId, v[0], ACCEPT_ALL);
-        _attest(taskId, v[1], 0);
-        _warpPastPhase(taskId);
+        _seal(taskId, v[0], ACCEPT_ALL);
+        _seal(taskId, v[1], 0);
+        _expire(taskId); // v[2] never sealed: Missed
+        _open(taskId, v[0]);
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.VerdictReached(taskId, 0, s0, Role.Sampler, 0, ITaskRegistry.Verdict.Inconclusive, 1, 1);
-        registry.advance(taskId);
+        _openAt(taskId, 0, v[1], 0);
 
         assertEq(_verdict(Role.Sampler, 0), uint256(ITaskRegistry.Verdict.Inconclusive), "sampler");
         assertEq(_verdict(Role.Trainer, 0), uint256(ITaskRegistry.Verdict.Inconclusive), "trainer");
@@ -130,13 +137,16 @@ contract VerdictsTest is RegistryFixture {
     }
 
     function test_validatorRejectingAcceptedWorkDissents_unpaidButNeitherSlashedNorReplaced() public {
-        _attest(taskId, v[0], ACCEPT_ALL);
-        _attest(taskId, v[1], ACCEPT_ALL);
+        _seal(taskId, v[0], ACCEPT_ALL);
+        _seal(taskId, v[1], ACCEPT_ALL);
+        _seal(taskId, v[2], REJECT_TRAINER);
+        _open(taskId, v[0]);
+        _open(taskId, v[1]);
         uint256 stakeBefore = _stakeOf(v[2], Role.Validator);
         uint256 trainerBit = ACCEPT_ALL & ~REJECT_TRAINER;
         vm.expectEmit(true, true, true, true, address(registry));
         emit ITaskRegistry.Dissented(taskId, 0, v[2], 2, trainerBit);
-        _attest(taskId, v[2], REJECT_TRAINER);
+        _openAt(taskId, 0, v[2], REJECT_TRAINER);
 
         assertEq(_verdict(Role.Trainer, 0), uint256(ITaskRegistry.Verdict.Accepted), "2 of 3 accept");
         assertEq(token.balanceOf(treasury), 0, "nobody slashed");
@@ -149,10 +159,13 @@ contract VerdictsTest is RegistryFixture {
     }
 
     function test_validatorAcceptingRejectedWorkIsUnpaidButNeitherSlashedNorReplaced() public {
-        _attest(taskId, v[0], REJECT_SAMPLER_0);
-        _attest(taskId, v[1], REJECT_SAMPLER_0);
+        _seal(taskId, v[0], REJECT_SAMPLER_0);
+        _seal(taskId, v[1], REJECT_SAMPLER_0);
+        _seal(taskId, v[2], ACCEPT_ALL);
+        _open(taskId, v[0]);
+        _open(taskId, v[1]);
         uint256 stakeBefore = _stakeOf(v[2], Role.Validator);
-        _attest(taskId, v[2], ACCEPT_ALL);
+        _openAt(taskId, 0, v[2], ACCEPT_ALL);
         assertEq(_verdict(Role.Sampler, 0), uint256(ITaskRegistry.Verdict.Rejected), "2 of 3 reject");
         assertEq(_claimable(v[2]), 0, "unpaid: its acceptance may have missed what the others caught");
         assertEq(_stakeOf(v[2], Role.Validator), stakeBefore, "not slashed");
@@ -173,10 +186,12 @@ contract UnrevealedBitsTest is RegistryFixture {
         _reveal(taskId, trainers[0]);
         assertEq(_task(taskId).revealedMask, 0x5, "sampler 1 not open to attestation");
         address v0 = _validatorAt(taskId, 0);
-        _attest(taskId, v0, ACCEPT_ALL);
+        _seal(taskId, v0, ACCEPT_ALL);
+        _seal(taskId, _validatorAt(taskId, 1), 0x5);
+        _seal(taskId, _validatorAt(taskId, 2), 0x5);
+        _open(taskId, v0);
         assertEq(registry.attestationOf(taskId, 0, 0).acceptBitmap, 0x5, "bit 1 dropped");
-        _attest(taskId, _validatorAt(taskId, 1), 0x5);
-        _attest(taskId, _validatorAt(taskId, 2), 0x5);
+        _openAll(taskId);
         assertEq(
             uint256(stateView.submissionOf(taskId, 0, Role.Sampler, 1).verdict),
             uint256(ITaskRegistry.Verdict.None),

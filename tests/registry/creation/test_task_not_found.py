@@ -35,7 +35,9 @@ def test_reveal_unknown_task(staked, registry, samplers):
 
 def test_attest_unknown_task(staked, registry, validators):
     with brownie.reverts("TaskNotFound: 1"):
-        registry.attest(1, 1, {"from": validators[0]})
+        registry.commitAttestation(1, 0, b"\x01" * 32, {"from": validators[0]})
+    with brownie.reverts("TaskNotFound: 1"):
+        registry.attest(1, 0, 1, b"\x02" * 32, {"from": validators[0]})
 
 
 def test_advance_unknown_task(staked, registry, outsider):

@@ -61,7 +61,9 @@ def test_round_actions_paused(registry, samplers, validators, outsider, active_t
     with brownie.reverts("EnforcedPause: "):
         registry.reveal(active_task, b"\x01" * 32, "bafkrei", b"\x02" * 32, {"from": samplers[0]})
     with brownie.reverts("EnforcedPause: "):
-        registry.attest(active_task, 1, {"from": validators[0]})
+        registry.commitAttestation(active_task, 0, b"\x01" * 32, {"from": validators[0]})
+    with brownie.reverts("EnforcedPause: "):
+        registry.attest(active_task, 0, 1, b"\x02" * 32, {"from": validators[0]})
     chain.sleep(3600)
     chain.mine()
     with brownie.reverts("EnforcedPause: "):

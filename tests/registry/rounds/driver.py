@@ -1,9 +1,10 @@
-"""RoundDriver: commits, reveals and attests for the nodes of one task; `send` and small helpers."""
+"""RoundDriver: commits, reveals and attests (seals, then opens votes) for the nodes of one task;
+`send` and small helpers."""
 
 from brownie import accounts, chain
 from eth_utils import keccak
 
-from workers.protocol import Role, commitment
+from workers.protocol import Role, attest_commitment, commitment
 
 TOKEN = 10**18
 
@@ -74,13 +75,41 @@ class RoundDriver:
     def reveal_checkpoint(self, node=None):
         return self.reveal(node or self.trainer)
 
-    def attest_all(self, bitmap=None, validators=None):
-        """Every validator (or those given) attests `bitmap` (default: accept everything);
-        `bitmap` may also be a list, one per validator."""
+    def vote_salt(self, validator, round_=None):
+        """The salt `validator` seals its vote of `round_` with (default: the current round)."""
+        round_ = self.round if round_ is None else round_
+        return keccak(text=f"vote-salt:{self.task_id}/{round_}/{str(validator).lower()}")
+
+    def vote_commitment(self, validator, bitmap, round_=None):
+        round_ = self.round if round_ is None else round_
+        return attest_commitment(self.task_id, round_, str(validator), bitmap, self.vote_salt(validator, round_))
+
+    def _votes(self, bitmap, validators):
         vals = self.validators() if validators is None else validators
         bits = self.all_bits if bitmap is None else bitmap
         maps = bits if isinstance(bits, list) else [bits] * len(vals)
-        return [send(self.registry.attest, self.task_id, b, sender=v) for v, b in zip(vals, maps, strict=True)]
+        return list(zip(vals, maps, strict=True))
+
+    def seal_votes(self, bitmap=None, validators=None):
+        """Attest phase: every validator (or those given) commits to `bitmap` (default: accept
+        everything; a list: one per validator)."""
+        r = self.round
+        return [send(self.registry.commitAttestation, self.task_id, r, self.vote_commitment(v, b, r), sender=v)
+                for v, b in self._votes(bitmap, validators)]
+
+    def open_votes(self, bitmap=None, validators=None):
+        """AttestReveal phase: the validators open what `seal_votes` committed (same arguments)."""
+        r = self.round
+        return [send(self.registry.attest, self.task_id, r, b, self.vote_salt(v, r), sender=v)
+                for v, b in self._votes(bitmap, validators)]
+
+    def attest_all(self, bitmap=None, validators=None):
+        """Every validator (or those given) seals, then opens, `bitmap` (default: accept
+        everything; a list: one per validator); returns the opening transactions. With only some
+        validators the Attest phase stays open: use seal_votes, expire and open_votes instead."""
+        vals = self.validators() if validators is None else validators
+        self.seal_votes(bitmap, vals)
+        return self.open_votes(bitmap, vals)
 
     def work(self):
         """Samplers and trainer commit and reveal; the task is left in Attest."""
@@ -91,7 +120,7 @@ class RoundDriver:
 
     def play_round(self, bitmap=None):
         """A whole round with every submission accepted (or attested with `bitmap`); returns the
-        transaction of the last attestation, which finalizes the round."""
+        transaction of the last opened vote, which finalizes the round."""
         self.work()
         return self.attest_all(bitmap)[-1]
 

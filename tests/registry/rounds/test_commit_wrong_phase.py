@@ -43,19 +43,22 @@ def test_trainer_cannot_reveal_during_train_commit(registry, round_driver, train
         round_driver.reveal(trainer)
 
 
-def test_attest_outside_attest_phase_reverts(registry, round_driver):
+def test_vote_outside_attest_phases_reverts(registry, round_driver):
     v = round_driver.validators()[0]
+    sealed = round_driver.vote_commitment(v, 0b111)
     with _wrong_phase(round_driver.task_id, Phase.SAMPLE_COMMIT):
-        registry.attest(round_driver.task_id, 0b111, {"from": v})
+        registry.commitAttestation(round_driver.task_id, 0, sealed, {"from": v})
     round_driver.commit_samples()
     round_driver.reveal_samples()
     round_driver.commit_checkpoint()
     with _wrong_phase(round_driver.task_id, Phase.TRAIN_REVEAL):
-        registry.attest(round_driver.task_id, 0b111, {"from": v})
+        registry.commitAttestation(round_driver.task_id, 0, sealed, {"from": v})
+    with _wrong_phase(round_driver.task_id, Phase.TRAIN_REVEAL):
+        registry.attest(round_driver.task_id, 0, 0b111, round_driver.vote_salt(v), {"from": v})
 
 
 def test_workers_cannot_attest(registry, round_driver, samplers, trainer):
     round_driver.work()
     for node in (*samplers, trainer):
         with _wrong_phase(round_driver.task_id, Phase.ATTEST):
-            registry.attest(round_driver.task_id, 0b111, {"from": node})
+            registry.commitAttestation(round_driver.task_id, 0, b"\x01" * 32, {"from": node})

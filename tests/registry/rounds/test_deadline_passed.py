@@ -1,5 +1,5 @@
-"""After a phase deadline (protocol time) nobody may act in that phase any more: commit, reveal and
-attest revert DeadlinePassed(taskId, deadline) until someone calls advance."""
+"""After a phase deadline (protocol time) nobody may act in that phase any more: commit, reveal,
+commitAttestation and attest revert DeadlinePassed(taskId, deadline) until someone calls advance."""
 
 import brownie
 from brownie import chain, web3
@@ -34,9 +34,17 @@ def test_reveal_after_deadline_reverts(registry, round_driver, samplers):
         round_driver.reveal(samplers[0])
 
 
-def test_attest_after_deadline_reverts(registry, round_driver):
+def test_vote_commit_after_deadline_reverts(registry, round_driver):
     round_driver.work()
     v = round_driver.validators()[0]
     deadline = _past(round_driver)
     with brownie.reverts(f"DeadlinePassed: {round_driver.task_id}, {deadline}"):
-        registry.attest(round_driver.task_id, 0b111, {"from": v})
+        round_driver.seal_votes(validators=[v])
+
+
+def test_vote_reveal_after_deadline_reverts(registry, round_driver):
+    round_driver.work()
+    round_driver.seal_votes()
+    deadline = _past(round_driver)
+    with brownie.reverts(f"DeadlinePassed: {round_driver.task_id}, {deadline}"):
+        round_driver.open_votes(validators=round_driver.validators()[:1])

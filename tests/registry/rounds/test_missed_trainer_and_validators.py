@@ -1,5 +1,5 @@
 """A trainer that misses its commit is vacated (Missed) and the round is decided without a
-checkpoint; validators that miss Attest are vacated and a draw during Active refills their slots.
+checkpoint; validators that do not commit a vote in Attest are vacated and a draw during Active refills their slots.
 (A round without a revealed sample expects neither: test_no_sample_revealed.py.)"""
 
 from brownie import chain
@@ -23,7 +23,7 @@ def test_trainer_missing_commit_is_vacated(registry, reputation, round_driver, t
 def test_missed_validators_are_vacated_and_redrawn(registry, round_driver, outsider, stake_node, state):
     round_driver.work()
     vals = round_driver.validators()
-    round_driver.attest_all(validators=vals[:1])
+    round_driver.seal_votes(validators=vals[:1])
     tx = round_driver.expire()
     assert sorted((e["node"], e["reason"]) for e in events_of(tx, "SlotVacated")) == sorted(
         (v.address, Outcome.MISSED) for v in vals[1:])

@@ -35,7 +35,8 @@ def test_trainer_not_expected_and_not_penalised(registry, stakes, reputation, ro
 def test_round_ends_without_checkpoint_or_attestation(registry, reputation, round_driver, samplers, state):
     tx = _no_sample(round_driver, committed=True)
     assert [(e["round"], e["phase"]) for e in events_of(tx, "PhaseStarted")] == [
-        (0, Phase.TRAIN_COMMIT), (0, Phase.TRAIN_REVEAL), (0, Phase.ATTEST), (1, Phase.SAMPLE_COMMIT)]
+        (0, Phase.TRAIN_COMMIT), (0, Phase.TRAIN_REVEAL), (0, Phase.ATTEST), (0, Phase.ATTEST_REVEAL),
+        (1, Phase.SAMPLE_COMMIT)]
     assert dict(tx.events["RoundFinalized"]) == {"taskId": round_driver.task_id, "round": 0,
                                                  "checkpointRoot": "0x" + "00" * 32, "checkpointCid": ""}
     for name in ("VerdictReached", "RewardEarned", "Attested"):

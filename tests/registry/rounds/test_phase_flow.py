@@ -1,5 +1,6 @@
-"""A round walks SampleCommit -> SampleReveal -> TrainCommit -> TrainReveal -> Attest; each phase
-starts with deadline = protocolTime + its window and closes early once everyone expected acted."""
+"""A round walks SampleCommit -> SampleReveal -> TrainCommit -> TrainReveal -> Attest ->
+AttestReveal; each phase starts with deadline = protocolTime + its window and closes early once
+everyone expected acted."""
 
 from tests.registry.rounds.driver import events_of
 from workers.protocol import Phase, Status
@@ -38,7 +39,17 @@ def test_each_phase_starts_when_the_last_expected_node_acted(registry, round_dri
     assert t["revealedMask"] == 0b111
 
 
-def test_last_attestation_finalizes_and_opens_next_round(registry, round_driver, task_params, state):
+def test_last_vote_commit_opens_attest_reveal(registry, round_driver, task_params, state):
+    round_driver.work()
+    txs = round_driver.seal_votes()
+    assert _started(txs[0]) == [] and _started(txs[1]) == []
+    last = txs[2]
+    assert _started(last) == [(0, Phase.ATTEST_REVEAL, last.timestamp + task_params.reveal_window)]
+    t = state.taskOf(round_driver.task_id)
+    assert (t["phase"], t["pending"], t["revealedMask"]) == (Phase.ATTEST_REVEAL, 3, 0b111)
+
+
+def test_last_vote_opened_finalizes_and_opens_next_round(registry, round_driver, task_params, state):
     round_driver.work()
     txs = round_driver.attest_all()
     assert _started(txs[0]) == [] and _started(txs[1]) == []

@@ -6,14 +6,17 @@ from workers.protocol import Outcome, Role, Verdict
 
 
 def _one_vote(round_driver):
+    """Only `lone` seals a vote; the others miss the Attest deadline; `lone` opens its vote, which
+    finalizes the round. Returns lone, the expiry and the opening transaction."""
     round_driver.work()
     lone = round_driver.validators()[0]
-    round_driver.attest_all(validators=[lone])
-    return lone, round_driver.expire()
+    round_driver.seal_votes(validators=[lone])
+    expired = round_driver.expire()
+    return lone, expired, round_driver.open_votes(validators=[lone])[0]
 
 
 def test_verdicts_are_inconclusive(registry, round_driver, samplers, trainer, state):
-    _, tx = _one_vote(round_driver)
+    _, _, tx = _one_vote(round_driver)
     verdicts = [(e["node"], e["role"], e["slot"], e["verdict"], e["accepts"], e["rejects"])
                 for e in events_of(tx, "VerdictReached")]
     assert verdicts == [
@@ -25,7 +28,7 @@ def test_verdicts_are_inconclusive(registry, round_driver, samplers, trainer, st
 
 
 def test_workers_get_no_pay_and_no_penalty(registry, stakes, reputation, vault, round_driver, samplers, trainer, state):
-    _, tx = _one_vote(round_driver)
+    _, _, tx = _one_vote(round_driver)
     workers = [n.address for n in (*samplers, trainer)]
     assert [e for e in events_of(tx, "RewardEarned") if e["node"] in workers] == []
     assert [e for e in events_of(tx, "ReputationChanged") if e["node"] in workers] == []
@@ -38,7 +41,7 @@ def test_workers_get_no_pay_and_no_penalty(registry, stakes, reputation, vault, 
 
 
 def test_silent_validators_are_vacated_as_missed(registry, round_driver):
-    lone, tx = _one_vote(round_driver)
+    lone, tx, _ = _one_vote(round_driver)
     missed = [(e["node"], e["reason"]) for e in events_of(tx, "SlotVacated")]
     silent = [v.address for v in round_driver.validators()]  # after the vacancies: only the lone voter
     assert silent == [lone.address]
@@ -47,7 +50,7 @@ def test_silent_validators_are_vacated_as_missed(registry, round_driver):
 
 
 def test_inconclusive_round_is_idle_and_keeps_checkpoint(registry, round_driver, state):
-    _, tx = _one_vote(round_driver)
+    _, _, tx = _one_vote(round_driver)
     t = state.taskOf(round_driver.task_id)
     assert (t["idleRounds"], t["round"], t["checkpointRoot"], t["checkpointCid"]) == (1, 1, "0x" + "00" * 32, "")
     assert dict(tx.events["RoundFinalized"]) == {

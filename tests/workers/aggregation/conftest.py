@@ -4,8 +4,9 @@ Supervisors) whose validators aggregate, running one 3-round CartPole task for t
 Validators `val-a` and `val-b` use the network's shared relay; `loner` uses a relay nobody else
 sees (its own Redis database), so in the shared relay its slot's entry is whatever the relay
 says. The driver plays a malicious relay: before each round's Attest phase it writes, under the
-loner's slot, an entry with the honest bitmap and a well-formed G1 signature that is not the
-loner's signature of it. The aggregator rotates over the three slots (one turn each in three
+loner's slot, an entry with the honest bitmap, a well-formed G1 signature that is not the
+loner's signature of it and a salt that is not the loner's (which nobody knows before the loner
+opens its sealed vote). The aggregator rotates over the three slots (one turn each in three
 rounds), so the task has
 - two rounds whose aggregator is val-a or val-b: the garbage entry must be found and left out of
   an aggregate of the two shared-relay validators, and the loner must vote alone;
@@ -46,10 +47,12 @@ PARAMS = dict(bounty=900 * TOKEN, num_samplers=1, num_validators=3, num_rounds=3
 TIMEOUT_S = 300
 GARBAGE = tuple(BlsKey.from_secret(424242).sign(b"\x00" * 32))
 """A point of G1 (so only the chain's check can tell) that signs nothing a validator signed."""
+GARBAGE_SALT = b"\x42" * 32
+"""A salt the loner's sealed vote does not open with (the chain names its slot)."""
 
 
 def write_garbage(relay: AttestRelay, task_id: int, round_: int, slot: int, bitmap: int, node: str) -> None:
-    relay.post(task_id, round_, slot, RelayEntry(bitmap, GARBAGE, node))
+    relay.post(task_id, round_, slot, RelayEntry(bitmap, GARBAGE, node, GARBAGE_SALT))
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,6 @@
-"""Validators aggregate on a real network (conftest.py): a garbage relay entry is left out of the
-aggregate and its slot votes alone; an aggregator that never aggregates makes the others fall back
+"""Validators aggregate on a real network (conftest.py): they seal their votes, then open them; a
+garbage relay entry (a wrong signature and salt) is left out of the aggregate and its slot opens
+its vote alone; an aggregator that never aggregates makes the others fall back
 to `attest` before the deadline; every round finalizes with every submission accepted and every
 node paid (SPECIFICATION.md 5.5.2)."""
 from workers.chain.view import ChainView
@@ -45,7 +46,8 @@ def test_garbage_is_left_out_of_the_aggregate_and_its_slot_votes_alone(run):
         assert kinds == [(True, shared, run.honest), (False, 1 << mine["loner"], run.honest)], r.round
     aggregators = {n.name: (n.node_dir / "logs" / "validator.log").read_text() for n in run.net.nodes
                    if n.name in ("val-a", "val-b")}
-    assert any(f"InvalidAggregateSignature): dropping slots [{mine['loner']}]" in text
+    # the chain names the slot whose sealed vote the garbage salt does not open
+    assert any(f"SignerCommitmentMismatch): dropping slots [{mine['loner']}]" in text
                for text in aggregators.values())
 
 
@@ -54,7 +56,7 @@ def test_a_silent_aggregator_costs_gas_not_liveness(run):
     [r] = [r for r in history(run).rounds if aggregator_of(run, r.round) == mine["loner"]]
     assert all(a.validator is not None for a in r.attestations), "no aggregate: the loner never sent one"
     assert sorted(a.slot for a in r.attestations) == [0, 1, 2]
-    attest_mark = next(p for p in r.phases if p.phase == Phase.ATTEST)
+    attest_mark = next(p for p in r.phases if p.phase == Phase.ATTEST_REVEAL)
     block_time = run.net.w3.eth.get_block
     votes = [e for e in run.net.deployment.registry.events.Attested().get_logs(from_block=attest_mark.block)
              if e.args.taskId == run.task_id and e.args.round == r.round]

@@ -64,7 +64,7 @@ def test_plan_is_capped_inside_the_attest_deadline():
 
 
 def entry(v, bitmap=0b111, signature=(1, 2), node=None):
-    return RelayEntry(bitmap, signature, node or NODES[v])
+    return RelayEntry(bitmap, signature, node or NODES[v], bytes([v]) * 32)
 
 
 def test_the_waiting_aggregator_looks_at_the_relay_often_and_at_the_chain_seldom():
@@ -85,7 +85,7 @@ def test_agreeing_keeps_candidates_with_the_holder_the_bitmap_and_a_g1_point():
     entries = {0: entry(0, signature=good), 1: entry(1, bitmap=0b011, signature=good),
                2: entry(2, signature=good, node=NODES[3]), 3: entry(3, signature=(1, 3))}
     votes, left_out = agreeing(entries, 0b111, NODES, [0, 1, 2, 3], KEYS, is_g1)
-    assert votes == {0: Vote(0, NODES[0], good, KEYS[0])}
+    assert votes == {0: Vote(0, NODES[0], good, KEYS[0], bytes([0]) * 32)}  # the entry's salt is carried
     assert set(left_out) == {1, 2, 3}
     assert "another bitmap" in left_out[1] and "another node" in left_out[2] and "G1" in left_out[3]
 
@@ -109,7 +109,8 @@ class Chain:
         self.calls = []
 
     def votes(self):
-        return {v: Vote(v, NODES[v], tuple(self.sent[v]), tuple(self.keys[v].pubkey_g2)) for v in range(4)}
+        return {v: Vote(v, NODES[v], tuple(self.sent[v]), tuple(self.keys[v].pubkey_g2), bytes([v]) * 32)
+                for v in range(4)}
 
     def check(self, slots):
         self.calls.append(slots)
@@ -138,6 +139,24 @@ def test_settle_drops_a_slot_that_voted_meanwhile_and_gives_up_below_two():
     assert settle(chain.votes(), chain.check) == frozenset({0, 2, 3})
     chain = Chain(b"\x02" * 32, bad=(0, 1, 2))
     assert settle(chain.votes(), chain.check) is None
+
+
+def test_settle_drops_the_slot_whose_salt_does_not_open_its_sealed_vote():
+    """The chain names the slot (SignerCommitmentMismatch) or the node (NotCommitted): one call
+    finds it, no bisection."""
+    votes = Chain(b"\x02" * 32).votes()
+    calls = []
+
+    def check(slots):
+        calls.append(slots)
+        if 2 in slots:
+            return Rejection("SignerCommitmentMismatch", {"taskId": 1, "slot": 2})
+        if 0 in slots:
+            return Rejection("NotCommitted", {"taskId": 1, "node": NODES[0]})
+        return None
+
+    assert settle(votes, check) == frozenset({1, 3})
+    assert len(calls) == 3
 
 
 def test_settle_gives_up_on_a_revert_that_refuses_every_subset():

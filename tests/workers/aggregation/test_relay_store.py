@@ -26,7 +26,7 @@ def relay(redis_server):
 
 
 def test_an_entry_round_trips_per_task_round_and_slot(relay):
-    entry = RelayEntry(0b101, (5, 7), NODE)
+    entry = RelayEntry(0b101, (5, 7), NODE, b"\x5a" * 32)
     relay.post(3, 1, 2, entry)
     assert relay.entries(3, 1, num_validators=4) == {2: entry}
     assert relay.entries(3, 0, num_validators=4) == {} and relay.entries(4, 1, num_validators=4) == {}
@@ -35,19 +35,24 @@ def test_an_entry_round_trips_per_task_round_and_slot(relay):
 
 
 def test_another_chain_or_registry_sees_nothing(relay):
-    relay.post(3, 1, 0, RelayEntry(1, (5, 7), NODE))
+    relay.post(3, 1, 0, RelayEntry(1, (5, 7), NODE, b"\x5a" * 32))
     assert AttestRelay(relay.client, 1, REGISTRY).entries(3, 1, 4) == {}
     assert AttestRelay(relay.client, 31337, "0x" + "cd" * 20).entries(3, 1, 4) == {}
 
 
 def test_garbage_is_ignored(relay):
-    good = RelayEntry(0b11, (5, 7), NODE)
+    good = RelayEntry(0b11, (5, 7), NODE, b"\x5a" * 32)
     relay.post(9, 0, 0, good)
     key = relay.key(9, 0)
+    salt = "0x" + "5a" * 32
     relay.client.hset(key, mapping={"1": "not json", "2": '{"acceptBitmap": 1, "signature": [1], "node": "0x"}',
                                     "x": good.to_json(), "7": good.to_json(),
-                                    "3": f'{{"acceptBitmap": -1, "signature": ["1", "2"], "node": "{NODE}"}}'})
+                                    "3": f'{{"acceptBitmap": -1, "signature": ["1", "2"], "node": "{NODE}", '
+                                         f'"salt": "{salt}"}}'})
     assert relay.entries(9, 0, num_validators=4) == {0: good}
+    # no salt, or a short one: the sealed vote could not be opened with it
+    assert RelayEntry.parse(f'{{"acceptBitmap": 1, "signature": ["1", "2"], "node": "{NODE}"}}') is None
+    assert RelayEntry.parse(f'{{"acceptBitmap": 1, "signature": ["1", "2"], "node": "{NODE}", "salt": "0x5a"}}') is None
 
 
 def test_relay_url_defaults_to_the_nodes_redis_and_can_be_off():

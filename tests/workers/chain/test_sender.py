@@ -349,7 +349,9 @@ def test_transactions_are_signed_with_libsecp256k1():
     ("claimSlot", (7, Role.TRAINER)),
     ("commit", (3, b"\x11" * 32)),
     ("reveal", (3, b"\x22" * 32, "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy", b"\x33" * 32)),
-    ("attestAggregate", (1, 2, 3, 4, [5, 6], [7, 8, 9, 10])),
+    ("attestAggregate", (1, 2, 3, 4, [5, 6], [7, 8, 9, 10], [b"\x0b" * 32, b"\x0c" * 32])),
+    ("attest", (1, 2, 3, b"\x0d" * 32)),
+    ("commitAttestation", (1, 2, b"\x0e" * 32)),
     ("createTask", (("cid", b"\x01" * 32, 10**18, 2, 3, 5, 60, 60, 60, 60),)),
     ("commit", (3, "0x" + "44" * 32)),  # a hex string for bytes32: eth_abi refuses it, web3.py encodes it
 ])

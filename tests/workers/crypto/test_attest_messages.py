@@ -1,5 +1,6 @@
 """workers/crypto/attest_messages.py: message layouts and the call arguments built from votes."""
 
+import pytest
 from eth_abi import encode
 from eth_utils import keccak
 
@@ -31,8 +32,13 @@ def test_aggregate_args_bitmap_and_sums():
     keys = {0: BlsKey.from_secret(3), 2: BlsKey.from_secret(5)}
     message = attestation_message(31337, REGISTRY, 1, 0, 7)
     votes = {slot: (k.sign(message), list(k.pubkey_g2)) for slot, k in keys.items()}
-    task, round_, bitmap, signers, sigma, apk2 = aggregate_args(1, 0, 7, votes)
+    salts = {2: b"\x02" * 32, 0: b"\x00" * 32}
+    task, round_, bitmap, signers, sigma, apk2, in_order = aggregate_args(1, 0, 7, votes, salts)
     assert (task, round_, bitmap, signers) == (1, 0, 7, 0b101)
+    assert in_order == [b"\x00" * 32, b"\x02" * 32]  # one per signer, in slot order
     assert sigma == aggregate_g1(v[0] for v in votes.values())
     assert apk2 == list(BlsKey.from_secret(8).pubkey_g2) == aggregate_g2(v[1] for v in votes.values())
-    assert aggregate_args(1, 0, 7, votes, registered_keys=True) == (task, round_, bitmap, signers, sigma, apk2)
+    assert aggregate_args(1, 0, 7, votes, salts, registered_keys=True) == (
+        task, round_, bitmap, signers, sigma, apk2, in_order)
+    with pytest.raises(ValueError):
+        aggregate_args(1, 0, 7, votes, {0: b"\x00" * 32})  # a signer without its salt

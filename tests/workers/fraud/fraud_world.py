@@ -138,7 +138,7 @@ HANDLERS = {"sampler": ("round_handlers", "sampler_phase"), "trainer": ("round_h
 WORKERS = {Phase.SAMPLE_COMMIT: ("sampler",), Phase.SAMPLE_REVEAL: ("sampler",),
            # the validators judge the revealed shards while the trainer trains: before its commit ends the phase
            Phase.TRAIN_COMMIT: ("validator", "trainer"),
-           Phase.TRAIN_REVEAL: ("trainer",), Phase.ATTEST: ("validator",)}
+           Phase.TRAIN_REVEAL: ("trainer",), Phase.ATTEST: ("validator",), Phase.ATTEST_REVEAL: ("validator",)}
 
 
 def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=()) -> None:
@@ -164,6 +164,8 @@ def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=())
         if round_handlers.REVEAL_PHASE.get(phase) in withheld:
             # an honest node's commit that ends the phase reveals at once: a withholding one does not
             stack.enter_context(mock.patch("workers.node.handlers.round_handlers._reveal_round"))
+        if phase == Phase.ATTEST and Phase.ATTEST_REVEAL in withheld:  # likewise a validator's sealed vote
+            stack.enter_context(mock.patch("workers.node.handlers.validator_handlers.open_vote"))
         for cheat in mine:
             if phase in cheat.phases:
                 stack.enter_context(cheat.active())

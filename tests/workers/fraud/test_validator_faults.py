@@ -1,5 +1,6 @@
-"""The fraud matrix, validators: a validator that rejects everything, and a colluding minority (a
-validator that accepts a cheating sampler's work). The quorum (⌈2n/3⌉) decides as the evidence
+"""The fraud matrix, validators: a validator that rejects everything, one that seals its vote and
+never opens it (Withheld: slashed, -20), and a colluding minority (a validator that accepts a
+cheating sampler's work). The quorum (⌈2n/3⌉) decides as the evidence
 says. A validator that accepted work the quorum rejected is paid nothing and keeps its stake,
 reputation and slot (an honest validator whose sampled challenges missed the fault votes the same
 way); one that rejected work the quorum accepted dissents: it
@@ -127,3 +128,20 @@ def test_a_colluding_minority_of_validators_cannot_pass_a_cheat(make_net):
     assert r.seen.earned[net.node("trainer").address] == share(net, Role.TRAINER, 1)
     for node in r.nodes["validator"][:3]:
         assert r.seen.earned[node.address] == share(net, Role.VALIDATOR, 4)
+
+
+def test_a_validator_that_seals_and_never_opens_its_vote_is_slashed(make_net):
+    """validator2 commits its (honest) vote and withholds the opening, as one that waits to see
+    the others' votes would: at the AttestReveal deadline it is Withheld (slashed, -20, vacated);
+    the two opened votes decide and are paid."""
+    net = make_net(3)
+    r = play(net, 3, "validator2", Cheat("validator2", withhold=(Phase.ATTEST_REVEAL,)))
+    slash_bps = net.deployment.config.functions.slashBps().call()
+    assert r.seen.vacated == {r.liar.address: Outcome.WITHHELD}
+    assert r.seen.slashed.get(r.liar.address) == r.before.locked * slash_bps // 10_000
+    assert net.deployment.reputation.functions.scoreOf(r.liar.address).call() == r.before.score - 20
+    assert r.liar.address not in r.seen.earned
+    trainer = r.nodes["trainer"][0]
+    assert r.seen.verdicts[(trainer.address, Role.TRAINER)] == Verdict.ACCEPTED
+    for node in r.nodes["validator"][:2]:
+        assert r.seen.earned[node.address] == share(net, Role.VALIDATOR, 3)

@@ -2,13 +2,16 @@
 that sent it reveals at once: through the handlers called in this process as the nodes of a
 network whose processes are not started (1 sampler, 1 trainer, 1 validator), SampleReveal and
 TrainReveal end with no PhaseStarted handler of theirs run; the reveal phase's handler, when its
-event then comes, finds nothing to do and sends nothing."""
+event then comes, finds nothing to do and sends nothing. Likewise the validator's vote commit that
+ends Attest opens its vote at once (AttestReveal ends without its handler)."""
+from unittest import mock
+
 import pytest
 from network import Network, as_node, create_task, task_created
 from network import handled as event
 
-from workers.node.handlers import assignment_handlers, round_handlers
-from workers.protocol import Phase, Role
+from workers.node.handlers import assignment_handlers, round_handlers, validator_handlers
+from workers.protocol import Phase, Role, Status
 
 
 @pytest.fixture(scope="module")
@@ -56,4 +59,18 @@ def test_the_commit_that_ends_its_phase_is_revealed_at_once(net, task_id, role, 
         assert submission.revealed
         sent = ctx.sender.stats["sent"]
         handler(ctx, phase_started(role, task_id, reveal))  # the reveal phase's own event, late
+        assert ctx.sender.stats["sent"] == sent
+
+
+def test_the_vote_commit_that_ends_attest_is_opened_at_once(net, task_id):
+    """After the trainer's case round 0 is in Attest, with one validator."""
+    with as_node(net.node("validator0")) as ctx, mock.patch.object(validator_handlers, "schedule_deadline"):
+        assert ctx.view.task(task_id).phase == Phase.ATTEST
+        validator_handlers.validator_phase(ctx, phase_started("validator", task_id, Phase.ATTEST))
+        assert ctx.secrets.vote(task_id, 0) is not None  # stored before the commit
+        vote = ctx.view.read(ctx.deployment.registry, "attestationOf", task_id, 0, 0)
+        assert vote.voted and vote.acceptBitmap == ctx.secrets.vote(task_id, 0).bitmap
+        assert ctx.view.task(task_id).status == Status.COMPLETED  # opened, so its one round was decided
+        sent = ctx.sender.stats["sent"]
+        validator_handlers.validator_phase(ctx, phase_started("validator", task_id, Phase.ATTEST_REVEAL))  # late
         assert ctx.sender.stats["sent"] == sent

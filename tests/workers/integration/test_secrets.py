@@ -12,6 +12,15 @@ def test_a_stored_commitment_is_never_replaced(tmp_path):
     assert secrets.commitment(1, 0, 1) is None  # another role
 
 
+def test_a_sealed_vote_is_stored_once_with_its_salt(tmp_path):
+    secrets = Secrets(tmp_path / "secrets.sqlite")
+    assert secrets.vote(1, 0) is None
+    first = secrets.save_vote(1, 0, 0b101)
+    again = Secrets(tmp_path / "secrets.sqlite").save_vote(1, 0, 0b111)  # a re-verified, different bitmap
+    assert again == first == secrets.vote(1, 0) and first.bitmap == 0b101 and len(first.salt) == 32
+    assert secrets.save_vote(1, 1, 0b101).salt != first.salt  # next round
+
+
 def test_challenge_seed_is_drawn_once_per_round(tmp_path):
     secrets = Secrets(tmp_path / "secrets.sqlite")
     seed = secrets.challenge_seed(3, 0)

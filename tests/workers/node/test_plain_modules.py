@@ -331,7 +331,7 @@ def test_each_role_s_own_phase_work_goes_first():
     assert urgent == {"sampler": {Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST},
                       "trainer": {Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL},
                       # the early sampler checks too: a vote must not overtake its own round's
-                      "validator": {Phase.TRAIN_COMMIT, Phase.ATTEST}}
+                      "validator": {Phase.TRAIN_COMMIT, Phase.ATTEST, Phase.ATTEST_REVEAL}}
     assert table.priority("TaskCreated", "sampler", {}) == dispatch.URGENT  # a claim
     assert table.priority("DrawArmed", "validator", {"taskId": 1}) == dispatch.URGENT  # the task starts on it
     for name, role in [("TaskCreated", "validator"), ("SlotAssigned", "sampler"), ("RewardEarned", "trainer")]:
@@ -346,7 +346,8 @@ def test_samplers_and_trainers_are_queued_only_their_own_phases():
     assert queued == {
         Phase.SAMPLE_COMMIT: ["sampler", "validator"], Phase.SAMPLE_REVEAL: ["sampler", "validator"],
         Phase.TRAIN_COMMIT: ["trainer", "validator"], Phase.TRAIN_REVEAL: ["trainer", "validator"],
-        Phase.ATTEST: ["sampler", "validator"]}  # samplers roll out the next round's shard
+        Phase.ATTEST: ["sampler", "validator"],  # samplers roll out the next round's shard
+        Phase.ATTEST_REVEAL: ["validator"]}
 
 
 def test_warm_loads_what_a_first_round_imports_lazily():

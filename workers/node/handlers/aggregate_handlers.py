@@ -1,15 +1,15 @@
-"""A validator's vote once it has verified a round (SPECIFICATION.md 5.5.2): its BLS signature
-goes to the attestation relay (workers.node.handlers.relay), the round's aggregator sends one
-attestAggregate for every validator that agrees, and a validator that no aggregate covered by its
-fallback time, or that has no relay or no registered key, attests alone; so does every validator
-of a round too small for an aggregate to pay (workers.roles.aggregation.worth_aggregating).
+"""A validator's sealed vote opened in AttestReveal (SPECIFICATION.md 5.5.2): its BLS signature
+and salt go to the attestation relay (workers.node.handlers.relay), the round's aggregator sends
+one attestAggregate for every validator that agrees, and a validator that no aggregate covered by
+its fallback time, or that has no relay or no registered key, attests alone; so does every
+validator of a round too small for an aggregate to pay (workers.roles.aggregation.worth_aggregating).
 
 Handlers (validator): AggregateCheck, the aggregator looking at the relay (soon after posting,
 then up to every aggregation.RELAY_LOOK_S: aggregation.next_look) and at the chain, for who can
 still join, every CHAIN_LOOK_S, until every candidate posted or its wait ran out, then simulating
 and sending the aggregate (workers.roles.aggregation.settle drops what would revert);
 AttestFallback, at the validator's fallback time: attest alone unless an aggregate covered it.
-`vote` is called by workers.node.handlers.validator_handlers once the round is verified."""
+`vote` is called by workers.node.handlers.validator_handlers once the vote it sealed may be opened."""
 from __future__ import annotations
 
 import dataclasses
@@ -19,7 +19,7 @@ import time
 from redis.exceptions import RedisError as RelayUnavailable
 
 from workers.chain.errors import TxReverted
-from workers.node.handlers.common import current, my_slot, on, schedule_check, send, voted
+from workers.node.handlers.common import current, my_slot, on, schedule_check, sealed, send, voted
 from workers.node.handlers.context import NodeContext
 from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role
@@ -64,7 +64,7 @@ def _signature(ctx: NodeContext, task_id: int, round_: int, bitmap: int) -> tupl
 class _RoundVoters:
     holders: dict  # slot -> node (zero address when vacant)
     keys: dict  # slot -> registered G2 key (zeros when none)
-    candidates: list  # slots that can still join an aggregate: held, expected, keyed, not voted
+    candidates: list  # slots that can still join an aggregate: held, expected, keyed, sealed and not opened
 
 
 def _round_voters(ctx: NodeContext, task_id: int, round_: int, num_validators: int) -> _RoundVoters:
@@ -78,17 +78,18 @@ def _round_voters(ctx: NodeContext, task_id: int, round_: int, num_validators: i
         if int(slot.node, 16) == 0 or slot.sinceRound > round_:
             continue
         keys[v] = registered_key(ctx.deployment, slot.node)[0]
-        if any(keys[v]) and not voted(ctx, task_id, round_, v):
+        if any(keys[v]) and sealed(ctx, task_id, round_, v):
             candidates.append(v)
     return _RoundVoters(holders, keys, candidates)
 
 
-def _attest_alone(ctx: NodeContext, task_id: int, bitmap: int) -> None:
-    send(ctx, ctx.deployment.registry.functions.attest(task_id, bitmap), done=("AlreadyAttested",))
+def _attest_alone(ctx: NodeContext, task_id: int, round_: int, bitmap: int, salt: bytes) -> None:
+    send(ctx, ctx.deployment.registry.functions.attest(task_id, round_, bitmap, salt), done=("AlreadyAttested",))
 
 
-def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
-    """Votes `bitmap` for this node's validator slot: its BLS signature goes to the relay, and the
+def vote(ctx: NodeContext, task, slot: int, bitmap: int, salt: bytes) -> None:
+    """Opens this node's sealed vote `bitmap` (committed with `salt`) for its validator slot: its
+    BLS signature and salt go to the relay, and the
     round's aggregator (workers.roles.aggregation.choose_aggregator) sends one attestAggregate for
     every validator that agrees; a node without a relay or a registered key, a round with fewer
     validators that can join than the node's aggregate_min_signers (aggregation.worth_aggregating:
@@ -100,6 +101,9 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
     task_id, round_ = task.task_id, task.round
     min_signers = ctx.settings.aggregate_min_signers
 
+    def alone() -> None:
+        _attest_alone(ctx, task_id, round_, bitmap, salt)
+
     def too_few(candidates: int) -> bool:
         if aggregation.worth_aggregating(candidates, min_signers):
             return False
@@ -108,27 +112,27 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
         return True
 
     if too_few(task.num_validators):  # no round of this task can pay: decided without a chain read
-        return _attest_alone(ctx, task_id, bitmap)
+        return alone()
     relay = _relay(ctx)
     if relay is None:
-        return _attest_alone(ctx, task_id, bitmap)
+        return alone()
     if not has_key(ctx.deployment, ctx.address, _bls_key(ctx)):
         log.warning("task %d round %d: this node's BLS key is not registered (decentrl node start registers it); "
                     "attesting alone", task_id, round_)
-        return _attest_alone(ctx, task_id, bitmap)
+        return alone()
     voters = _round_voters(ctx, task_id, round_, task.num_validators)
     if too_few(len(voters.candidates)):
-        return _attest_alone(ctx, task_id, bitmap)
+        return alone()
     signature = _signature(ctx, task_id, round_, bitmap)
     try:
-        relay.post(task_id, round_, slot, RelayEntry(bitmap, signature, ctx.address))
+        relay.post(task_id, round_, slot, RelayEntry(bitmap, signature, ctx.address, salt))
     except RelayUnavailable as exc:  # intentional: a relay that is down costs gas, not the vote
         log.warning("task %d round %d: attestation relay unavailable (%s); attesting alone", task_id, round_, exc)
-        return _attest_alone(ctx, task_id, bitmap)
+        return alone()
     left = task.phase_deadline - ctx.view.read(ctx.deployment.registry, "protocolTime")
     plan = aggregation.plan(time.time(), left, ctx.settings.aggregate_wait_s, ctx.settings.attest_fallback_s)
-    args = {"taskId": task_id, "round": round_, "slot": slot, "bitmap": bitmap, "aggregateBy": plan.aggregate_by,
-            "fallbackAt": plan.fallback_at, "hop": 0}
+    args = {"taskId": task_id, "round": round_, "slot": slot, "bitmap": bitmap, "salt": "0x" + salt.hex(),
+            "aggregateBy": plan.aggregate_by, "fallbackAt": plan.fallback_at, "hop": 0}
     aggregator = aggregation.choose_aggregator(task_id, round_, voters.candidates)
     log.info("task %d round %d: posted slot %d's vote %s to the relay; aggregator slot %s", task_id, round_, slot,
              bin(bitmap), aggregator)
@@ -141,7 +145,7 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int) -> None:
         theirs = None  # posted a moment ago: the relay is likely back; the fallback covers it if not
     if aggregator is None or (theirs is not None and theirs.accept_bitmap != bitmap):
         log.info("task %d round %d: the aggregator votes another bitmap; attesting alone", task_id, round_)
-        return _attest_alone(ctx, task_id, bitmap)
+        return alone()
     _schedule_vote_check(ctx, "AttestFallback", args, max(0.0, plan.fallback_at - time.time()))
 
 
@@ -162,6 +166,7 @@ def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> 
     from workers.roles import aggregation
 
     task_id, round_, slot, bitmap = (int(args[k]) for k in ("taskId", "round", "slot", "bitmap"))
+    salt = bytes.fromhex(args["salt"][2:])
     aggregate_by = float(args["aggregateBy"])
     if aggregation.relay_look_only(time.time(), aggregate_by, args.get("chainLookAt")):
         try:  # a cheap look: has everyone the last chain read counted posted yet?
@@ -171,7 +176,7 @@ def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> 
         if posted is not None and any(v not in posted for v in args["candidates"]):
             return _wait(ctx, args, aggregate_by)
     if read is None:
-        task = current(ctx, task_id, round_, Phase.ATTEST)
+        task = current(ctx, task_id, round_, Phase.ATTEST_REVEAL)
         if task is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) != slot:
             return
         voters = _round_voters(ctx, task_id, round_, task.num_validators)
@@ -185,19 +190,20 @@ def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> 
         entries = _relay(ctx).entries(task_id, round_, task.num_validators)
     except RelayUnavailable as exc:  # intentional: the relay going down costs gas, not the vote
         log.warning("task %d round %d: attestation relay unavailable (%s); attesting alone", task_id, round_, exc)
-        return _attest_alone(ctx, task_id, bitmap)
+        return _attest_alone(ctx, task_id, round_, bitmap, salt)
     waiting = [v for v in voters.candidates if v not in entries]
     if waiting and time.time() < aggregate_by:
         return _wait(ctx, {**args, "candidates": voters.candidates, "validators": task.num_validators,
                       "chainLookAt": time.time() + aggregation.CHAIN_LOOK_S}, aggregate_by)
-    entries[slot] = RelayEntry(bitmap, _signature(ctx, task_id, round_, bitmap), ctx.address)  # ours, not the relay's
+    entries[slot] = RelayEntry(bitmap, _signature(ctx, task_id, round_, bitmap), ctx.address, salt)  # ours
     votes, left_out = aggregation.agreeing(entries, bitmap, voters.holders, voters.candidates, voters.keys, is_g1)
     for v, why in left_out.items():
         log.info("task %d round %d: relay entry of slot %d left out: %s", task_id, round_, v, why)
 
     def call(slots):
         chosen = {v: (list(votes[v].signature), list(votes[v].pubkey_g2)) for v in slots}
-        args_ = aggregate_args(task_id, round_, bitmap, chosen, registered_keys=True)  # Vote keys: the chain's
+        salts = {v: votes[v].salt for v in slots}  # a wrong one is named by the chain (settle drops it)
+        args_ = aggregate_args(task_id, round_, bitmap, chosen, salts, registered_keys=True)  # keys: the chain's
         return ctx.deployment.registry.functions.attestAggregate(*args_)
 
     chosen = aggregation.settle(votes, lambda slots: _simulate(ctx, call(slots)),
@@ -205,14 +211,14 @@ def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> 
     if chosen is None:
         log.info("task %d round %d: no aggregate of two or more votes (waiting for %s); attesting alone", task_id,
                  round_, waiting or "nobody")
-        return _attest_alone(ctx, task_id, bitmap)
+        return _attest_alone(ctx, task_id, round_, bitmap, salt)
     try:
         send(ctx, call(chosen), done=("AlreadyAttested",))
     except TxReverted as exc:  # intentional: a vote raced in after the simulation; ours still counts
         log.warning("task %d round %d: attestAggregate reverted (%s); attesting alone", task_id, round_,
                     exc.error.name)
     if not voted(ctx, task_id, round_, slot):
-        _attest_alone(ctx, task_id, bitmap)
+        _attest_alone(ctx, task_id, round_, bitmap, salt)
 
 
 def _wait(ctx: NodeContext, args: dict, aggregate_by: float) -> None:
@@ -253,7 +259,9 @@ def attest_fallback(ctx: NodeContext, ev: HandledEvent) -> None:
     """A validator's fallback: if no aggregate covered its slot by fallbackAt, it attests alone."""
     args = ev.args
     task_id, round_, slot = int(args["taskId"]), int(args["round"]), int(args["slot"])
-    if current(ctx, task_id, round_, Phase.ATTEST) is None or my_slot(ctx, task_id, Role.VALIDATOR, round_) != slot:
+    if current(ctx, task_id, round_, Phase.ATTEST_REVEAL) is None:
+        return
+    if my_slot(ctx, task_id, Role.VALIDATOR, round_) != slot:
         return
     if voted(ctx, task_id, round_, slot):
         return
@@ -263,4 +271,4 @@ def attest_fallback(ctx: NodeContext, ev: HandledEvent) -> None:
         return
     log.info("task %d round %d: no aggregate covered slot %d by its fallback time; attesting alone", task_id,
              round_, slot)
-    _attest_alone(ctx, task_id, int(args["bitmap"]))
+    _attest_alone(ctx, task_id, round_, int(args["bitmap"]), bytes.fromhex(args["salt"][2:]))

@@ -115,6 +115,12 @@ def voted(ctx: NodeContext, task_id: int, round_: int, slot: int) -> bool:
     return ctx.view.read(ctx.deployment.registry, "attestationOf", task_id, round_, slot).voted
 
 
+def sealed(ctx: NodeContext, task_id: int, round_: int, slot: int) -> bool:
+    """Whether validator `slot` holds a sealed vote of the round not yet opened (it committed in
+    Attest and has not revealed: the registry clears a commitment once it is opened)."""
+    return bytes(ctx.view.read(ctx.deployment.state, "attestCommitmentOf", task_id, round_, slot)) != ZERO32
+
+
 def current(ctx: NodeContext, task_id: int, round_: int, *phases: Phase):
     """The task if it is active in this round and in one of `phases`, else None (the event is stale)."""
     task = ctx.view.task(task_id)

@@ -3,6 +3,7 @@ and its NodeSettings (workers.node.config), and passed to each handler (common.o
 
 Secrets (`Secrets`, node_dir/secrets.sqlite): the salt, root and CID of each commitment, written
 BEFORE the commit is sent, so a node that restarts between commit and reveal can still reveal;
+a validator's sealed vote (accept bitmap and salt, `save_vote`) before its commitAttestation, and
 a juror's vote and salt likewise (`save_juror_vote`) before its commitVote; plus a small JSON note
 per (task, round, role) with what the node computed (mean return, PPO stats, verdict reasons) for
 the CLI and the demo to show.
@@ -26,6 +27,7 @@ from workers.chain.sender import TxSender
 from workers.chain.view import ChainView
 from workers.node.config import NodeConfig, NodeSettings
 from workers.node.observe.metrics import OBSERVER
+from workers.protocol import Role
 from workers.storage.store import ContentStore, open_store
 
 
@@ -37,6 +39,18 @@ class Commitment:
     salt: bytes
     root: bytes
     cid: str
+
+
+@dataclass(frozen=True)
+class SealedVote:
+    """A validator's vote of one round as it sealed it (workers.protocol.attest_commitment)."""
+
+    bitmap: int
+    salt: bytes
+
+
+VALIDATOR_ROLE = int(Role.VALIDATOR)  # a validator's vote is its role's row
+VOTE_CID = "vote"  # the commitments row's cid for a vote (its root holds the bitmap)
 
 
 class Secrets:
@@ -79,6 +93,18 @@ class Secrets:
             db.execute("INSERT OR IGNORE INTO commitments VALUES (?, ?, ?, ?, ?, ?, ?)",
                        (task_id, round_, int(role), os.urandom(32), bytes(root), cid, time.time()))
         return self.commitment(task_id, round_, role)
+
+    def save_vote(self, task_id: int, round_: int, bitmap: int) -> SealedVote:
+        """Store a validator's accept bitmap with a fresh secret salt, unless a vote of the round
+        is stored already: then that one is returned unchanged (it may have been committed), and
+        the caller commits to it. Kept in the commitments table as the validator role's row."""
+        stored = self.save_commitment(task_id, round_, VALIDATOR_ROLE, int(bitmap).to_bytes(32, "big"), VOTE_CID)
+        return SealedVote(int.from_bytes(stored.root, "big"), stored.salt)
+
+    def vote(self, task_id: int, round_: int) -> SealedVote | None:
+        """The vote `save_vote` stored for the round, or None."""
+        stored = self.commitment(task_id, round_, VALIDATOR_ROLE)
+        return None if stored is None else SealedVote(int.from_bytes(stored.root, "big"), stored.salt)
 
     def challenge_seed(self, task_id: int, round_: int) -> bytes:
         """A validator's secret challenge seed for a round, drawn once and kept."""

@@ -41,15 +41,18 @@ serve, short enough that an abandoned relay does not fill up."""
 
 @dataclass(frozen=True)
 class RelayEntry:
-    """One validator slot's signed vote as the relay carries it."""
+    """One validator slot's signed vote as the relay carries it, with the salt its sealed vote
+    opens with (public once the vote is opened; the aggregate carries it)."""
 
     accept_bitmap: int
     signature: tuple[int, int]
     node: str
+    salt: bytes
 
     def to_json(self) -> str:
         return json.dumps({"acceptBitmap": int(self.accept_bitmap),
-                           "signature": [str(int(v)) for v in self.signature], "node": self.node},
+                           "signature": [str(int(v)) for v in self.signature], "node": self.node,
+                           "salt": "0x" + bytes(self.salt).hex()},
                           sort_keys=True)
 
     @classmethod
@@ -59,10 +62,12 @@ class RelayEntry:
             data = json.loads(raw)
             bitmap = int(data["acceptBitmap"])
             x, y = (int(v) for v in data["signature"])
-            node = data["node"]
+            node, salt = data["node"], data["salt"]
             if not isinstance(node, str) or not node.startswith("0x") or len(node) != 42 or bitmap < 0:
                 return None
-            return cls(bitmap, (x, y), node)
+            if not isinstance(salt, str) or not salt.startswith("0x") or len(salt) != 66:
+                return None
+            return cls(bitmap, (x, y), node, bytes.fromhex(salt[2:]))
         except (ValueError, TypeError, KeyError, AttributeError):
             return None
 

@@ -96,8 +96,8 @@ def ahead_of_next_round(ctx: NodeContext, ev: HandledEvent) -> None:
     task = ctx.view.task(task_id)
     # Still judged, or just accepted (the round's SampleCommit, queued behind this event, takes
     # the shard as it would have sampled it).
-    if task.status != Status.ACTIVE or (task.round, task.phase) not in (
-            (round_, Phase.ATTEST), (round_ + 1, Phase.SAMPLE_COMMIT)) or round_ + 1 >= task.num_rounds:
+    judged = ((round_, Phase.ATTEST), (round_, Phase.ATTEST_REVEAL), (round_ + 1, Phase.SAMPLE_COMMIT))
+    if task.status != Status.ACTIVE or (task.round, task.phase) not in judged or round_ + 1 >= task.num_rounds:
         return
     slot = my_slot(ctx, task_id, Role.SAMPLER, round_ + 1)
     trainer = next((s for s in ctx.view.submissions(task_id, round_)

@@ -19,7 +19,8 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
   A lost race (NoVacantSlot, AlreadyAssigned, WrongStatus) is not an error.
 - SlotVacated, sampler/trainer: another node's slot of its role was vacated: claim it likewise.
 - SlotAssigned, every role: this node got a slot of an active task during its role's work phase
-  (SampleCommit / TrainCommit / Attest): do that phase's work now (its PhaseStarted came first).
+  (SampleCommit / TrainCommit / Attest, where a validator seals its vote): do that phase's work
+  now (its PhaseStarted came first).
   A sampler's slot of a task still filling: roll out round 0's shard ahead (sample_ahead).
 - DrawArmed, validator (the keeper): drawValidators, at activation and to replace a validator,
   as soon as seedBlock is mined (the draw lands in a later block; send_draw waits up to
@@ -43,10 +44,13 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
                          after the trainer's commit still judges them, until its vote)
   Attest,       validator  fetch the shards not judged yet and the bundle, verify_round with its
                          own secret challenge seed (it fetches the trainer's trace and only the
-                         challenged states), then vote the bitmap: sign it and post it to the
+                         challenged states), then seal the bitmap: store it with a salt in the
+                         secrets DB, commitAttestation; the phase's last commit opens at once
+  AttestReveal, validator  open the sealed vote: sign the bitmap and post it with the salt to the
                          attestation relay (workers.node.handlers.relay); the round's aggregator
                          aggregates, the others schedule an AttestFallback (SPECIFICATION.md
-                         5.5.2); without a relay or a registered BLS key, attest(bitmap)
+                         5.5.2); without a relay or a registered BLS key, attest(round, bitmap,
+                         salt)
   every phase,  validator  (keeper) schedule a DeadlineReached check at the phase's deadline
   (PhaseStarted reaches only the nodes that hold a slot in the task: workers.node.queues.interest,
   and a sampler's or trainer's worker only for the phases above: the other phases are not queued)

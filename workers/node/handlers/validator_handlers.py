@@ -1,8 +1,10 @@
 """A validator's round: judge the revealed shards while the trainer trains, then verify the
-round and vote (workers.node.handlers.table, WHO DOES WHAT); the vote itself is
+round and seal its vote (Attest: the bitmap and a salt stored, then commitAttestation), and open
+it in AttestReveal (workers.node.handlers.table, WHO DOES WHAT); the opening itself is
 aggregate_handlers'."""
 from __future__ import annotations
 
+import logging
 import time
 
 from workers.node.handlers.aggregate_handlers import vote
@@ -14,6 +16,8 @@ from workers.node.handlers.common import (
     in_phases,
     my_slot,
     on,
+    sealed,
+    send,
     spec_of,
     voted,
 )
@@ -21,8 +25,10 @@ from workers.node.handlers.context import NodeContext
 from workers.node.handlers.held import Held
 from workers.node.handlers.keeper_handlers import schedule_deadline
 from workers.node.queues.dispatch import HandledEvent
-from workers.protocol import Phase, Role
+from workers.protocol import Phase, Role, attest_commitment
 from workers.storage.store import RETRYABLE as STORE_RETRYABLE
+
+log = logging.getLogger(__name__)
 
 SAMPLER_CHECKS_KEPT = 1024
 """Rounds whose early sampler verdicts a validator process holds until their Attest phase (one
@@ -62,7 +68,7 @@ def _check_samplers_early(ctx: NodeContext, ev: HandledEvent) -> None:
     key = held_key(ctx, task_id, round_)
     if slot is None or _SAMPLER_CHECKS.get(key) is not None:
         return  # not its round, or judged already (a redelivered job)
-    if task.phase == Phase.ATTEST and voted(ctx, task_id, round_, slot):
+    if task.phase == Phase.ATTEST and sealed(ctx, task_id, round_, slot):
         return  # judged at Attest already
     samplers = []
     for s in ctx.view.submissions(task_id, round_):
@@ -93,8 +99,8 @@ def attest(ctx: NodeContext, ev: HandledEvent) -> None:
     slot = my_slot(ctx, task_id, Role.VALIDATOR, round_)
     if slot is None:
         return
-    if voted(ctx, task_id, round_, slot):
-        return
+    if sealed(ctx, task_id, round_, slot) or voted(ctx, task_id, round_, slot):
+        return  # sealed before (this is a redelivery)
     spec = spec_of(ctx, task)
     prev = checkpoint_bundle(ctx, task)
     subs = ctx.view.submissions(task_id, round_)
@@ -113,14 +119,47 @@ def attest(ctx: NodeContext, ev: HandledEvent) -> None:
         "samplers_judged_early": [] if early is None else sorted(early.judged),
         "samplers": {str(k): _noted(j) for k, j in verdict.samplers.items()},
         "trainer": None if verdict.trainer is None else _noted(verdict.trainer)})
-    task = current(ctx, task_id, round_, Phase.ATTEST)
+    _seal(ctx, task_id, round_, bitmap)
+
+
+def _seal(ctx: NodeContext, task_id: int, round_: int, bitmap: int) -> None:
+    """Stores the vote with its salt (before the send: a node that restarts can still open it),
+    commits to it, and opens it at once when this commit was the phase's last (as a sampler
+    reveals at once, SPECIFICATION.md 12)."""
+    stored = ctx.secrets.save_vote(task_id, round_, bitmap)
+    if stored.bitmap != bitmap:
+        log.warning("task %d round %d: sealing the vote stored earlier (%s), not the one just computed (%s)",
+                    task_id, round_, bin(stored.bitmap), bin(bitmap))
+    if current(ctx, task_id, round_, Phase.ATTEST) is None:
+        return  # the phase ended while we verified
+    commitment = attest_commitment(task_id, round_, ctx.address, stored.bitmap, stored.salt)
+    send(ctx, ctx.deployment.registry.functions.commitAttestation(task_id, round_, commitment),
+         done=("AlreadyCommitted",))
+    try:
+        open_vote(ctx, task_id, round_)
+    except Exception as exc:  # noqa: BLE001 - the commit stands; the AttestReveal handler opens it and reports
+        log.warning("task %d round %d: opening the vote right after sealing it failed (%s: %s); the "
+                    "AttestReveal handler opens it", task_id, round_, type(exc).__name__, exc)
+
+
+def open_vote(ctx: NodeContext, task_id: int, round_: int) -> None:
+    """AttestReveal: opens this node's sealed vote of the round, alone or in an aggregate
+    (aggregate_handlers.vote), if it sealed one that is not opened yet."""
+    task = current(ctx, task_id, round_, Phase.ATTEST_REVEAL)
     if task is None:
         return
-    vote(ctx, task, slot, bitmap)
+    slot = my_slot(ctx, task_id, Role.VALIDATOR, round_)
+    if slot is None or not sealed(ctx, task_id, round_, slot):
+        return  # nothing sealed this round, or opened already
+    stored = ctx.secrets.vote(task_id, round_)
+    if stored is None:
+        raise RuntimeError(f"task {task_id} round {round_}: vote sealed but its salt is not in "
+                           f"{ctx.secrets.path}; it cannot be opened (the slot will be vacated as Withheld)")
+    vote(ctx, task, slot, stored.bitmap, stored.salt)
 
 
 # its early sampler checks as urgent as its vote: queued behind records, they could come after it
-@on("PhaseStarted", "validator", urgent=in_phases(Phase.TRAIN_COMMIT, Phase.ATTEST))
+@on("PhaseStarted", "validator", urgent=in_phases(Phase.TRAIN_COMMIT, Phase.ATTEST, Phase.ATTEST_REVEAL))
 def validator_phase(ctx: NodeContext, ev: HandledEvent) -> None:
     schedule_deadline(ctx, ev.args, ev.key)
     phase = Phase(int(ev.args["phase"]))
@@ -128,3 +167,5 @@ def validator_phase(ctx: NodeContext, ev: HandledEvent) -> None:
         _check_samplers_early(ctx, ev)
     elif phase == Phase.ATTEST:
         attest(ctx, ev)
+    elif phase == Phase.ATTEST_REVEAL:
+        open_vote(ctx, int(ev.args["taskId"]), int(ev.args["round"]))

@@ -43,9 +43,10 @@ contract DisputeHandler is DisputeFixture {
         address[] memory v = _working(taskId, Role.Validator);
         uint256 last = (bitmap & 0x7) ^ (flip & 0x7);
         for (uint256 i = 0; i + 1 < v.length; ++i) {
-            _attest(taskId, v[i], bitmap & 0x7);
+            _seal(taskId, v[i], bitmap & 0x7);
         }
-        _attest(taskId, v[v.length - 1], last);
+        _seal(taskId, v[v.length - 1], last);
+        _openAll(taskId);
         uint256 dissent = (bitmap & 0x7) & ~last;
         if (dissent == 0 || disputes_ % 2 == 0 || !stateView.dissentedIn(taskId, round, v[v.length - 1])) return;
         uint256 bit = dissent & (~dissent + 1); // the lowest bit dissented from
