@@ -254,7 +254,7 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
         uint256 pot = 0;
         address winner = address(0);
         if (outcome == Status.Upheld) {
-            // A dissenting validator that proved the work bad is owed its held round pay.
+            // A disputer that proved the work bad is vindicated (with every validator that rejected it, _correct).
             if (d.verdict != ITaskRegistry.Verdict.Rejected) ds.vindicated[d.taskId][d.round][d.disputer] = true;
             _credit(disputeId, d.disputer, bond);
             pot = _correct(disputeId, d);
@@ -309,8 +309,11 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
             ITaskRegistry.Attestation memory a = registry.attestationOf(d.taskId, d.round, v);
             if (!a.voted) continue;
             bool accepted = a.acceptBitmap & bit != 0;
-            if (accepted != bad) continue;
             address node = TaskState.attester(_registry(), d.taskId, d.round, v);
+            // Every validator that rejected the work proven bad was right, not only the one whose
+            // dispute it was: each dissenter's held round pay is its own (releasePay).
+            if (bad && !accepted) _ds().vindicated[d.taskId][d.round][node] = true;
+            if (accepted != bad) continue;
             // An acceptance can be honestly wrong: a fault confined to items its sampled challenges
             // did not cover. It loses the round's pay, not stake or reputation. A rejection of good
             // work cannot (every check is deterministic and names its item): slashed and marked.

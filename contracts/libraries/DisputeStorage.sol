@@ -17,8 +17,8 @@ struct DisputeStorage {
     uint256 disputeCount;
     uint256 totalOwed;
     uint256 totalBonds;
-    // Disputers whose dispute proved a round's work bad: a dissenting validator's held pay of that
-    // round is released to it only then (releasePay).
+    // Disputers whose dispute proved a round's work bad, and the validators that had rejected that
+    // work: a dissenting validator's held pay of the round is released to it only then (releasePay).
     mapping(uint256 taskId => mapping(uint256 round => mapping(address node => bool))) vindicated;
 }
 

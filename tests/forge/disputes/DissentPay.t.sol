@@ -96,6 +96,19 @@ contract DissentPayTest is DisputeFixture {
         assertEq(reputation.scoreOf(dissenter), 70, "not marked down");
     }
 
+    function test_a_dissent_proven_right_by_someone_elses_dispute_is_paid_too() public {
+        (uint256 taskId, address dissenter) = _dissentedRound();
+        uint256 id = _open(taskId, Role.Sampler, 0); // the outsider's dispute, not the dissenter's
+        _drawJurors(id);
+        _vote(id, JURORS, 0);
+        disputes.settle(id);
+        _assertDisputeStatus(id, IDisputeManager.Status.Upheld);
+        _warpPastWindow(taskId);
+        disputes.releasePay(taskId, 0, dissenter);
+        assertEq(vault.claimableOf(dissenter), _validatorShare(), "its held round pay is released to it");
+        assertEq(stateView.owedOf(dissenter), 0, "the award is the disputer's");
+    }
+
     function _attesterOf(uint256 taskId, uint256 slot) private view returns (address) {
         return stateView.attesterOf(taskId, 0, slot);
     }
