@@ -87,23 +87,31 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
         if (sub.verdict == ITaskRegistry.Verdict.None) revert NotDisputable(taskId, round, role, slot, sub.verdict);
         Disputes.checkEvidence(role, sub.verdict, evidence, item);
         _checkOpenable(taskId, round, role, slot, bond);
-        Dispute memory d;
-        d.taskId = taskId;
-        // round < numRounds <= 1000 and slot < 64 (a submission with a verdict exists there).
-        d.round = uint16(round);
-        d.role = role;
-        d.slot = uint8(slot);
-        d.verdict = sub.verdict;
-        d.status = Status.Drawing;
-        d.evidence = evidence;
-        // checkEvidence bounds item to uint32.
-        d.item = uint32(item);
-        // numValidators <= 64, so 2n + 1 <= 129.
-        d.jurorsWanted = uint8(2 * TaskState.taskHead(_registry(), taskId).numValidators + 1);
-        d.disputer = msg.sender;
-        d.submitter = sub.node;
-        d.bond = bond;
-        disputeId = _record(d);
+        // round < numRounds <= 1000 and slot < 64 (a submission with a verdict exists there);
+        // checkEvidence bounds item to uint32; numValidators <= 64, so 2n + 1 <= 129.
+        disputeId = _record(
+            Dispute({
+                taskId: taskId,
+                round: uint16(round),
+                role: role,
+                slot: uint8(slot),
+                verdict: sub.verdict,
+                status: Status.Drawing,
+                jurorsWanted: uint8(2 * TaskState.taskHead(_registry(), taskId).numValidators + 1),
+                jurorCount: 0,
+                upholdVotes: 0,
+                dismissVotes: 0,
+                commits: 0,
+                seedBlock: 0,
+                voteDeadline: 0,
+                evidence: evidence,
+                item: uint32(item),
+                revealDeadline: 0,
+                disputer: msg.sender,
+                submitter: sub.node,
+                bond: bond
+            })
+        );
         token.safeTransferFrom(msg.sender, address(this), bond);
     }
 
