@@ -138,7 +138,9 @@ HANDLERS = {"sampler": ("round_handlers", "sampler_phase"), "trainer": ("round_h
 WORKERS = {Phase.SAMPLE_COMMIT: ("sampler",), Phase.SAMPLE_REVEAL: ("sampler",),
            # the validators judge the revealed shards while the trainer trains: before its commit ends the phase
            Phase.TRAIN_COMMIT: ("validator", "trainer"),
-           Phase.TRAIN_REVEAL: ("trainer",), Phase.ATTEST: ("validator",), Phase.ATTEST_REVEAL: ("validator",)}
+           Phase.TRAIN_REVEAL: ("trainer",), Phase.ATTEST: ("validator",),
+           # the votes are opened and the workers open their forced-error draws
+           Phase.ATTEST_REVEAL: ("validator", "sampler", "trainer")}
 
 
 def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=()) -> None:
@@ -173,16 +175,20 @@ def act(net: FraudNet, node, task_id: int, round_: int, phase: Phase, cheats=())
 
 
 def start_task(net: FraudNet, task_id: int, samplers, trainer, validators, draws: int = 1) -> None:
-    """The samplers and the trainer claim, the validators are drawn: the task is Active. A pool
+    """The samplers and the trainer claim (and commit their first draws, as their SlotAssigned
+    handlers do), the validators are drawn: the task is Active. A pool
     that has grown past what one draw walks (Draws.ATTEMPTS_PER_VACANCY per slot) with nodes no
     longer eligible may re-arm the draw: up to `draws` draws are made."""
     from workers.node.handlers import assignment_handlers
+    from workers.node.handlers.draws import commit_first_draw
 
     for node in samplers:
         with as_node(node) as ctx:
             assignment_handlers.claim_sampler(ctx, task_created(net, task_id, "sampler"))
+            commit_first_draw(ctx, task_id, Role.SAMPLER)
     with as_node(trainer) as ctx:
         assignment_handlers.claim_trainer(ctx, task_created(net, task_id, "trainer"))
+        commit_first_draw(ctx, task_id, Role.TRAINER)
     for _ in range(draws):
         net.mine(2)
         with as_node(validators[0]) as ctx:

@@ -240,14 +240,14 @@ def test_the_trainer_device_is_the_nodes_choice(monkeypatch):
     with pytest.raises(ValueError, match="trainer_device must be one of auto, cpu, cuda, got 'tpu'"):
         NodeSettings(**SETTINGS, trainer_device="tpu")
     used = []
-    monkeypatch.setattr(trainer, "train_round", lambda *args, device: used.append(device) or "ckpt")
+    monkeypatch.setattr(trainer, "train_round", lambda *args, device, forced: used.append((device, forced)) or "ckpt")
     monkeypatch.setattr(round_handlers, "_revealed_samplers",
                         lambda ctx, task, rnd: [SimpleNamespace(slot=0, root=b"r", cid="c")])
     for device in ("cpu", "cuda"):
         ctx = SimpleNamespace(store=SimpleNamespace(get=lambda cid: b"blob"),
                               settings=NodeSettings(**SETTINGS, trainer_device=device))
-        assert round_handlers._train_on_revealed(ctx, None, 1, 0, None) == ("ckpt", [])
-    assert used == ["cpu", "cuda"]
+        assert round_handlers._train_on_revealed(ctx, None, 1, 0, None, False) == ("ckpt", [])
+    assert used == [("cpu", False), ("cuda", False)]
 
 
 def test_node_settings_say_what_to_fix():

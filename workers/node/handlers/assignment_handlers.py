@@ -9,6 +9,7 @@ from workers.chain.errors import TxReverted
 from workers.node.handlers import round_handlers, validator_handlers
 from workers.node.handlers.common import on, send, spec_by, spec_of
 from workers.node.handlers.context import NodeContext
+from workers.node.handlers.draws import commit_first_draw
 from workers.node.handlers.keeper_turns import wait_for_turn
 from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role, Status
@@ -82,9 +83,12 @@ def _joined(ctx: NodeContext, ev: HandledEvent, role: Role, work, before_active=
     """This node got a slot of an active task during its role's work phase (a vacant slot
     claimed, a validator drawn as a replacement): it works in this round, but the phase's
     PhaseStarted came before it held the slot, so do that phase's work now. A slot of a task
-    that is not active yet goes to `before_active`, if given (both called as handlers: ctx, ev)."""
+    that is not active yet goes to `before_active`, if given (both called as handlers: ctx, ev).
+    A sampler or trainer first commits its draw for its first round (draws.commit_first_draw)."""
     if Role(int(ev.args["role"])) != role or ev.args["node"] != ctx.address:
         return
+    if role != Role.VALIDATOR:
+        commit_first_draw(ctx, int(ev.args["taskId"]), role)  # before its first round's seed is fixed
     task = ctx.view.task(int(ev.args["taskId"]))
     if task.status == Status.ACTIVE and task.phase == WORK_PHASE[role]:
         work(ctx, dataclasses.replace(ev, args={**ev.args, "round": task.round, "phase": int(task.phase)}))

@@ -3,6 +3,7 @@ and its NodeSettings (workers.node.config), and passed to each handler (common.o
 
 Secrets (`Secrets`, node_dir/secrets.sqlite): the salt, root and CID of each commitment, written
 BEFORE the commit is sent, so a node that restarts between commit and reveal can still reveal;
+a worker's draw secret of each round (`draw_secret`), written before the salt that commits to it;
 a validator's sealed vote (accept bitmap and salt, `save_vote`) before its commitAttestation, and
 a juror's vote and salt likewise (`save_juror_vote`) before its commitVote; plus a small JSON note
 per (task, round, role) with what the node computed (mean return, PPO stats, verdict reasons) for
@@ -70,6 +71,8 @@ class Secrets:
                        "kind TEXT, data TEXT, created REAL, PRIMARY KEY (task, round, role, kind))")
             db.execute("CREATE TABLE IF NOT EXISTS seeds (task INTEGER, round INTEGER, seed BLOB, "
                        "PRIMARY KEY (task, round))")
+            db.execute("CREATE TABLE IF NOT EXISTS draws (task INTEGER, round INTEGER, secret BLOB, "
+                       "PRIMARY KEY (task, round))")
             db.execute("CREATE TABLE IF NOT EXISTS juror_votes (dispute INTEGER PRIMARY KEY, uphold INTEGER, "
                        "salt BLOB, created REAL)")
 
@@ -85,13 +88,15 @@ class Secrets:
                              (task_id, round_, int(role))).fetchone()
         return Commitment(task_id, round_, int(role), bytes(row[0]), bytes(row[1]), row[2]) if row else None
 
-    def save_commitment(self, task_id: int, round_: int, role: int, root: bytes, cid: str) -> Commitment:
-        """Store (root, cid) with a fresh secret salt for (task, round, role), unless a commitment
-        is stored already: then that one is returned unchanged (it may have been sent), and the
-        caller commits to it. Atomic across processes."""
+    def save_commitment(self, task_id: int, round_: int, role: int, root: bytes, cid: str,
+                        salt: bytes | None = None) -> Commitment:
+        """Store (root, cid) with `salt` (default: fresh secret bytes) for (task, round, role),
+        unless a commitment is stored already: then that one is returned unchanged (it may have
+        been sent), and the caller commits to it. Atomic across processes."""
         with self._db() as db:
             db.execute("INSERT OR IGNORE INTO commitments VALUES (?, ?, ?, ?, ?, ?, ?)",
-                       (task_id, round_, int(role), os.urandom(32), bytes(root), cid, time.time()))
+                       (task_id, round_, int(role), os.urandom(32) if salt is None else bytes(salt),
+                        bytes(root), cid, time.time()))
         return self.commitment(task_id, round_, role)
 
     def save_vote(self, task_id: int, round_: int, bitmap: int) -> SealedVote:
@@ -108,9 +113,18 @@ class Secrets:
 
     def challenge_seed(self, task_id: int, round_: int) -> bytes:
         """A validator's secret challenge seed for a round, drawn once and kept."""
+        return self._drawn_once("seeds", "seed", task_id, round_)
+
+    def draw_secret(self, task_id: int, round_: int) -> bytes:
+        """A worker's secret draw of a round (SPECIFICATION.md 12.4), drawn once and kept: its
+        commitment is the salt of the previous round's result, and it is opened in the round's
+        AttestReveal."""
+        return self._drawn_once("draws", "secret", task_id, round_)
+
+    def _drawn_once(self, table: str, column: str, task_id: int, round_: int) -> bytes:
         with self._db() as db:
-            db.execute("INSERT OR IGNORE INTO seeds VALUES (?, ?, ?)", (task_id, round_, os.urandom(32)))
-            return bytes(db.execute("SELECT seed FROM seeds WHERE task=? AND round=?",
+            db.execute(f"INSERT OR IGNORE INTO {table} VALUES (?, ?, ?)", (task_id, round_, os.urandom(32)))
+            return bytes(db.execute(f"SELECT {column} FROM {table} WHERE task=? AND round=?",
                                     (task_id, round_)).fetchone()[0])
 
     def juror_vote(self, dispute_id: int) -> tuple[bool, bytes] | None:

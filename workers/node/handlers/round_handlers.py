@@ -1,5 +1,7 @@
-"""A sampler's and a trainer's phase work: roll out or train, store, commit, reveal
-(workers.node.handlers.table, WHO DOES WHAT); a sampler's rollout ahead is sample_ahead's.
+"""A sampler's and a trainer's phase work: roll out or train (planting the round's forced error
+when its draw says so), store, commit, reveal, and open the draw in AttestReveal
+(workers.node.handlers.table, WHO DOES WHAT; draws: workers.node.handlers.draws); a sampler's
+rollout ahead is sample_ahead's.
 The checkpoints a trainer keeps past its store's retention: one every `ppo.checkpoint_every` env
 steps, and a completed task's final policy."""
 from __future__ import annotations
@@ -19,6 +21,7 @@ from workers.node.handlers.common import (
     submission,
 )
 from workers.node.handlers.context import NodeContext
+from workers.node.handlers.draws import is_forced_now, open_draw, salt_for
 from workers.node.observe import metrics
 from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role, Status, commitment
@@ -27,8 +30,8 @@ from workers.storage import ContentNotFound
 log = logging.getLogger(__name__)
 
 
-_SAMPLER_PHASES = in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST)
-_TRAINER_PHASES = in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL)
+_SAMPLER_PHASES = in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST, Phase.ATTEST_REVEAL)
+_TRAINER_PHASES = in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL, Phase.ATTEST_REVEAL)
 
 
 # urgent: every phase job of a sampler or trainer is work a round waits on, and goes ahead of the
@@ -45,6 +48,8 @@ def sampler_phase(ctx: NodeContext, ev: HandledEvent) -> None:
         from workers.node.handlers.sample_ahead import ahead_of_next_round
 
         ahead_of_next_round(ctx, ev)
+    elif phase == Phase.ATTEST_REVEAL:
+        open_draw(ctx, int(ev.args["taskId"]), int(ev.args["round"]), Role.SAMPLER)
 
 
 @on("PhaseStarted", "trainer", when=_TRAINER_PHASES, urgent=_TRAINER_PHASES)
@@ -54,6 +59,8 @@ def trainer_phase(ctx: NodeContext, ev: HandledEvent) -> None:
         commit_work(ctx, ev, Role.TRAINER, Phase.TRAIN_COMMIT)
     elif phase == Phase.TRAIN_REVEAL:
         _reveal(ctx, ev, Role.TRAINER, Phase.TRAIN_REVEAL)
+    elif phase == Phase.ATTEST_REVEAL:
+        open_draw(ctx, int(ev.args["taskId"]), int(ev.args["round"]), Role.TRAINER)
 
 
 def commit_work(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) -> None:
@@ -69,6 +76,7 @@ def commit_work(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) ->
         return  # committed before (this is a redelivery)
     spec = spec_of(ctx, task)
     started = time.time()
+    forced = is_forced_now(ctx, task_id, round_)
     if role == Role.SAMPLER:
         from workers.node.handlers.sample_ahead import take
 
@@ -79,9 +87,11 @@ def commit_work(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) ->
         else:
             root, blob, note = ahead.root, ahead.blob, {**ahead.note, "sampled_ahead_s": round(ahead.work_s, 3)}
             rolled_out_s = ahead.work_s
+        if forced:
+            root, blob = _planted(blob)
         metrics.rolled_out("sampler", spec.env_id, note["steps"], rolled_out_s, note.pop("returns"))
     else:
-        root, blob, note = _train(ctx, spec, task_id, round_, checkpoint_bundle(ctx, task))
+        root, blob, note = _train(ctx, spec, task_id, round_, checkpoint_bundle(ctx, task), forced)
         if root is None:
             return  # nothing revealed to train on
         metrics.trained("trainer", int(note["stats"].get("samples", 0)), time.time() - started)
@@ -91,9 +101,10 @@ def commit_work(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) ->
     # A trainer's checkpoint every `ppo.checkpoint_every` env steps is pinned: the task's restore
     # points outlive the retention that drops the other rounds' results.
     cid = ctx.store.put(blob, pin=role == Role.TRAINER and bool(note["stats"].get("checkpoint_due")))
-    note.update(cid=cid, root="0x" + root.hex(), work_s=round(time.time() - started, 3))
+    note.update(cid=cid, root="0x" + root.hex(), work_s=round(time.time() - started, 3), forced=forced)
     ctx.secrets.note(task_id, round_, role, "work", note)
-    secret = ctx.secrets.save_commitment(task_id, round_, role, root, cid)  # before the send
+    # before the send; the salt commits to the next round's draw
+    secret = ctx.secrets.save_commitment(task_id, round_, role, root, cid, salt=salt_for(ctx, task, round_))
     if (secret.root, secret.cid) != (root, cid):
         log.warning("task %d round %d: committing the result stored earlier (%s), not the one just "
                     "computed (%s)", task_id, round_, secret.cid, cid)
@@ -122,11 +133,21 @@ def sample(spec, task_id: int, round_: int, slot: int, prev: bytes | None):
     return shard.root, shard.blob, note
 
 
+def _planted(blob: bytes) -> tuple[bytes, bytes]:
+    """(root, blob) of the shard in `blob` with its forced error planted in every episode."""
+    from workers.roles.sampler import bundle_shard, unbundle_shard
+    from workers.roles.plants import plant_episode
+
+    shard = unbundle_shard(blob)
+    planted = bundle_shard(shard.task_id, shard.round, shard.shard, [plant_episode(ep) for ep in shard.episodes])
+    return planted.root, planted.blob
+
+
 def _revealed_samplers(ctx: NodeContext, task_id: int, round_: int):
     return [s for s in ctx.view.submissions(task_id, round_) if s.role == Role.SAMPLER and s.revealed]
 
 
-def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None):
+def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None, forced: bool):
     """(CheckpointResult or None, slots left out): the round's update on every revealed shard
     whose blob matches its root (a sampler's bad blob is left out, as an honest trainer does)."""
     from workers.roles.trainer import ShardError, train_round
@@ -136,7 +157,7 @@ def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: 
     while shards:
         try:
             return train_round(spec, task_id, round_, prev, shards,
-                               device=ctx.settings.trainer_device), left_out
+                               device=ctx.settings.trainer_device, forced=forced), left_out
         except ShardError as error:
             log.warning("task %d round %d: leaving out %s", task_id, round_, error)
             left_out.append(error.slot)
@@ -144,9 +165,9 @@ def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: 
     return None, left_out
 
 
-def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None):
+def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None, forced: bool):
     started = time.time()
-    result, left_out = _train_on_revealed(ctx, spec, task_id, round_, prev)
+    result, left_out = _train_on_revealed(ctx, spec, task_id, round_, prev, forced)
     if result is None:
         return None, None, {}
     stats = {k: v for k, v in (result.stats or {}).items() if isinstance(v, (int, float, str))}

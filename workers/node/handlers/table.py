@@ -3,7 +3,8 @@ the workers' warm-up hooks; importing this module registers every protocol handl
 
     assignment_handlers  claims of new and vacated slots, work at once in a slot got mid-phase,
                          the validator draw
-    round_handlers       a sampler's and a trainer's phase work (sample_ahead: a rollout ahead)
+    round_handlers       a sampler's and a trainer's phase work (sample_ahead: a rollout ahead;
+                         draws: the forced-error draw committed, learned and opened)
     validator_handlers   a validator's early sampler checks, its verification and vote
     aggregate_handlers   the validators' BLS aggregate votes through the relay
     keeper_handlers      advancing a phase past its deadline, failing a task left unfilled
@@ -18,6 +19,8 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
   (rate limited: at most NodeConfig.rate_per_s claims a second, after a burst).
   A lost race (NoVacantSlot, AlreadyAssigned, WrongStatus) is not an error.
 - SlotVacated, sampler/trainer: another node's slot of its role was vacated: claim it likewise.
+- SlotAssigned, sampler/trainer: first, while its first round has not begun, commitDraw for it
+  (draws.commit_first_draw; later rounds' draws are committed by each reveal's salt).
 - SlotAssigned, every role: this node got a slot of an active task during its role's work phase
   (SampleCommit / TrainCommit / Attest, where a validator seals its vote): do that phase's work
   now (its PhaseStarted came first).
@@ -29,10 +32,13 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
   validator of the pool sends per turn); on a dev chain with automine someone must mine blocks.
 - PhaseStarted:
   SampleCommit, sampler  roll out the shard with the task's current checkpoint (or take the one
-                         rolled out ahead with it), store, commit; the phase's last commit
-                         reveals at once
+                         rolled out ahead with it), plant the forced error in every episode if
+                         the round's draw forces it (draws.is_forced_now), store, commit with
+                         the salt that commits its next draw; the phase's last commit reveals
+                         at once
   SampleReveal, sampler  reveal (root, cid, salt) from the secrets DB, unless revealed already
-  TrainCommit,  trainer  fetch the revealed shards, train_round, store (trace states, trace,
+  TrainCommit,  trainer  fetch the revealed shards, train_round (planting the forced error in
+                         every stored state when the draw forces it), store (trace states, trace,
                          bundle: pinned when ppo.checkpoint_every env steps have passed since
                          the last one kept), commit, reveal
   TrainReveal,  trainer  reveal, unless revealed already
@@ -51,6 +57,7 @@ WHO DOES WHAT (handlers registered in DISPATCH per (event, role)):
                          aggregates, the others schedule an AttestFallback (SPECIFICATION.md
                          5.5.2); without a relay or a registered BLS key, attest(round, bitmap,
                          salt)
+  AttestReveal, sampler/trainer  open this round's draw (openDraw), when it revealed under one
   every phase,  validator  (keeper) schedule a DeadlineReached check at the phase's deadline
   (PhaseStarted reaches only the nodes that hold a slot in the task: workers.node.queues.interest,
   and a sampler's or trainer's worker only for the phases above: the other phases are not queued)
