@@ -156,7 +156,6 @@ def as_forced(judgement: Judgement) -> Judgement:
     return judgement
 
 
-
 def _reject(reason: str, episode: int | None = None) -> Judgement:
     return Judgement(False, reason, evidence=(Evidence.WHOLE, 0) if episode is None else (Evidence.EPISODE, episode))
 
