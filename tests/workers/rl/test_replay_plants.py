@@ -3,6 +3,8 @@ discrepancy is the plant of its last observation's element 0 replays as `planted
 check still runs, so a plant beside any other fault, or a plant anywhere else, is an ordinary
 rejection."""
 
+import dataclasses
+
 import numpy as np
 
 from workers.rl.replay import replay_episode
@@ -80,3 +82,16 @@ def test_planting_twice_is_no_plant(cartpole_policy):
     twice = plant_episode(plant_episode(ep))
     assert encode_episode(twice) == encode_episode(ep)
     assert replay_episode(twice, cartpole_policy).ok
+
+
+def test_in_an_episode_without_steps_the_last_observation_is_the_reset_one(cartpole_policy):
+    ep = episodes_of(cartpole_policy)[0]
+    empty = dataclasses.replace(ep, obs=ep.obs[:1].copy(), actions=ep.actions[:0], rewards=ep.rewards[:0],
+                                terminated=ep.terminated[:0], truncated=ep.truncated[:0], logp=ep.logp[:0],
+                                values=ep.values[:0], end="cut")
+    assert replay_episode(empty, cartpole_policy).ok
+    v = replay_episode(plant_episode(empty), cartpole_policy)
+    assert (v.ok, v.planted, v.mismatch.field, v.mismatch.step) == (False, True, "obs", 0), v
+    other = copy(empty)
+    other.obs[0, 1] = plant_float32(other.obs[0, 1])
+    assert not replay_episode(other, cartpole_policy).planted
