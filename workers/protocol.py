@@ -113,6 +113,44 @@ def attest_commitment(task_id: int, round_: int, validator: str, accept_bitmap: 
     )
 
 
+PLANT_SHIFT = 64
+"""A vote's plant bits start here: bit PLANT_SHIFT + i says the only discrepancy found in
+submission i is the forced-error plant (notes/forced_errors.md); bits below it accept."""
+_VOTE_FIELD = (1 << PLANT_SHIFT) - 1
+
+
+def encode_vote(accept_bits: int, plant_bits: int) -> int:
+    """The uint256 a validator seals and opens: accept bits | plant bits << PLANT_SHIFT. A
+    submission with both bits set counts as accepted on chain (its plant bit is ignored)."""
+    for name, bits in (("accept_bits", accept_bits), ("plant_bits", plant_bits)):
+        if not isinstance(bits, int) or not 0 <= bits <= _VOTE_FIELD:
+            raise ValueError(f"{name} must be an integer in [0, 2**{PLANT_SHIFT}), got {bits!r}")
+    return accept_bits | plant_bits << PLANT_SHIFT
+
+
+def decode_vote(v: int) -> tuple[int, int]:
+    """(accept bits, plant bits) of a vote, as stored (`encode_vote`'s inverse; bits above the
+    plant field are not part of a vote and are dropped)."""
+    if not isinstance(v, int) or not 0 <= v < 2**256:
+        raise ValueError(f"a vote is a uint256, got {v!r}")
+    return v & _VOTE_FIELD, v >> PLANT_SHIFT & _VOTE_FIELD
+
+
+def draw_commitment(task_id: int, round_: int, node: str, secret: bytes) -> bytes:
+    """A worker's draw commitment for a round (StateView.drawCommitmentFor): keccak256(abi.encode(
+    uint256 taskId, uint256 round, address node, bytes32 secret)). The salt of its reveal in the
+    round before: the secret stays hidden until it opens the draw."""
+    return keccak(encode(["uint256", "uint256", "address", "bytes32"],
+                         [task_id, round_, to_checksum_address(node), bytes(secret)]))
+
+
+def is_forced(secret: bytes, seed: bytes, bps: int) -> bool:
+    """Whether a draw is forced (TaskRegistry.openDraw): uint256(keccak256(abi.encode(bytes32
+    secret, bytes32 roundSeed))) % 10000 < bps (forcedErrorBps, basis points)."""
+    word = keccak(encode(["bytes32", "bytes32"], [bytes(secret), bytes(seed)]))
+    return int.from_bytes(word, "big") % 10_000 < bps
+
+
 def vote_commitment(dispute_id: int, juror: str, uphold: bool, salt: bytes) -> bytes:
     """A juror's hidden vote as DisputeManager.revealVote checks it: binds dispute, juror, vote and salt."""
     return keccak(encode(["uint256", "address", "bool", "bytes32"],

@@ -20,6 +20,13 @@
 
 The tolerances are far above float32 noise (~1e-6 here) and far below what any real change to a
 policy, an action or a reward produces.
+
+**The forced-error plant** (workers.roles.plants): the one discrepancy that does not stop the
+checks is the last observation's element 0 recorded as exactly the plant of the replayed value
+(every other element equal). Everything else is still checked; an episode with nothing else wrong
+gives `ok=False, planted=True` with that observation as its mismatch, one with anything else wrong
+an ordinary rejection (`planted=False`). A plant anywhere else, or a planted value that is not
+exactly the replayed one's plant, is an ordinary obs mismatch.
 """
 
 from __future__ import annotations
@@ -32,6 +39,7 @@ import torch
 from workers.rl.envs import make_env
 from workers.rl.policy import ActorCritic, digest
 from workers.rl.rollout import Episode, derive_seeds
+from workers.roles.plants import is_planted_obs
 
 LOGP_ATOL = 1e-4
 """Absolute tolerance on recorded log-probabilities."""
@@ -73,6 +81,9 @@ class ReplayVerdict:
     max_logp_error: float
     """Largest |recorded - recomputed| log-prob (0.0 if the policy checks were not reached)."""
     max_value_error: float
+    planted: bool = False
+    """The only discrepancy is the forced-error plant of the last observation (module doc);
+    `mismatch` is then that observation's."""
 
     def __bool__(self) -> bool:
         return self.ok
@@ -110,14 +121,17 @@ def replay_episode(episode: Episode, policy: ActorCritic, *, env_id: str | None 
     if not policy.discrete and ep.actions.shape[1] != policy.spec.action_dim:
         return _reject(Mismatch("action_dim", None, policy.spec.action_dim, ep.actions.shape[1]), 0)
 
-    # 2. simulation, exact
+    # 2. simulation, exact (the last observation may carry the plant: module doc)
     steps = ep.steps
+    planted: Mismatch | None = None
     env = make_env(ep.env_id)
     try:
         obs, _ = env.reset(seed=ep.env_seed)
         obs = np.asarray(obs, dtype=np.float32)
         if not _obs_equal(obs, ep.obs[0]):
-            return _reject(Mismatch("obs", 0, obs.tolist(), ep.obs[0].tolist()), 0)
+            if steps or not is_planted_obs(obs, ep.obs[0]):
+                return _reject(Mismatch("obs", 0, obs.tolist(), ep.obs[0].tolist()), 0)
+            planted = Mismatch("obs", 0, obs.tolist(), ep.obs[0].tolist())
         n_actions = policy.spec.action_dim
         # the recorded arrays as Python values once: indexing numpy per step costs more than the env
         rewards, terminateds, truncateds = ep.rewards.tolist(), ep.terminated.tolist(), ep.truncated.tolist()
@@ -132,7 +146,9 @@ def replay_episode(episode: Episode, policy: ActorCritic, *, env_id: str | None 
                                                              policy.env_action(torch.as_tensor(a)))
             obs = np.asarray(obs, dtype=np.float32)
             if not _obs_equal(obs, ep.obs[t + 1]):
-                return _reject(Mismatch("obs", t + 1, obs.tolist(), ep.obs[t + 1].tolist()), t)
+                if t + 1 < steps or not is_planted_obs(obs, ep.obs[t + 1]):
+                    return _reject(Mismatch("obs", t + 1, obs.tolist(), ep.obs[t + 1].tolist()), t)
+                planted = Mismatch("obs", t + 1, obs.tolist(), ep.obs[t + 1].tolist())
             if float(reward) != float(rewards[t]):
                 return _reject(Mismatch("reward", t, float(reward), float(rewards[t])), t)
             if bool(terminated) != bool(terminateds[t]):
@@ -189,4 +205,6 @@ def replay_episode(episode: Episode, policy: ActorCritic, *, env_id: str | None 
     if len(bad_value):
         t = int(bad_value[0])
         return _reject(Mismatch("value", t, float(values[t]), float(ep.values[t])), steps, max_logp, max_value)
+    if planted is not None:
+        return ReplayVerdict(False, planted, steps, max_logp, max_value, planted=True)
     return ReplayVerdict(True, None, steps, max_logp, max_value)

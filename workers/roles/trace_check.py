@@ -23,6 +23,15 @@ re-execute only the challenged transitions and recompute only the challenged dat
    one within GPU_ATOL + GPU_RTOL x the transition's largest parameter change (Adam moments:
    x their largest magnitude), counters exact. With `target_kl`, an epoch end inside a re-executed
    transition must agree with the trace going on or stopping.
+
+**The forced-error plant** (workers.roles.plants): a forced CPU trainer plants element 0 of its
+first parameter tensor after every leaf, so stored state j + 1 is the re-run from state j with
+that element planted (`planted_policy_bytes` of the re-run's policy, the train state unchanged).
+A CPU transition whose re-run differs from state j + 1 but whose planted re-run matches its
+digest is *planted*; if every re-executed transition is planted (and everything else checks),
+`check_trace` reports the trace planted (not accepted, not a rejection); planted and exact
+transitions mixed are rejected (inconsistent plant). CUDA: a one-ulp plant is far inside the
+CUDA tolerance, so a CUDA trace is judged the same planted or not (no validator can see it there).
 """
 
 from __future__ import annotations
@@ -51,6 +60,7 @@ from workers.rl.ppo import (
 )
 from workers.rl.replay import LOGP_ATOL, RTOL, VALUE_ATOL
 from workers.roles.challenges import TRAINER_DATA_DOMAIN, TRAINER_STEPS_DOMAIN, challenged_indices
+from workers.roles.plants import inconsistent_plant, planted_policy_bytes
 from workers.roles.trace import (
     CHUNK_ROWS,
     Chunk,
@@ -98,6 +108,8 @@ class _Checker:
         self.also_transitions: tuple[int, ...] = ()
         self.cuda = claimed.meta["device"] == "cuda"
         self.steps_run, self.tolerance_used = 0, 0.0  # what run() re-executed, however far it got
+        self.planted: list[int] = []  # re-executed transitions that match only with the plant (CPU)
+        self.exact: list[int] = []  # and those that match as they are
 
     # -- structure ---------------------------------------------------------------------------------
 
@@ -251,7 +263,12 @@ class _Checker:
         rerun = TrainState(s0.env_steps, s0.rounds, s0.updates + b, s0.last_checkpoint, adam_state(optimizer))
         rerun_policy = to_bytes(policy)
         if not self.cuda:
-            if keccak(state_bytes(rerun_policy, rerun.to_bytes())) != bytes.fromhex(self.trace.states[j + 1]["digest"]):
+            want, rerun_state = bytes.fromhex(self.trace.states[j + 1]["digest"]), rerun.to_bytes()
+            if keccak(state_bytes(rerun_policy, rerun_state)) == want:
+                self.exact.append(j)
+            elif keccak(state_bytes(planted_policy_bytes(rerun_policy), rerun_state)) == want:
+                self.planted.append(j)
+            else:
                 raise Rejected(f"{_where(self.b, j)} does not re-execute: the re-run gives another state "
                                f"than the trace's state {j + 1}")
             return
@@ -262,6 +279,7 @@ class _Checker:
         self.tolerance_used = max(self.tolerance_used, used)
         if problem:
             raise Rejected(f"{_where(self.b, j)} does not re-execute within the CUDA tolerance: {problem}")
+        self.exact.append(j)
 
     def check_stop(self, s: int, kl: float) -> None:
         kl_target, epoch = self.config.target_kl, self.schedule.steps[s][0]
@@ -304,30 +322,42 @@ class _Checker:
                 self.check_transition(j)
             except Rejected as rejection:
                 raise rejection.at(Evidence.TRANSITION, j) from None
-        return (f"trace root, ends and data check; re-executed {self.steps_run} of {self.trace.steps} steps "
-                f"(transitions {transitions}), recomputed data chunks {chunks}"
-                + (f"; CUDA trace: {self.tolerance_used:.3g} of the tolerance used" if self.cuda else ""))
+        if self.planted and self.exact:
+            reason, item = inconsistent_plant("transitions", self.planted, self.exact)
+            raise Rejected(reason).at(Evidence.TRANSITION, item)
+        checked = (f"trace root, ends and data check; re-executed {self.steps_run} of {self.trace.steps} steps "
+                   f"(transitions {transitions}), recomputed data chunks {chunks}"
+                   + (f"; CUDA trace: {self.tolerance_used:.3g} of the tolerance used" if self.cuda else ""))
+        if self.planted:
+            return (f"planted: the only discrepancy of the re-executed transitions {self.planted} is the "
+                    f"forced-error plant (element 0 of the first parameter tensor); {checked}")
+        return checked
 
 
 def check_trace(spec, task_id: int, round_: int, claimed, policy0, start: TrainState, episodes, fetch,
                 challenge_seed: bytes, also_chunks: tuple[int, ...] = (), also_transitions: tuple[int, ...] = ()
-                ) -> tuple[bool, str, float | None, tuple[Evidence, int]]:
-    """(accepted, reason, tolerance used) for a trainer's checkpoint `claimed` (already checked
+                ) -> tuple[bool, str, float | None, tuple[Evidence, int], bool]:
+    """(accepted, reason, tolerance used, evidence, planted) for a trainer's checkpoint `claimed` (already checked
     against its root and inputs): its trace, sampled (module doc). `policy0`, `start`: the round's
     incoming policy and TrainState; `episodes`: the inputs' episodes in training order; `fetch(cid)`:
     the bytes, or None when they cannot be had. The tolerance used: for a CUDA trace, the largest
     re-execution error as a fraction of its tolerance (None for a CPU trace, re-executed bit for bit).
     `also_chunks`, `also_transitions`: items re-executed besides the challenged ones (a dispute's
-    evidence). The evidence: the item whose check failed ((WHOLE, 0) for the trace as a whole)."""
+    evidence). The evidence: the item whose check failed ((WHOLE, 0) for the trace as a whole).
+    Planted: every re-executed transition holds only the forced-error plant (module doc); the trace
+    is then not accepted, and the evidence names the first planted transition."""
     checker = _Checker(spec, task_id, round_, claimed, policy0, start, episodes, fetch, challenge_seed)
     checker.also_chunks, checker.also_transitions = tuple(also_chunks), tuple(also_transitions)
-    evidence = (Evidence.WHOLE, 0)
+    evidence, planted = (Evidence.WHOLE, 0), False
     try:
         reason = checker.run()
-        accepted = True
+        planted = bool(checker.planted)
+        accepted = not planted
+        if planted:
+            evidence = (Evidence.TRANSITION, checker.planted[0])
     except Rejected as rejection:
         reason, accepted, evidence = str(rejection), False, rejection.evidence
-    return accepted, reason, (checker.tolerance_used if checker.cuda else None), evidence
+    return accepted, reason, (checker.tolerance_used if checker.cuda else None), evidence, planted
 
 
 def _max_abs_diff(a: dict, b: dict) -> float:

@@ -46,6 +46,7 @@ from workers.rl.ppo import TrainState, resolve_device
 from workers.rl.ppo import train_round as ppo_train_round
 from workers.rl.rollout import misfit
 from workers.roles.determinism import single_thread
+from workers.roles.plants import plant_policy_
 from workers.roles.sampler import ShardMismatch, round_policy, verify_shard
 from workers.roles.trace import Trace, TraceRecorder
 from workers.spec import TaskSpec
@@ -209,7 +210,7 @@ def round_start(spec: TaskSpec, prev_bundle: bytes | None) -> tuple[ActorCritic,
 
 def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | None,
                 shards: Iterable[tuple[int, bytes, bytes]], *, device: str = "cpu",
-                on_step=None) -> CheckpointResult:
+                on_step=None, forced: bool = False) -> CheckpointResult:
     """Train one round on `shards` = (slot, revealed root, blob) and bundle the checkpoint.
 
     Raises ShardError (with `.slot`) for a blob that does not match its root or is not this task's,
@@ -218,7 +219,10 @@ def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | 
     (workers.roles.trace) is recorded alongside: its root and CID go into the metadata, its states
     and blob into `CheckpointResult.stored`. `on_step`
     (ppo.train_round's hook) runs before each step is recorded: tests use it to model a
-    trainer that alters a step."""
+    trainer that alters a step. `forced`: the round's draw forced this trainer, so it plants the
+    forced error (workers.roles.plants.plant_policy_) after every leaf of gradient steps, before
+    the leaf's state is recorded, and continues training from it: every stored state but the
+    first, and the checkpoint, is planted."""
     shards = sorted(shards, key=lambda s: s[0])
     if not shards:
         raise ValueError("train_round needs at least one shard")
@@ -243,14 +247,19 @@ def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | 
     config = dataclasses.replace(spec.ppo, device=device)
     resolved = resolve_device(device).type
     recorder = TraceRecorder(state, spec.steps_per_leaf)
+    first_update = state.updates
 
     def hook(steps, policy_, optimizer, batch):
         if on_step is not None:
             on_step(steps, policy_, optimizer, batch)
+        if forced and steps > 0 and steps % spec.steps_per_leaf == 0:
+            plant_policy_(policy_)
         recorder.on_step(steps, policy_, optimizer, batch)
 
     with single_thread():
         policy, stats = ppo_train_round(policy, episodes, config, state, on_step=hook)
+        if forced and (state.updates - first_update) % spec.steps_per_leaf:
+            plant_policy_(policy)  # the last leaf is shorter: its state is recorded by close()
         trace = recorder.close(policy, state, [ep.steps for ep in episodes])
     return make_checkpoint(task_id=task_id, round_=round_, spec_digest=spec.digest(), prev_root=prev_root,
                            inputs=[(slot, root) for slot, root, _ in shards], device=resolved,

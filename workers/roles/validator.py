@@ -46,6 +46,18 @@ and the Attest phase only waits for the trainer's check.
 a data chunk, or the submission as a whole), which the validator's node states when it disputes a
 verdict it dissented from; a juror re-executes the item a dispute names (`Focus`) besides its own
 challenges (SPECIFICATION.md 13).
+
+**Forced errors** (notes/forced_errors.md, workers.roles.plants). A forced worker plants a known
+one-ulp error in its work: a sampler in obs[-1][0] of every episode, a CPU trainer in element 0 of
+its first parameter tensor after every leaf. A submission whose ONLY discrepancy is that plant,
+found in EVERY challenged item (and the focus item), is judged `planted` (not accepted, and not a
+rejection: the vote's plant bit, `RoundVerdict.bitmap`); a mix of planted and exact items, or a
+plant beside any other fault, is an ordinary rejection whose evidence names an item of the fewer
+kind. A shard or trace this validator judges planted counts as accepted for the trainer's inputs
+(a plant is training-neutral). The validator votes before the draws are opened, so it does not
+know which submissions were forced; a juror does (`Focus.forced`): a planted judgement of a
+forced submission is good work. CUDA traces are compared within tolerance, which hides a one-ulp
+plant: a forced CUDA trainer's trace is judged as if unplanted (a stated limit).
 """
 
 from __future__ import annotations
@@ -53,13 +65,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from workers.protocol import Evidence, Role
+from workers.protocol import Evidence, Role, encode_vote
 from workers.rl.envs import time_limit
 from workers.rl.policy import digest
 from workers.rl.replay import replay_episode
 from workers.rl.rollout import derive_seeds, misfit
 from workers.roles.challenges import challenged_indices
 from workers.roles.determinism import single_thread
+from workers.roles.plants import inconsistent_plant
 from workers.roles.sampler import ShardMismatch, ShardResult, verify_shard
 from workers.roles.trace_check import GPU_ATOL, GPU_RTOL, check_trace  # noqa: F401 (re-exported)
 from workers.roles.trainer import CheckpointMismatch, round_start, verify_checkpoint
@@ -82,6 +95,10 @@ class Judgement:
     evidence: tuple[Evidence, int] = (Evidence.WHOLE, 0)
     """For a rejection, the item that failed: (Evidence.EPISODE, i), (TRANSITION, j), (DATA_CHUNK,
     i), or (WHOLE, 0) for the submission as a whole."""
+    planted: bool = False
+    """The only discrepancy found is the forced-error plant, in every challenged item (module doc,
+    "Forced errors"): the vote's plant bit, not a rejection to dispute. With `accepted` (a juror's
+    judgement of a forced submission, `Focus.forced`): the plant counted as good work."""
 
 
 @dataclass(frozen=True)
@@ -93,6 +110,9 @@ class Focus:
     slot: int
     evidence: Evidence
     item: int
+    forced: bool = False
+    """The chain says the disputed submission was forced (its draw opened forced): a planted-only
+    judgement of it counts as good work (`as_forced`)."""
 
     def items(self, role: Role, slot: int, evidence: Evidence) -> tuple[int, ...]:
         """The forced items of `evidence`'s kind in submission (`role`, `slot`)."""
@@ -109,16 +129,31 @@ class RoundVerdict:
     """None when no trainer revealed."""
 
     def bitmap(self, num_samplers: int) -> int:
-        """The attest bitmap: bit i accepts sampler slot i, bit `num_samplers` the trainer."""
-        bits = 0
-        for slot, judgement in self.samplers.items():
+        """The vote (workers.protocol.encode_vote): accept bit i for sampler slot i, bit
+        `num_samplers` for the trainer; a planted judgement sets the same bit of the plant bits
+        instead; neither bit rejects."""
+        judged = list(self.samplers.items())
+        for slot, _ in judged:
             if not 0 <= slot < num_samplers:
                 raise ValueError(f"sampler slot {slot} is outside the task's {num_samplers} slots")
+        if self.trainer is not None:
+            judged.append((num_samplers, self.trainer))
+        accept = plant = 0
+        for bit, judgement in judged:
             if judgement.accepted:
-                bits |= 1 << slot
-        if self.trainer is not None and self.trainer.accepted:
-            bits |= 1 << num_samplers
-        return bits
+                accept |= 1 << bit
+            elif judgement.planted:
+                plant |= 1 << bit
+        return encode_vote(accept, plant)
+
+
+def as_forced(judgement: Judgement) -> Judgement:
+    """`judgement` of a submission the chain says was forced: a planted-only one is good work
+    (accepted, still marked planted); any other judgement as it is."""
+    if judgement.planted and not judgement.accepted:
+        return Judgement(True, f"forced, and planted as its draw required: {judgement.reason}",
+                         judgement.tolerance_used, judgement.evidence, planted=True)
+    return judgement
 
 
 def _reject(reason: str, episode: int | None = None) -> Judgement:
@@ -169,14 +204,23 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
             return _reject(f"episode {i} does not fit the round policy's spaces: it has {problem}", i), shard
     picked = challenged_indices(challenge_seed, task_id, round_, slot, len(shard.episodes),
                                 spec.challenges_per_sampler, also=also)
+    planted, exact = [], []
     for i in picked:
         verdict = replay_episode(shard.episodes[i], policy, env_id=spec.env_id, task_seed=spec.seed,
                                  round_=round_, shard=slot, policy_digest=policy_digest)
-        if not verdict.ok:
+        if not verdict.ok and not verdict.planted:
             return _reject(f"episode {i} does not replay: {verdict.mismatch}", i), shard
         if verdict.max_logp_error > spec.logp_tolerance:
             return _reject(f"episode {i}: log-prob error {verdict.max_logp_error:.3g} exceeds the spec's "
                            f"tolerance {spec.logp_tolerance:.3g}", i), shard
+        (planted if verdict.planted else exact).append(i)
+    if planted and exact:
+        reason, item = inconsistent_plant("episodes", planted, exact)
+        return _reject(reason, item), shard
+    if planted:
+        return Judgement(False, f"planted: the only discrepancy of the {len(picked)} replayed episodes {picked} is "
+                                f"the forced-error plant (obs[-1][0] of each)",
+                         evidence=(Evidence.EPISODE, planted[0]), planted=True), shard
     return Judgement(True, f"root, headers and {len(picked)} replayed episodes {picked} check"), shard
 
 
@@ -187,7 +231,8 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
                    revealed: dict[int, tuple[bytes, bytes | None]], accepted_slots: set[int],
                    fetch: Fetch, challenge_seed: bytes, parsed: dict[int, ShardResult] | None = None,
                    start: tuple | None = None, focus: Focus | None = None) -> Judgement:
-    """The trainer's verdict (module doc). `revealed`: slot -> (root, blob or None); `fetch`
+    """The trainer's verdict (module doc). `revealed`: slot -> (root, blob or None);
+    `accepted_slots`: the samplers this validator accepts or judges planted; `fetch`
     gets the trace and its challenged states by CID. `parsed`: shards already read from their
     blobs (verify_sampler's), by slot, so they are not parsed again; `start`: round_start's
     (policy, train state, previous root) for `prev_bundle`, when the caller has it; `focus`: a
@@ -239,10 +284,10 @@ def verify_trainer(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes
                 return _reject(f"trained on episode {ep.index} of the shard of slot {ep.shard}, which does not fit "
                                f"the round policy's spaces: it has {problem}")
         also = {kind: focus.items(Role.TRAINER, 0, kind) if focus else () for kind in Evidence}
-        accepted, reason, used, evidence = check_trace(spec, task_id, round_, claimed, policy0, start, episodes,
-                                                       fetch, challenge_seed, also[Evidence.DATA_CHUNK],
-                                                       also[Evidence.TRANSITION])
-    return Judgement(accepted, reason, used, evidence)
+        accepted, reason, used, evidence, planted = check_trace(
+            spec, task_id, round_, claimed, policy0, start, episodes, fetch, challenge_seed,
+            also[Evidence.DATA_CHUNK], also[Evidence.TRANSITION])
+    return Judgement(accepted, reason, used, evidence, planted)
 
 
 # -- the round -------------------------------------------------------------------------------------
@@ -310,7 +355,8 @@ def verify_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes |
     content by CID (None when missing) for the trainer's trace and its challenged states.
     `early`: verify_samplers' verdicts for this round, by this validator (same seed); one is
     taken for a slot whose revealed root it judged, under the same previous checkpoint. `focus`:
-    the item a dispute names, re-executed besides this validator's own challenges (a juror's)."""
+    the item a dispute names, re-executed besides this validator's own challenges (a juror's);
+    with `focus.forced`, the focused submission's judgement is `as_forced`'s."""
     with single_thread():
         start = round_start(spec, prev_bundle)
         policy, _, prev_root = start
@@ -319,8 +365,13 @@ def verify_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes |
     trainer_judgement = None
     if trainer is not None:
         revealed = {slot: (bytes(root), blob) for slot, root, blob in samplers}
-        accepted = {slot for slot, j in judgements.items() if j.accepted}
+        accepted = {slot for slot, j in judgements.items() if j.accepted or j.planted}
         trainer_judgement = verify_trainer(spec, task_id, round_, prev_bundle, prev_root, bytes(trainer[0]),
                                            trainer[1], revealed, accepted, fetch, challenge_seed, parsed, start,
                                            focus)
+    if focus is not None and focus.forced:
+        if focus.role == Role.TRAINER and trainer_judgement is not None:
+            trainer_judgement = as_forced(trainer_judgement)
+        elif focus.role == Role.SAMPLER and focus.slot in judgements:
+            judgements[focus.slot] = as_forced(judgements[focus.slot])
     return RoundVerdict(judgements, trainer_judgement)

@@ -31,13 +31,15 @@ DISPUTED_VERDICTS = (Verdict.ACCEPTED, Verdict.INCONCLUSIVE)
 
 def rejections(note: dict) -> list[tuple[Role, int, Evidence, int, str]]:
     """(role, slot, evidence, item, reason) of each submission a verdict note rejects (a note
-    written before notes carried evidence names the whole submission)."""
+    written before notes carried evidence names the whole submission). A planted judgement (its
+    fifth entry: only the forced-error plant was found, the vote's plant bit) is no rejection: a
+    plant vote is never disputed (notes/forced_errors.md, "Disputes")."""
     judged = [(Role.SAMPLER, int(slot), j) for slot, j in (note.get("samplers") or {}).items()]
     if note.get("trainer") is not None:
         judged.append((Role.TRAINER, 0, note["trainer"]))
     out = []
     for role, slot, j in sorted(judged, key=lambda x: (x[0], x[1])):
-        if j[0]:
+        if j[0] or (len(j) >= 5 and j[4]):
             continue
         kind, item = (Evidence(int(j[2])), int(j[3])) if len(j) >= 4 else (Evidence.WHOLE, 0)
         out.append((role, slot, kind, item, str(j[1])))

@@ -139,10 +139,23 @@ def previous_checkpoint(ctx: NodeContext, task, spec, round_: int) -> bytes | No
     return initial_bundle(ctx, task, spec)
 
 
+def forced_submission(ctx: NodeContext, task, round_: int, role: Role, slot: int) -> bool:
+    """Whether the chain says submission (role, slot) of the round was forced: its bit of
+    StateView.forcedMask (sampler slot i: bit i, the trainer: bit numSamplers). False on a
+    deployment whose StateView has no forcedMask (no forced errors there)."""
+    state = ctx.deployment.state
+    if not any(i.get("type") == "function" and i.get("name") == "forcedMask" for i in state.abi):
+        return False
+    bit = slot if role == Role.SAMPLER else int(task.num_samplers)
+    return bool(int(_read(ctx, "forcedMask", task.task_id, round_)) >> bit & 1)
+
+
 def judge(ctx: NodeContext, ev: HandledEvent, dispute):
     """This node's Judgement of the disputed submission: the disputed round verified as a
     validator of it would (its own secret challenge seed, every artifact checked), re-executing the
-    item the dispute names as its evidence besides its own challenges."""
+    item the dispute names as its evidence besides its own challenges. Plant-aware: where the
+    chain says the submission was forced, finding only the forced-error plant is good work
+    (Focus.forced); in unforced work a plant is a fault."""
     from workers.roles.validator import Focus, verify_round
 
     task_id, round_ = int(dispute.taskId), int(dispute.round)
@@ -154,7 +167,8 @@ def judge(ctx: NodeContext, ev: HandledEvent, dispute):
     trainer = next(((bytes(s.root), fetch(ctx, s.cid, ev)) for s in subs
                     if s.role == Role.TRAINER and s.revealed), None)
     role, slot = Role(int(dispute.role)), int(dispute.slot)
-    focus = Focus(role, slot, Evidence(int(dispute.evidence)), int(dispute.item))
+    focus = Focus(role, slot, Evidence(int(dispute.evidence)), int(dispute.item),
+                  forced=forced_submission(ctx, task, round_, role, slot))
     verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
                            ctx.secrets.challenge_seed(task_id, round_), lambda cid: fetch(ctx, cid, ev), focus=focus)
     judgement = verdict.trainer if role == Role.TRAINER else verdict.samplers.get(slot)
@@ -185,7 +199,8 @@ def voting_started(ctx: NodeContext, ev: HandledEvent) -> None:
         uphold = vote_for(Verdict(int(dispute.verdict)), judgement.accepted)
         ctx.secrets.note(int(dispute.taskId), int(dispute.round), Role.VALIDATOR, f"juror:{dispute_id}", {
             "dispute": dispute_id, "role": int(dispute.role), "slot": int(dispute.slot),
-            "accepted": judgement.accepted, "reason": judgement.reason, "uphold": uphold})
+            "accepted": judgement.accepted, "planted": judgement.planted, "reason": judgement.reason,
+            "uphold": uphold})
         log.info("dispute %d: %s %d judged %s (%s): voting %s", dispute_id, Role(int(dispute.role)).name.lower(),
                  dispute.slot, "good" if judgement.accepted else "bad", judgement.reason,
                  "uphold" if uphold else "dismiss")

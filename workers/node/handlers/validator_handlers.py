@@ -83,10 +83,11 @@ def _check_samplers_early(ctx: NodeContext, ev: HandledEvent) -> None:
 
 
 def _noted(judgement) -> list:
-    """A judgement as the verdict note keeps it: [accepted, reason, evidence kind, item] (the
-    evidence a dispute states if the verdict goes the other way: detector_handlers)."""
+    """A judgement as the verdict note keeps it: [accepted, reason, evidence kind, item, planted]
+    (the evidence a dispute states if the verdict goes the other way: detector_handlers; a planted
+    judgement, the forced-error plant and nothing else, is no rejection to dispute)."""
     kind, item = judgement.evidence
-    return [judgement.accepted, judgement.reason, int(kind), int(item)]
+    return [judgement.accepted, judgement.reason, int(kind), int(item), bool(judgement.planted)]
 
 
 def attest(ctx: NodeContext, ev: HandledEvent) -> None:
