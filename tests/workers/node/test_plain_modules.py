@@ -327,9 +327,10 @@ def test_each_role_s_own_phase_work_goes_first():
                      if role in table.roles_for("PhaseStarted", {"phase": int(phase)})
                      and table.priority("PhaseStarted", role, {"phase": int(phase)}) == dispatch.URGENT}
               for role in ("sampler", "trainer", "validator")}
-    # a sampler's rollout ahead at Attest too: the next round's commit takes it
-    assert urgent == {"sampler": {Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST},
-                      "trainer": {Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL},
+    # a sampler's rollout ahead at Attest too: the next round's commit takes it; the draws'
+    # openings at AttestReveal: the round ends on them
+    assert urgent == {"sampler": {Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST, Phase.ATTEST_REVEAL},
+                      "trainer": {Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL, Phase.ATTEST_REVEAL},
                       # the early sampler checks too: a vote must not overtake its own round's
                       "validator": {Phase.TRAIN_COMMIT, Phase.ATTEST, Phase.ATTEST_REVEAL}}
     assert table.priority("TaskCreated", "sampler", {}) == dispatch.URGENT  # a claim
@@ -347,7 +348,7 @@ def test_samplers_and_trainers_are_queued_only_their_own_phases():
         Phase.SAMPLE_COMMIT: ["sampler", "validator"], Phase.SAMPLE_REVEAL: ["sampler", "validator"],
         Phase.TRAIN_COMMIT: ["trainer", "validator"], Phase.TRAIN_REVEAL: ["trainer", "validator"],
         Phase.ATTEST: ["sampler", "validator"],  # samplers roll out the next round's shard
-        Phase.ATTEST_REVEAL: ["validator"]}
+        Phase.ATTEST_REVEAL: ["sampler", "trainer", "validator"]}  # the workers open their draws
 
 
 def test_warm_loads_what_a_first_round_imports_lazily():

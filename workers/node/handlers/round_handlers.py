@@ -88,7 +88,11 @@ def commit_work(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) ->
             root, blob, note = ahead.root, ahead.blob, {**ahead.note, "sampled_ahead_s": round(ahead.work_s, 3)}
             rolled_out_s = ahead.work_s
         if forced:
-            root, blob = _planted(blob)
+            from workers.roles.plants import plant_shard
+            from workers.roles.sampler import unbundle_shard
+
+            planted = plant_shard(unbundle_shard(blob))
+            root, blob = planted.root, planted.blob
         metrics.rolled_out("sampler", spec.env_id, note["steps"], rolled_out_s, note.pop("returns"))
     else:
         root, blob, note = _train(ctx, spec, task_id, round_, checkpoint_bundle(ctx, task), forced)
@@ -131,16 +135,6 @@ def sample(spec, task_id: int, round_: int, slot: int, prev: bytes | None):
     note = {"steps": shard.steps, "episodes": len(shard.episodes), "mean_return": shard.mean_return,
             "returns": [ep.total_reward for ep in shard.episodes if ep.end != "cut"]}
     return shard.root, shard.blob, note
-
-
-def _planted(blob: bytes) -> tuple[bytes, bytes]:
-    """(root, blob) of the shard in `blob` with its forced error planted in every episode."""
-    from workers.roles.sampler import bundle_shard, unbundle_shard
-    from workers.roles.plants import plant_episode
-
-    shard = unbundle_shard(blob)
-    planted = bundle_shard(shard.task_id, shard.round, shard.shard, [plant_episode(ep) for ep in shard.episodes])
-    return planted.root, planted.blob
 
 
 def _revealed_samplers(ctx: NodeContext, task_id: int, round_: int):
