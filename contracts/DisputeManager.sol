@@ -315,8 +315,7 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
         uint256 bit = 1 << (d.role == Role.Trainer ? t.numSamplers : d.slot);
         // A "plant" answer said yes to forced work (only the plant was wrong) and no to unforced
         // work (a plant there is a fault): it counts with the acceptances, or with the rejections.
-        (,, uint256 forced) = TaskState.draws(_registry(), d.taskId, d.round);
-        bool plantIsYes = forced & bit != 0;
+        bool plantIsYes = TaskState.draws(_registry(), d.taskId, d.round).forced & bit != 0;
         for (uint256 v = 0; v < t.numValidators; ++v) {
             ITaskRegistry.Attestation memory a = registry.attestationOf(d.taskId, d.round, v);
             if (!a.voted) continue;

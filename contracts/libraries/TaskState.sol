@@ -4,7 +4,7 @@ pragma solidity 0.8.30;
 import {ITaskRegistry} from "../interfaces/ITaskRegistry.sol";
 import {IExtsload} from "../interfaces/IExtsload.sol";
 import {Role} from "./Types.sol";
-import {TaskStorageSlot} from "./TaskStorage.sol";
+import {TaskStorageSlot, DrawMasks} from "./TaskStorage.sol";
 import {StorageWords} from "./StorageWords.sol";
 
 /// @title TaskState
@@ -189,15 +189,11 @@ library TaskState {
     }
 
     /// @notice `round`'s draw masks (submission bits): drawn (to be opened), opened, forced.
-    function draws(IExtsload registry, uint256 taskId, uint256 round)
-        internal
-        view
-        returns (uint256 drawn, uint256 opened, uint256 forced)
-    {
+    function draws(IExtsload registry, uint256 taskId, uint256 round) internal view returns (DrawMasks memory d) {
         uint256 w = uint256(registry.extsload(_key(round, _key(taskId, _field(DRAWS)))));
-        drawn = uint64(w);
-        opened = uint64(w >> 64);
-        forced = uint64(w >> 128);
+        d.drawn = uint64(w);
+        d.opened = uint64(w >> 64);
+        d.forced = uint64(w >> 128);
     }
 
     // ---------------------------------------------------------------- slots and words

@@ -7,6 +7,7 @@ import {IProtocolConfig} from "../interfaces/IProtocolConfig.sol";
 import {IExtsload} from "../interfaces/IExtsload.sol";
 import {Role} from "../libraries/Types.sol";
 import {TaskState} from "../libraries/TaskState.sol";
+import {DrawMasks} from "../libraries/TaskStorage.sol";
 import {DisputeState} from "../libraries/DisputeState.sol";
 import {Tasks} from "../libraries/Tasks.sol";
 import {ForcedErrors} from "../libraries/ForcedErrors.sol";
@@ -151,24 +152,25 @@ contract StateView {
 
     /// @notice The submissions of `round` (bit i = sampler slot i, bit numSamplers = the trainer)
     ///         whose worker opened its draw forced.
-    function forcedMask(uint256 taskId, uint256 round) external view returns (uint256 forced) {
-        (,, forced) = TaskState.draws(registry, taskId, round);
+    function forcedMask(uint256 taskId, uint256 round) external view returns (uint256) {
+        return TaskState.draws(registry, taskId, round).forced;
     }
 
     /// @notice The submissions of `round` whose worker opened its draw (bits as in forcedMask).
-    function openedDrawMask(uint256 taskId, uint256 round) external view returns (uint256 opened) {
-        (, opened,) = TaskState.draws(registry, taskId, round);
+    function openedDrawMask(uint256 taskId, uint256 round) external view returns (uint256) {
+        return TaskState.draws(registry, taskId, round).opened;
     }
 
     /// @notice The submissions of `round` whose worker must open a draw (it revealed with a draw
     ///         commitment for the round); one not opened when AttestReveal ends was withheld.
-    function drawnMask(uint256 taskId, uint256 round) external view returns (uint256 drawn) {
-        (drawn,,) = TaskState.draws(registry, taskId, round);
+    function drawnMask(uint256 taskId, uint256 round) external view returns (uint256) {
+        return TaskState.draws(registry, taskId, round).drawn;
     }
 
     /// @notice openedDrawMask and forcedMask in one call.
     function drawsOf(uint256 taskId, uint256 round) external view returns (uint256 opened, uint256 forced) {
-        (, opened, forced) = TaskState.draws(registry, taskId, round);
+        DrawMasks memory d = TaskState.draws(registry, taskId, round);
+        return (d.opened, d.forced);
     }
 
     /// @notice The draw commitment a worker's reveal in `round - 1` carries as its salt, opened in

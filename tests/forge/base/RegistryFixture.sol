@@ -251,12 +251,12 @@ abstract contract RegistryFixture is TestBase {
 
     /// @dev The salt of `node`'s result of `round`: a real draw commitment for round + 1 (forced
     ///      errors, SPECIFICATION.md 5.5.3), so that every multi-round test opens its draws.
-    function _salt(uint256 taskId, address node, uint256 round) internal pure returns (bytes32) {
+    function _salt(uint256 taskId, address node, uint256 round) internal view returns (bytes32) {
         return _drawCommitmentOf(taskId, round + 1, node);
     }
 
     /// @dev The commitment of SPECIFICATION.md 5.4, computed independently of `commitmentFor`.
-    function _commitmentOf(uint256 taskId, uint256 round, address node) internal pure returns (bytes32) {
+    function _commitmentOf(uint256 taskId, uint256 round, address node) internal view returns (bytes32) {
         return keccak256(
             abi.encode(taskId, round, node, _root(node, round), keccak256(bytes(RESULT_CID)), _salt(taskId, node, round))
         );
@@ -279,13 +279,18 @@ abstract contract RegistryFixture is TestBase {
 
     // ------------------------------------------------------------ draws (forced errors)
 
-    /// @dev The draw secret `node` holds for `round` (committed by its reveal of round - 1).
-    function _drawSecret(uint256 taskId, address node, uint256 round) internal pure returns (bytes32) {
-        return keccak256(abi.encode("draw-secret", taskId, node, round));
+    /// @dev Draw secrets a test chose (see `_drawSecret`), by task, node and round.
+    mapping(uint256 taskId => mapping(address node => mapping(uint256 round => bytes32))) internal chosenSecret;
+
+    /// @dev The draw secret `node` holds for `round` (committed by its reveal of round - 1): one a
+    ///      test chose, else a fixed one.
+    function _drawSecret(uint256 taskId, address node, uint256 round) internal view returns (bytes32) {
+        bytes32 chosen = chosenSecret[taskId][node][round];
+        return chosen != bytes32(0) ? chosen : keccak256(abi.encode("draw-secret", taskId, node, round));
     }
 
     /// @dev The draw commitment of SPECIFICATION.md 5.5.3, computed independently of `drawCommitmentFor`.
-    function _drawCommitmentOf(uint256 taskId, uint256 round, address node) internal pure returns (bytes32) {
+    function _drawCommitmentOf(uint256 taskId, uint256 round, address node) internal view returns (bytes32) {
         return keccak256(abi.encode(taskId, round, node, _drawSecret(taskId, node, round)));
     }
 
