@@ -210,6 +210,10 @@ contract DrawsTest is ForcedFixture {
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.TaskNotFound.selector, taskId + 1));
         vm.prank(s0);
         registry.openDraw(taskId + 1, 1, secret);
+        uint256 open = _createTask();
+        vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.WrongStatus.selector, open, ITaskRegistry.Status.Open));
+        vm.prank(s0);
+        registry.openDraw(open, 0, secret);
         vm.prank(admin);
         registry.pause();
         vm.expectRevert(abi.encodeWithSelector(Pausable.EnforcedPause.selector));

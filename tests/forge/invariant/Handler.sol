@@ -639,13 +639,8 @@ contract Handler {
     function _openDraw(uint256 taskId, uint256 seed, bool wrongSecret) internal returns (bool) {
         ITaskRegistry.Task memory t = stateView.taskOf(taskId);
         if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.AttestReveal) return false;
-        uint256 toOpen = stateView.drawnMask(taskId, t.round) & ~stateView.openedDrawMask(taskId, t.round);
-        if (toOpen == 0) return false;
-        uint256 n = uint256(t.numSamplers) + 1;
-        uint256 i = seed % n;
-        while ((toOpen >> i) & 1 == 0) i = (i + 1) % n;
-        Role role = i == t.numSamplers ? Role.Trainer : Role.Sampler;
-        address node = stateView.submissionOf(taskId, t.round, role, role == Role.Trainer ? 0 : i).node;
+        (address node, uint256 bit) = _drawToOpen(taskId, t, seed);
+        if (node == address(0)) return false;
         bytes32 secret = _drawSecret(taskId, t.round, node);
         if (wrongSecret) {
             secret = bytes32(uint256(secret) ^ 1);
@@ -656,13 +651,35 @@ contract Handler {
         vm.prank(node);
         try registry.openDraw(taskId, t.round, secret) {
             if (wrongSecret) ++ghostBadDrawOpensAccepted;
-            if ((stateView.forcedMask(taskId, t.round) >> i) & 1 == (forced ? 0 : 1)) ++ghostForcedMismatches;
+            _checkForced(taskId, t.round, bit, forced);
             _ok("openDraw");
             return true;
         } catch {
             _fail();
             return false;
         }
+    }
+
+    /// @dev A worker of the round with a draw not yet opened (from `seed` on) and its submission bit.
+    function _drawToOpen(uint256 taskId, ITaskRegistry.Task memory t, uint256 seed)
+        internal
+        view
+        returns (address node, uint256 bit)
+    {
+        uint256 toOpen = stateView.drawnMask(taskId, t.round) & ~stateView.openedDrawMask(taskId, t.round);
+        if (toOpen == 0) return (address(0), 0);
+        uint256 n = uint256(t.numSamplers) + 1;
+        uint256 i = seed % n;
+        while ((toOpen >> i) & 1 == 0) i = (i + 1) % n;
+        Role role = i == t.numSamplers ? Role.Trainer : Role.Sampler;
+        node = stateView.submissionOf(taskId, t.round, role, role == Role.Trainer ? 0 : i).node;
+        bit = 1 << i;
+    }
+
+    /// @dev Counts a draw the registry recorded as forced otherwise than computed here.
+    function _checkForced(uint256 taskId, uint256 round, uint256 bit, bool forced) internal {
+        bool recorded = stateView.forcedMask(taskId, round) & bit != 0;
+        if (recorded != forced) ++ghostForcedMismatches;
     }
 
     function _voteSalt(uint256 taskId, uint256 round, address node) internal pure returns (bytes32) {
