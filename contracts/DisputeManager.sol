@@ -313,10 +313,13 @@ contract DisputeManager is IDisputeManager, ReentrancyGuardTransient, Extsload {
         }
         ITaskRegistry.Task memory t = TaskState.taskHead(_registry(), d.taskId);
         uint256 bit = 1 << (d.role == Role.Trainer ? t.numSamplers : d.slot);
+        // A "plant" answer said yes to forced work (only the plant was wrong) and no to unforced
+        // work (a plant there is a fault): it counts with the acceptances, or with the rejections.
+        bool plantIsYes = TaskState.draws(_registry(), d.taskId, d.round).forced & bit != 0;
         for (uint256 v = 0; v < t.numValidators; ++v) {
             ITaskRegistry.Attestation memory a = registry.attestationOf(d.taskId, d.round, v);
             if (!a.voted) continue;
-            bool accepted = a.acceptBitmap & bit != 0;
+            bool accepted = a.acceptBitmap & bit != 0 || (plantIsYes && a.plantBitmap & bit != 0);
             address node = TaskState.attester(_registry(), d.taskId, d.round, v);
             // Every validator that rejected the work proven bad was right, not only the one whose
             // dispute it was: each dissenter's held round pay is its own (releasePay).

@@ -20,13 +20,21 @@ contract ProtocolConfig is IProtocolConfig, AccessControl {
     uint256 public constant MAX_VOTE_WINDOW = 36 hours;
     uint256 public constant MIN_BOND = 1e18;
     uint256 public constant MAX_BOND = 100_000e18;
+    /// @dev Forced errors (SPECIFICATION.md 5.5.3): at most half of the draws are forced. Above one
+    ///      half a validator that checks nothing and answers "plant" on every submission would be
+    ///      right more often than not, so lazy voting would pay better the higher the rate; at
+    ///      exactly one half (the default, a fair coin) a guess is right with probability 1/2, the
+    ///      least any rate allows.
+    uint256 public constant MAX_FORCED_ERROR_BPS = 5000;
 
-    // One slot for what a task's creation and every slash read, one for the dispute side.
+    // One slot for what a task's creation, every slash and every draw opening read, one for the
+    // dispute side.
     uint16 private _samplerBps;
     uint16 private _trainerBps;
     uint16 private _validatorBps;
     uint16 private _slashBps;
     address private _treasury;
+    uint16 private _forcedErrorBps;
     uint32 private _disputeWindow;
     uint32 private _voteWindow;
     uint128 private _minBond;
@@ -41,6 +49,7 @@ contract ProtocolConfig is IProtocolConfig, AccessControl {
         _setDisputeWindow(1 days);
         _setVoteWindow(1 days);
         _setMinBond(100e18);
+        _setForcedErrorBps(5000);
     }
 
     // ---------------------------------------------------------------- governance
@@ -76,6 +85,11 @@ contract ProtocolConfig is IProtocolConfig, AccessControl {
     /// @inheritdoc IProtocolConfig
     function setMinBond(uint256 bond) external onlyRole(GOVERNOR_ROLE) {
         _setMinBond(bond);
+    }
+
+    /// @inheritdoc IProtocolConfig
+    function setForcedErrorBps(uint256 bps) external onlyRole(GOVERNOR_ROLE) {
+        _setForcedErrorBps(bps);
     }
 
     // ---------------------------------------------------------------- views
@@ -115,6 +129,11 @@ contract ProtocolConfig is IProtocolConfig, AccessControl {
     /// @inheritdoc IProtocolConfig
     function minBond() external view returns (uint256) {
         return _minBond;
+    }
+
+    /// @inheritdoc IProtocolConfig
+    function forcedErrorBps() external view returns (uint256) {
+        return _forcedErrorBps;
     }
 
     // ---------------------------------------------------------------- internals
@@ -165,5 +184,11 @@ contract ProtocolConfig is IProtocolConfig, AccessControl {
         if (bond < MIN_BOND || bond > MAX_BOND) revert BondOutOfBounds(bond, MIN_BOND, MAX_BOND);
         _minBond = uint128(bond); // at most 100,000e18 < 2^77
         emit MinBondSet(bond);
+    }
+
+    function _setForcedErrorBps(uint256 bps) private {
+        if (bps > MAX_FORCED_ERROR_BPS) revert ForcedErrorBpsOutOfBounds(bps, MAX_FORCED_ERROR_BPS);
+        _forcedErrorBps = uint16(bps); // bps <= 5,000
+        emit ForcedErrorBpsSet(bps);
     }
 }

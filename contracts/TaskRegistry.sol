@@ -19,7 +19,8 @@ import {SlotLogic} from "./libraries/SlotLogic.sol";
 import {AggregateAttest} from "./libraries/AggregateAttest.sol";
 import {Votes} from "./libraries/Votes.sol";
 import {Tasks} from "./libraries/Tasks.sol";
-import {TaskStorage, TaskStorageSlot, Context} from "./libraries/TaskStorage.sol";
+import {ForcedErrors} from "./libraries/ForcedErrors.sol";
+import {TaskStorage, TaskStorageSlot, Context, DrawMasks} from "./libraries/TaskStorage.sol";
 
 /// @title TaskRegistry
 /// @notice Source of truth for decentrl tasks: the core every task transaction goes through. See
@@ -142,8 +143,37 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
         sub.root = root;
         sub.cid = cid;
         sub.revealed = true;
+        _recordDraws(taskId, t, role, slot, salt);
         emit ResultRevealed(taskId, t.round, msg.sender, role, slot, root, cid);
         RoundLogic.acted(_s(), c, taskId, 1);
+    }
+
+    /// @inheritdoc ITaskRegistry
+    function openDraw(uint256 taskId, uint256 round, bytes32 secret) external nonReentrant whenNotPaused {
+        TaskStorage storage s = _s();
+        Context memory c = _context();
+        Task storage t = _task(taskId);
+        if (t.status != Status.Active) revert WrongStatus(taskId, t.status);
+        if (t.phase != Phase.AttestReveal) revert WrongPhase(taskId, t.phase);
+        if (round != t.round) revert RoundMismatch(taskId, round, t.round);
+        if (c.now > t.phaseDeadline) revert DeadlinePassed(taskId, t.phaseDeadline);
+        Membership memory m = s.members[taskId][msg.sender];
+        // Only a worker has a draw; its bit is set by its reveal this round when it had a commitment
+        // (a revealed submitter keeps its slot until the round is finalized).
+        uint256 bit = m.assigned && m.role != Role.Validator ? Tasks.submissionBit(t, m.role, m.slot) : 0;
+        DrawMasks storage d = s.draws[taskId][round];
+        if (d.drawn & bit == 0) revert NoDraw(taskId, msg.sender);
+        if (d.opened & bit != 0) revert AlreadyOpened(taskId, msg.sender);
+        if (ForcedErrors.drawCommitment(taskId, round, msg.sender, secret) != s.drawCommitments[taskId][round][msg.sender])
+        {
+            revert DrawMismatch(taskId, msg.sender);
+        }
+        bool forced = ForcedErrors.isForced(secret, s.roundSeeds[taskId][round], config.forcedErrorBps());
+        // bit is one of the task's submission bits (< 2^33): it fits the 64-bit masks.
+        d.opened |= uint64(bit);
+        if (forced) d.forced |= uint64(bit);
+        emit DrawOpened(taskId, round, msg.sender, m.role, m.slot, forced);
+        RoundLogic.acted(s, c, taskId, 1);
     }
 
     /// @inheritdoc ITaskRegistry
@@ -179,14 +209,15 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
         // Cleared once opened: a commitment still set when AttestReveal ends was withheld.
         delete commitments[slot];
         Attestation storage a = s.attestations[taskId][round][slot];
-        // Only bits of revealed submissions mean anything; revealedMask fits 64 bits by construction.
-        uint64 bitmap = uint64(acceptBitmap & s.tasks[taskId].revealedMask);
+        // Only bits of revealed submissions mean anything (revealedMask fits 64 bits by construction).
+        (uint64 accept, uint64 plant) = ForcedErrors.split(acceptBitmap, s.tasks[taskId].revealedMask);
         a.voted = true;
-        a.acceptBitmap = bitmap;
+        a.acceptBitmap = accept;
+        a.plantBitmap = plant;
         // Who voted, for disputes (a slot may change hands before the window closes); only when
         // disputes are on, as the write costs a fresh storage slot per vote.
         if (s.disputeManager != address(0)) s.attesters[taskId][round][slot] = msg.sender;
-        emit Attested(taskId, round, msg.sender, slot, bitmap);
+        emit Attested(taskId, round, msg.sender, slot, ForcedErrors.encode(accept, plant));
         RoundLogic.acted(s, c, taskId, 1);
     }
 
@@ -293,6 +324,19 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
     }
 
     // ---------------------------------------------------------------- internals
+
+    /// @dev At a reveal (SPECIFICATION.md 5.5.3): marks the caller's draw of this round as one to
+    ///      open when it has a commitment for it, and stores `salt` as its commitment for the next
+    ///      round unless this is the last one (a zero salt commits to nothing: no draw).
+    function _recordDraws(uint256 taskId, Task storage t, Role role, uint256 slot, bytes32 salt) private {
+        TaskStorage storage s = _s();
+        uint256 round = t.round;
+        if (s.drawCommitments[taskId][round][msg.sender] != bytes32(0)) {
+            // The submission bit is below numSamplers + 1 <= 33: it fits 64 bits.
+            s.draws[taskId][round].drawn |= uint64(Tasks.submissionBit(t, role, slot));
+        }
+        if (round + 1 < t.numRounds && salt != bytes32(0)) s.drawCommitments[taskId][round + 1][msg.sender] = salt;
+    }
 
     function _createTask(TaskParams calldata p, address requester) private returns (uint256 taskId) {
         _validateParams(p);

@@ -12,6 +12,11 @@ Synthetic work:
 * the trainer's checkpoint is a few shards derived from the round's revealed sampler roots;
 * a validator fetches each revealed batch by its id, recomputes its root and accepts the
   submissions whose roots match (and a checkpoint that is built on this round's sampler roots).
+
+Forced errors (SPECIFICATION.md 5.5.3): a worker's reveal salt is its draw commitment for the next
+round, and it opens that draw (openDraw) in the next round's AttestReveal. The synthetic work has
+no plant to carry: a forced scripted worker publishes the same work, its validators accept it and
+nobody answers "plant", so nobody is penalised for it.
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from brownie import chain, web3
-from eth_utils import keccak
+from eth_abi import encode
+from eth_utils import keccak, to_checksum_address
 
 from scripts import brownie_patches
 from workers.merkle import MerkleTree
@@ -80,6 +86,13 @@ def checkpoint_shards(task_id: int, round_: int, sampler_roots: list[bytes]) -> 
     """The trainer's synthetic checkpoint: a header naming the rollouts it trained on, plus shards."""
     header = b"checkpoint task=%d round=%d on=" % (task_id, round_) + b"".join(sampler_roots)
     return [header] + [keccak(header + bytes([i])) * 4 for i in range(4)]
+
+
+def draw_commitment(task_id: int, round_: int, node: str, secret: bytes) -> bytes:
+    """keccak256(abi.encode(taskId, round, node, secret)): StateView.drawCommitmentFor, the salt of a
+    worker's reveal in round - 1 (forced errors, SPECIFICATION.md 5.5.3)."""
+    return keccak(encode(["uint256", "uint256", "address", "bytes32"],
+                         [task_id, round_, to_checksum_address(node), secret]))
 
 
 def has_zero_byte(value: bytes) -> bool:
@@ -236,6 +249,7 @@ class Node:
     def __init__(self, name: str, account, proto: Protocol):
         self.name, self.account, self.proto = name, account, proto
         self.salts: dict[tuple[int, int], tuple[bytes, str, bytes]] = {}  # (task, round) -> root, cid, salt
+        self.draw_secrets: dict[tuple[int, int], bytes] = {}  # (task, round) -> the secret its draw opens with
         self.stable_calldata = False  # see _salt()
 
     @property
@@ -266,12 +280,16 @@ class Node:
 
     # commit–reveal shared by samplers and the trainer
     def _salt(self, task_id: int, round_: int, root: bytes, cid: str) -> bytes:
-        # With stable_calldata (bench/gas.py) salts are drawn until the commitment has no zero byte:
-        # calldata costs 4 gas per zero byte and 16 per other byte, which would otherwise add noise.
+        """A fresh draw secret for the next round, kept; the salt is its draw commitment."""
+        # With stable_calldata (bench/gas.py) secrets are drawn until the commitment, the salt and the
+        # secret have no zero byte: calldata costs 4 gas per zero byte and 16 per other byte, which
+        # would otherwise add noise.
         while True:
-            salt = secrets.token_bytes(32)
+            secret = secrets.token_bytes(32)
+            salt = draw_commitment(task_id, round_ + 1, self.address, secret)
             c = commitment(task_id, round_, self.address, root, cid, salt)
-            if not self.stable_calldata or not (has_zero_byte(c) or has_zero_byte(salt)):
+            if not self.stable_calldata or not (has_zero_byte(c) or has_zero_byte(salt) or has_zero_byte(secret)):
+                self.draw_secrets[(task_id, round_ + 1)] = secret
                 return salt
 
     def _commit(self, task_id: int, t: dict, items: list[bytes], label: str):
@@ -287,6 +305,17 @@ class Node:
         root, cid, salt = self.salts[(task_id, t["round"])]
         return self.proto.send(f"reveal {label}", self.account, self.proto.registry.reveal, task_id, root, cid,
                                salt, task_id=task_id)
+
+    def _open_draw(self, task_id: int, t: dict, slot: int):
+        """AttestReveal: opens my draw of the round when my submission has one still to open."""
+        r = t["round"]
+        bit = 1 << (t["numSamplers"] if self.role == Role.TRAINER else slot)
+        pending = self.proto.state.drawnMask(task_id, r) & ~self.proto.state.openedDrawMask(task_id, r)
+        secret = self.draw_secrets.get((task_id, r))
+        if not pending & bit or secret is None:
+            return None
+        return self.proto.send("openDraw", self.account, self.proto.registry.openDraw, task_id, r, secret,
+                               task_id=task_id)
 
     def _my_submission(self, task_id: int, t: dict, slot: int):
         s = self.proto.state.submissionOf(task_id, t["round"], self.role, slot).dict()
@@ -334,6 +363,8 @@ class ScriptedSampler(Node):
             return self._commit(task_id, t, self.rollout(task_id, t["round"]), "sampler")
         if t["phase"] == Phase.SAMPLE_REVEAL and committed and not revealed:
             return self._reveal(task_id, t, "sampler")
+        if t["phase"] == Phase.ATTEST_REVEAL and revealed:
+            return self._open_draw(task_id, t, slot)
         return None
 
 
@@ -358,6 +389,8 @@ class ScriptedTrainer(Node):
             return self._commit(task_id, t, self.checkpoint(task_id, t), "trainer")
         if t["phase"] == Phase.TRAIN_REVEAL and committed and not revealed:
             return self._reveal(task_id, t, "trainer")
+        if t["phase"] == Phase.ATTEST_REVEAL and revealed:
+            return self._open_draw(task_id, t, slot)
         return None
 
     def checkpoint(self, task_id: int, t: dict) -> list[bytes]:

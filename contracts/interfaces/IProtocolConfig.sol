@@ -3,15 +3,17 @@ pragma solidity 0.8.30;
 
 /// @title IProtocolConfig
 /// @notice The protocol's governable parameters in one place (SPECIFICATION.md 9): the role shares
-///         of a bounty, the slash rate and the treasury that the TaskRegistry applies, and the
-///         dispute window, vote window and minimum bond that the DisputeManager applies. Each setter
-///         is bounded by constants here, so governance can tune the protocol but never break it.
+///         of a bounty, the slash rate, the treasury and the forced-error rate that the TaskRegistry
+///         applies, and the dispute window, vote window and minimum bond that the DisputeManager
+///         applies. Each setter is bounded by constants here, so governance can tune the protocol
+///         but never break it.
 interface IProtocolConfig {
     error ZeroAddress();
     error SharesOutOfBounds(uint256 trainerBps, uint256 samplerBps, uint256 validatorBps);
     error SlashBpsOutOfBounds(uint256 bps, uint256 max);
     error WindowOutOfBounds(uint256 window, uint256 min, uint256 max);
     error BondOutOfBounds(uint256 bond, uint256 min, uint256 max);
+    error ForcedErrorBpsOutOfBounds(uint256 bps, uint256 max);
 
     event RoleSharesSet(uint256 trainerBps, uint256 samplerBps, uint256 validatorBps);
     event SlashBpsSet(uint256 bps);
@@ -19,6 +21,7 @@ interface IProtocolConfig {
     event DisputeWindowSet(uint256 window);
     event VoteWindowSet(uint256 window);
     event MinBondSet(uint256 bond);
+    event ForcedErrorBpsSet(uint256 bps);
 
     /// @notice Sets how a bounty is split between the roles (basis points, summing to 10,000).
     ///         Tasks snapshot the shares at creation: a change applies to tasks created after it.
@@ -40,6 +43,13 @@ interface IProtocolConfig {
     /// @notice Sets the smallest bond that opens a dispute.
     function setMinBond(uint256 bond) external;
 
+    /// @notice Sets the forced-error rate: a worker's opened draw is forced (it must plant the known
+    ///         error) when its draw value modulo 10,000 is below this (at most MAX_FORCED_ERROR_BPS,
+    ///         one half: above it, answering "plant" everywhere without checking would pay).
+    ///         Draws opened after the change use it, so change it between a task's rounds with care:
+    ///         a worker decides whether to plant in its work phase, before it opens its draw.
+    function setForcedErrorBps(uint256 bps) external;
+
     /// @notice The role shares in basis points, by Role (Sampler, Trainer, Validator).
     function roleShares() external view returns (uint16[3] memory);
 
@@ -55,4 +65,7 @@ interface IProtocolConfig {
     function voteWindow() external view returns (uint256);
 
     function minBond() external view returns (uint256);
+
+    /// @notice The forced-error rate in basis points (SPECIFICATION.md 5.5.3; default 5,000).
+    function forcedErrorBps() external view returns (uint256);
 }

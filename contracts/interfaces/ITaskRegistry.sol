@@ -117,9 +117,14 @@ interface ITaskRegistry is IExtsload {
         string cid;
     }
 
+    /// @notice A validator's opened vote: per submission bit i (sampler slot i, bit numSamplers = the
+    ///         trainer) "accept" (acceptBitmap), "plant" (plantBitmap: the only discrepancy found is
+    ///         the forced-error plant, in every challenged item) or, with neither bit, "reject". A
+    ///         vote never has both bits of one submission (an accept wins).
     struct Attestation {
         bool voted;
         uint64 acceptBitmap;
+        uint64 plantBitmap;
     }
 
     error InvalidSpec();
@@ -169,6 +174,14 @@ interface ITaskRegistry is IExtsload {
     ///         and the salt given for that slot.
     error SignerCommitmentMismatch(uint256 taskId, uint256 slot);
 
+    /// @notice `openDraw` by a node with no draw to open this round: not a worker that revealed a
+    ///         submission this round with a draw commitment (set by its reveal of the round before).
+    error NoDraw(uint256 taskId, address node);
+    /// @notice The secret does not open the caller's draw commitment of the round.
+    error DrawMismatch(uint256 taskId, address node);
+    /// @notice The caller's draw of the round is already open.
+    error AlreadyOpened(uint256 taskId, address node);
+
     /// @notice `createTaskFor` was called by another account than the task front.
     error NotTaskFront(address caller);
     error TaskFrontAlreadySet(address current);
@@ -198,10 +211,22 @@ interface ITaskRegistry is IExtsload {
     event AttestationCommitted(
         uint256 indexed taskId, uint256 indexed round, address indexed validator, uint256 slot, bytes32 commitment
     );
+    /// @notice A validator opened its vote. `acceptBitmap` is the vote as recorded, in the encoding
+    ///         `attest` takes: bit i accepts submission i, bit 64 + i is its "plant" answer (only bits
+    ///         of revealed submissions; a plant bit beside an accept bit is dropped).
     event Attested(uint256 indexed taskId, uint256 indexed round, address indexed validator, uint256 slot, uint256 acceptBitmap);
-    /// @notice Validator slots `signerBitmap` voted `acceptBitmap` with one BLS aggregate signature
-    ///         (one event for all of them; per-vote `attest` emits `Attested`).
+    /// @notice Validator slots `signerBitmap` voted `acceptBitmap` (encoded as in `Attested`) with one
+    ///         BLS aggregate signature (one event for all of them; per-vote `attest` emits `Attested`).
     event AggregateAttested(uint256 indexed taskId, uint256 indexed round, uint256 signerBitmap, uint256 acceptBitmap);
+    /// @notice A worker opened its draw of `round` (forced errors, SPECIFICATION.md 5.5.3): `forced`
+    ///         says whether its submission (`role`, `slot`) had to carry the plant this round.
+    event DrawOpened(uint256 indexed taskId, uint256 indexed round, address indexed node, Role role, uint256 slot, bool forced);
+    /// @notice Validator slot `validatorSlot` accepted forced submissions (`bitsMissed`, bits as in
+    ///         votes) that another validator voted "plant" on: it missed the plant, so it earns no
+    ///         pay this round (it keeps its stake, reputation and slot).
+    event PlantMissed(
+        uint256 indexed taskId, uint256 indexed round, address indexed node, uint256 validatorSlot, uint256 bitsMissed
+    );
     /// @notice Validator slot `slot` rejected submissions the quorum accepted (`dissentBitmap`, bit i
     ///         = sampler slot i, bit numSamplers = the trainer): not penalised; its round pay is held
     ///         (not paid at all without a dispute manager) and is its own only if a dispute it opens
@@ -245,8 +270,19 @@ interface ITaskRegistry is IExtsload {
     /// @notice Commits to a result for the current round (StateView.commitmentFor computes it).
     function commit(uint256 taskId, bytes32 commitment) external;
 
-    /// @notice Reveals the committed result: its Merkle root and IPFS CID.
+    /// @notice Reveals the committed result: its Merkle root and IPFS CID. Unless this is the task's
+    ///         last round, `salt` is also the caller's draw commitment for the next round (forced
+    ///         errors): StateView.drawCommitmentFor(taskId, round + 1, caller, secret) for a fresh
+    ///         secret the caller keeps, and opens with `openDraw` in that round.
     function reveal(uint256 taskId, bytes32 root, string calldata cid, bytes32 salt) external;
+
+    /// @notice Opens the caller's draw of `round` (the current one) in its AttestReveal phase: a
+    ///         worker that revealed a submission this round and has a draw commitment for it (from
+    ///         its reveal of the round before) must open it by the phase's deadline, or is removed
+    ///         and slashed (Withheld) and its submission judged as not forced. The submission is
+    ///         forced when uint256(keccak256(abi.encode(secret, roundSeed))) % 10_000 is below
+    ///         ProtocolConfig.forcedErrorBps(). Counts as one expected action of the phase.
+    function openDraw(uint256 taskId, uint256 round, bytes32 secret) external;
 
     /// @notice Seals the caller's vote for `round` in the Attest phase: `commitment` is
     ///         StateView.attestCommitmentFor(taskId, round, caller, acceptBitmap, salt). Votes stay
@@ -254,8 +290,10 @@ interface ITaskRegistry is IExtsload {
     function commitAttestation(uint256 taskId, uint256 round, bytes32 commitment) external;
 
     /// @notice Opens the caller's sealed vote in the AttestReveal phase: its verdicts for the round,
-    ///         bit i accepts sampler slot i, bit numSamplers accepts the trainer; a cleared bit
-    ///         rejects. Bits of unrevealed submissions are ignored.
+    ///         bit i accepts sampler slot i, bit numSamplers accepts the trainer; bit 64 + i answers
+    ///         "plant" for submission i (the only discrepancy found is the forced-error plant, in
+    ///         every challenged item); neither bit rejects, both accept. Bits of unrevealed
+    ///         submissions are ignored.
     function attest(uint256 taskId, uint256 round, uint256 acceptBitmap, bytes32 salt) external;
 
     /// @notice Opens the sealed votes of several validator slots at once, all for the same bitmap,

@@ -8,6 +8,7 @@ import {BN254} from "./BN254.sol";
 import {TaskStorage, AggregateVotes, Ballot, Context} from "./TaskStorage.sol";
 import {Tasks} from "./Tasks.sol";
 import {Votes} from "./Votes.sol";
+import {ForcedErrors} from "./ForcedErrors.sol";
 
 /// @title AggregateAttest
 /// @notice Records one BLS aggregate attestation: several validator slots of a task open sealed
@@ -65,12 +66,12 @@ library AggregateAttest {
         _verify(s, c.stakes, v, mask, sigma, apk2);
         AggregateVotes storage agg = s.aggregates[v.taskId][v.round];
         // Only bits of revealed submissions mean anything; both masks fit 64 bits by construction.
-        uint64 bitmap = uint64(v.acceptBitmap & t.revealedMask);
+        (uint64 accept, uint64 plant) = ForcedErrors.split(v.acceptBitmap, t.revealedMask);
         agg.votedMask |= uint64(v.signerBitmap);
-        agg.ballots[agg.count] = Ballot(uint64(v.signerBitmap), bitmap);
+        agg.ballots[agg.count] = Ballot(uint64(v.signerBitmap), accept, plant);
         agg.count += 1;
         if (s.disputeManager != address(0)) _recordVoters(s, v.taskId, v.round, t.numValidators, v.signerBitmap);
-        emit ITaskRegistry.AggregateAttested(v.taskId, v.round, v.signerBitmap, bitmap);
+        emit ITaskRegistry.AggregateAttested(v.taskId, v.round, v.signerBitmap, ForcedErrors.encode(accept, plant));
     }
 
     /// @dev The checks `attest` makes of the task: it exists, is Active, AttestReveal phase of

@@ -5,7 +5,7 @@ import {ITaskRegistry} from "../interfaces/ITaskRegistry.sol";
 import {IDisputeHooks} from "../interfaces/IDisputeHooks.sol";
 import {Role, Outcome} from "./Types.sol";
 import {Payouts} from "./Payouts.sol";
-import {TaskStorage, Context} from "./TaskStorage.sol";
+import {TaskStorage, Context, DrawMasks} from "./TaskStorage.sol";
 import {Votes} from "./Votes.sol";
 import {Tasks} from "./Tasks.sol";
 import {AggregateKeys} from "./AggregateKeys.sol";
@@ -20,12 +20,17 @@ library RoundLogic {
     /// @notice Rounds in a row without an accepted checkpoint after which a task fails.
     uint256 internal constant MAX_IDLE_ROUNDS = 2;
 
-    /// @dev A round's votes, read once when it is finalized (by validator slot), and the
-    ///      submissions a quorum accepted and rejected.
+    /// @dev A round's votes, read once when it is finalized (by validator slot), the submissions a
+    ///      quorum accepted and rejected, those whose opened draw forced them, the forced ones at
+    ///      least one validator voted "plant" on, and those whose worker withheld its draw (and was
+    ///      removed for it when AttestReveal expired).
     struct Decided {
         ITaskRegistry.Attestation[] votes;
         uint256 accepted;
         uint256 rejected;
+        uint256 forced;
+        uint256 planted;
+        uint256 withheld;
     }
 
     /// @notice Starts the task's rounds.
@@ -86,6 +91,11 @@ library RoundLogic {
         ITaskRegistry.Task storage t,
         ITaskRegistry.Phase phase
     ) private {
+        // The seed of the round's draws (SPECIFICATION.md 5.5.3), fixed after every draw commitment
+        // of the round was made (each by a reveal of the round before; round 0 has none).
+        if (phase == ITaskRegistry.Phase.SampleCommit && t.round != 0) {
+            s.roundSeeds[taskId][t.round] = blockhash(block.number - 1);
+        }
         while (true) {
             if (phase == ITaskRegistry.Phase.Attest) t.revealedMask = uint64(_revealedMask(s, taskId, t));
             uint256 expected = _expected(s, taskId, t, phase);
@@ -125,9 +135,14 @@ library RoundLogic {
         if (phase == ITaskRegistry.Phase.Attest) {
             return t.revealedMask == 0 ? 0 : _countWorking(s, taskId, t, Role.Validator);
         }
-        // AttestReveal: the validators that sealed a vote (none is opened yet).
+        // AttestReveal: the validators that sealed a vote and the workers with a draw to open (none
+        // is opened yet).
         for (uint256 i = 0; i < t.numValidators; ++i) {
             if (s.attestCommitments[taskId][round][i] != bytes32(0)) ++n;
+        }
+        uint256 drawn = s.draws[taskId][round].drawn;
+        for (uint256 i = 0; i <= t.numSamplers; ++i) {
+            if ((drawn >> i) & 1 == 1) ++n;
         }
     }
 
@@ -170,6 +185,7 @@ library RoundLogic {
                 if (sealing && !isSealed) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Missed);
                 else if (!sealing && isSealed) _vacate(s, c, taskId, t, Role.Validator, i, Outcome.Withheld);
             }
+            if (!sealing) _vacateUnopenedDraws(s, c, taskId, t);
             return;
         }
         Role role = phase <= ITaskRegistry.Phase.SampleReveal ? Role.Sampler : Role.Trainer;
@@ -186,6 +202,23 @@ library RoundLogic {
         }
     }
 
+    /// @dev A worker with a draw to open that did not open it by the end of AttestReveal withheld it
+    ///      (it could otherwise hide whether it was forced): removed and slashed; its submission is
+    ///      then judged as not forced (SPECIFICATION.md 5.5.3).
+    function _vacateUnopenedDraws(TaskStorage storage s, Context memory c, uint256 taskId, ITaskRegistry.Task storage t)
+        private
+    {
+        DrawMasks memory d = s.draws[taskId][t.round];
+        uint256 unopened = uint256(d.drawn) & ~uint256(d.opened);
+        uint256 n = t.numSamplers;
+        for (uint256 i = 0; unopened >> i != 0; ++i) {
+            if ((unopened >> i) & 1 == 0) continue;
+            // A drawn bit is a revealed submission, whose worker still holds its slot.
+            if (i == n) _vacate(s, c, taskId, t, Role.Trainer, 0, Outcome.Withheld);
+            else _vacate(s, c, taskId, t, Role.Sampler, i, Outcome.Withheld);
+        }
+    }
+
     // ---------------------------------------------------------------- verdicts and pay
 
     function _finalizeRound(TaskStorage storage s, Context memory c, uint256 taskId, ITaskRegistry.Task storage t)
@@ -196,13 +229,15 @@ library RoundLogic {
         Decided memory d = _tally(s, taskId, t, revealed);
         s.finalizedAt[taskId][round] = c.now;
         uint256 samplerPayees = _judgeWorkers(s, c, taskId, t, Role.Sampler, d);
-        bool trainerAccepted = _judgeWorkers(s, c, taskId, t, Role.Trainer, d) == 1;
-        _payWorkers(s, c, taskId, t, Role.Sampler, samplerPayees);
-        _payWorkers(s, c, taskId, t, Role.Trainer, trainerAccepted ? 1 : 0);
+        uint256 trainerPayees = _judgeWorkers(s, c, taskId, t, Role.Trainer, d);
+        _payWorkers(s, c, taskId, t, Role.Sampler, samplerPayees, d);
+        _payWorkers(s, c, taskId, t, Role.Trainer, trainerPayees, d);
         if (revealed != 0) _judgeAndPayValidators(s, c, taskId, t, d);
 
-        if (trainerAccepted) {
-            ITaskRegistry.Submission storage sub = s.submissions[taskId][round][Role.Trainer][0];
+        // The checkpoint is the accepted work's, even when its trainer was removed for withholding
+        // its draw (the verdict judged the work; the trainer is not paid for it).
+        ITaskRegistry.Submission storage sub = s.submissions[taskId][round][Role.Trainer][0];
+        if (sub.verdict == ITaskRegistry.Verdict.Accepted) {
             t.checkpointRoot = sub.root;
             t.checkpointCid = sub.cid;
             t.idleRounds = 0;
@@ -233,28 +268,42 @@ library RoundLogic {
         for (uint256 v = 0; v < n; ++v) {
             d.votes[v] = Votes.get(s, taskId, round, v);
         }
+        DrawMasks memory draws = s.draws[taskId][round];
+        d.forced = draws.forced;
+        d.withheld = uint256(draws.drawn) & ~uint256(draws.opened);
         uint256 q = Payouts.quorum(n);
         uint256 subs = uint256(t.numSamplers) + 1;
         for (uint256 i = 0; i < subs; ++i) {
             uint256 bit = 1 << i;
             if (revealed & bit == 0) continue;
-            (uint256 yes, uint256 no) = _votes(d.votes, bit);
+            (uint256 yes, uint256 no, uint256 plants) = _votes(d.votes, bit, d.forced);
             if (yes >= q) d.accepted |= bit;
             else if (no >= q) d.rejected |= bit;
+            if (plants != 0 && d.forced & bit != 0) d.planted |= bit;
         }
     }
 
-    function _votes(ITaskRegistry.Attestation[] memory votes, uint256 bit)
+    /// @dev The votes on submission `bit`: a "plant" answer counts as yes when the submission was
+    ///      forced (the worker is not hurt by validators that missed its plant) and as no otherwise
+    ///      (a plant in unforced work is a fault); `plants` is the number of plant answers.
+    function _votes(ITaskRegistry.Attestation[] memory votes, uint256 bit, uint256 forced)
         private
         pure
-        returns (uint256 yes, uint256 no)
+        returns (uint256 yes, uint256 no, uint256 plants)
     {
         for (uint256 v = 0; v < votes.length; ++v) {
             ITaskRegistry.Attestation memory a = votes[v];
             if (!a.voted) continue;
-            if (a.acceptBitmap & bit != 0) ++yes;
+            if (a.plantBitmap & bit != 0) ++plants;
+            if (_yesBits(a, forced) & bit != 0) ++yes;
             else ++no;
         }
+    }
+
+    /// @dev The submissions a vote says yes to: those it accepts, and the forced ones it answers
+    ///      "plant" on.
+    function _yesBits(ITaskRegistry.Attestation memory a, uint256 forced) private pure returns (uint256) {
+        return uint256(a.acceptBitmap) | (uint256(a.plantBitmap) & forced);
     }
 
     /// @dev Records verdicts of one worker role, slashes and removes the rejected; returns how many
@@ -272,10 +321,13 @@ library RoundLogic {
             ITaskRegistry.Submission storage sub = s.submissions[taskId][t.round][role][i];
             if (!sub.revealed) continue;
             ITaskRegistry.Verdict verdict = _recordVerdict(taskId, t, sub, role, i, d);
+            // A worker removed for withholding its draw this round has had its penalty: its work is
+            // judged, but it is neither paid nor judged again.
+            if (verdict == ITaskRegistry.Verdict.Inconclusive || _withheld(t, role, i, d)) continue;
             if (verdict == ITaskRegistry.Verdict.Accepted) {
                 ++acceptedCount;
                 c.reputation.record(sub.node, Outcome.Accepted);
-            } else if (verdict == ITaskRegistry.Verdict.Rejected) {
+            } else {
                 _vacate(s, c, taskId, t, role, i, Outcome.Rejected);
             }
         }
@@ -289,12 +341,12 @@ library RoundLogic {
         uint256 index,
         Decided memory d
     ) private returns (ITaskRegistry.Verdict verdict) {
-        uint256 bit = 1 << (role == Role.Trainer ? t.numSamplers : index);
+        uint256 bit = Tasks.submissionBit(t, role, index);
         if (d.accepted & bit != 0) verdict = ITaskRegistry.Verdict.Accepted;
         else if (d.rejected & bit != 0) verdict = ITaskRegistry.Verdict.Rejected;
         else verdict = ITaskRegistry.Verdict.Inconclusive;
         sub.verdict = verdict;
-        (uint256 yes, uint256 no) = _votes(d.votes, bit);
+        (uint256 yes, uint256 no,) = _votes(d.votes, bit, d.forced);
         emit ITaskRegistry.VerdictReached(taskId, t.round, sub.node, role, index, verdict, yes, no);
     }
 
@@ -307,7 +359,8 @@ library RoundLogic {
         uint256 taskId,
         ITaskRegistry.Task storage t,
         Role role,
-        uint256 payees
+        uint256 payees,
+        Decided memory d
     ) private {
         if (payees == 0) return;
         uint256 round = t.round;
@@ -315,16 +368,22 @@ library RoundLogic {
         uint256 share = Payouts.perPayee(_roundPool(t, role), count);
         for (uint256 i = 0; i < count; ++i) {
             ITaskRegistry.Submission storage sub = s.submissions[taskId][round][role][i];
-            if (sub.verdict == ITaskRegistry.Verdict.Accepted) _pay(s, c, taskId, round, sub.node, role, share);
+            if (sub.verdict == ITaskRegistry.Verdict.Accepted && !_withheld(t, role, i, d)) {
+                _pay(s, c, taskId, round, sub.node, role, share);
+            }
         }
     }
 
-    /// @dev A validator agrees with the quorum when it accepted every accepted submission and rejected
-    ///      every rejected one: it earns one slot's share of the validator pool. Accepting work a
-    ///      quorum rejected earns nothing this round. Rejecting work a quorum accepted is a dissent: a
-    ///      lone validator that saw a fault the others' samples missed may be the one that is right,
+    /// @dev A validator agrees with the quorum when it said yes to every accepted submission and no to
+    ///      every rejected one: it earns one slot's share of the validator pool. Saying yes to work a
+    ///      quorum rejected earns nothing this round. Saying no to work a quorum accepted is a dissent:
+    ///      a lone validator that saw a fault the others' samples missed may be the one that is right,
     ///      so a head-count does not punish it; its evidence is adjudicated by the dispute it opens,
     ///      and its round pay is its own only if that dispute proves the work bad (SPECIFICATION.md 5.5, 13).
+    ///      A "plant" answer is a yes to forced work and a no to unforced work. Accepting forced work
+    ///      another validator found the plant in missed the plant: no pay this round (stake,
+    ///      reputation and slot kept, as for an outvoted acceptance); when nobody found a plant,
+    ///      nobody is penalised for it (SPECIFICATION.md 5.5.3).
     function _judgeAndPayValidators(
         TaskStorage storage s,
         Context memory c,
@@ -339,11 +398,15 @@ library RoundLogic {
             ITaskRegistry.Attestation memory a = d.votes[v];
             if (!a.voted) continue;
             address node = s.slots[taskId][Role.Validator][v].node;
-            uint256 dissent = ~uint256(a.acceptBitmap) & d.accepted;
+            uint256 yes = _yesBits(a, d.forced);
+            uint256 dissent = ~yes & d.accepted;
             if (dissent != 0) emit ITaskRegistry.Dissented(taskId, round, node, v, dissent);
+            uint256 missed = uint256(a.acceptBitmap) & d.planted;
+            if (missed != 0) emit ITaskRegistry.PlantMissed(taskId, round, node, v, missed);
             // Accepting work a quorum rejected can be honestly wrong (its sampled challenges missed
-            // what the others' caught): it costs the round's pay, not stake, reputation or slot.
-            if (a.acceptBitmap & d.rejected != 0) continue;
+            // what the others' caught): it costs the round's pay, not stake, reputation or slot. So
+            // does missing a plant another validator found.
+            if (yes & d.rejected != 0 || missed != 0) continue;
             if (dissent != 0) {
                 // Its pay is held until a dispute it opens proves the work bad, and goes back to the
                 // requester otherwise (DisputeManager.releasePay); without disputes nothing can
@@ -439,6 +502,15 @@ library RoundLogic {
         if (phase == ITaskRegistry.Phase.Attest) return t.attestWindow;
         // SampleReveal, TrainReveal and AttestReveal.
         return t.revealWindow;
+    }
+
+    /// @dev Whether the worker of submission (`role`, `index`) withheld its draw this round.
+    function _withheld(ITaskRegistry.Task storage t, Role role, uint256 index, Decided memory d)
+        private
+        view
+        returns (bool)
+    {
+        return d.withheld & Tasks.submissionBit(t, role, index) != 0;
     }
 
     function _roundPool(ITaskRegistry.Task storage t, Role role) private view returns (uint256) {

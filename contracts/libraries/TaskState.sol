@@ -4,7 +4,7 @@ pragma solidity 0.8.30;
 import {ITaskRegistry} from "../interfaces/ITaskRegistry.sol";
 import {IExtsload} from "../interfaces/IExtsload.sol";
 import {Role} from "./Types.sol";
-import {TaskStorageSlot} from "./TaskStorage.sol";
+import {TaskStorageSlot, DrawMasks} from "./TaskStorage.sol";
 import {StorageWords} from "./StorageWords.sol";
 
 /// @title TaskState
@@ -30,6 +30,9 @@ library TaskState {
     uint256 private constant TASK_FRONT = 14;
     uint256 private constant ATTEST_COMMITMENTS = 15;
     uint256 private constant DISSENTED = 16;
+    uint256 private constant DRAW_COMMITMENTS = 17;
+    uint256 private constant ROUND_SEEDS = 18;
+    uint256 private constant DRAWS = 19;
 
     /// @dev Words of a Task: 7 fixed (3 packed, sharesBps, bounty, specDigest, checkpointRoot), then two strings.
     uint256 private constant TASK_WORDS = 7;
@@ -169,6 +172,28 @@ library TaskState {
     function dissented(IExtsload registry, uint256 taskId, uint256 round, address node) internal view returns (bool) {
         bytes32 at = _key(uint256(uint160(node)), _key(round, _key(taskId, _field(DISSENTED))));
         return uint256(registry.extsload(at)) != 0;
+    }
+
+    /// @notice `node`'s draw commitment for `round`, stored by its reveal of `round - 1` (0 = none).
+    function drawCommitment(IExtsload registry, uint256 taskId, uint256 round, address node)
+        internal
+        view
+        returns (bytes32)
+    {
+        return registry.extsload(_key(uint256(uint160(node)), _key(round, _key(taskId, _field(DRAW_COMMITMENTS)))));
+    }
+
+    /// @notice The seed of `round`'s draws (0 before the round started, and for round 0).
+    function roundSeed(IExtsload registry, uint256 taskId, uint256 round) internal view returns (bytes32) {
+        return registry.extsload(_key(round, _key(taskId, _field(ROUND_SEEDS))));
+    }
+
+    /// @notice `round`'s draw masks (submission bits): drawn (to be opened), opened, forced.
+    function draws(IExtsload registry, uint256 taskId, uint256 round) internal view returns (DrawMasks memory d) {
+        uint256 w = uint256(registry.extsload(_key(round, _key(taskId, _field(DRAWS)))));
+        d.drawn = uint64(w);
+        d.opened = uint64(w >> 64);
+        d.forced = uint64(w >> 128);
     }
 
     // ---------------------------------------------------------------- slots and words

@@ -39,6 +39,12 @@ struct TaskStorage {
     // Validators that rejected work a quorum accepted (SPECIFICATION.md 5.5): their round pay is
     // held until a dispute they open proves the work bad (DisputeManager.releasePay).
     mapping(uint256 taskId => mapping(uint256 round => mapping(address node => bool))) dissented;
+    // Forced errors (SPECIFICATION.md 5.5.3): each worker's draw commitment for a round (the salt of
+    // its reveal in the round before), each round's seed (the hash of the block before its
+    // SampleCommit began; none for round 0, which has no draws) and the round's draw masks.
+    mapping(uint256 taskId => mapping(uint256 round => mapping(address node => bytes32))) drawCommitments;
+    mapping(uint256 taskId => mapping(uint256 round => bytes32)) roundSeeds;
+    mapping(uint256 taskId => mapping(uint256 round => DrawMasks)) draws;
 }
 
 /// @notice Where the registry's TaskStorage lives.
@@ -61,10 +67,21 @@ struct AggregateKey {
     uint64 mask;
 }
 
-/// @notice One BLS aggregate attestation: the validator slots that signed and the bitmap they voted.
+/// @notice One BLS aggregate attestation: the validator slots that signed and the vote they cast
+///         (accept and plant bits, as in ITaskRegistry.Attestation).
 struct Ballot {
     uint64 signers;
     uint64 acceptBitmap;
+    uint64 plantBitmap;
+}
+
+/// @notice A round's draws, by submission bit (sampler slot i: bit i; the trainer: bit numSamplers):
+///         `drawn`, the submissions whose worker has a draw to open (set by its reveal: it had a
+///         draw commitment for the round); `opened`, those opened; `forced`, those opened forced.
+struct DrawMasks {
+    uint64 drawn;
+    uint64 opened;
+    uint64 forced;
 }
 
 /// @notice The aggregate attestations of one round: every slot they cover (`votedMask`) and the

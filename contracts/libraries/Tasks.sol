@@ -15,6 +15,12 @@ library Tasks {
         return t.numValidators;
     }
 
+    /// @notice The bit of submission (`role`, `slot`) in a round's bitmaps (votes, revealed, draws):
+    ///         sampler slot i is bit i, the trainer bit numSamplers.
+    function submissionBit(ITaskRegistry.Task storage t, Role role, uint256 slot) internal view returns (uint256) {
+        return 1 << (role == Role.Trainer ? t.numSamplers : slot);
+    }
+
     /// @notice The phase in which `role` does its round's work (commits a result, or seals a vote).
     function workPhase(Role role) internal pure returns (ITaskRegistry.Phase) {
         if (role == Role.Sampler) return ITaskRegistry.Phase.SampleCommit;

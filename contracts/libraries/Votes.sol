@@ -2,7 +2,7 @@
 pragma solidity 0.8.30;
 
 import {ITaskRegistry} from "../interfaces/ITaskRegistry.sol";
-import {TaskStorage, AggregateVotes} from "./TaskStorage.sol";
+import {TaskStorage, AggregateVotes, Ballot} from "./TaskStorage.sol";
 
 /// @title Votes
 /// @notice A validator slot's vote in a round, whichever way it arrived: its own `attest`
@@ -21,7 +21,8 @@ library Votes {
         if (agg.votedMask & bit == 0) return a;
         // The slot is in exactly one ballot: an aggregate never covers a slot that already voted.
         for (uint256 i = 0; i < agg.count; ++i) {
-            if (agg.ballots[i].signers & bit != 0) return ITaskRegistry.Attestation(true, agg.ballots[i].acceptBitmap);
+            Ballot storage b = agg.ballots[i];
+            if (b.signers & bit != 0) return ITaskRegistry.Attestation(true, b.acceptBitmap, b.plantBitmap);
         }
     }
 

@@ -7,8 +7,10 @@ import {IProtocolConfig} from "../interfaces/IProtocolConfig.sol";
 import {IExtsload} from "../interfaces/IExtsload.sol";
 import {Role} from "../libraries/Types.sol";
 import {TaskState} from "../libraries/TaskState.sol";
+import {DrawMasks} from "../libraries/TaskStorage.sol";
 import {DisputeState} from "../libraries/DisputeState.sol";
 import {Tasks} from "../libraries/Tasks.sol";
+import {ForcedErrors} from "../libraries/ForcedErrors.sol";
 import {AggregateAttest} from "../libraries/AggregateAttest.sol";
 
 /// @title StateView
@@ -132,6 +134,60 @@ contract StateView {
     ///         round, acceptBitmap)).
     function attestationMessage(uint256 taskId, uint256 round, uint256 acceptBitmap) external view returns (bytes32) {
         return AggregateAttest.message(address(registry), taskId, round, acceptBitmap);
+    }
+
+    // ---------------------------------------------------------------- forced errors (SPECIFICATION.md 5.5.3)
+
+    /// @notice The seed of `round`'s draws: the hash of the block before its SampleCommit phase
+    ///         began (0 before that, and for round 0, which has no draws).
+    function roundSeed(uint256 taskId, uint256 round) external view returns (bytes32) {
+        return TaskState.roundSeed(registry, taskId, round);
+    }
+
+    /// @notice `node`'s draw commitment for `round`: the salt of its reveal in `round - 1` (0 = none:
+    ///         it did not reveal then, or revealed with a zero salt; never for round 0).
+    function drawCommitmentOf(uint256 taskId, uint256 round, address node) external view returns (bytes32) {
+        return TaskState.drawCommitment(registry, taskId, round, node);
+    }
+
+    /// @notice The submissions of `round` (bit i = sampler slot i, bit numSamplers = the trainer)
+    ///         whose worker opened its draw forced.
+    function forcedMask(uint256 taskId, uint256 round) external view returns (uint256) {
+        return TaskState.draws(registry, taskId, round).forced;
+    }
+
+    /// @notice The submissions of `round` whose worker opened its draw (bits as in forcedMask).
+    function openedDrawMask(uint256 taskId, uint256 round) external view returns (uint256) {
+        return TaskState.draws(registry, taskId, round).opened;
+    }
+
+    /// @notice The submissions of `round` whose worker must open a draw (it revealed with a draw
+    ///         commitment for the round); one not opened when AttestReveal ends was withheld.
+    function drawnMask(uint256 taskId, uint256 round) external view returns (uint256) {
+        return TaskState.draws(registry, taskId, round).drawn;
+    }
+
+    /// @notice openedDrawMask and forcedMask in one call.
+    function drawsOf(uint256 taskId, uint256 round) external view returns (uint256 opened, uint256 forced) {
+        DrawMasks memory d = TaskState.draws(registry, taskId, round);
+        return (d.opened, d.forced);
+    }
+
+    /// @notice The draw commitment a worker's reveal in `round - 1` carries as its salt, opened in
+    ///         `round` by `secret` (TaskRegistry.openDraw): keccak256(abi.encode(taskId, round, node, secret)).
+    function drawCommitmentFor(uint256 taskId, uint256 round, address node, bytes32 secret)
+        external
+        pure
+        returns (bytes32)
+    {
+        return ForcedErrors.drawCommitment(taskId, round, node, secret);
+    }
+
+    /// @notice The forced-error rate in basis points (ProtocolConfig.forcedErrorBps): a draw opened
+    ///         with `secret` in a round seeded `seed` is forced when
+    ///         uint256(keccak256(abi.encode(secret, seed))) % 10_000 < forcedErrorBps().
+    function forcedErrorBps() external view returns (uint256) {
+        return config.forcedErrorBps();
     }
 
     // ---------------------------------------------------------------- disputes

@@ -101,6 +101,7 @@ export function getProtocol(): Protocol {
     p.disputeWindow = BigInt.zero();
     p.voteWindow = BigInt.zero();
     p.minBond = BigInt.zero();
+    p.forcedErrorBps = 0;
     p.totalStaked = BigInt.zero();
     p.totalEscrow = BigInt.zero();
   }

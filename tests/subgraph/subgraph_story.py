@@ -180,7 +180,9 @@ class Story(Scenario):
             self.finalize(accepted=[*SAMPLERS, TRAINER])
         return tx
 
-    def finalize(self, accepted: list) -> None:
+    def finalize(self, accepted: list, unpaid: tuple = ()) -> None:
+        """Verdicts, pay and the next round; validators in `unpaid` (an outvoted acceptance, a missed
+        plant) earn nothing and keep their reputation."""
         r = self.round
         workers = [(s, Role.SAMPLER, i) for i, s in enumerate(SAMPLERS)] + [(TRAINER, Role.TRAINER, 0)]
         for node, role, slot in workers:
@@ -193,6 +195,8 @@ class Story(Scenario):
             if node in accepted:
                 self.pay(node, role)
         for v in VALIDATORS:
+            if v in unpaid:
+                continue
             self.reputation(v, Outcome.ACCEPTED)
             self.pay(v, Role.VALIDATOR)
         self.emit("TaskRegistry", "RoundFinalized", taskId=self.task_id, round=r, checkpointRoot=word(0x400 + r),
@@ -326,6 +330,41 @@ def dissent_story() -> Story:
     return s
 
 
+def forced_story() -> Story:
+    """Forced errors (SPECIFICATION.md 5.5.3): round 0 as usual; in round 1 the workers open their
+    draws (sampler 0 forced), V1 and V2 answer "plant" on sampler 0 (bit 64) in one aggregate and V0
+    accepts everything: it missed the plant and earns nothing that round; sampler 0 is accepted."""
+    s = Story(bounty=1000 * TOKEN, rounds=2)
+    s.stake_everyone()
+    s.create_task()
+    s.fill()
+    s.commit_and_reveal()
+    s.attest_all_accept()
+    s.commit_and_reveal()
+    r, accept = s.round, (1 << (len(SAMPLERS) + 1)) - 1
+    for v, node in enumerate(VALIDATORS):
+        with s.tx(node):
+            s.emit("TaskRegistry", "AttestationCommitted", taskId=s.task_id, round=r, validator=node, slot=v,
+                   commitment=word(0x600 + v))
+            if v == len(VALIDATORS) - 1:
+                s.phase(Phase.ATTEST_REVEAL)
+    workers = [(n, Role.SAMPLER, i) for i, n in enumerate(SAMPLERS)] + [(TRAINER, Role.TRAINER, 0)]
+    for i, (node, role, slot) in enumerate(workers):
+        with s.tx(node):
+            s.emit("TaskRegistry", "DrawOpened", taskId=s.task_id, round=r, node=node, role=role, slot=slot,
+                   forced=i == 0)
+    with s.tx(VALIDATORS[0]):
+        s.emit("TaskRegistry", "Attested", taskId=s.task_id, round=r, validator=VALIDATORS[0], slot=0,
+               acceptBitmap=accept)
+    with s.tx("0x" + "0f" * 20):
+        s.emit("TaskRegistry", "AggregateAttested", taskId=s.task_id, round=r, signerBitmap=0b110,
+               acceptBitmap=(accept & ~1) | (1 << 64))
+        s.emit("TaskRegistry", "PlantMissed", taskId=s.task_id, round=r, node=VALIDATORS[0], validatorSlot=0,
+               bitsMissed=1)
+        s.finalize(accepted=[*SAMPLERS, TRAINER], unpaid=(VALIDATORS[0],))
+    return s
+
+
 def stake_story() -> Story:
     """One sampler's stake through every StakeManager event, with a slash that empties the active
     stake and bites into the unbonding one (StakeManager.slash)."""
@@ -375,6 +414,7 @@ def governance_story() -> Story:
     s.emit("ProtocolConfig", "DisputeWindowSet", window=86400)
     s.emit("ProtocolConfig", "VoteWindowSet", window=86400)
     s.emit("ProtocolConfig", "MinBondSet", bond=BOND)
+    s.emit("ProtocolConfig", "ForcedErrorBpsSet", bps=5000)
     s.emit("RLToken", "Transfer", **{"from": "0x" + "00" * 20, "to": ADMIN, "value": 10**9 * TOKEN})
     s.emit("RLToken", "Approval", owner=REQUESTER, spender=s.addresses["TaskRegistry"], value=5 * TOKEN)
     s.emit("RLToken", "Approval", owner=REQUESTER, spender=s.addresses["TaskRegistry"], value=7 * TOKEN)
@@ -434,4 +474,4 @@ def roles_story() -> Story:
 
 
 STORIES = {"lifecycle": lifecycle_story, "dispute": dispute_story, "dissent": dissent_story,
-           "stake": stake_story, "governance": governance_story, "roles": roles_story}
+           "stake": stake_story, "governance": governance_story, "roles": roles_story, "forced": forced_story}

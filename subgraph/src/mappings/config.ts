@@ -2,6 +2,7 @@
 // Its AccessControl events go through common.ts like every other contract's.
 import {
   DisputeWindowSet,
+  ForcedErrorBpsSet,
   MinBondSet,
   RoleSharesSet,
   SlashBpsSet,
@@ -48,6 +49,13 @@ export function handleVoteWindowSet(event: VoteWindowSet): void {
   protocol.voteWindow = event.params.window;
   protocol.save();
   recordParameter(event, "VoteWindowSet", null, event.params.window.toString());
+}
+
+export function handleForcedErrorBpsSet(event: ForcedErrorBpsSet): void {
+  const protocol = getProtocol();
+  protocol.forcedErrorBps = event.params.bps.toI32();
+  protocol.save();
+  recordParameter(event, "ForcedErrorBpsSet", null, event.params.bps.toString());
 }
 
 export function handleMinBondSet(event: MinBondSet): void {

@@ -8,9 +8,11 @@ import {
   DisputeManagerSet,
   Dissented,
   DrawArmed,
+  DrawOpened,
   Paused,
   PayReclaimed,
   PhaseStarted,
+  PlantMissed,
   ResultCommitted,
   ResultRevealed,
   RewardEarned,
@@ -29,10 +31,12 @@ import {
   Assignment,
   Attestation,
   Dissent,
+  Draw,
   HeldPay,
   Node,
   PauseEvent,
   Payout,
+  PlantMiss,
   Slot,
   Submission,
   Task,
@@ -227,7 +231,8 @@ export function handleAggregateAttested(event: AggregateAttested): void {
   aggregate.task = taskId(p.taskId);
   aggregate.round = round.id;
   aggregate.signerBitmap = p.signerBitmap;
-  aggregate.acceptBitmap = p.acceptBitmap;
+  aggregate.acceptBitmap = acceptBits(p.acceptBitmap);
+  aggregate.plantBitmap = plantBits(p.acceptBitmap);
   aggregate.signerCount = bitCount(p.signerBitmap);
   aggregate.submitter = event.transaction.from;
   aggregate.blockNumber = event.block.number;
@@ -271,6 +276,37 @@ export function handleDissented(event: Dissented): void {
   dissent.timestamp = event.block.timestamp;
   dissent.transactionHash = event.transaction.hash;
   dissent.save();
+}
+
+export function handleDrawOpened(event: DrawOpened): void {
+  const p = event.params;
+  const sub = loadSubmission(p.taskId, p.round, p.role, p.slot);
+  sub.forced = p.forced;
+  sub.save();
+  const draw = new Draw(sub.id);
+  draw.task = taskId(p.taskId);
+  draw.round = roundId(p.taskId, p.round);
+  draw.submission = sub.id;
+  draw.node = getNode(p.node).id;
+  draw.role = roleName(p.role);
+  draw.slot = p.slot.toI32();
+  draw.forced = p.forced;
+  draw.timestamp = event.block.timestamp;
+  draw.transactionHash = event.transaction.hash;
+  draw.save();
+}
+
+export function handlePlantMissed(event: PlantMissed): void {
+  const p = event.params;
+  const miss = new PlantMiss(roundId(p.taskId, p.round) + "-" + p.validatorSlot.toString());
+  miss.task = taskId(p.taskId);
+  miss.round = roundId(p.taskId, p.round);
+  miss.validator = getNode(p.node).id;
+  miss.slot = p.validatorSlot.toI32();
+  miss.bitsMissed = p.bitsMissed;
+  miss.timestamp = event.block.timestamp;
+  miss.transactionHash = event.transaction.hash;
+  miss.save();
 }
 
 export function handleRewardEarned(event: RewardEarned): void {
@@ -439,12 +475,23 @@ function saveAttestation(
   a.round = round;
   a.validator = validator;
   a.slot = slot;
-  a.acceptBitmap = acceptBitmap;
+  a.acceptBitmap = acceptBits(acceptBitmap);
+  a.plantBitmap = plantBits(acceptBitmap);
   a.aggregate = aggregate;
   a.blockNumber = event.block.number;
   a.timestamp = event.block.timestamp;
   a.transactionHash = event.transaction.hash;
   a.save();
+}
+
+/** The accept bits of a vote as the registry emits it (bit i accepts submission i, i < 64). */
+function acceptBits(vote: BigInt): BigInt {
+  return vote.bitAnd(BigInt.fromU64(u64.MAX_VALUE));
+}
+
+/** The plant answers of a vote as the registry emits it (bit 64 + i: "plant" for submission i). */
+function plantBits(vote: BigInt): BigInt {
+  return vote.rightShift(64).bitAnd(BigInt.fromU64(u64.MAX_VALUE));
 }
 
 function setPaused(event: ethereum.Event, paused: bool, account: Bytes): void {

@@ -77,8 +77,10 @@ abstract contract BlsFixture is RegistryFixture {
         }
     }
 
-    /// @dev Opens the sealed votes of slots `slotMask` for `bitmap` with one aggregate (AttestReveal).
+    /// @dev Opens the workers' draws still to open, then the sealed votes of slots `slotMask` for
+    ///      `bitmap` with one aggregate (AttestReveal).
     function _attestAggregate(uint256 taskId, uint256 bitmap, uint256 slotMask) internal {
+        _openDraws(taskId);
         (uint256[2] memory sigma, uint256[4] memory apk2) = _aggregate(taskId, bitmap, slotMask);
         registry.attestAggregate(taskId, _task(taskId).round, bitmap, slotMask, sigma, apk2, _saltsOf(taskId, slotMask));
     }

@@ -249,14 +249,16 @@ abstract contract RegistryFixture is TestBase {
         return keccak256(abi.encode("root", node, round));
     }
 
-    function _salt(address node, uint256 round) internal pure returns (bytes32) {
-        return keccak256(abi.encode("salt", node, round));
+    /// @dev The salt of `node`'s result of `round`: a real draw commitment for round + 1 (forced
+    ///      errors, SPECIFICATION.md 5.5.3), so that every multi-round test opens its draws.
+    function _salt(uint256 taskId, address node, uint256 round) internal view returns (bytes32) {
+        return _drawCommitmentOf(taskId, round + 1, node);
     }
 
     /// @dev The commitment of SPECIFICATION.md 5.4, computed independently of `commitmentFor`.
-    function _commitmentOf(uint256 taskId, uint256 round, address node) internal pure returns (bytes32) {
+    function _commitmentOf(uint256 taskId, uint256 round, address node) internal view returns (bytes32) {
         return keccak256(
-            abi.encode(taskId, round, node, _root(node, round), keccak256(bytes(RESULT_CID)), _salt(node, round))
+            abi.encode(taskId, round, node, _root(node, round), keccak256(bytes(RESULT_CID)), _salt(taskId, node, round))
         );
     }
 
@@ -270,9 +272,55 @@ abstract contract RegistryFixture is TestBase {
     function _reveal(uint256 taskId, address node) internal {
         uint256 round = _task(taskId).round;
         bytes32 root = _root(node, round);
-        bytes32 salt = _salt(node, round);
+        bytes32 salt = _salt(taskId, node, round);
         vm.prank(node);
         registry.reveal(taskId, root, RESULT_CID, salt);
+    }
+
+    // ------------------------------------------------------------ draws (forced errors)
+
+    /// @dev Draw secrets a test chose (see `_drawSecret`), by task, node and round.
+    mapping(uint256 taskId => mapping(address node => mapping(uint256 round => bytes32))) internal chosenSecret;
+
+    /// @dev The draw secret `node` holds for `round` (committed by its reveal of round - 1): one a
+    ///      test chose, else a fixed one.
+    function _drawSecret(uint256 taskId, address node, uint256 round) internal view returns (bytes32) {
+        bytes32 chosen = chosenSecret[taskId][node][round];
+        return chosen != bytes32(0) ? chosen : keccak256(abi.encode("draw-secret", taskId, node, round));
+    }
+
+    /// @dev The draw commitment of SPECIFICATION.md 5.5.3, computed independently of `drawCommitmentFor`.
+    function _drawCommitmentOf(uint256 taskId, uint256 round, address node) internal view returns (bytes32) {
+        return keccak256(abi.encode(taskId, round, node, _drawSecret(taskId, node, round)));
+    }
+
+    /// @dev Whether `node`'s draw of `round` is forced, computed independently of the registry.
+    function _isForced(uint256 taskId, address node, uint256 round) internal view returns (bool) {
+        bytes32 seed = stateView.roundSeed(taskId, round);
+        return uint256(keccak256(abi.encode(_drawSecret(taskId, node, round), seed))) % 10_000 < config.forcedErrorBps();
+    }
+
+    /// @dev AttestReveal phase: `node` opens its draw of the current round.
+    function _openDraw(uint256 taskId, address node) internal {
+        uint256 round = _task(taskId).round;
+        vm.prank(node);
+        registry.openDraw(taskId, round, _drawSecret(taskId, node, round));
+    }
+
+    /// @dev The submitter of submission bit `i` of the current round.
+    function _submitterOf(uint256 taskId, uint256 i) internal view returns (address) {
+        ITaskRegistry.Task memory t = _task(taskId);
+        Role role = i == t.numSamplers ? Role.Trainer : Role.Sampler;
+        return stateView.submissionOf(taskId, t.round, role, i == t.numSamplers ? 0 : i).node;
+    }
+
+    /// @dev AttestReveal phase: every worker with a draw still to open opens it.
+    function _openDraws(uint256 taskId) internal {
+        ITaskRegistry.Task memory t = _task(taskId);
+        uint256 toOpen = stateView.drawnMask(taskId, t.round) & ~stateView.openedDrawMask(taskId, t.round);
+        for (uint256 i = 0; i <= t.numSamplers; ++i) {
+            if ((toOpen >> i) & 1 == 1) _openDraw(taskId, _submitterOf(taskId, i));
+        }
     }
 
     // ------------------------------------------------------------ sealed votes
@@ -317,8 +365,10 @@ abstract contract RegistryFixture is TestBase {
         registry.attest(taskId, round, bitmap, _voteSalt(validator, round));
     }
 
-    /// @dev Opens every sealed vote of the round in slot order (the last one finalizes the round).
+    /// @dev Opens every draw still to open, then every sealed vote of the round in slot order (the
+    ///      last one finalizes the round).
     function _openAll(uint256 taskId) internal {
+        _openDraws(taskId);
         ITaskRegistry.Task memory t = _task(taskId);
         for (uint256 v = 0; v < t.numValidators; ++v) {
             if (stateView.attestCommitmentOf(taskId, t.round, v) != bytes32(0)) _open(taskId, _validatorAt(taskId, v));

@@ -21,6 +21,7 @@ contract ProtocolConfigDeploymentTest is RegistryFixture {
         assertEq(config.disputeWindow(), 1 days, "dispute window");
         assertEq(config.voteWindow(), 1 days, "vote window");
         assertEq(config.minBond(), 100e18, "min bond");
+        assertEq(config.forcedErrorBps(), 5000, "forced-error rate");
     }
 
     function test_constructor_emitsEveryDefault() public {
@@ -37,6 +38,8 @@ contract ProtocolConfigDeploymentTest is RegistryFixture {
         emit IProtocolConfig.VoteWindowSet(1 days);
         vm.expectEmit(true, true, true, true);
         emit IProtocolConfig.MinBondSet(100e18);
+        vm.expectEmit(true, true, true, true);
+        emit IProtocolConfig.ForcedErrorBpsSet(5000);
         new ProtocolConfig(fresh, treasury);
     }
 
@@ -84,5 +87,6 @@ contract ProtocolConfigDeploymentTest is RegistryFixture {
         assertEq(config.MAX_VOTE_WINDOW(), 36 hours, "max vote window");
         assertEq(config.MIN_BOND(), 1e18, "min bond bound");
         assertEq(config.MAX_BOND(), 100_000e18, "max bond bound");
+        assertEq(config.MAX_FORCED_ERROR_BPS(), 5000, "max forced-error rate");
     }
 }

@@ -103,6 +103,14 @@ contract Handler {
     uint256 public ghostKeysReplaced; // a second registration that succeeded: must stay 0
     uint256 public ghostAggregatesWithNonSigners; // honest aggregates with a mask slot that did not sign
     uint256 public ghostAggregatesAfterSoloVotes; // honest aggregates in a round with votes opened alone
+    // Forced errors: draws opened (and how many forced), openings with a wrong secret tried and
+    // accepted (must stay 0), PlantMissed events.
+    uint256 public ghostDrawsOpened;
+    uint256 public ghostForcedDraws;
+    uint256 public ghostBadDrawOpensTried;
+    uint256 public ghostBadDrawOpensAccepted;
+    uint256 public ghostPlantMissed;
+    uint256 public ghostForcedMismatches; // DrawOpened.forced differing from the handler's own computation
 
     mapping(bytes32 action => uint256) public calls;
     mapping(bytes32 action => uint256) public successes;
@@ -386,10 +394,12 @@ contract Handler {
     }
 
     /// @notice Seals a vote (Attest) or opens one (AttestReveal; 1 in 5 with a wrong salt, which
-    ///         must revert).
+    ///         must revert); in AttestReveal, first (1 in 3) a worker opens its draw, with a wrong
+    ///         secret 1 in 4 times (which must revert).
     function attest(uint256 taskSeed, uint256 nodeSeed, uint256 bitmapSeed) external {
         uint256 taskId = _pickTask(taskSeed);
         if (taskId == 0) return;
+        if (bitmapSeed % 3 == 1 && _openDraw(taskId, nodeSeed, (bitmapSeed >> 4) % 4 == 0)) return;
         uint256 bitmap = bitmapSeed % 3 == 0 ? bitmapSeed >> 2 : type(uint256).max;
         // 1 in 4: first a forged aggregate (wrong message or wrong signer set), which must revert.
         if (bitmapSeed % 4 == 0) _attestAggregate(taskId, nodeSeed, 1 + (bitmapSeed >> 8) % 3);
@@ -432,6 +442,11 @@ contract Handler {
                 uint256 bitmap = contrarian ? ~_truthfulBitmap(taskId, t) : _truthfulBitmap(taskId, t);
                 if (!_sealVote(taskId, seed, bitmap)) _advance(taskId, 0, true);
             } else if (t.phase == ITaskRegistry.Phase.AttestReveal) {
+                // Workers open their draws first (in tasks other than the clean ones, 1 in 4 steps
+                // leaves them for later: a worker may end up withholding its draw; 1 in 8 first tries
+                // a wrong secret, which must revert).
+                bool later = !_clean(taskId) && seed % 4 == 3;
+                if (!later && _openDraw(taskId, seed, (seed >> 12) % 8 == 0)) return;
                 // 1 in 3: the sealed votes of some registered validators are opened by one BLS
                 // aggregate, now and then after a forged one (which must revert, leaving no trace).
                 if (seed % 3 == 2 && (seed >> 4) % 3 == 0) _attestAggregate(taskId, seed >> 8, 1 + (seed >> 6) % 3);
@@ -558,10 +573,11 @@ contract Handler {
         else return false;
         address node = _worker(taskId, t, role, nodeSeed, true);
         if (node == address(0)) return false;
+        // The salt is the node's draw commitment for the next round (forced errors).
         Secret memory sec = Secret({
             root: keccak256(abi.encode("root", resultSeed)),
             cid: string(abi.encodePacked("bafy", bytes4(uint32(resultSeed)))),
-            salt: keccak256(abi.encode("salt", resultSeed, node)),
+            salt: _nextDrawCommitment(taskId, t.round, node),
             honest: honest
         });
         bytes32 commitment = junk
@@ -600,6 +616,70 @@ contract Handler {
             _fail();
             return false;
         }
+    }
+
+    /// @dev `node`'s draw commitment for the round after `round` (its reveal's salt).
+    function _nextDrawCommitment(uint256 taskId, uint256 round, address node) internal view returns (bytes32) {
+        return stateView.drawCommitmentFor(taskId, round + 1, node, _drawSecret(taskId, round + 1, node));
+    }
+
+    function _drawSecret(uint256 taskId, uint256 round, address node) internal pure returns (bytes32) {
+        return keccak256(abi.encode("draw-secret", taskId, round, node));
+    }
+
+    /// @dev Whether `node`'s draw of `round` is forced (computed here, from the secret and the seed).
+    function _forced(uint256 taskId, uint256 round, address node) internal view returns (bool) {
+        bytes32 seed = stateView.roundSeed(taskId, round);
+        uint256 value = uint256(keccak256(abi.encode(_drawSecret(taskId, round, node), seed)));
+        return value % 10_000 < stateView.forcedErrorBps();
+    }
+
+    /// @dev AttestReveal phase: a worker with a draw still to open opens it (with a wrong secret:
+    ///      must revert).
+    function _openDraw(uint256 taskId, uint256 seed, bool wrongSecret) internal returns (bool) {
+        ITaskRegistry.Task memory t = stateView.taskOf(taskId);
+        if (t.status != ITaskRegistry.Status.Active || t.phase != ITaskRegistry.Phase.AttestReveal) return false;
+        (address node, uint256 bit) = _drawToOpen(taskId, t, seed);
+        if (node == address(0)) return false;
+        bytes32 secret = _drawSecret(taskId, t.round, node);
+        if (wrongSecret) {
+            secret = bytes32(uint256(secret) ^ 1);
+            ++ghostBadDrawOpensTried;
+        }
+        bool forced = _forced(taskId, t.round, node);
+        _begin("openDraw");
+        vm.prank(node);
+        try registry.openDraw(taskId, t.round, secret) {
+            if (wrongSecret) ++ghostBadDrawOpensAccepted;
+            _checkForced(taskId, t.round, bit, forced);
+            _ok("openDraw");
+            return true;
+        } catch {
+            _fail();
+            return false;
+        }
+    }
+
+    /// @dev A worker of the round with a draw not yet opened (from `seed` on) and its submission bit.
+    function _drawToOpen(uint256 taskId, ITaskRegistry.Task memory t, uint256 seed)
+        internal
+        view
+        returns (address node, uint256 bit)
+    {
+        uint256 toOpen = stateView.drawnMask(taskId, t.round) & ~stateView.openedDrawMask(taskId, t.round);
+        if (toOpen == 0) return (address(0), 0);
+        uint256 n = uint256(t.numSamplers) + 1;
+        uint256 i = seed % n;
+        while ((toOpen >> i) & 1 == 0) i = (i + 1) % n;
+        Role role = i == t.numSamplers ? Role.Trainer : Role.Sampler;
+        node = stateView.submissionOf(taskId, t.round, role, role == Role.Trainer ? 0 : i).node;
+        bit = 1 << i;
+    }
+
+    /// @dev Counts a draw the registry recorded as forced otherwise than computed here.
+    function _checkForced(uint256 taskId, uint256 round, uint256 bit, bool forced) internal {
+        bool recorded = stateView.forcedMask(taskId, round) & bit != 0;
+        if (recorded != forced) ++ghostForcedMismatches;
     }
 
     function _voteSalt(uint256 taskId, uint256 round, address node) internal pure returns (bytes32) {
@@ -752,12 +832,17 @@ contract Handler {
         return taskId % 3 == 1;
     }
 
-    /// @dev What an honest validator votes: accept exactly the honest results.
+    /// @dev What an honest validator votes: accept exactly the honest results, answering "plant" for
+    ///      those whose worker's draw is forced (an honest forced worker planted; the validator finds
+    ///      the plant and nothing else).
     function _truthfulBitmap(uint256 taskId, ITaskRegistry.Task memory t) internal view returns (uint256 bitmap) {
+        uint256 drawn = stateView.drawnMask(taskId, t.round);
         for (uint256 i = 0; i <= t.numSamplers; ++i) {
             Role role = i < t.numSamplers ? Role.Sampler : Role.Trainer;
             ITaskRegistry.Submission memory sub = stateView.submissionOf(taskId, t.round, role, i < t.numSamplers ? i : 0);
-            if (sub.revealed && _secrets[taskId][t.round][sub.node].honest) bitmap |= 1 << i;
+            if (!sub.revealed || !_secrets[taskId][t.round][sub.node].honest) continue;
+            bool forced = (drawn >> i) & 1 == 1 && _forced(taskId, t.round, sub.node);
+            bitmap |= 1 << (forced ? 64 + i : i);
         }
     }
 
@@ -922,6 +1007,12 @@ contract Handler {
             } else if (sig == ITaskRegistry.RoundFinalized.selector) {
                 uint256 taskId = uint256(log.topics[1]);
                 if (!_revealed(taskId, uint256(log.topics[2]), false)) ++ghostRoundsWithoutSample;
+            } else if (sig == ITaskRegistry.DrawOpened.selector) {
+                ++ghostDrawsOpened;
+                (,, bool forced) = abi.decode(log.data, (Role, uint256, bool));
+                if (forced) ++ghostForcedDraws;
+            } else if (sig == ITaskRegistry.PlantMissed.selector) {
+                ++ghostPlantMissed;
             } else if (sig == ITaskRegistry.SlotAssigned.selector) {
                 address node = address(uint160(uint256(log.topics[2])));
                 ++ghostAssignments;

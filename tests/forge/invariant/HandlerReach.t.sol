@@ -59,6 +59,7 @@ contract HandlerReachTest is InvariantBase {
         }
         s = string.concat(s, "tasks=", _u(stateView.taskCount()), " completed=", _u(handler.ghostSettledByStatus(4)), " cancelled=", _u(handler.ghostSettledByStatus(5)), " failed=", _u(handler.ghostSettledByStatus(6)));
         s = string.concat(s, " full=", _u(handler.ghostFullyAcceptedTasks()), " slashes=", _u(handler.ghostSlashes()), " fromUnbonding=", _u(handler.ghostSlashedFromUnbonding()), " recoveries=", _u(handler.ghostRecoveries()), " badReveals=", _u(handler.ghostRejectedReveals()), " withdrawn=", _u(handler.ghostWithdrawn()), " assigned=", _u(handler.ghostAssignments()), " rej=", _u(handler.ghostVacatedByReason(1)), " missed=", _u(handler.ghostVacatedByReason(2)), " aq=", _u(handler.ghostVacatedByReason(3)), " lowrep=", _u(handler.ghostLowReputationClaimsRefused()));
+        s = string.concat(s, " draws=", _u(handler.ghostDrawsOpened()), " forced=", _u(handler.ghostForcedDraws()), " plantMissed=", _u(handler.ghostPlantMissed()), " withheld=", _u(handler.ghostVacatedByReason(5)));
         s = string.concat(s, " aggregates=", _u(handler.ghostAggregates()), " aggregateSigners=", _u(handler.ghostAggregateSigners()), " forgedTried=", _u(handler.ghostForgedAggregatesTried()), " lateKeys=", _u(handler.ghostLateKeys()), " nonSigners=", _u(handler.ghostAggregatesWithNonSigners()), " afterSolo=", _u(handler.ghostAggregatesAfterSoloVotes()));
     }
 
@@ -107,6 +108,11 @@ contract HandlerReachTest is InvariantBase {
         assertGe(handler.calls("registerLateKey"), 4, "replacing keys was tried (invariant: never succeeded)");
         assertGe(handler.ghostAggregatesWithNonSigners(), 1, "an aggregate left a mask slot out (its key subtracted)");
         assertGe(handler.ghostAggregatesAfterSoloVotes(), 1, "an aggregate followed votes opened alone");
+        assertGe(handler.ghostDrawsOpened(), 2, "workers opened draws");
+        assertGe(handler.ghostForcedDraws(), 1, "a draw was forced");
+        assertGe(handler.ghostDrawsOpened() - handler.ghostForcedDraws(), 1, "a draw was not forced");
+        assertGe(handler.ghostBadDrawOpensTried(), 1, "a draw opening with a wrong secret was tried (and refused)");
+        assertGe(handler.ghostPlantMissed(), 1, "a validator missed a plant another found");
         assertGe(handler.totalSuccesses(), STEPS / 4, "a quarter of all actions succeeded (the task cap ends the rest)");
         this.checkAll();
     }

@@ -264,6 +264,14 @@ abstract contract InvariantBase is TestBase {
         _checkNoForgedAggregate();
         _checkAggregateKeys();
         _checkAttestAccounting();
+        _checkDraws();
+    }
+
+    // ------------------------------------------------------------ (l) forced errors
+
+    function _checkDraws() internal view {
+        assertEq(handler.ghostBadDrawOpensAccepted(), 0, "no draw opened with a wrong secret");
+        assertEq(handler.ghostForcedMismatches(), 0, "forced == keccak(secret, seed) % 10000 < forcedErrorBps");
     }
 
     // ------------------------------------------------------------ (i) BLS aggregates
@@ -297,9 +305,11 @@ abstract contract InvariantBase is TestBase {
 
     /// @dev While a task's Attest phase is open, its held validator slots are exactly those still
     ///      expected (pending), those that sealed a vote and those that joined too late to work this
-    ///      round. While AttestReveal is open, pending counts exactly the sealed votes not yet opened,
-    ///      and no sealed slot has voted: what AggregateAttest relies on when it takes a sealed vote
-    ///      as "expected this round and not yet voted" (SPECIFICATION.md 5.5.1).
+    ///      round. While AttestReveal is open, pending counts exactly the sealed votes not yet opened
+    ///      and the workers' draws not yet opened (SPECIFICATION.md 5.5.3), and no sealed slot has
+    ///      voted: what AggregateAttest relies on when it takes a sealed vote as "expected this round
+    ///      and not yet voted" (SPECIFICATION.md 5.5.1). Only revealed submissions have draws, and
+    ///      none is opened before AttestReveal.
     function _checkAttestAccounting() internal view {
         uint256 count = stateView.taskCount();
         for (uint256 id = 1; id <= count; ++id) {
@@ -307,6 +317,11 @@ abstract contract InvariantBase is TestBase {
             if (t.status != ITaskRegistry.Status.Active || t.phase < ITaskRegistry.Phase.Attest) continue;
             uint256 accounted = t.pending;
             uint256 sealedVotes;
+            uint256 unopened = stateView.drawnMask(id, t.round) & ~stateView.openedDrawMask(id, t.round);
+            uint256 drawsToOpen;
+            for (uint256 i = 0; i <= t.numSamplers; ++i) {
+                if ((unopened >> i) & 1 == 1) ++drawsToOpen;
+            }
             for (uint256 v = 0; v < t.numValidators; ++v) {
                 ITaskRegistry.Slot memory slot = stateView.slotOf(id, Role.Validator, v);
                 bool isSealed = stateView.attestCommitmentOf(id, t.round, v) != bytes32(0);
@@ -321,7 +336,12 @@ abstract contract InvariantBase is TestBase {
             if (t.phase == ITaskRegistry.Phase.Attest) {
                 assertEq(t.filledValidators, accounted, "Attest: filledValidators == pending + sealed + late joiners");
             } else {
-                assertEq(t.pending, sealedVotes, "AttestReveal: pending == sealed votes not yet opened");
+                assertEq(t.pending, sealedVotes + drawsToOpen, "AttestReveal: pending == sealed votes + draws not yet opened");
+            }
+            // Draws (forced errors): only revealed submissions have one, and none opens before AttestReveal.
+            assertEq(stateView.drawnMask(id, t.round) & ~uint256(t.revealedMask), 0, "a draw is a revealed submission's");
+            if (t.phase == ITaskRegistry.Phase.Attest) {
+                assertEq(stateView.openedDrawMask(id, t.round), 0, "no draw opened before AttestReveal");
             }
         }
     }

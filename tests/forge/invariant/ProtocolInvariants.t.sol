@@ -92,13 +92,18 @@ contract ProtocolInvariants is InvariantBase {
         _checkNoForgedAggregate();
     }
 
+    /// (l) a draw opens only with its secret, and is forced exactly as the formula says.
+    function invariant_drawsOpenOnlyWithTheirSecret() public view {
+        _checkDraws();
+    }
+
     /// (j) each task's aggregate key == sum of the G1 keys of its BLS mask's slot holders.
     function invariant_aggregateKeys() public view {
         _checkAggregateKeys();
     }
 
     /// (k) Attest: filledValidators == pending + sealed + late joiners; AttestReveal: pending ==
-    ///     sealed votes not yet opened, none of which has voted.
+    ///     sealed votes + draws not yet opened, no sealed vote has voted; draws are revealed work's.
     function invariant_attestAccounting() public view {
         _checkAttestAccounting();
     }

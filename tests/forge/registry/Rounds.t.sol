@@ -135,7 +135,7 @@ contract RoundsTest is RegistryFixture {
 
     function test_commitmentFor_isTheSpecifiedHash() public view {
         bytes32 root = _root(s0, 4);
-        bytes32 salt = _salt(s0, 4);
+        bytes32 salt = _salt(taskId, s0, 4);
         assertEq(
             stateView.commitmentFor(taskId, 4, s0, root, RESULT_CID, salt), _commitmentOf(taskId, 4, s0), "commitment"
         );
@@ -190,19 +190,19 @@ contract RoundsTest is RegistryFixture {
     function test_reveal_rejectsZeroRoot() public {
         _commitSamplers(taskId);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.InvalidResult.selector));
-        _revealAs(s0, bytes32(0), RESULT_CID, _salt(s0, 0));
+        _revealAs(s0, bytes32(0), RESULT_CID, _salt(taskId, s0, 0));
     }
 
     function test_reveal_rejectsEmptyCid() public {
         _commitSamplers(taskId);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.InvalidResult.selector));
-        _revealAs(s0, _root(s0, 0), "", _salt(s0, 0));
+        _revealAs(s0, _root(s0, 0), "", _salt(taskId, s0, 0));
     }
 
     function test_reveal_rejectsCidLongerThan128Bytes() public {
         _commitSamplers(taskId);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.InvalidResult.selector));
-        _revealAs(s0, _root(s0, 0), string(new bytes(129)), _salt(s0, 0));
+        _revealAs(s0, _root(s0, 0), string(new bytes(129)), _salt(taskId, s0, 0));
     }
 
     function test_reveal_rejectsWrongSalt() public {
@@ -218,14 +218,14 @@ contract RoundsTest is RegistryFixture {
         vm.prank(s1);
         registry.commit(taskId, copied);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.CommitmentMismatch.selector, taskId, s1));
-        _revealAs(s1, _root(s0, 0), RESULT_CID, _salt(s0, 0));
+        _revealAs(s1, _root(s0, 0), RESULT_CID, _salt(taskId, s0, 0));
     }
 
     function test_reveal_rejectsSecondReveal() public {
         _commitSamplers(taskId);
         _reveal(taskId, s0);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.AlreadyRevealed.selector, taskId, s0));
-        _revealAs(s0, _root(s0, 0), RESULT_CID, _salt(s0, 0));
+        _revealAs(s0, _root(s0, 0), RESULT_CID, _salt(taskId, s0, 0));
     }
 
     function test_reveal_revertsDuringCommitPhase() public {
@@ -233,7 +233,7 @@ contract RoundsTest is RegistryFixture {
         vm.expectRevert(
             abi.encodeWithSelector(ITaskRegistry.WrongPhase.selector, taskId, ITaskRegistry.Phase.SampleCommit)
         );
-        _revealAs(s0, _root(s0, 0), RESULT_CID, _salt(s0, 0));
+        _revealAs(s0, _root(s0, 0), RESULT_CID, _salt(taskId, s0, 0));
     }
 
     function test_reveal_revertsAfterTheDeadline() public {
@@ -241,7 +241,7 @@ contract RoundsTest is RegistryFixture {
         uint256 deadline = _task(taskId).phaseDeadline;
         _warpPastPhase(taskId);
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.DeadlinePassed.selector, taskId, deadline));
-        _revealAs(s0, _root(s0, 0), RESULT_CID, _salt(s0, 0));
+        _revealAs(s0, _root(s0, 0), RESULT_CID, _salt(taskId, s0, 0));
     }
 
     function test_reveal_revertsForSamplerWhoJoinsNextRound() public {
@@ -250,14 +250,14 @@ contract RoundsTest is RegistryFixture {
         _claim(taskId, samplers[2], Role.Sampler); // joins during SampleReveal: starts next round
         assertEq(stateView.slotOf(taskId, Role.Sampler, 1).sinceRound, 1, "since next round");
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.NotExpectedThisRound.selector, taskId, 0, 1));
-        _revealAs(samplers[2], _root(samplers[2], 0), RESULT_CID, _salt(samplers[2], 0));
+        _revealAs(samplers[2], _root(samplers[2], 0), RESULT_CID, _salt(taskId, samplers[2], 0));
     }
 
     function test_reveal_revertsWhilePaused() public {
         _commitSamplers(taskId);
         _pause();
         vm.expectRevert(abi.encodeWithSelector(Pausable.EnforcedPause.selector));
-        _revealAs(s0, _root(s0, 0), RESULT_CID, _salt(s0, 0));
+        _revealAs(s0, _root(s0, 0), RESULT_CID, _salt(taskId, s0, 0));
     }
 
     // ------------------------------------------------------------ attest

@@ -8,7 +8,7 @@ import {IProtocolConfig} from "../../../contracts/interfaces/IProtocolConfig.sol
 import {Role} from "../../../contracts/libraries/Types.sol";
 import {Votes} from "../../../contracts/libraries/Votes.sol";
 import {Disputes} from "../../../contracts/libraries/Disputes.sol";
-import {TaskStorage, TaskStorageSlot, AggregateVotes, Ballot} from "../../../contracts/libraries/TaskStorage.sol";
+import {TaskStorage, TaskStorageSlot, AggregateVotes, Ballot, DrawMasks} from "../../../contracts/libraries/TaskStorage.sol";
 import {DisputeStorage, DisputeStorageSlot} from "../../../contracts/libraries/DisputeStorage.sol";
 
 /// @notice Writes records into TaskStorage and DisputeStorage at their ERC-7201 locations with the
@@ -57,10 +57,29 @@ contract StateHarness is Extsload {
 
     /// @dev One aggregate ballot, as AggregateAttest.record writes it.
     function putBallot(uint256 taskId, uint256 round, uint64 signers, uint64 acceptBitmap) external {
+        putBallot(taskId, round, signers, acceptBitmap, 0);
+    }
+
+    /// @dev One aggregate ballot with plant answers, as AggregateAttest.record writes it.
+    function putBallot(uint256 taskId, uint256 round, uint64 signers, uint64 acceptBitmap, uint64 plantBitmap)
+        public
+    {
         AggregateVotes storage agg = _s().aggregates[taskId][round];
         agg.votedMask |= signers;
-        agg.ballots[agg.count] = Ballot(signers, acceptBitmap);
+        agg.ballots[agg.count] = Ballot(signers, acceptBitmap, plantBitmap);
         agg.count += 1;
+    }
+
+    function putDrawCommitment(uint256 taskId, uint256 round, address node, bytes32 commitment) external {
+        _s().drawCommitments[taskId][round][node] = commitment;
+    }
+
+    function putRoundSeed(uint256 taskId, uint256 round, bytes32 seed) external {
+        _s().roundSeeds[taskId][round] = seed;
+    }
+
+    function putDraws(uint256 taskId, uint256 round, DrawMasks memory d) external {
+        _s().draws[taskId][round] = d;
     }
 
     function putPaid(uint256 taskId, uint256[3] memory amounts) external {

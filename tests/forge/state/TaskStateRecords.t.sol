@@ -5,10 +5,11 @@ import {StateBase} from "./StateBase.sol";
 import {ITaskRegistry} from "../../../contracts/interfaces/ITaskRegistry.sol";
 import {Role} from "../../../contracts/libraries/Types.sol";
 import {TaskState} from "../../../contracts/libraries/TaskState.sol";
+import {DrawMasks} from "../../../contracts/libraries/TaskStorage.sol";
 
 /// @notice TaskState (and StateView) read back exactly what was written of every other TaskStorage
 ///         record: slots, memberships, submissions (with their CID), pay, aggregate keys, verdict
-///         times, attesters and the registry's words.
+///         times, attesters, the forced-error draws and the registry's words.
 contract TaskStateRecordsTest is StateBase {
     function testFuzz_slot_roundTrips(uint256 taskId, uint8 role, uint256 index, address node, uint16 since, uint128 locked)
         public
@@ -98,5 +99,33 @@ contract TaskStateRecordsTest is StateBase {
         assertEq(TaskState.taskCount(target), count, "taskCount (TaskState)");
         assertEq(TaskState.disputeManager(target), dm, "disputeManager (TaskState)");
         assertEq(TaskState.taskFront(target), front, "taskFront (TaskState)");
+    }
+
+    function testFuzz_drawRecords_roundTrip(
+        uint256 taskId,
+        uint256 round,
+        address node,
+        bytes32 commitment,
+        bytes32 seed,
+        uint64 drawn,
+        uint64 opened,
+        uint64 forced
+    ) public {
+        harness.putDrawCommitment(taskId, round, node, commitment);
+        harness.putRoundSeed(taskId, round, seed);
+        harness.putDraws(taskId, round, DrawMasks(drawn, opened, forced));
+        assertEq(stateView.drawCommitmentOf(taskId, round, node), commitment, "draw commitment");
+        assertEq(TaskState.drawCommitment(target, taskId, round, node), commitment, "draw commitment (TaskState)");
+        assertEq(stateView.roundSeed(taskId, round), seed, "round seed");
+        assertEq(stateView.drawnMask(taskId, round), drawn, "drawn");
+        assertEq(stateView.openedDrawMask(taskId, round), opened, "opened");
+        assertEq(stateView.forcedMask(taskId, round), forced, "forced");
+        (uint256 o, uint256 f) = stateView.drawsOf(taskId, round);
+        assertEq(o, opened, "drawsOf opened");
+        assertEq(f, forced, "drawsOf forced");
+        // Other rounds and nodes are other records.
+        assertEq(stateView.drawCommitmentOf(taskId, round ^ 1, node), bytes32(0), "rounds apart");
+        assertEq(stateView.roundSeed(taskId, round ^ 1), bytes32(0), "seeds apart");
+        assertEq(stateView.forcedMask(taskId ^ 1, round), 0, "tasks apart");
     }
 }

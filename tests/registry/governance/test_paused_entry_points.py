@@ -64,6 +64,8 @@ def test_round_actions_paused(registry, samplers, validators, outsider, active_t
         registry.commitAttestation(active_task, 0, b"\x01" * 32, {"from": validators[0]})
     with brownie.reverts("EnforcedPause: "):
         registry.attest(active_task, 0, 1, b"\x02" * 32, {"from": validators[0]})
+    with brownie.reverts("EnforcedPause: "):
+        registry.openDraw(active_task, 0, b"\x03" * 32, {"from": samplers[0]})
     chain.sleep(3600)
     chain.mine()
     with brownie.reverts("EnforcedPause: "):

@@ -1,12 +1,20 @@
-"""RoundDriver: commits, reveals and attests (seals, then opens votes) for the nodes of one task;
-`send` and small helpers."""
+"""RoundDriver: commits, reveals, opens draws and attests (seals, then opens votes) for the nodes of
+one task; `send` and small helpers."""
 
 from brownie import accounts, chain
-from eth_utils import keccak
+from eth_abi import encode
+from eth_utils import keccak, to_checksum_address
 
 from workers.protocol import Role, attest_commitment, commitment
 
 TOKEN = 10**18
+
+
+def draw_commitment(task_id, round_, node, secret):
+    """keccak256(abi.encode(taskId, round, node, secret)): StateView.drawCommitmentFor (forced errors,
+    SPECIFICATION.md 5.5.3), computed here independently of the contracts."""
+    node = to_checksum_address(str(node))
+    return keccak(encode(["uint256", "uint256", "address", "bytes32"], [task_id, round_, node, secret]))
 
 
 def send(fn, *args, sender):
@@ -45,10 +53,16 @@ class RoundDriver:
 
     # ------------------------------------------------------------ results
     def result(self, node, round_=None):
-        """(root, cid, salt) that `node` produces in `round_` (default: the current round)."""
+        """(root, cid, salt) that `node` produces in `round_` (default: the current round). The salt
+        is its draw commitment for the next round (forced errors), opened by `open_draws` then."""
         round_ = self.round if round_ is None else round_
         tag = f"{self.task_id}/{round_}/{str(node).lower()}"
-        return keccak(text="root:" + tag), "bafy-" + keccak(text=tag).hex()[:40], keccak(text="salt:" + tag)
+        salt = draw_commitment(self.task_id, round_ + 1, node, self.draw_secret(node, round_ + 1))
+        return keccak(text="root:" + tag), "bafy-" + keccak(text=tag).hex()[:40], salt
+
+    def draw_secret(self, node, round_):
+        """The draw secret `node` holds for `round_` (committed by its reveal of the round before)."""
+        return keccak(text=f"draw-secret:{self.task_id}/{round_}/{str(node).lower()}")
 
     def commitment_of(self, node, round_=None):
         round_ = self.round if round_ is None else round_
@@ -74,6 +88,22 @@ class RoundDriver:
 
     def reveal_checkpoint(self, node=None):
         return self.reveal(node or self.trainer)
+
+    def open_draws(self):
+        """AttestReveal phase: every worker that revealed this round with a draw to open opens it
+        (TaskRegistry.openDraw); returns the transactions."""
+        r, task = self.round, self.task()
+        pending = self.state.drawnMask(self.task_id, r) & ~self.state.openedDrawMask(self.task_id, r)
+        txs = []
+        for i in range(task["numSamplers"] + 1):
+            if not (pending >> i) & 1:
+                continue
+            trainer = i == task["numSamplers"]
+            node = self.state.submissionOf(self.task_id, r, Role.TRAINER if trainer else Role.SAMPLER,
+                                           0 if trainer else i)["node"]
+            node = accounts.at(node, force=True)
+            txs.append(send(self.registry.openDraw, self.task_id, r, self.draw_secret(node, r), sender=node))
+        return txs
 
     def vote_salt(self, validator, round_=None):
         """The salt `validator` seals its vote of `round_` with (default: the current round)."""
@@ -104,11 +134,13 @@ class RoundDriver:
                 for v, b in self._votes(bitmap, validators)]
 
     def attest_all(self, bitmap=None, validators=None):
-        """Every validator (or those given) seals, then opens, `bitmap` (default: accept
-        everything; a list: one per validator); returns the opening transactions. With only some
-        validators the Attest phase stays open: use seal_votes, expire and open_votes instead."""
+        """Every validator (or those given) seals `bitmap` (default: accept everything; a list: one
+        per validator), the workers open their draws, then the validators open their votes; returns
+        the vote openings. With only some validators the Attest phase stays open: use seal_votes,
+        expire, open_draws and open_votes instead."""
         vals = self.validators() if validators is None else validators
         self.seal_votes(bitmap, vals)
+        self.open_draws()
         return self.open_votes(bitmap, vals)
 
     def work(self):

@@ -21,7 +21,7 @@ def test_attestation_is_recorded_and_emitted(registry, round_driver, state):
         "taskId": round_driver.task_id, "round": 0, "validator": v.address, "slot": slot,
         "acceptBitmap": 0b101,
     }
-    assert tuple(registry.attestationOf(round_driver.task_id, 0, slot)) == (True, 0b101)
+    assert tuple(registry.attestationOf(round_driver.task_id, 0, slot)) == (True, 0b101, 0)
     assert state.taskOf(round_driver.task_id)["pending"] == 2
     assert state.attestCommitmentOf(round_driver.task_id, 0, slot) == "0x" + "00" * 32  # opened
 
@@ -55,5 +55,5 @@ def test_bits_of_unrevealed_submissions_are_masked(registry, round_driver, sampl
     slot = state.membershipOf(round_driver.task_id, v)["slot"]
     tx = round_driver.open_votes(0b111, validators=[v])[0]
     assert tx.events["Attested"]["acceptBitmap"] == 0b101
-    assert tuple(registry.attestationOf(round_driver.task_id, 0, slot)) == (True, 0b101)
+    assert tuple(registry.attestationOf(round_driver.task_id, 0, slot)) == (True, 0b101, 0)
     assert state.submissionOf(round_driver.task_id, 0, Role.SAMPLER, 1)["revealed"] is False

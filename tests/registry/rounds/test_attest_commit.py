@@ -19,7 +19,7 @@ def test_commitment_is_stored_and_emitted(registry, round_driver, state):
         "commitment": "0x" + sealed.hex(),
     }
     assert state.attestCommitmentOf(round_driver.task_id, 0, slot) == "0x" + sealed.hex()
-    assert tuple(registry.attestationOf(round_driver.task_id, 0, slot)) == (False, 0)  # the vote is sealed
+    assert tuple(registry.attestationOf(round_driver.task_id, 0, slot)) == (False, 0, 0)  # sealed: not voted
     t = state.taskOf(round_driver.task_id)
     assert (t["phase"], t["pending"]) == (Phase.ATTEST, 2)
 
