@@ -149,6 +149,26 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
     }
 
     /// @inheritdoc ITaskRegistry
+    function commitDraw(uint256 taskId, bytes32 commitment) external nonReentrant whenNotPaused {
+        if (commitment == bytes32(0)) revert EmptyCommitment();
+        TaskStorage storage s = _s();
+        Task storage t = _task(taskId);
+        if (t.status != Status.Open && t.status != Status.Drawing && t.status != Status.Active) {
+            revert WrongStatus(taskId, t.status);
+        }
+        Membership memory m = s.members[taskId][msg.sender];
+        if (!m.assigned || m.role == Role.Validator) revert NoDraw(taskId, msg.sender);
+        uint256 first = s.slots[taskId][m.role][m.slot].sinceRound;
+        // The round's seed is fixed when its SampleCommit begins: a draw committed later could be
+        // chosen to fall either way.
+        if (t.status == Status.Active && t.round >= first) revert DrawTooLate(taskId, first);
+        mapping(address => bytes32) storage commitments = s.drawCommitments[taskId][first];
+        if (commitments[msg.sender] != bytes32(0)) revert AlreadyCommitted(taskId, msg.sender);
+        commitments[msg.sender] = commitment;
+        emit DrawCommitted(taskId, first, msg.sender, commitment);
+    }
+
+    /// @inheritdoc ITaskRegistry
     function openDraw(uint256 taskId, uint256 round, bytes32 secret) external nonReentrant whenNotPaused {
         TaskStorage storage s = _s();
         Context memory c = _context();

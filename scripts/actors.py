@@ -26,8 +26,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from brownie import chain, web3
-from eth_abi import encode
-from eth_utils import keccak, to_checksum_address
+from eth_utils import keccak
 
 from scripts import brownie_patches
 from workers.merkle import MerkleTree
@@ -41,6 +40,7 @@ from workers.protocol import (
     Verdict,
     attest_commitment,
     commitment,
+    draw_commitment,
     sign_create_task,
 )
 from workers.protocol import sign_permit as protocol_sign_permit
@@ -86,13 +86,6 @@ def checkpoint_shards(task_id: int, round_: int, sampler_roots: list[bytes]) -> 
     """The trainer's synthetic checkpoint: a header naming the rollouts it trained on, plus shards."""
     header = b"checkpoint task=%d round=%d on=" % (task_id, round_) + b"".join(sampler_roots)
     return [header] + [keccak(header + bytes([i])) * 4 for i in range(4)]
-
-
-def draw_commitment(task_id: int, round_: int, node: str, secret: bytes) -> bytes:
-    """keccak256(abi.encode(taskId, round, node, secret)): StateView.drawCommitmentFor, the salt of a
-    worker's reveal in round - 1 (forced errors, SPECIFICATION.md 5.5.3)."""
-    return keccak(encode(["uint256", "uint256", "address", "bytes32"],
-                         [task_id, round_, to_checksum_address(node), secret]))
 
 
 def has_zero_byte(value: bytes) -> bool:

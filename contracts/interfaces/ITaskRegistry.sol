@@ -177,6 +177,8 @@ interface ITaskRegistry is IExtsload {
     /// @notice `openDraw` by a node with no draw to open this round: not a worker that revealed a
     ///         submission this round with a draw commitment (set by its reveal of the round before).
     error NoDraw(uint256 taskId, address node);
+    /// @notice `commitDraw` after the caller's first round in its slot has begun (its seed is fixed).
+    error DrawTooLate(uint256 taskId, uint256 round);
     /// @notice The secret does not open the caller's draw commitment of the round.
     error DrawMismatch(uint256 taskId, address node);
     /// @notice The caller's draw of the round is already open.
@@ -220,6 +222,9 @@ interface ITaskRegistry is IExtsload {
     event AggregateAttested(uint256 indexed taskId, uint256 indexed round, uint256 signerBitmap, uint256 acceptBitmap);
     /// @notice A worker opened its draw of `round` (forced errors, SPECIFICATION.md 5.5.3): `forced`
     ///         says whether its submission (`role`, `slot`) had to carry the plant this round.
+    /// @notice A worker committed its draw for `round`, the first round it works in its slot
+    ///         (later rounds' draws are committed by its reveals' salts).
+    event DrawCommitted(uint256 indexed taskId, uint256 indexed round, address indexed node, bytes32 commitment);
     event DrawOpened(uint256 indexed taskId, uint256 indexed round, address indexed node, Role role, uint256 slot, bool forced);
     /// @notice Validator slot `validatorSlot` accepted forced submissions (`bitsMissed`, bits as in
     ///         votes) that another validator voted "plant" on: it missed the plant, so it earns no
@@ -275,6 +280,12 @@ interface ITaskRegistry is IExtsload {
     ///         errors): StateView.drawCommitmentFor(taskId, round + 1, caller, secret) for a fresh
     ///         secret the caller keeps, and opens with `openDraw` in that round.
     function reveal(uint256 taskId, bytes32 root, string calldata cid, bytes32 salt) external;
+
+    /// @notice Commits the caller's draw for the first round it works in its slot (Slot.sinceRound),
+    ///         which no reveal of its own commits: StateView.drawCommitmentFor(taskId, sinceRound,
+    ///         caller, secret). Only a sampler or trainer of the task, before that round begins
+    ///         (DrawTooLate after: the round is then not drawn for it), once.
+    function commitDraw(uint256 taskId, bytes32 commitment) external;
 
     /// @notice Opens the caller's draw of `round` (the current one) in its AttestReveal phase: a
     ///         worker that revealed a submission this round and has a draw commitment for it (from

@@ -92,8 +92,8 @@ library RoundLogic {
         ITaskRegistry.Phase phase
     ) private {
         // The seed of the round's draws (SPECIFICATION.md 5.5.3), fixed after every draw commitment
-        // of the round was made (each by a reveal of the round before; round 0 has none).
-        if (phase == ITaskRegistry.Phase.SampleCommit && t.round != 0) {
+        // of the round was made (by a reveal of the round before, or commitDraw before the round).
+        if (phase == ITaskRegistry.Phase.SampleCommit) {
             s.roundSeeds[taskId][t.round] = blockhash(block.number - 1);
         }
         while (true) {

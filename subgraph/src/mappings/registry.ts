@@ -8,6 +8,7 @@ import {
   DisputeManagerSet,
   Dissented,
   DrawArmed,
+  DrawCommitted,
   DrawOpened,
   Paused,
   PayReclaimed,
@@ -32,6 +33,7 @@ import {
   Attestation,
   Dissent,
   Draw,
+  DrawCommitment,
   HeldPay,
   Node,
   PauseEvent,
@@ -276,6 +278,21 @@ export function handleDissented(event: Dissented): void {
   dissent.timestamp = event.block.timestamp;
   dissent.transactionHash = event.transaction.hash;
   dissent.save();
+}
+
+export function handleDrawCommitted(event: DrawCommitted): void {
+  const p = event.params;
+  const round = getRound(p.taskId, p.round, event);
+  const c = new DrawCommitment(eventId(event));
+  c.task = taskId(p.taskId);
+  c.round = round.id;
+  c.node = getNode(p.node).id;
+  c.commitment = p.commitment;
+  c.blockNumber = event.block.number;
+  c.timestamp = event.block.timestamp;
+  c.transactionHash = event.transaction.hash;
+  c.save();
+  round.save(); // created here when this is the round's first event the subgraph sees
 }
 
 export function handleDrawOpened(event: DrawOpened): void {

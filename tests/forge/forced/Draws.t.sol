@@ -78,11 +78,11 @@ contract DrawsTest is ForcedFixture {
         assertEq(stateView.drawnMask(taskId, 1), S1 | TR, "sampler 0 has no draw in round 1");
     }
 
-    function test_roundZero_hasNoSeedNoDrawsAndClosesOnTheVotesAlone() public {
+    function test_roundZero_withoutCommitDraw_hasNoDrawsAndClosesOnTheVotesAlone() public {
         _workRound(taskId);
         _sealVotes(taskId, [ACCEPT_ALL, ACCEPT_ALL, ACCEPT_ALL]);
-        assertEq(stateView.roundSeed(taskId, 0), bytes32(0), "no seed");
-        assertEq(stateView.drawnMask(taskId, 0), 0, "no draws");
+        assertTrue(stateView.roundSeed(taskId, 0) != bytes32(0), "round 0 is seeded too");
+        assertEq(stateView.drawnMask(taskId, 0), 0, "no draws: nobody called commitDraw");
         assertEq(_task(taskId).pending, 3, "the three votes only");
         vm.expectRevert(abi.encodeWithSelector(ITaskRegistry.NoDraw.selector, taskId, s0));
         _openDrawAs(s0, 0, _drawSecret(taskId, s0, 0));

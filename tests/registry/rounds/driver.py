@@ -2,19 +2,11 @@
 one task; `send` and small helpers."""
 
 from brownie import accounts, chain
-from eth_abi import encode
-from eth_utils import keccak, to_checksum_address
+from eth_utils import keccak
 
-from workers.protocol import Role, attest_commitment, commitment
+from workers.protocol import Role, attest_commitment, commitment, draw_commitment
 
 TOKEN = 10**18
-
-
-def draw_commitment(task_id, round_, node, secret):
-    """keccak256(abi.encode(taskId, round, node, secret)): StateView.drawCommitmentFor (forced errors,
-    SPECIFICATION.md 5.5.3), computed here independently of the contracts."""
-    node = to_checksum_address(str(node))
-    return keccak(encode(["uint256", "uint256", "address", "bytes32"], [task_id, round_, node, secret]))
 
 
 def send(fn, *args, sender):

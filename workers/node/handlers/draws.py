@@ -73,4 +73,4 @@ def commit_first_draw(ctx: NodeContext, task_id: int, role: Role) -> None:
         return  # its first round has begun
     commitment = draw_commitment(task_id, first, ctx.address, ctx.secrets.draw_secret(task_id, first))
     send(ctx, ctx.deployment.registry.functions.commitDraw(task_id, commitment),
-         done=("DrawTooLate", "DrawCommitted"))
+         done=("DrawTooLate", "AlreadyCommitted"))
