@@ -88,11 +88,7 @@ def commit_work(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) ->
             root, blob, note = ahead.root, ahead.blob, {**ahead.note, "sampled_ahead_s": round(ahead.work_s, 3)}
             rolled_out_s = ahead.work_s
         if forced:
-            from workers.roles.plants import plant_shard
-            from workers.roles.sampler import unbundle_shard
-
-            planted = plant_shard(unbundle_shard(blob))
-            root, blob = planted.root, planted.blob
+            root, blob = _planted(task_id, round_, root, blob)
         metrics.rolled_out("sampler", spec.env_id, note["steps"], rolled_out_s, note.pop("returns"))
     else:
         root, blob, note = _train(ctx, spec, task_id, round_, checkpoint_bundle(ctx, task), forced)
@@ -135,6 +131,22 @@ def sample(spec, task_id: int, round_: int, slot: int, prev: bytes | None):
     note = {"steps": shard.steps, "episodes": len(shard.episodes), "mean_return": shard.mean_return,
             "returns": [ep.total_reward for ep in shard.episodes if ep.end != "cut"]}
     return shard.root, shard.blob, note
+
+
+def _planted(task_id: int, round_: int, root: bytes, blob: bytes) -> tuple[bytes, bytes]:
+    """(root, blob) of the shard with the forced error planted in every episode. A blob that does
+    not decode (only a broken sampler makes one) is committed as it is: validators reject it
+    whether or not it carries the plant."""
+    from workers.roles.plants import plant_shard
+    from workers.roles.sampler import ShardMismatch, unbundle_shard
+
+    try:
+        planted = plant_shard(unbundle_shard(blob))
+    except ShardMismatch as error:
+        log.error("task %d round %d: forced, but the shard does not decode (%s): committed unplanted",
+                  task_id, round_, error)
+        return root, blob
+    return planted.root, planted.blob
 
 
 def _revealed_samplers(ctx: NodeContext, task_id: int, round_: int):
