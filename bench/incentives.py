@@ -1,20 +1,23 @@
 """Incentives measured on the real network: does any strategy pay better than honest work?
 
-    ip netns exec NS .venv/bin/python bench/incentives.py [--rounds 3] [--fractions 0.1,0.25,0.5]
-        [--price 1.0] [--jurors 3] [--seed 0] [--only NAME,...]
+    ip netns exec NS .venv/bin/python bench/incentives.py [--rounds 3] [--validator-rounds 8]
+        [--fractions 0.1,0.25,0.5] [--price 1.0] [--jurors 3] [--seed 0] [--only NAME,...]
 
 One network for the whole bench: the fraud matrix's world (tests/workers/fraud/fraud_world.py:
 a real anvil with the protocol deployed and disputes ACTIVE — pay held for a 1-day window — a real
 Redis, nodes whose handlers this process runs phase by phase). Every round is a fresh one-round
 task (two for `stale policy`, whose counted round is the second) of 2 samplers, 1 trainer and 3
-validators, each validator with its own secret, random challenge seed, and exactly ONE strategic
-node; everyone else is honest:
+validators, each validator with its own secret, random challenge seed, each worker with its own
+forced-error draw (committed at its claim, opened after the votes: about half of the submissions
+carry the plant), and exactly ONE strategic node; everyone else is honest:
 
 - each cheat class of the fraud matrix (tests/workers/fraud: fraud_faults, fraud_trainer_faults),
   whole (every episode / every step) and partial (a random fraction of the episodes, gradient
   steps or transitions: --fractions), played by a fresh sampler (slot 1) or a fresh trainer;
 - the validator strategies, played by validator slot `validator2`: accept-all and reject-all
-  (both skip every check: no re-execution, so no CPU cost), copy-votes (reads the attestations the
+  (both skip every check: no re-execution, so no CPU cost), guess (checks nothing and answers each
+  submission "plant" or accept on a fair coin: the best blind answer to forced errors,
+  SPECIFICATION.md 5.5.3), copy-votes (reads the attestations the
   chain shows when its turn comes, at a random place in the voting order, and votes each
   submission as their majority; nothing visible: accepts) and vote-last (the same, voting after
   the other two). Both read the chain at the time they vote: with sealed votes they see nothing and
@@ -228,6 +231,21 @@ def lazy(accept: bool):
     return verify_round
 
 
+def guessing(rng):
+    """A verify_round that checks nothing and answers each submission blind: "plant" (forced) or
+    accept, a fair coin each (the forced errors' rate; SPECIFICATION.md 5.5.3)."""
+    from workers.roles.validator import Judgement, RoundVerdict
+
+    def guess() -> Judgement:
+        if rng.random() < 0.5:
+            return Judgement(False, "guessed: forced", planted=True)
+        return Judgement(True, "guessed: not forced")
+
+    def verify_round(spec, task_id, round_, prev_bundle, samplers, trainer, *args, **kwargs):
+        return RoundVerdict({slot: guess() for slot, _, _ in samplers}, None if trainer is None else guess())
+    return verify_round
+
+
 def copying(net, default: bool = True):
     """A verify_round that checks nothing and votes, submission by submission, as the majority of
     the attestations the chain shows now (ties accept); nothing visible: `default`."""
@@ -277,7 +295,7 @@ def strategies(fractions, only=()) -> list[Strategy]:
     def validator(vote):
         def make(net, clock, rng, node):
             return [Cheat(node, EARLY_CHECK, lambda ctx, ev: None, phases=(Phase.TRAIN_COMMIT,)),
-                    Cheat(node, sf.VERIFY, clock.timed(vote(net)), phases=(Phase.ATTEST,))]
+                    Cheat(node, sf.VERIFY, clock.timed(vote(net, rng)), phases=(Phase.ATTEST,))]
         return make
 
     out = [Strategy("honest", ""),
@@ -295,10 +313,11 @@ def strategies(fractions, only=()) -> list[Strategy]:
            *(Strategy(f"{name} {f:.0%}", "trainer", trainer(factory=lambda rng, mk=mk, f=f: mk(f, rng)))
              for name, mk in [("skipped steps", tf.skipped_steps_of), ("altered steps", tf.altered_steps_of)]
              for f in fractions),
-           Strategy("accept-all", "validator", validator(lambda net: lazy(True))),
-           Strategy("reject-all", "validator", validator(lambda net: lazy(False))),
-           Strategy("copy-votes", "validator", validator(copying), order="random"),
-           Strategy("vote-last", "validator", validator(copying))]
+           Strategy("accept-all", "validator", validator(lambda net, rng: lazy(True))),
+           Strategy("reject-all", "validator", validator(lambda net, rng: lazy(False))),
+           Strategy("guess", "validator", validator(lambda net, rng: guessing(rng))),
+           Strategy("copy-votes", "validator", validator(lambda net, rng: copying(net)), order="random"),
+           Strategy("vote-last", "validator", validator(lambda net, rng: copying(net)))]
     # stale policy: the cheat is in the task's second round (the first's checkpoint is accepted)
     stale = next(s for s in out if s.name == "stale policy")
 
@@ -330,7 +349,7 @@ class Bench:
         self.args = args
         self.rng = random.Random(args.seed)
         # a Redis database per node: the honest ones, a fresh cheater per cheat round, replacements, jurors
-        databases = 16 + 3 * len(strategies(args.fractions)) * args.rounds + args.jurors
+        databases = 16 + 3 * len(strategies(args.fractions)) * max(args.rounds, args.validator_rounds) + args.jurors
         self.net = FraudNet(workdir, redis_databases=databases, node_settings=NODE_SETTINGS,
                             disputes={"dispute_window_s": DAY_S, "vote_window_s": VOTE_WINDOW_S})
         for name, role in [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"),
@@ -554,6 +573,9 @@ def table(lines: list[Line], fates: dict, upheld: dict) -> str:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3, help="counted rounds per strategy; default 3")
+    parser.add_argument("--validator-rounds", type=int, default=8,
+                        help="counted rounds per validator strategy (and of honest play, their reference): "
+                             "a blind validator's pay depends on the rounds' forced draws; default 8")
     parser.add_argument("--fractions", type=lambda s: [float(x) for x in s.split(",")], default=[0.1, 0.25, 0.5],
                         help="partial cheats' fractions of episodes / steps / transitions; default 0.1,0.25,0.5")
     parser.add_argument("--price", type=float, default=1.0, help="DRL per CPU-second of work; default 1")
@@ -562,8 +584,8 @@ def main() -> None:
     parser.add_argument("--only", type=lambda s: s.split(","), default=(),
                         help="comma-separated strategy names to play (honest is always played)")
     args = parser.parse_args()
-    if args.rounds < 1:
-        parser.error("--rounds must be at least 1")
+    if args.rounds < 1 or args.validator_rounds < 1:
+        parser.error("--rounds and --validator-rounds must be at least 1")
     chosen = strategies(args.fractions, ("honest", *args.only) if args.only else ())
     with tempfile.TemporaryDirectory(prefix="incentives-") as workdir:
         bench = Bench(Path(workdir), args)
@@ -572,15 +594,17 @@ def main() -> None:
             bench.play(chosen[0])  # a warm-up round, not counted: the first training pays torch's start-up
             bench.played.clear()
             for strategy in chosen:
-                for _ in range(args.rounds):
+                rounds = args.validator_rounds if strategy.role in ("validator", "") else args.rounds
+                for _ in range(rounds):
                     bench.play(strategy)
-                print(f"played {strategy.name} x{args.rounds} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
+                print(f"played {strategy.name} x{rounds} ({time.monotonic() - started:.0f} s)", file=sys.stderr)
             bench.disputes()
             seats, jurors_slashed = bench.seats()
         finally:
             bench.close()
     lines = summarize(seats, args.price)
-    print(f"rounds per strategy {args.rounds}; price {args.price:g} DRL per CPU-second; fractions "
+    print(f"rounds per strategy {args.rounds} (validator strategies and honest play {args.validator_rounds}); "
+          f"price {args.price:g} DRL per CPU-second; fractions "
           f"{','.join(f'{f:g}' for f in args.fractions)}; {args.jurors} jurors; disputes on (1-day window)")
     fates = defaultdict(str)
     for p in bench.played:
