@@ -88,8 +88,8 @@ def test_no_strategy_of_a_kind_prints_nan():
 
 def test_the_bench_plays_a_cheat_and_a_lazy_validator_to_its_result_line():
     out = subprocess.run([sys.executable, str(ROOT / "bench" / "incentives.py"), "--rounds", "1",
-                          "--validator-rounds", "1", "--only", "fabricated rewards,accept-all"], capture_output=True, text=True, timeout=600,
-                         cwd=ROOT)
+                          "--validator-rounds", "1", "--only", "fabricated rewards,accept-all"],
+                         capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert out.returncode == 0, out.stdout + out.stderr
     lines = out.stdout.strip().splitlines()
     match = re.fullmatch(r"RESULT cheat_advantage_max=(\S+) lazy_validator_max=(\S+) honest_slashed=(\d+) rounds=3",
