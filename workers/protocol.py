@@ -115,7 +115,7 @@ def attest_commitment(task_id: int, round_: int, validator: str, accept_bitmap: 
 
 PLANT_SHIFT = 64
 """A vote's plant bits start here: bit PLANT_SHIFT + i says the only discrepancy found in
-submission i is the forced-error plant (notes/forced_errors.md); bits below it accept."""
+submission i is the forced-error plant (SPECIFICATION.md 5.5.3); bits below it accept."""
 _VOTE_FIELD = (1 << PLANT_SHIFT) - 1
 
 

@@ -1,4 +1,4 @@
-"""workers/protocol.py's forced-error names (notes/forced_errors.md): the three-answer vote
+"""workers/protocol.py's forced-error names (SPECIFICATION.md 5.5.3): the three-answer vote
 (encode_vote / decode_vote), the draw commitment and the forced draw, checked against the ABI
 encoding written out by hand here (32-byte big-endian words, an address left-padded) and against
 fixed vectors."""

@@ -37,9 +37,9 @@ import numpy as np
 import torch
 
 from workers.rl.envs import make_env
+from workers.rl.plants import is_planted_obs
 from workers.rl.policy import ActorCritic, digest
 from workers.rl.rollout import Episode, derive_seeds
-from workers.roles.plants import is_planted_obs
 
 LOGP_ATOL = 1e-4
 """Absolute tolerance on recorded log-probabilities."""

@@ -1,4 +1,4 @@
-"""The forced-error plant (notes/forced_errors.md): a known, one-ulp change a forced worker makes
+"""The forced-error plant (SPECIFICATION.md 5.5.3): a known, one-ulp change a forced worker makes
 to its work, so that a validator that really re-executes the work finds it and one that accepts
 without checking cannot tell it is there.
 
@@ -15,43 +15,16 @@ involution. It is training-neutral (one ulp of one value) and visible only to re
   state j then gives stored state j + 1 except exactly that element: `planted_policy_bytes` of
   the re-run's policy bytes is stored state j + 1's policy (the train state is untouched).
 
-Recognition is in workers.rl.replay (`is_planted_obs`) and workers.roles.trace_check.
+The float32 and episode plants are workers.rl.plants' (the replay that recognises them is in that
+layer); recognition is in workers.rl.replay (`is_planted_obs`) and workers.roles.trace_check.
 """
 
 from __future__ import annotations
 
-import dataclasses
-
-import numpy as np
 import torch
 
+from workers.rl.plants import plant_episode
 from workers.rl.policy import ActorCritic, from_bytes, to_bytes
-from workers.rl.rollout import Episode
-
-
-def plant_float32(x) -> np.float32:
-    """`x` as a float32 with its lowest mantissa bit flipped: one ulp away, and its own inverse
-    (plant_float32(plant_float32(x)) is x, bit for bit, NaN payloads included)."""
-    bits = np.array(x, dtype=np.float32).reshape(()).view(np.uint32)
-    return (bits ^ np.uint32(1)).view(np.float32)[()]
-
-
-def is_planted_obs(replayed: np.ndarray, recorded: np.ndarray) -> bool:
-    """Whether the float32 observation `recorded` is exactly `replayed` with element 0 planted
-    (and every other element equal, bit for bit)."""
-    a = np.ascontiguousarray(replayed, dtype=np.float32).reshape(-1)
-    b = np.ascontiguousarray(recorded, dtype=np.float32).reshape(-1)
-    if np.shape(replayed) != np.shape(recorded) or a.size == 0:
-        return False
-    return a[1:].tobytes() == b[1:].tobytes() and plant_float32(a[0]).tobytes() == b[0].tobytes()
-
-
-def plant_episode(ep: Episode) -> Episode:
-    """A copy of `ep` (its arrays copied too) with obs[-1][0] planted, every other value as it is."""
-    arrays = {f.name: np.array(getattr(ep, f.name), copy=True) for f in dataclasses.fields(ep)
-              if isinstance(getattr(ep, f.name), np.ndarray)}
-    arrays["obs"][-1, 0] = plant_float32(arrays["obs"][-1, 0])
-    return dataclasses.replace(ep, **arrays, meta=dict(ep.meta))
 
 
 def plant_shard(shard):

@@ -47,7 +47,7 @@ a data chunk, or the submission as a whole), which the validator's node states w
 verdict it dissented from; a juror re-executes the item a dispute names (`Focus`) besides its own
 challenges (SPECIFICATION.md 13).
 
-**Forced errors** (notes/forced_errors.md, workers.roles.plants). A forced worker plants a known
+**Forced errors** (SPECIFICATION.md 5.5.3, workers.roles.plants). A forced worker plants a known
 one-ulp error in its work: a sampler in obs[-1][0] of every episode, a CPU trainer in element 0 of
 its first parameter tensor after every leaf. A submission whose ONLY discrepancy is that plant,
 found in EVERY challenged item (and the focus item), is judged `planted` (not accepted, and not a

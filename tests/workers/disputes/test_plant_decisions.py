@@ -1,4 +1,4 @@
-"""The node's plant-aware decisions (notes/forced_errors.md, "Disputes"): a validator's verdict
+"""The node's plant-aware decisions (SPECIFICATION.md 5.5.3, "Disputes"): a validator's verdict
 note keeps whether a judgement was planted, the detector never disputes a planted judgement (a
 plant vote is not a rejection), and a juror reads from the chain whether the disputed submission
 was forced."""

@@ -1,4 +1,4 @@
-"""workers/rl/replay.py and the forced-error plant (workers.roles.plants): an episode whose only
+"""workers/rl/replay.py and the forced-error plant (workers.rl.plants): an episode whose only
 discrepancy is the plant of its last observation's element 0 replays as `planted`; every other
 check still runs, so a plant beside any other fault, or a plant anywhere else, is an ordinary
 rejection."""
@@ -7,9 +7,9 @@ import dataclasses
 
 import numpy as np
 
+from workers.rl.plants import plant_episode, plant_float32
 from workers.rl.replay import replay_episode
 from workers.rl.rollout import decode_episode, encode_episode, rollout
-from workers.roles.plants import plant_episode, plant_float32
 
 
 def episodes_of(policy, steps=200):

@@ -1,5 +1,5 @@
 """workers/roles/plants.py and the validator's recognition of the forced-error plant
-(notes/forced_errors.md): the plant is a one-bit involution; a forced sampler's shard and a forced
+(SPECIFICATION.md 5.5.3): the plant is a one-bit involution; a forced sampler's shard and a forced
 CPU trainer's trace are judged `planted` (the vote's plant bit), a mix of planted and exact items
 or a plant beside another fault is an ordinary rejection, a juror counts a planted forced
 submission as good work, and a CUDA trace hides the plant (a stated limit)."""
@@ -13,19 +13,12 @@ import torch
 from tests.workers.roles.conftest import SMALL, TASK_ID, fetcher, honest_round
 from tests.workers.roles.trace_fakes import altered_at, retraced
 from workers.protocol import Evidence, Role, decode_vote, encode_vote
+from workers.rl.plants import is_planted_obs, plant_episode, plant_float32
 from workers.rl.policy import from_bytes, to_bytes
 from workers.rl.rollout import decode_episode, encode_episode
 from workers.roles import sampler, trainer
 from workers.roles.challenges import TRAINER_STEPS_DOMAIN, challenged_indices
-from workers.roles.plants import (
-    inconsistent_plant,
-    is_planted_obs,
-    plant_episode,
-    plant_float32,
-    plant_policy_,
-    plant_shard,
-    planted_policy_bytes,
-)
+from workers.roles.plants import inconsistent_plant, plant_policy_, plant_shard, planted_policy_bytes
 from workers.roles.trace import split_state
 from workers.roles.validator import Focus, Judgement, RoundVerdict, as_forced, verify_round
 

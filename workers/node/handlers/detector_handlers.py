@@ -33,7 +33,7 @@ def rejections(note: dict) -> list[tuple[Role, int, Evidence, int, str]]:
     """(role, slot, evidence, item, reason) of each submission a verdict note rejects (a note
     written before notes carried evidence names the whole submission). A planted judgement (its
     fifth entry: only the forced-error plant was found, the vote's plant bit) is no rejection: a
-    plant vote is never disputed (notes/forced_errors.md, "Disputes")."""
+    plant vote is never disputed (SPECIFICATION.md 5.5.3, "Disputes")."""
     judged = [(Role.SAMPLER, int(slot), j) for slot, j in (note.get("samplers") or {}).items()]
     if note.get("trainer") is not None:
         judged.append((Role.TRAINER, 0, note["trainer"]))
