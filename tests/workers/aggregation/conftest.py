@@ -23,8 +23,9 @@ import pytest
 from workers.crypto.bls import BlsKey
 from workers.localnet.chain import TOKEN
 from workers.localnet.network import LocalNetwork
+from workers.node.handlers.context import Secrets
 from workers.node.handlers.relay import AttestRelay, RelayEntry
-from workers.protocol import Phase, Status, TaskParams
+from workers.protocol import Phase, Role, Status, TaskParams, draw_commitment, encode_vote, is_forced
 from workers.spec import DEMO_CARTPOLE
 from workers.storage.store import EmbeddedStore
 
@@ -49,6 +50,25 @@ GARBAGE = tuple(BlsKey.from_secret(424242).sign(b"\x00" * 32))
 """A point of G1 (so only the chain's check can tell) that signs nothing a validator signed."""
 GARBAGE_SALT = b"\x42" * 32
 """A salt the loner's sealed vote does not open with (the chain names its slot)."""
+
+
+def honest_vote(net, task_id: int, round_: int, honest: int) -> int:
+    """The round's honest vote: accept, or "plant" for the workers whose draws forced them
+    (SPECIFICATION.md 5.5.3), read from the workers' own draw secrets before anyone opens them."""
+    state = net.deployment.state.functions
+    seed, bps = state.roundSeed(task_id, round_).call(), state.forcedErrorBps().call()
+    num_samplers = state.taskOf(task_id).call().numSamplers
+    forced = 0
+    for node in (n for n in net.nodes if n.role in ("sampler", "trainer")):
+        m = state.membershipOf(task_id, node.address).call()
+        committed = state.drawCommitmentOf(task_id, round_, node.address).call()
+        if not m.assigned or committed == bytes(32):
+            continue
+        secret = Secrets(node.node_dir / "secrets.sqlite").draw_secret(task_id, round_)
+        assert draw_commitment(task_id, round_, node.address, secret) == committed, node.name
+        if is_forced(secret, seed, bps):
+            forced |= 1 << (num_samplers if m.role == Role.TRAINER else m.slot)
+    return encode_vote(honest & ~forced, forced)
 
 
 def write_garbage(relay: AttestRelay, task_id: int, round_: int, slot: int, bitmap: int, node: str) -> None:
@@ -88,7 +108,8 @@ def run(tmp_path_factory):
             if task.status == Status.ACTIVE and task.phase >= Phase.TRAIN_REVEAL and task.round not in out.garbage:
                 slot = d.state.functions.membershipOf(task_id, loner.address).call()
                 out.garbage[task.round] = slot.slot
-                write_garbage(relay, task_id, task.round, slot.slot, out.honest, loner.address)
+                vote = honest_vote(net, task_id, task.round, out.honest)
+                write_garbage(relay, task_id, task.round, slot.slot, vote, loner.address)
             time.sleep(0.01)
         net.stop_nodes()
         yield out

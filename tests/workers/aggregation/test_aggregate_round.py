@@ -6,7 +6,7 @@ node paid (SPECIFICATION.md 5.5.2)."""
 from workers.chain.view import ChainView
 from workers.explorer.history import ChainLog, task_history
 from workers.node.handlers.relay import bls_key, ensure_bls_key, registered_key
-from workers.protocol import Phase, Role, Status, Verdict
+from workers.protocol import Phase, Role, Status, Verdict, encode_vote
 from workers.roles.aggregation import choose_aggregator
 
 
@@ -42,8 +42,11 @@ def test_garbage_is_left_out_of_the_aggregate_and_its_slot_votes_alone(run):
     for r in rounds:
         assert run.garbage[r.round] == mine["loner"]
         kinds = [(a.validator is None, a.signer_bitmap, a.accept_bitmap) for a in r.attestations]
-        # One aggregate of the two shared-relay validators, then the loner's own vote.
-        assert kinds == [(True, shared, run.honest), (False, 1 << mine["loner"], run.honest)], r.round
+        # One aggregate of the two shared-relay validators, then the loner's own vote: both the
+        # honest vote, "plant" for the submissions the draws forced (SPECIFICATION.md 5.5.3).
+        forced = run.net.deployment.state.functions.forcedMask(run.task_id, r.round).call()
+        vote = encode_vote(run.honest & ~forced, forced)
+        assert kinds == [(True, shared, vote), (False, 1 << mine["loner"], vote)], r.round
     aggregators = {n.name: (n.node_dir / "logs" / "validator.log").read_text() for n in run.net.nodes
                    if n.name in ("val-a", "val-b")}
     # the chain names the slot whose sealed vote the garbage salt does not open

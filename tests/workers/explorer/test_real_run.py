@@ -19,7 +19,7 @@ from workers.explorer import history as hist
 from workers.explorer.api import ExplorerApi
 from workers.explorer.server import ExplorerServer
 from workers.localnet.chain import free_port
-from workers.protocol import Role, Status, Verdict
+from workers.protocol import Role, Status, Verdict, encode_vote
 
 ROOT = Path(__file__).resolve().parents[3]
 ARTIFACTS = ROOT / "reports" / "test-artifacts"
@@ -62,11 +62,14 @@ def test_history_agrees_with_the_chain(run):
     assert [r.round for r in h.rounds] == [0, 1] and all(r.finalized for r in h.rounds)
     assert h.rounds[-1].checkpoint_cid == view.task(run.task_id).checkpoint_cid
     for r in h.rounds:
+        # an honest vote: accept, or "plant" for the submissions the draws forced (SPECIFICATION.md 5.5.3)
+        forced = view.read(run.net.deployment.state, "forcedMask", run.task_id, r.round)
+        vote = encode_vote(0b111 & ~forced, forced)
         assert [(s.role, s.slot, s.verdict, s.accepts, s.rejects) for s in r.submissions] == [
             (Role.SAMPLER, 0, Verdict.ACCEPTED, 3, 0), (Role.SAMPLER, 1, Verdict.ACCEPTED, 3, 0),
             (Role.TRAINER, 0, Verdict.ACCEPTED, 3, 0)]
         assert sorted((a.slot, a.validator, a.signer_bitmap, a.accept_bitmap) for a in r.attestations) == [
-            (v, view.read(run.net.deployment.state, "slotOf", run.task_id, Role.VALIDATOR, v).node, 1 << v, 0b111)
+            (v, view.read(run.net.deployment.state, "slotOf", run.task_id, Role.VALIDATOR, v).node, 1 << v, vote)
             for v in range(3)]
     for node in run.net.nodes:
         role = Role[node.role.upper()]
@@ -76,7 +79,13 @@ def test_history_agrees_with_the_chain(run):
         assert view.claimable(node.address) == 0, node.name
         assert [(c.old, c.new) for c in h.reputation if c.node == node.address] == [(70, 72), (72, 74)]
     assert sum(h.paid_by_role().values()) == sum(h.settled_paid_by_role_wei)
-    assert {k: n for k, (n, _) in h.gas_by_kind().items()} == FUNCTIONS
+    # the workers' draws: each commitDraw that landed before round 0 began, an openDraw per drawn submission
+    state = run.net.deployment.state.functions
+    drawn = sum(bin(state.drawnMask(run.task_id, r.round).call()).count("1") for r in h.rounds)
+    first_draws = len(run.net.deployment.registry.events.DrawCommitted().get_logs(from_block=0))
+    assert drawn >= 3 and 0 < first_draws <= 3
+    assert {k: n for k, (n, _) in h.gas_by_kind().items()} == {**FUNCTIONS, "commitDraw": first_draws,
+                                                                "openDraw": drawn}
     for tx in h.gas:
         assert tx.gas_used == run.net.w3.eth.get_transaction_receipt(tx.tx_hash)["gasUsed"] > 21_000
 

@@ -36,11 +36,11 @@ TRAIN = "workers.roles.trainer.train_round"
 
 def _with_hooks(*hooks):
     """A train_round that runs honestly with `hooks` (ppo.train_round's on_step) tampering."""
-    def train_round(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None):
+    def train_round(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None, forced=False):
         def hook(*args):
             for h in hooks:
                 h(*args)
-        return HONEST_TRAIN(spec, task_id, round_, prev_bundle, shards, device=device, on_step=hook)
+        return HONEST_TRAIN(spec, task_id, round_, prev_bundle, shards, device=device, on_step=hook, forced=forced)
     return train_round
 
 
@@ -50,16 +50,16 @@ def _steps(spec, shards) -> int:
     return spec.ppo.update_epochs * -(-samples // spec.ppo.batch_size)
 
 
-def altered_steps(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None):
+def altered_steps(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None, forced=False):
     """Alters the parameters after every gradient step (the trace records the altered states)."""
     hooks = [altered_at(s) for s in range(_steps(spec, shards))]
-    return _with_hooks(*hooks)(spec, task_id, round_, prev_bundle, shards, device=device)
+    return _with_hooks(*hooks)(spec, task_id, round_, prev_bundle, shards, device=device, forced=forced)
 
 
-def skipped_steps(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None):
+def skipped_steps(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None, forced=False):
     """Skips (undoes) the first gradient step of every transition of steps_per_leaf steps."""
     hooks = [skipped_at(s) for s in range(0, _steps(spec, shards), spec.steps_per_leaf)]
-    return _with_hooks(*hooks)(spec, task_id, round_, prev_bundle, shards, device=device)
+    return _with_hooks(*hooks)(spec, task_id, round_, prev_bundle, shards, device=device, forced=forced)
 
 
 def altered_step_at(step: int):
@@ -75,19 +75,19 @@ def skipped_step_at(step: int):
 def altered_steps_of(fraction: float, rng: random.Random):
     """A train_round that alters the parameters after a random `fraction` of its gradient steps
     (of _steps' upper bound: a drawn step past the round's last is not played)."""
-    def train_round(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None):
+    def train_round(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None, forced=False):
         hooks = [altered_at(s) for s in sorted(share_of(fraction, rng)(_steps(spec, shards)))]
-        return _with_hooks(*hooks)(spec, task_id, round_, prev_bundle, shards, device=device)
+        return _with_hooks(*hooks)(spec, task_id, round_, prev_bundle, shards, device=device, forced=forced)
     return train_round
 
 
 def skipped_steps_of(fraction: float, rng: random.Random):
     """A train_round that skips the first gradient step of a random `fraction` of its transitions
     (steps_per_leaf steps each)."""
-    def train_round(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None):
+    def train_round(spec, task_id, round_, prev_bundle, shards, *, device="auto", on_step=None, forced=False):
         firsts = range(0, _steps(spec, shards), spec.steps_per_leaf)
         hooks = [skipped_at(firsts[i]) for i in sorted(share_of(fraction, rng)(len(firsts)))]
-        return _with_hooks(*hooks)(spec, task_id, round_, prev_bundle, shards, device=device)
+        return _with_hooks(*hooks)(spec, task_id, round_, prev_bundle, shards, device=device, forced=forced)
     return train_round
 
 

@@ -235,3 +235,23 @@ def outcome(net: FraudNet, task_id: int, block: int) -> SimpleNamespace:
         earned={a.node: a.amount for a in logs(d.registry, "RewardEarned")},
         slashed={a.node: a.amount for a in logs(d.stakes, "Slashed")},
         task=net.task(task_id))
+
+
+def honest_vote(net: FraudNet, task_id: int, round_: int, workers) -> int:
+    """The vote an honest validator casts on a round of honest `workers` (samplers and trainer):
+    accept for the submissions whose draw did not force them, "plant" for those it did
+    (SPECIFICATION.md 5.5.3), as each worker's own draw says (before or after it is opened)."""
+    from workers.node.handlers.draws import is_forced_now
+    from workers.protocol import encode_vote
+
+    task = net.task(task_id)
+    accept = plant = 0
+    for node in workers:
+        with as_node(node) as ctx:
+            m = ctx.view.membership(task_id, ctx.address)
+            bit = 1 << (task.numSamplers if m.role == Role.TRAINER else m.slot)
+            if is_forced_now(ctx, task_id, round_):
+                plant |= bit
+            else:
+                accept |= bit
+    return encode_vote(accept, plant)

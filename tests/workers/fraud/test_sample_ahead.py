@@ -13,6 +13,7 @@ from workers.chain.view import ChainView
 from workers.node.handlers import assignment_handlers, sample_ahead
 from workers.node.queues.dispatch import jsonable
 from workers.protocol import Phase, Role, Status
+from workers.roles.plants import plant_shard
 from workers.roles.sampler import sample_shard
 from workers.roles.trainer import verify_checkpoint
 
@@ -68,9 +69,11 @@ def trainer_checkpoint(net, task_id: int, round_: int) -> tuple[bytes, bytes]:
     return bytes(trainer.root), verify_checkpoint(net.store.get(trainer.cid), trainer.root).policy_bytes
 
 
-def fresh_root(task_id: int, round_: int, slot: int, policy: bytes | None) -> str:
-    """The root of the shard that sampling at SampleCommit gives (policy None: the initial one)."""
-    return "0x" + sample_shard(fraud_world.SPEC, task_id, round_, slot, policy).root.hex()
+def fresh_root(task_id: int, round_: int, slot: int, policy: bytes | None, forced: bool) -> str:
+    """The root of the shard that sampling at SampleCommit gives (policy None: the initial one),
+    with its forced error planted when the sampler's draw forced it."""
+    shard = sample_shard(fraud_world.SPEC, task_id, round_, slot, policy)
+    return "0x" + (plant_shard(shard) if forced else shard).root.hex()
 
 
 def test_shards_sampled_ahead_are_what_sampling_in_the_phase_commits(net):
@@ -85,11 +88,12 @@ def test_shards_sampled_ahead_are_what_sampling_in_the_phase_commits(net):
         for round_, policy in ((0, None), (1, checkpoint_0)):
             note = committed(net, sampler, task_id, round_)
             assert "sampled_ahead_s" in note, (sampler.name, round_, note)
-            assert note["root"] == fresh_root(task_id, round_, slot, policy), (sampler.name, round_)
+            assert note["root"] == fresh_root(task_id, round_, slot, policy, note["forced"]), (sampler.name, round_)
+    workers = [*nodes["sampler"], *nodes["trainer"]]
     for validator in nodes["validator"]:
         with as_node(validator) as ctx:
             bitmaps = [n["data"]["bitmap"] for n in ctx.secrets.notes(task_id) if n["kind"] == "verdict"]
-        assert bitmaps == [0b111, 0b111], validator.name
+        assert bitmaps == [fraud_world.honest_vote(net, task_id, r, workers) for r in (0, 1)], validator.name
 
 
 def test_a_shard_sampled_with_a_rejected_checkpoint_is_not_committed(net):
@@ -110,4 +114,4 @@ def test_a_shard_sampled_with_a_rejected_checkpoint_is_not_committed(net):
     for slot, sampler in enumerate(nodes["sampler"]):
         note = committed(net, sampler, task_id, task.round)
         assert "sampled_ahead_s" not in note, sampler.name
-        assert note["root"] == fresh_root(task_id, task.round, slot, None), sampler.name
+        assert note["root"] == fresh_root(task_id, task.round, slot, None, note["forced"]), sampler.name

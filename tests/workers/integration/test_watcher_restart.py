@@ -23,11 +23,11 @@ def test_restarted_watcher_lost_no_event_and_repeated_none(run, tmp_path):
     events = [e for e in registry_events(run.net)
               if interest.wants(e.name, e.args) and "sampler" in DISPATCH.roles_for(e.name, e.args)]
     assert {e.name for e in events} >= {"TaskCreated", "SlotAssigned", "PhaseStarted"}
-    # a sampler's worker is queued its own two phases of every round and Attest (it rolls out the
-    # next round's shard then), and no other phase
+    # a sampler's worker is queued its own two phases of every round, Attest (it rolls out the
+    # next round's shard then) and AttestReveal (it opens its draw), and no other phase
     phases = sorted((e.args["round"], e.args["phase"]) for e in events if e.name == "PhaseStarted")
     assert phases == [(r, p) for r in range(run.params.num_rounds)
-                      for p in (Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST)]
+                      for p in (Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL, Phase.ATTEST, Phase.ATTEST_REVEAL)]
     records = {e.key: jobs.get("sampler", e.key) for e in events}
     assert {k: (r.status, r.attempts) for k, r in records.items()} == {k: (DONE, 1) for k in records}
     client = node.redis()
