@@ -379,8 +379,9 @@ class Bench:
 
     def fate(self, task_id: int, block: int, node) -> str:
         """The strategic node's lot at the round's end, one letter: A accepted, R rejected, I
-        inconclusive, M missed its deadline (samplers, trainers); p paid, d dissented, q against the
-        quorum (validators); "" for the honest rounds. Disputes come later."""
+        inconclusive, M missed its deadline (samplers, trainers); p paid, d dissented, m missed a
+        forced error another validator found, u otherwise unpaid (outvoted), q against the quorum
+        (validators); "" for the honest rounds. Disputes come later."""
         from workers.protocol import Outcome, Verdict
 
         if node is None:
@@ -391,7 +392,11 @@ class Bench:
             == node.address]
         vacated = [Outcome(a.reason) for a in logs("SlotVacated")]
         if node.role == "validator":
-            return "q" if Outcome.AGAINST_QUORUM in vacated else "d" if logs("Dissented") else "p"
+            if Outcome.AGAINST_QUORUM in vacated:
+                return "q"
+            if logs("Dissented"):
+                return "d"
+            return "m" if logs("PlantMissed") else "p" if logs("RewardEarned") else "u"
         if Outcome.MISSED in vacated or Outcome.WITHHELD in vacated:
             return "M"
         verdicts = [Verdict(a.verdict) for a in logs("VerdictReached")]
@@ -611,7 +616,8 @@ def main() -> None:
         fates[p.strategy] += p.fate
     print(table(lines, fates, bench.upheld))
     print("fates: the strategic node at each round's verdict: A accepted, R rejected, I inconclusive, M missed "
-          "(sampler, trainer); p paid, d dissented, q slashed against the quorum (validator). upheld: disputes "
+          "(sampler, trainer); p paid, d dissented, m missed a forced error, u outvoted (unpaid), q slashed "
+          "against the quorum (validator). upheld: disputes "
           "of its rounds upheld (honest validators' detectors, judged by the jurors)")
     cheat_rounds = [x for x in seats if x.role == "validator" and not x.strategic
                     and x.strategy not in ("honest", *(ln.strategy for ln in lines if ln.role == "validator"))]
