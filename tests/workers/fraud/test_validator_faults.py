@@ -1,6 +1,6 @@
 """The fraud matrix, validators: a validator that rejects everything, one that seals its vote and
-never opens it (Withheld: slashed, -20), and a colluding minority (a validator that accepts a
-cheating sampler's work). The quorum (⌈2n/3⌉) decides as the evidence
+never opens it (Withheld: slashed, -20), a colluding minority (a validator that accepts a
+cheating sampler's work), and one that accepts without checking (it misses the forced errors). The quorum (⌈2n/3⌉) decides as the evidence
 says. A validator that accepted work the quorum rejected is paid nothing and keeps its stake,
 reputation and slot (an honest validator whose sampled challenges missed the fault votes the same
 way); one that rejected work the quorum accepted dissents: it
@@ -145,3 +145,40 @@ def test_a_validator_that_seals_and_never_opens_its_vote_is_slashed(make_net):
     assert r.seen.verdicts[(trainer.address, Role.TRAINER)] == Verdict.ACCEPTED
     for node in r.nodes["validator"][:2]:
         assert r.seen.earned[node.address] == share(net, Role.VALIDATOR, 3)
+
+
+def accept_without_checking(spec, task_id, round_, prev_bundle, samplers, trainer, *args, **kwargs):
+    """A lazy validator: re-executes nothing and accepts every submission."""
+    from workers.roles.validator import Judgement, RoundVerdict
+
+    yes = Judgement(True, "accepted without checking")
+    return RoundVerdict({slot: yes for slot, _, _ in samplers}, None if trainer is None else yes)
+
+
+def test_a_validator_that_does_not_check_misses_the_forced_errors_and_is_not_paid(make_net):
+    """SPECIFICATION.md 5.5.3: about half of the submissions are forced to carry a planted error; the
+    honest validators find it and answer "plant", the lazy one accepts it: it earns nothing that
+    round (PlantMissed) and keeps its stake, reputation and slot, and the forced workers are paid
+    like the others. Rounds are played until one has a forced submission (7 in 8 do)."""
+    net = make_net(3)
+    lazy = Cheat("validator2", faults.VERIFY, accept_without_checking, phases=(Phase.ATTEST,))
+    early = Cheat("validator2", "workers.node.handlers.validator_handlers._check_samplers_early", lambda ctx, ev: None,
+                  phases=(Phase.TRAIN_COMMIT,))
+    for _ in range(4):
+        r = play(net, 3, "validator2", lazy, early)
+        forced = net.deployment.state.functions.forcedMask(r.task_id, 0).call()
+        if forced:
+            break
+    assert forced, "four rounds without a forced submission (odds 1 in 4,096)"
+    missed = net.deployment.registry.events.PlantMissed().get_logs(from_block=0, argument_filters={
+        "taskId": r.task_id})
+    assert [(e.args.node, e.args.bitsMissed) for e in missed] == [(r.liar.address, forced)]
+    assert_liar_unpaid(net, r)
+    assert r.seen.vacated == {} and r.seen.slashed == {}
+    workers = [(node, Role.SAMPLER, share(net, Role.SAMPLER, 2)) for node in r.nodes["sampler"]]
+    workers.append((r.nodes["trainer"][0], Role.TRAINER, share(net, Role.TRAINER, 1)))
+    for node, role, pay in workers:
+        assert r.seen.verdicts[(node.address, role)] == Verdict.ACCEPTED, node.name
+        assert r.seen.earned[node.address] == pay, node.name
+    for node in r.nodes["validator"][:2]:
+        assert r.seen.earned[node.address] == share(net, Role.VALIDATOR, 3), node.name
