@@ -59,6 +59,12 @@ def say(text: str = "") -> None:
     click.echo(text)
 
 
+def vote_text(accept: int, plant: int) -> str:
+    """A vote as the demo shows it: its accept bits, and its "plant" answers if any (bit i: sampler
+    slot i, the highest the trainer; SPECIFICATION.md 5.5.3)."""
+    return f"accept {accept:#b}" + (f", plant {plant:#b}" if plant else "")
+
+
 @dataclass
 class Curve:
     rounds: list = field(default_factory=list)
@@ -171,7 +177,7 @@ class Demo:
         """Shows the task's events as they are mined (a websocket-woken watcher: each event is
         stamped when its block is read, not at the next poll) until the task ends."""
         from workers.chain.watcher import EventWatcher, SqliteCursor
-        from workers.protocol import Role, Status, Verdict
+        from workers.protocol import Role, Status, Verdict, decode_vote
 
         events: queue.Queue = queue.Queue()
         watcher = EventWatcher(self.dep, events.put, SqliteCursor(self.workdir / "demo-events.sqlite"),
@@ -214,11 +220,15 @@ class Demo:
                 elif e.name == "AggregateAttested":
                     signers = [self.validator_slots.get(v, f"slot {v}") for v in range(64)
                                if (int(a["signerBitmap"]) >> v) & 1]
-                    say(f"{t:6.1f}s  round {a['round'] + 1}: {', '.join(signers)} voted {bin(a['acceptBitmap'])} "
+                    vote = vote_text(*decode_vote(int(a["acceptBitmap"])))
+                    say(f"{t:6.1f}s  round {a['round'] + 1}: {', '.join(signers)} voted {vote} "
                         f"in ONE aggregate attestation ({len(signers)} BLS signatures, one transaction)")
                 elif e.name == "Attested":
                     say(f"{t:6.1f}s  round {a['round'] + 1}: {names.get(a['validator'], a['validator'])} voted "
-                        f"{bin(a['acceptBitmap'])} alone (attest)")
+                        f"{vote_text(*decode_vote(int(a['acceptBitmap'])))} alone (attest)")
+                elif e.name == "DrawOpened":
+                    say(f"{t:6.1f}s  round {a['round'] + 1}: {names.get(a['node'], a['node'])}'s draw: "
+                        + ("forced (it planted its error)" if a["forced"] else "not forced"))
                 elif e.name == "RoundFinalized" and self.live_eval:
                     self._round_done(curve, int(a["round"]), bytes(a["checkpointRoot"]), a["checkpointCid"], t)
                 elif e.name == "TaskStatusChanged":
