@@ -105,13 +105,20 @@ class Story(Scenario):
         self.emit("TaskRegistry", "SlotAssigned", taskId=self.task_id, node=node, role=role, slot=slot,
                   sinceRound=since)
 
-    def fill(self) -> None:
-        """Claims, the validator draw, activation: round 0 starts."""
+    def fill(self, first_draws: bool = False) -> None:
+        """Claims (each worker committing its round-0 draw if `first_draws`), the validator draw,
+        activation: round 0 starts."""
         for i, s in enumerate(SAMPLERS):
             with self.tx(s):
                 self.assign(s, Role.SAMPLER, i)
+                if first_draws:
+                    self.emit("TaskRegistry", "DrawCommitted", taskId=self.task_id, round=0, node=s,
+                              commitment=word(0x700 + i))
         with self.tx(TRAINER):
             self.assign(TRAINER, Role.TRAINER, 0)
+            if first_draws:
+                self.emit("TaskRegistry", "DrawCommitted", taskId=self.task_id, round=0, node=TRAINER,
+                          commitment=word(0x7FF))
             self.emit("TaskRegistry", "TaskStatusChanged", taskId=self.task_id, status=Status.DRAWING)
             self.emit("TaskRegistry", "DrawArmed", taskId=self.task_id, seedBlock=self.block + 1)
         with self.tx(TRAINER):
@@ -331,13 +338,14 @@ def dissent_story() -> Story:
 
 
 def forced_story() -> Story:
-    """Forced errors (SPECIFICATION.md 5.5.3): round 0 as usual; in round 1 the workers open their
+    """Forced errors (SPECIFICATION.md 5.5.3): the workers commit their round-0 draws as they claim
+    (commitDraw; the story leaves round 0's openings out); in round 1 the workers open their
     draws (sampler 0 forced), V1 and V2 answer "plant" on sampler 0 (bit 64) in one aggregate and V0
     accepts everything: it missed the plant and earns nothing that round; sampler 0 is accepted."""
     s = Story(bounty=1000 * TOKEN, rounds=2)
     s.stake_everyone()
     s.create_task()
-    s.fill()
+    s.fill(first_draws=True)
     s.commit_and_reveal()
     s.attest_all_accept()
     s.commit_and_reveal()

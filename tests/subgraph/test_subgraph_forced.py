@@ -1,5 +1,5 @@
-"""Forced errors (SPECIFICATION.md 5.5.3) through the compiled mappings: each opened draw marks its
-submission forced or not, a vote's plant answers (bits 64 and up) are kept apart from its accept
+"""Forced errors (SPECIFICATION.md 5.5.3) through the compiled mappings: first draws committed,
+each opened draw marks its submission forced or not, a vote's plant answers (bits 64 and up) are kept apart from its accept
 bits, and a validator that missed a plant another found is recorded for the round."""
 import pytest
 from subgraph_story import SAMPLERS, TRAINER, VALIDATORS, forced_story
@@ -11,6 +11,13 @@ def result():
     result = forced_story().run()
     assert result.error is None, result.error
     return result
+
+
+def test_first_draws_are_recorded_as_committed(result):
+    commitments = result.all("DrawCommitment")
+    assert sorted((c["node"], c["round"]) for c in commitments) == sorted(
+        (address_id(n), "1-0") for n in [*SAMPLERS, TRAINER])
+    assert len({c["commitment"] for c in commitments}) == len(commitments)
 
 
 def test_each_opened_draw_marks_its_submission(result):

@@ -49,7 +49,7 @@ class RoundDriver:
         is its draw commitment for the next round (forced errors), opened by `open_draws` then."""
         round_ = self.round if round_ is None else round_
         tag = f"{self.task_id}/{round_}/{str(node).lower()}"
-        salt = draw_commitment(self.task_id, round_ + 1, node, self.draw_secret(node, round_ + 1))
+        salt = draw_commitment(self.task_id, round_ + 1, str(node), self.draw_secret(node, round_ + 1))
         return keccak(text="root:" + tag), "bafy-" + keccak(text=tag).hex()[:40], salt
 
     def draw_secret(self, node, round_):

@@ -117,8 +117,9 @@ def as_node(node):
 @dataclasses.dataclass
 class Cheat:
     """One node's dishonesty: while that node's handler for `phase` runs, `target` (a dotted
-    attribute) is replaced by `replacement`; `withhold` phases are simply not acted in (a withheld
-    reveal is not sent at the commit either)."""
+    attribute) is replaced by `replacement` (and a cheating sampler or trainer plants no forced
+    error); `withhold` phases are simply not acted in (a withheld reveal is not sent at the commit
+    either)."""
 
     node: str
     target: str = ""
@@ -129,7 +130,14 @@ class Cheat:
 
     @contextlib.contextmanager
     def active(self):
-        with mock.patch(self.target, self.replacement):
+        with contextlib.ExitStack() as stack:
+            stack.enter_context(mock.patch(self.target, self.replacement))
+            if set(self.phases) & {Phase.SAMPLE_COMMIT, Phase.TRAIN_COMMIT}:
+                # a cheating worker runs its own code, not our planting: when its draw forces it,
+                # it commits its work unplanted (which would otherwise be re-bundled, and a
+                # mismatched root made consistent, by the honest plant)
+                stack.enter_context(mock.patch("workers.node.handlers.round_handlers.is_forced_now",
+                                               lambda *args: False))
             yield
 
 

@@ -1,15 +1,15 @@
-"""The fraud matrix, validators: a validator that rejects everything, one that seals its vote and
-never opens it (Withheld: slashed, -20), a colluding minority (a validator that accepts a
-cheating sampler's work), and one that accepts without checking (it misses the forced errors). The quorum (⌈2n/3⌉) decides as the evidence
-says. A validator that accepted work the quorum rejected is paid nothing and keeps its stake,
-reputation and slot (an honest validator whose sampled challenges missed the fault votes the same
-way); one that rejected work the quorum accepted dissents: it
-keeps its stake, reputation and slot, since a lone rejection may be the one that is right (its
-dispute decides: tests/workers/disputes/test_lone_detector.py); with disputes on (as deployed) its
-pay is held and goes back to the requester at the window's end unless its dispute vindicates it,
-and with disputes off (nothing could vindicate it) it is paid nothing. Every honest node is paid
-its slot share. Each case has its own network, whose validator pool is exactly the task's
-validators (the draw takes them all)."""
+"""The fraud matrix, validators: a validator that rejects everything, one that seals its vote and never
+opens it (Withheld: slashed, -20), a colluding minority (a validator that accepts a cheating
+sampler's work), and one that accepts without checking (it misses the forced errors). The quorum
+(⌈2n/3⌉) decides as the evidence says. A validator that accepted work the quorum rejected is paid
+nothing and keeps its stake, reputation and slot (an honest validator whose sampled challenges
+missed the fault votes the same way); one that rejected work the quorum accepted dissents: it keeps
+its stake, reputation and slot, since a lone rejection may be the one that is right (its dispute
+decides: tests/workers/disputes/test_lone_detector.py); with disputes on (as deployed) its pay is
+held and goes back to the requester at the window's end unless its dispute vindicates it, and with
+disputes off (nothing could vindicate it) it is paid nothing. Every honest node is paid its slot
+share. Each case has its own network, whose validator pool is exactly the task's validators (the
+draw takes them all)."""
 from types import SimpleNamespace
 
 import fraud_faults as faults
