@@ -23,7 +23,7 @@ def test_forced_round(round_driver, registry, state, vault, samplers, trainer):
     for node in workers:
         stored = bytes(state.drawCommitmentOf(d.task_id, 1, node))
         assert stored == d.result(node, 0)[2]  # the reveal's salt
-        assert stored == draw_commitment(d.task_id, 1, node, d.draw_secret(node, 1))
+        assert stored == draw_commitment(d.task_id, 1, str(node), d.draw_secret(node, 1))
         assert bytes(state.drawCommitmentFor(d.task_id, 1, node, d.draw_secret(node, 1))) == stored
     assert state.drawnMask(d.task_id, 0) == 0  # round 0: nothing to open
     d.attest_all()
