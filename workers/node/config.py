@@ -116,6 +116,17 @@ class NodeSettings:
     0: no turns, every validator sends when the call falls due)."""
     max_fee_per_gas: int | None = None
     """The node's fee cap in wei (workers.chain.sender; None: no cap)."""
+    price_sampler: int = 0
+    """Wei per 1,000 environment steps rolled out that a sampler slot must pay a round
+    (workers.node.market.pricing; 0: any bounty)."""
+    price_trainer: int = 0
+    """Wei per 1,000 environment steps consumed by the round's update that the trainer slot must pay."""
+    price_validator: int = 0
+    """Wei per 1,000 steps re-executed (replayed steps and re-trained samples) a validator slot should
+    pay; a validator cannot decline a draw, so this only flags drawn slots (workers.node.market.claims)."""
+    feasibility_margin: float = 0.5
+    """A slot is taken only when its round's work is estimated to take at most this fraction of
+    its window (commit window; attest window for a validator) at the node's measured rates."""
 
     def __post_init__(self):
         for name in ("deployment", "node_dir", "store_dir"):
@@ -138,6 +149,17 @@ class NodeSettings:
             raise ValueError(f"keeper_turn_blocks must be >= 0, got {self.keeper_turn_blocks}")
         if self.max_fee_per_gas is not None and self.max_fee_per_gas <= 0:
             raise ValueError(f"max_fee_per_gas must be > 0 wei, got {self.max_fee_per_gas}")
+        for role in ("sampler", "trainer", "validator"):
+            if getattr(self, f"price_{role}") < 0:
+                raise ValueError(f"price_{role} must be >= 0 wei per 1,000 steps, got {getattr(self, f'price_{role}')}")
+        if not 0 < self.feasibility_margin <= 1:
+            raise ValueError(f"feasibility_margin must be in (0, 1] (the share of a window the work may take), got "
+                             f"{self.feasibility_margin}")
+
+    def price_of(self, role) -> int:
+        """The price (wei per 1,000 priced steps) of `role` (a workers.protocol.Role or its name)."""
+        name = role if isinstance(role, str) else role.name.lower()
+        return getattr(self, f"price_{name}")
 
     def to_dict(self) -> dict:
         """As JSON takes it (paths as strings)."""

@@ -27,6 +27,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from workers import deadline
 from workers.framing import Malformed, brief, is_count
 from workers.rl.config import PPOConfig
 from workers.rl.policy import ActorCritic, safetensors_bytes, safetensors_header, safetensors_tensors
@@ -313,6 +314,7 @@ def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
     totals = {"policy_loss": 0.0, "value_loss": 0.0, "entropy": 0.0, "approx_kl": 0.0, "clipfrac": 0.0}
     steps_taken, gathered = 0, None
     for step, (epoch, rows) in enumerate(schedule.steps):
+        deadline.check()  # a job past its phase's deadline stops here (workers.deadline)
         if epoch != gathered:
             # one gather per epoch, then each minibatch is a slice (a view)
             perm = schedule.permutation(epoch).to(device)

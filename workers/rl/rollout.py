@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 import numpy as np
 import torch
 
+from workers import deadline
 from workers.framing import Malformed, brief, is_count, is_hex32, json_header
 from workers.hashing import keccak256
 from workers.merkle import MerkleTree
@@ -333,6 +334,7 @@ def rollout(policy: ActorCritic, env_id: str, *, task_seed: int, round_: int, sh
                 running.append(rec)
             if not running:
                 break
+            deadline.check()  # a job past its phase's deadline stops here (workers.deadline)
             with torch.inference_mode():
                 draws = torch.cat([policy.draw(1, r.generator) for r in running])
                 obs = torch.from_numpy(np.stack([r.obs[-1] for r in running]))

@@ -65,6 +65,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from workers import deadline
 from workers.protocol import Evidence, Role, encode_vote
 from workers.rl.envs import time_limit
 from workers.rl.policy import digest
@@ -206,6 +207,7 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
                                 spec.challenges_per_sampler, also=also)
     planted, exact = [], []
     for i in picked:
+        deadline.check()  # a vote past the Attest deadline is of no use (workers.deadline)
         verdict = replay_episode(shard.episodes[i], policy, env_id=spec.env_id, task_seed=spec.seed,
                                  round_=round_, shard=slot, policy_digest=policy_digest)
         if not verdict.ok and not verdict.planted:

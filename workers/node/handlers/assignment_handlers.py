@@ -11,6 +11,7 @@ from workers.node.handlers.common import on, send, spec_by, spec_of
 from workers.node.handlers.context import NodeContext
 from workers.node.handlers.draws import commit_first_draw
 from workers.node.handlers.keeper_turns import wait_for_turn
+from workers.node.market import claims
 from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role, Status
 
@@ -26,12 +27,15 @@ def _claim(ctx: NodeContext, ev: HandledEvent, role: Role) -> None:
     claimSlot's own checks decide the rest: a lost race, a slot already ours, the requester's
     own task, a task no longer open and an ineligible node (stake, reputation, paused; logged
     with the reason) all revert at the gas estimate, before anything is sent. A TaskCreated
-    carries the spec and the requester, so a new task is claimed without reading it first."""
+    carries the spec and the requester. Before claiming, the node's market policy decides
+    (workers.node.market.claims): a slot whose pay is below the node's price, or whose work it
+    cannot finish inside the task's window, is passed over and recorded."""
     task_id = int(ev.args["taskId"])
     if ev.name == "TaskCreated":
         if ev.args["requester"] == ctx.address:
             return
-        spec_by(ctx, ev.args["specCid"], bytes.fromhex(ev.args["specDigest"][2:]))
+        spec = spec_by(ctx, ev.args["specCid"], bytes.fromhex(ev.args["specDigest"][2:]))
+        task = ctx.view.task(task_id)
     else:
         task = ctx.view.task(task_id)
         if task.status not in (Status.OPEN, Status.ACTIVE) or task.requester == ctx.address:
@@ -39,7 +43,11 @@ def _claim(ctx: NodeContext, ev: HandledEvent, role: Role) -> None:
         filled = task.filled_samplers if role == Role.SAMPLER else int(task.trainer_filled)
         if filled == task.slot_count(role):
             return  # lost the race already: no estimate needed to learn NoVacantSlot
-        spec_of(ctx, task)  # a task whose spec cannot be fetched or is corrupt is not taken
+        spec = spec_of(ctx, task)  # a task whose spec cannot be fetched or is corrupt is not taken
+    refused = claims.refusal(ctx, task, spec, role)
+    if refused is not None:
+        claims.pass_over(ctx, task_id, role, *refused)
+        return
     try:
         send(ctx, ctx.deployment.registry.functions.claimSlot(task_id, role),
              done=("NoVacantSlot", "AlreadyAssigned", "WrongStatus", "DeadlinePassed", "RequesterCannotWork"))
@@ -111,7 +119,23 @@ def trainer_joined(ctx: NodeContext, ev: HandledEvent) -> None:
 
 @on("SlotAssigned", "validator")
 def validator_joined(ctx: NodeContext, ev: HandledEvent) -> None:
+    if Role(int(ev.args["role"])) == Role.VALIDATOR and ev.args["node"] == ctx.address:
+        _flag_draw(ctx, int(ev.args["taskId"]))
     _joined(ctx, ev, Role.VALIDATOR, validator_handlers.attest)
+
+
+def _flag_draw(ctx: NodeContext, task_id: int) -> None:
+    """A validator cannot decline its draw: a drawn slot below its price, or one it cannot verify in
+    time, is recorded for the operator (workers.node.market.claims)."""
+    try:
+        task = ctx.view.task(task_id)
+        refused = claims.refusal(ctx, task, spec_of(ctx, task), Role.VALIDATOR)
+    except Exception as exc:  # noqa: BLE001 - a record for the operator; the slot's work goes on (and reports)
+        log.warning("task %d: could not price the validator draw: %s: %s", task_id, type(exc).__name__, exc)
+        return
+    if refused is not None:
+        code, why = refused
+        claims.pass_over(ctx, task_id, Role.VALIDATOR, f"drawn-{code}", f"drawn (cannot decline): {why}")
 
 
 @on("DrawArmed", "validator", urgent=lambda args: True)  # the task's start waits on its draw

@@ -22,6 +22,8 @@ from workers.node.handlers.common import (
 )
 from workers.node.handlers.context import NodeContext
 from workers.node.handlers.draws import is_forced_now, open_draw, salt_for
+from workers.node.market import throughput
+from workers.node.market.deadlines import within_phase
 from workers.node.observe import metrics
 from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role, Status, commitment
@@ -37,7 +39,10 @@ _TRAINER_PHASES = in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL, Phase.ATTEST
 # urgent: every phase job of a sampler or trainer is work a round waits on, and goes ahead of the
 # worker's other queued jobs (records of new tasks and slots, pay); a sampler's rollout ahead at
 # Attest too, which the next round's commit takes (behind records, that commit could pass it)
-@on("PhaseStarted", "sampler", when=_SAMPLER_PHASES, urgent=_SAMPLER_PHASES)
+# bounded: a commit or reveal after its phase's deadline is of no use (dispatch.py, DEADLINES); the
+# rollout ahead at Attest bounds itself (sample_ahead)
+@on("PhaseStarted", "sampler", when=_SAMPLER_PHASES, urgent=_SAMPLER_PHASES,
+    bounded=in_phases(Phase.SAMPLE_COMMIT, Phase.SAMPLE_REVEAL))
 def sampler_phase(ctx: NodeContext, ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.SAMPLE_COMMIT:
@@ -52,7 +57,8 @@ def sampler_phase(ctx: NodeContext, ev: HandledEvent) -> None:
         open_draw(ctx, int(ev.args["taskId"]), int(ev.args["round"]), Role.SAMPLER)
 
 
-@on("PhaseStarted", "trainer", when=_TRAINER_PHASES, urgent=_TRAINER_PHASES)
+@on("PhaseStarted", "trainer", when=_TRAINER_PHASES, urgent=_TRAINER_PHASES,
+    bounded=in_phases(Phase.TRAIN_COMMIT, Phase.TRAIN_REVEAL))
 def trainer_phase(ctx: NodeContext, ev: HandledEvent) -> None:
     phase = Phase(int(ev.args["phase"]))
     if phase == Phase.TRAIN_COMMIT:
@@ -74,6 +80,13 @@ def commit_work(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) ->
     sub = submission(ctx, task_id, round_, role, slot)
     if sub.node == ctx.address and bytes(sub.commitment) != ZERO32:
         return  # committed before (this is a redelivery)
+    # the work stops at the commit deadline (a commit after it reverts): the worker is freed
+    with within_phase(ctx, task, f"round {round_} {phase.name.lower()}"):
+        _commit_work(ctx, task, round_, role, phase, slot)
+
+
+def _commit_work(ctx: NodeContext, task, round_: int, role: Role, phase: Phase, slot: int) -> None:
+    task_id = task.task_id
     spec = spec_of(ctx, task)
     started = time.time()
     forced = is_forced_now(ctx, task_id, round_)
@@ -90,11 +103,15 @@ def commit_work(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) ->
         if forced:
             root, blob = _planted(task_id, round_, root, blob)
         metrics.rolled_out("sampler", spec.env_id, note["steps"], rolled_out_s, note.pop("returns"))
+        if ahead is None:
+            throughput.observe(ctx, "rollout", spec, note["steps"], rolled_out_s)
     else:
         root, blob, note = _train(ctx, spec, task_id, round_, checkpoint_bundle(ctx, task), forced)
         if root is None:
             return  # nothing revealed to train on
         metrics.trained("trainer", int(note["stats"].get("samples", 0)), time.time() - started)
+        throughput.observe(ctx, "update", spec, spec.ppo.update_epochs * int(note["stats"].get("samples", 0)),
+                           note["update_s"])
         storing = time.time()
         ctx.store.put_many(note.pop("stored"))  # the trace, before the commitment that binds it
         note["store_trace_s"] = round(time.time() - storing, 3)
@@ -154,31 +171,35 @@ def _revealed_samplers(ctx: NodeContext, task_id: int, round_: int):
 
 
 def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None, forced: bool):
-    """(CheckpointResult or None, slots left out): the round's update on every revealed shard
-    whose blob matches its root (a sampler's bad blob is left out, as an honest trainer does)."""
+    """(CheckpointResult or None, slots left out, seconds of the update): the round's update on
+    every revealed shard whose blob matches its root (a sampler's bad blob is left out, as an
+    honest trainer does)."""
     from workers.roles.trainer import ShardError, train_round
 
     shards = [(s.slot, bytes(s.root), ctx.store.get(s.cid)) for s in _revealed_samplers(ctx, task_id, round_)]
     left_out = []
     while shards:
         try:
-            return train_round(spec, task_id, round_, prev, shards,
-                               device=ctx.settings.trainer_device, forced=forced), left_out
+            started = time.time()
+            result = train_round(spec, task_id, round_, prev, shards, device=ctx.settings.trainer_device,
+                                 forced=forced)
+            return result, left_out, time.time() - started
         except ShardError as error:
             log.warning("task %d round %d: leaving out %s", task_id, round_, error)
             left_out.append(error.slot)
             shards = [s for s in shards if s[0] != error.slot]
-    return None, left_out
+    return None, left_out, 0.0
 
 
 def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None, forced: bool):
     started = time.time()
-    result, left_out = _train_on_revealed(ctx, spec, task_id, round_, prev, forced)
+    result, left_out, update_s = _train_on_revealed(ctx, spec, task_id, round_, prev, forced)
     if result is None:
         return None, None, {}
     stats = {k: v for k, v in (result.stats or {}).items() if isinstance(v, (int, float, str))}
     return result.root, result.bundle, {"stats": stats, "left_out": left_out, "device": result.meta["device"],
-                                        "stored": result.stored, "fetch_and_update_s": round(time.time() - started, 3)}
+                                        "stored": result.stored, "fetch_and_update_s": round(time.time() - started, 3),
+                                        "update_s": update_s}
 
 
 REVEAL_PHASE = {Phase.SAMPLE_COMMIT: Phase.SAMPLE_REVEAL, Phase.TRAIN_COMMIT: Phase.TRAIN_REVEAL}

@@ -22,6 +22,7 @@ from workers.node.handlers.common import ZERO32, checkpoint_bundle, held_key, my
 from workers.node.handlers.context import NodeContext
 from workers.node.handlers.held import Held
 from workers.node.handlers.round_handlers import sample
+from workers.node.market.deadlines import within_phase
 from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role, Status
 from workers.storage.store import RETRYABLE as STORE_RETRYABLE
@@ -107,7 +108,11 @@ def ahead_of_next_round(ctx: NodeContext, ev: HandledEvent) -> None:
     try:
         bundle = ctx.store.get(trainer.cid)
         verify_checkpoint(bundle, trainer.root)
-        _roll_out(ctx, task, round_ + 1, slot, bytes(trainer.root), bundle)
+        # of use until the next round's commit deadline at the latest: the rest of the validators'
+        # phases, then that round's commit window
+        with within_phase(ctx, task, f"round {round_ + 1} rollout ahead",
+                          extra_s=task.reveal_window + task.commit_window):
+            _roll_out(ctx, task, round_ + 1, slot, bytes(trainer.root), bundle)
     except (ValueError, *STORE_RETRYABLE) as error:  # a bad checkpoint (CheckpointMismatch among them)
         # is the validators' to judge; SampleCommit samples with whatever they accept
         log.info("task %d round %d: not sampling ahead (%s: %s)", task_id, round_ + 1, type(error).__name__, error)

@@ -24,6 +24,7 @@ from workers.node.handlers.common import (
 from workers.node.handlers.context import NodeContext
 from workers.node.handlers.held import Held
 from workers.node.handlers.keeper_handlers import schedule_deadline
+from workers.node.market.deadlines import within_phase
 from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role, attest_commitment
 from workers.storage.store import RETRYABLE as STORE_RETRYABLE
@@ -111,8 +112,10 @@ def attest(ctx: NodeContext, ev: HandledEvent) -> None:
     trainer = next(((bytes(s.root), fetch(ctx, s.cid, ev)) for s in subs
                     if s.role == Role.TRAINER and s.revealed), None)
     started = time.time()
-    verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
-                           ctx.secrets.challenge_seed(task_id, round_), lambda cid: fetch(ctx, cid, ev), early=early)
+    with within_phase(ctx, task, f"round {round_} attest"):  # a vote sealed after the deadline is of no use
+        verdict = verify_round(spec, task_id, round_, prev, samplers, trainer,
+                               ctx.secrets.challenge_seed(task_id, round_), lambda cid: fetch(ctx, cid, ev),
+                               early=early)
     _SAMPLER_CHECKS.pop(held_key(ctx, task_id, round_))  # kept until then: a fetch above may retry the job
     bitmap = verdict.bitmap(task.num_samplers)
     ctx.secrets.note(task_id, round_, Role.VALIDATOR, "verdict", {

@@ -43,7 +43,8 @@ DECLARED = CollectorRegistry(auto_describe=True)
 LATENCY_BUCKETS = (0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300)
 
 TASKS = Counter("decentrl_tasks", "Handled chain events (Celery handle_event tasks) by role, event and "
-                "outcome: done, already-done, gave-up, deferred (rate limited), retry, failed",
+                "outcome: done, already-done, gave-up, deferred (rate limited), retry, failed, deadline-passed "
+                "(dropped or stopped at its phase's deadline)",
                 ["role", "event", "state"], registry=DECLARED)
 TASKS_RUNNING = Gauge("decentrl_tasks_running", "Handlers running now, by role", ["role"],
                       multiprocess_mode="livesum", registry=DECLARED)
@@ -70,6 +71,10 @@ TRAIN_SECONDS = Counter("decentrl_train_seconds", "Seconds spent training (sampl
                         "rate(seconds))", ["role"], registry=DECLARED)
 EPISODE_RETURN = Summary("decentrl_episode_return", "Return of each finished episode the node rolled out, by "
                          "environment (mean = rate(sum)/rate(count))", ["env"], registry=DECLARED)
+PASSED_OVER = Counter("decentrl_tasks_passed_over", "Slots the node did not take, by role and reason: priced-out "
+                      "(its share of the bounty is below the node's price), infeasible (the work would not finish "
+                      "inside the window with the node's margin); a validator's drawn-... are draws it could not "
+                      "decline", ["role", "reason"], registry=DECLARED)
 TX_SENT = Counter("decentrl_tx_sent", "Transactions sent, by contract function", ["fn"], registry=DECLARED)
 TX_GAS = Counter("decentrl_tx_gas_used", "Gas used by mined transactions, by contract function", ["fn"],
                  registry=DECLARED)
@@ -134,6 +139,11 @@ def rolled_out(role: str, env: str, steps: int, seconds: float, returns) -> None
         ENV_SECONDS.labels(role).inc(seconds)
         for value in returns:
             EPISODE_RETURN.labels(env).observe(float(value))
+
+
+def passed_over(role: str, reason: str) -> None:
+    with _safe("passed_over"):
+        PASSED_OVER.labels(role, reason).inc()
 
 
 def trained(role: str, samples: int, seconds: float) -> None:

@@ -23,6 +23,14 @@ artifacts, and let a transaction that the chain refuses as a duplicate count as 
 that returns normally marks the job done; a retryable error (declare_retryable, RetryableError)
 reruns it with backoff; any other exception marks the job failed and propagates.
 
+DEADLINES. A handler registered with `bounded` (a predicate on the event's args) does work whose
+result is of no use after the event's on-chain deadline (a role's own phase work): the watcher gives
+its job that deadline on this machine's clock (`until`), the job gets Celery time limits from it,
+is dropped when it starts after it, and runs inside workers.deadline.work_until, so that a long
+rollout or update stops at its next check. A job stopped for its deadline is done ("deadline
+passed"), not failed: the protocol already vacates a node that misses a phase; the point is to free
+the worker for the node's other tasks.
+
 RATE LIMIT. Handlers registered with new_task=True take on new training tasks (claims); each run
 reserves a start from the node's token bucket (ratelimit.py) and, when that start is in the
 future, is deferred to it (RateLimited) rather than holding its worker: work on tasks the node
@@ -35,6 +43,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from workers.deadline import DeadlinePassed, work_until
 from workers.node.config import ROLE_QUEUES
 from workers.node.queues import jobs
 
@@ -86,6 +95,21 @@ def retryable_errors() -> tuple[type[BaseException], ...]:
     return tuple(_RETRYABLE)
 
 
+_DEADLINE_STOPS: list[type[BaseException]] = [DeadlinePassed]
+
+
+def declare_deadline_stop(*types: type[BaseException]) -> None:
+    """Exception types that mean "stopped at the job's deadline" when a job with a deadline raises
+    them (Celery's SoftTimeLimitExceeded: workers.node.queues.tasks declares it)."""
+    for t in types:
+        if t not in _DEADLINE_STOPS:
+            _DEADLINE_STOPS.append(t)
+
+
+DEADLINE_PASSED = "deadline-passed"
+"""run_event's outcome for a job dropped or stopped at its deadline (its record: done)."""
+
+
 @dataclass(frozen=True)
 class HandledEvent:
     """What a handler gets: the event and where it runs."""
@@ -128,15 +152,18 @@ class DispatchTable:
         self._new_task: set[tuple[str, str]] = set()
         self._when: dict[tuple[str, str], Callable[[dict], bool]] = {}
         self._urgent: dict[tuple[str, str], Callable[[dict], bool]] = {}
+        self._bounded: dict[tuple[str, str], Callable[[dict], bool]] = {}
 
     def register(self, event_name: str, role: str, handler: Handler, new_task: bool = False,
                  when: Callable[[dict], bool] | None = None,
-                 urgent: Callable[[dict], bool] | None = None) -> None:
+                 urgent: Callable[[dict], bool] | None = None,
+                 bounded: Callable[[dict], bool] | None = None) -> None:
         """new_task: the handler takes on new work (a claim), so it is rate limited. when: a
         predicate on the event's args; an event it refuses is not queued for this role at all
         (the handler would have nothing to do: e.g. a sampler and another role's phase).
         urgent: a predicate on the args for the jobs a task's round waits on (a role's own phase
-        work), which a worker takes before its other queued jobs (`priority`)."""
+        work), which a worker takes before its other queued jobs (`priority`). bounded: a predicate
+        on the args for the jobs whose work ends at the event's `deadline` arg (module doc, DEADLINES)."""
         if role not in ROLE_QUEUES:
             raise ValueError(f"unknown role {role!r}; roles: {sorted(ROLE_QUEUES)}")
         old = self._handlers.get((event_name, role))
@@ -150,14 +177,21 @@ class DispatchTable:
             self._when[(event_name, role)] = when
         if urgent is not None:
             self._urgent[(event_name, role)] = urgent
+        if bounded is not None:
+            self._bounded[(event_name, role)] = bounded
 
     def on(self, event_name: str, role: str, new_task: bool = False,
            when: Callable[[dict], bool] | None = None,
-           urgent: Callable[[dict], bool] | None = None) -> Callable[[Handler], Handler]:
+           urgent: Callable[[dict], bool] | None = None,
+           bounded: Callable[[dict], bool] | None = None) -> Callable[[Handler], Handler]:
         def decorate(fn: Handler) -> Handler:
-            self.register(event_name, role, fn, new_task, when, urgent)
+            self.register(event_name, role, fn, new_task, when, urgent, bounded)
             return fn
         return decorate
+
+    def bounded(self, event_name: str, role: str, args: dict) -> bool:
+        """Whether the job's work ends at the event's deadline (module doc, DEADLINES)."""
+        return self._bounded.get((event_name, role), _never)(args)
 
     def priority(self, event_name: str, role: str, args: dict) -> int:
         """URGENT for a claim (alone on its claim queue) and for a job its handler's `urgent`
@@ -221,10 +255,13 @@ def jsonable(value: Any) -> Any:
 
 
 def enqueue(event: ChainEventLike, send: Callable[[str, dict], None], store: jobs.JobStore,
-            table: DispatchTable = DISPATCH, roles: Iterable[str] | None = None) -> list[str]:
+            table: DispatchTable = DISPATCH, roles: Iterable[str] | None = None,
+            until: float | None = None) -> list[str]:
     """Send one handle_event task per role that handles this event (restricted to `roles`, the
     node's roles) and return their queues. A job already done for this key is not sent again;
-    any other state is sent (a lost message must not strand an event; tasks are idempotent)."""
+    any other state is sent (a lost message must not strand an event; tasks are idempotent).
+    `until`: the event's deadline on this machine's clock, given to the jobs whose handler is
+    `bounded` (module doc, DEADLINES)."""
     wanted = set(roles) if roles is not None else None
     queues = []
     args = jsonable(dict(event.args))
@@ -234,8 +271,11 @@ def enqueue(event: ChainEventLike, send: Callable[[str, dict], None], store: job
         store.mark_queued(role, event.key, event.name)
         if store.get(role, event.key).status == jobs.DONE:
             continue
-        send(role, {"event_key": event.key, "event_name": event.name, "args": args,
-                    "block": int(event.block), "role": role})
+        kwargs = {"event_key": event.key, "event_name": event.name, "args": args, "block": int(event.block),
+                  "role": role}
+        if until is not None and table.bounded(event.name, role, event.args):
+            kwargs["until"] = float(until)
+        send(role, kwargs)
         queues.append(ROLE_QUEUES[role])
     return queues
 
@@ -243,10 +283,11 @@ def enqueue(event: ChainEventLike, send: Callable[[str, dict], None], store: job
 def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: str, event_key: str,
               event_name: str, args: dict, block: int, *, final_attempt: bool, lease_s: float,
               max_attempts: int, worker: str = "", reserved: float | None = None,
-              table: DispatchTable = DISPATCH) -> str:
+              until: float | None = None, table: DispatchTable = DISPATCH) -> str:
     """Run the handler for (event, role) at most once to completion; returns what happened:
-    "done", "already-done" or "gave-up" (too many deliveries, e.g. a handler that kills its
-    process). Raises RetryableError for a transient failure, RateLimited when a new-task
+    "done", "already-done", "gave-up" (too many deliveries, e.g. a handler that kills its
+    process) or DEADLINE_PASSED (`until`, the job's deadline, passed before or while it ran).
+    Raises RetryableError for a transient failure, RateLimited when a new-task
     handler's start is reserved for later (`reserved`: this run is that start, reserved for that
     time), Deferred when the handler asks to run later, the handler's error otherwise."""
     handler = table.handler(event_name, role)
@@ -261,6 +302,9 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
         if record.attempts >= max_attempts:
             outcome = (jobs.FAILED, f"gave up after {record.attempts} attempts ({record.last_error})")
             return "gave-up"
+        if until is not None and time.time() >= until:
+            outcome = (jobs.DONE, f"dropped: its deadline passed {time.time() - until:.1f} s before it started")
+            return DEADLINE_PASSED
         if reserved is None and table.takes_new_task(event_name, role):
             asked = time.time()
             wait = reserve_token()
@@ -270,7 +314,14 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
         attempt = store.start_attempt(role, event_key, event_name)
         event = HandledEvent(event_key, event_name, args, block, role, attempt, worker, reserved)
         try:
-            handler(event)
+            with work_until(until, f"{event_name} ({role})"):
+                handler(event)
+        except tuple(_DEADLINE_STOPS) as exc:
+            if until is None and not isinstance(exc, DeadlinePassed):
+                outcome = (jobs.FAILED, f"{type(exc).__name__}: {exc}")
+                raise
+            outcome = (jobs.DONE, f"stopped at its deadline: {type(exc).__name__}: {exc}")
+            return DEADLINE_PASSED
         except Deferred:
             outcome = (jobs.QUEUED, None)
             raise

@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import redis
 from celery import Celery
+from celery.exceptions import SoftTimeLimitExceeded
 
 from workers.node.config import NodeConfig
 from workers.node.observe import logs, metrics
@@ -18,6 +19,23 @@ from workers.node.queues.ratelimit import TokenBucket
 
 _state: dict = {}
 log = logging.getLogger(__name__)
+dispatch.declare_deadline_stop(SoftTimeLimitExceeded)
+
+DEADLINE_GRACE_S = 5.0
+"""Seconds past a job's deadline before Celery's soft time limit stops it (the job's own checks stop
+it at the deadline; the limit is the backstop for work between checks); the hard limit follows
+DEADLINE_KILL_S later."""
+DEADLINE_KILL_S = 10.0
+
+
+def time_limits(config: NodeConfig, until: float | None, now: float | None = None) -> dict:
+    """Celery's (soft, hard) time limits for a job that must end at `until` (time.time() scale),
+    never longer than the node's own (config.soft_time_limit, config.time_limit); {} without one."""
+    if until is None:
+        return {}
+    left = max(0.0, until - (time.time() if now is None else now))
+    soft = min(config.soft_time_limit, left + DEADLINE_GRACE_S)
+    return {"soft_time_limit": soft, "time_limit": min(config.time_limit, soft + DEADLINE_KILL_S)}
 
 
 def node_state(config: NodeConfig) -> tuple[jobs.JobStore, TokenBucket]:
@@ -42,7 +60,7 @@ def register(app: Celery) -> None:
               retry_backoff=config.retry_backoff, retry_backoff_max=config.retry_backoff_max,
               retry_jitter=config.retry_jitter, max_retries=config.max_retries)
     def handle_event(self, event_key: str, event_name: str, args: dict, block: int, role: str,
-                     reserved: float | None = None, sent_at: float | None = None):
+                     reserved: float | None = None, sent_at: float | None = None, until: float | None = None):
         # sent_at: when the watcher enqueued the event, for the dispatch latency of its first run (a
         # retry carries the same kwargs after its backoff; a rate-limited rerun has none)
         store, bucket = node_state(config)
@@ -55,7 +73,8 @@ def register(app: Celery) -> None:
                     outcome = dispatch.run_event(
                         store, bucket.reserve, role, event_key, event_name, args, block,
                         final_attempt=self.request.retries >= self.max_retries, lease_s=config.lease_s,
-                        max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved)
+                        max_attempts=config.max_retries + 3, worker=self.request.hostname or "", reserved=reserved,
+                        until=until)
             except dispatch.Deferred as later:
                 # Not a retry (no retry is used): the same event again at its reserved start (rate
                 # limited: the rerun starts then, unasked) or when its handler asked, so this worker
@@ -67,8 +86,9 @@ def register(app: Celery) -> None:
                 else:
                     start, countdown = reserved, min(later.wait, config.visibility_timeout / 2)
                 self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
-                                             role=role, reserved=start), countdown=countdown,
-                                 priority=dispatch.DISPATCH.priority(event_name, role, args))
+                                             role=role, reserved=start, until=until), countdown=countdown,
+                                 priority=dispatch.DISPATCH.priority(event_name, role, args),
+                                 **time_limits(config, until, time.time() + countdown))
                 metrics.task_outcome(role, event_name, "deferred")
                 log.info("%s %s: %s", event_name, event_key, later)
                 return "deferred"
@@ -108,11 +128,13 @@ def make_enqueue(app: Celery, roles=None,
 
     def send(role: str, kwargs: dict) -> None:
         send_event(app, {**kwargs, "sent_at": time.time()},
-                   priority=table.priority(kwargs["event_name"], role, kwargs["args"]))
+                   priority=table.priority(kwargs["event_name"], role, kwargs["args"]),
+                   **time_limits(config, kwargs.get("until")))
 
-    def enqueue(event) -> list[str]:
+    def enqueue(event, until: float | None = None) -> list[str]:
+        """`until`: the event's deadline on this machine's clock (dispatch.enqueue)."""
         store, _ = node_state(config)
-        return dispatch.enqueue(event, send, store, table, roles)
+        return dispatch.enqueue(event, send, store, table, roles, until=until)
 
     enqueue.events = table.events_for(roles)
     return enqueue

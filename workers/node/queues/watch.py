@@ -4,6 +4,7 @@ Supervisor): follow the protocol's events and queue each one this node has an in
 from __future__ import annotations
 
 import logging
+import time
 
 from workers.node.config import NodeConfig, NodeSettings
 from workers.node.observe import logs, metrics
@@ -43,12 +44,13 @@ def watch(enqueue) -> None:
     ws = settings.ws_url
 
     block_time = _block_timestamps(w3)
+    local_deadline = _local_deadlines(deployment)
 
     def deliver(event):
         if not interest.wants(event.name, event.args):
             return []
         with logs.event_context(event.name, event.args):
-            queues = enqueue(event)
+            queues = enqueue(event, until=local_deadline(event)) if event.name == "PhaseStarted" else enqueue(event)
             stamp = event.timestamp if event.timestamp is not None else block_time(event.block)
             metrics.event_delivered(event.name, stamp)
             log.info("%s at block %d (%s) queued for %s", event.name, event.block, event.key,
@@ -67,6 +69,26 @@ def watch(enqueue) -> None:
              f"websocket {ws} (polling every {watcher.poll_interval:g} s while it is down)" if ws
              else f"polling {settings.rpc_url} every {watcher.poll_interval:g} s", watcher.confirmations)
     watcher.run()
+
+
+def _local_deadlines(deployment):
+    """event -> its `deadline` arg (protocol time) on this machine's clock, or None when the chain
+    cannot be read: protocol time stops while the protocol is paused, so it is read from the
+    registry (one call per phase event) rather than taken from the block's timestamp."""
+    from workers.chain.view import ChainView
+
+    view = ChainView(deployment)
+
+    def local(event) -> float | None:
+        try:
+            now = view.read(deployment.registry, "protocolTime")
+        except Exception as exc:  # noqa: BLE001 - the job then runs without a deadline, as before
+            log.warning("protocolTime unreadable (%s: %s): %s queued without its deadline", type(exc).__name__,
+                        exc, event.name)
+            return None
+        return time.time() + int(event.args["deadline"]) - int(now)
+
+    return local
 
 
 def _block_timestamps(w3):

@@ -1,0 +1,48 @@
+"""A node's rates per kind of work (rollout, replay, update) for a spec's env and architecture: a
+calibration the first time (workers.node.market.calibrate), then a moving average of its own
+finished jobs (MarketBook.observe), kept in NODE_DIR/market.sqlite."""
+from __future__ import annotations
+
+import logging
+import time
+
+from workers.node.market.book import MarketBook
+
+log = logging.getLogger(__name__)
+
+
+def arch_of(spec) -> str:
+    """The policy architecture a rate holds for ("64x64-tanh")."""
+    return "x".join(str(h) for h in spec.hidden_sizes) + f"-{spec.activation}"
+
+
+def book(ctx) -> MarketBook:
+    if "market_book" not in ctx._cache:
+        ctx._cache["market_book"] = MarketBook(ctx.node_dir)
+    return ctx._cache["market_book"]
+
+
+def rates(ctx, spec, kinds) -> dict[str, float]:
+    """kind -> per second for `spec`'s env and architecture; calibrated first when one is missing."""
+    the_book, arch = book(ctx), arch_of(spec)
+    found = {kind: the_book.rate(kind, spec.env_id, arch) for kind in kinds}
+    if any(v is None for v in found.values()):
+        from workers.node.market.calibrate import calibrate
+
+        started = time.perf_counter()
+        measured = calibrate(spec)
+        log.info("calibrated %s %s in %.3f s: %s", spec.env_id, arch, time.perf_counter() - started,
+                 ", ".join(f"{k} {v:,.0f}/s" for k, v in measured.items()))
+        for kind, per_s in measured.items():
+            the_book.calibrated(kind, spec.env_id, arch, per_s)
+        found = {kind: the_book.rate(kind, spec.env_id, arch) for kind in kinds}
+    return found
+
+
+def observe(ctx, kind: str, spec, amount: float, seconds: float) -> None:
+    """A finished job's `amount` steps (samples) of `kind` in `seconds` refine the node's rate. A
+    metrics-like record: a failure to write it is logged, never the job's failure."""
+    try:
+        book(ctx).observe(kind, spec.env_id, arch_of(spec), amount, seconds)
+    except Exception as exc:  # noqa: BLE001 - the rate stays as it was; the work is done
+        log.warning("could not record the %s rate: %s: %s", kind, type(exc).__name__, exc)
