@@ -27,13 +27,56 @@ def node():
     """Run a node: keystore, stake, processes, status."""
 
 
+def _price(ctx, param, value):
+    """A price in DRL per 1,000 steps (0 allowed: any bounty) -> wei per 1,000 steps; None: not given."""
+    if value is None:
+        return None
+    from decimal import Decimal, InvalidOperation
+
+    try:
+        amount = Decimal(str(value))
+    except InvalidOperation:
+        amount = None
+    if amount is None or not amount.is_finite() or amount < 0 or amount * 10**18 != int(amount * 10**18):
+        raise click.BadParameter(f"{value!r}: give DRL per 1,000 steps, >= 0 with at most 18 decimals (0: any bounty)")
+    return int(amount * 10**18)
+
+
+def price_options(command):
+    """--price-sampler/--price-trainer/--price-validator and --feasibility-margin (workers.node.market)."""
+    what = {"sampler": "rolled out", "trainer": "consumed by its update",
+            "validator": "re-executed (only flags draws: a validator cannot decline one)"}
+    for role in ("validator", "trainer", "sampler"):
+        command = click.option(f"--price-{role}", f"price_{role}", metavar="DRL", default=None, callback=_price,
+                               help=f"{role.capitalize()} price in DRL per 1,000 environment steps {what[role]}: "
+                                    "a slot is taken only when its share of the bounty a round covers it (default: "
+                                    "NODE_DIR/prices.json, else 0 = any bounty).")(command)
+    return click.option("--feasibility-margin", type=click.FloatRange(0, 1, min_open=True), default=None,
+                        help="Take a slot only when its round's work is estimated at most this fraction of the "
+                             "task's window at the node's measured speed (default: NODE_DIR/prices.json, else "
+                             "0.5).")(command)
+
+
+def _prices(node_dir, given: dict) -> dict:
+    """The file's prices with the options given on the command line over them."""
+    from workers.node.market import prices
+
+    try:
+        held = prices.load(node_dir)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    return {**held, **{k: v for k, v in given.items() if v is not None}}
+
+
 @node.command("init")
 @click.option("--import-key", "import_key", is_flag=True,
               help="Import an existing private key (prompted for) instead of creating a new one.")
 @click.option("--scrypt-n", type=int, default=None, hidden=True, help="Lower scrypt cost (tests only).")
+@price_options
 @click.pass_obj
-def node_init(obj: Context, import_key, scrypt_n):
-    """Create (or import) the node's encrypted keystore in NODE_DIR/keystore."""
+def node_init(obj: Context, import_key, scrypt_n, price_sampler, price_trainer, price_validator, feasibility_margin):
+    """Create (or import) the node's encrypted keystore in NODE_DIR/keystore, and write its prices
+    to NODE_DIR/prices.json (`node start` options override them)."""
     from workers.chain.keystore import KeystoreError, create_keystore, list_keystores
 
     held = list_keystores(obj.node_dir)
@@ -64,6 +107,11 @@ def node_init(obj: Context, import_key, scrypt_n):
         raise click.ClickException(str(exc)) from None
     click.echo(f"account {path.stem}")
     click.echo(f"keystore {path}")
+    from workers.node.market import prices
+
+    chosen = _prices(obj.node_dir, dict(sampler=price_sampler, trainer=price_trainer, validator=price_validator,
+                                        feasibility_margin=feasibility_margin))
+    click.echo(f"prices {prices.save(obj.node_dir, chosen)}")
 
 
 @node.command("stake")
@@ -137,6 +185,9 @@ def node_status(obj: Context, address):
 
     echo_health(obj.node_dir, running)
     echo_metrics(obj.node_dir)
+    from workers.cli.node_market import echo_market
+
+    echo_market(obj.node_dir)
     if view is None:
         echo_why_idle(None, account, node_roles(None, account, running), running, obj.node_dir, chain_error)
         raise click.exceptions.Exit(1)
@@ -220,10 +271,12 @@ def _websocket_url(ctx, param, value):
               help="Blocks each turn lasts when the validator pool takes turns at the calls any of them may send "
                    "(a draw, failing an unfilled task), so that about one sends instead of all; default "
                    f"{LOCAL_TURN_BLOCKS} (no turns) for an RPC on this machine, {REMOTE_TURN_BLOCKS} for any other.")
+@price_options
 @click.pass_obj
 def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirmations, ipfs_api, retention_days,
                metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
-               aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks):
+               aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks, price_sampler, price_trainer,
+               price_validator, feasibility_margin):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
@@ -259,6 +312,8 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
     except NodeRunning as exc:
         raise click.ClickException(str(exc)) from None
     try:
+        chosen = _prices(obj.node_dir, dict(sampler=price_sampler, trainer=price_trainer, validator=price_validator,
+                                            feasibility_margin=feasibility_margin))
         password = keystore_password("Keystore password")
         os.environ[PASSWORD_ENV] = password  # checked now; the workers read it from their environment
         account = obj.account()
@@ -273,9 +328,13 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
                 retention_s=retention_days * 24 * 3600, attest_relay=attest_relay or None,
                 aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback,
                 aggregate_min_signers=aggregate_min_signers, trainer_device=trainer_device,
-                max_fee_per_gas=obj.max_fee_per_gas)
+                max_fee_per_gas=obj.max_fee_per_gas, price_sampler=chosen["sampler"], price_trainer=chosen["trainer"],
+                price_validator=chosen["validator"], feasibility_margin=chosen["feasibility_margin"])
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
+        from workers.node.market import prices
+
+        prices.save(obj.node_dir, chosen)  # what `node status` shows
         try:
             run_node(obj.deployment, settings, names, account, password, concurrency=concurrency,
                      metrics_port=metrics_port, health_interval_s=health_interval, log_format=log_format,

@@ -100,3 +100,16 @@ def later(ev: HandledEvent) -> None:
     _note(ev, "ran")
     if r().llen(f"test:ran:{ev.key}") == 1:
         raise Deferred(ev.args["wait"], "not my turn yet")
+
+
+@DISPATCH.on("LongRollout", "sampler", bounded=lambda args: True)
+def long_rollout(ev: HandledEvent) -> None:
+    """Phase work that ends at its deadline (a rollout): checks it between steps (workers.deadline)."""
+    from workers import deadline
+
+    _note(ev, "started")
+    until = time.time() + ev.args["sleep"]
+    while time.time() < until:
+        deadline.check()
+        time.sleep(0.02)
+    _note(ev, "completed")

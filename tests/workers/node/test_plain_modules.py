@@ -246,7 +246,7 @@ def test_the_trainer_device_is_the_nodes_choice(monkeypatch):
     for device in ("cpu", "cuda"):
         ctx = SimpleNamespace(store=SimpleNamespace(get=lambda cid: b"blob"),
                               settings=NodeSettings(**SETTINGS, trainer_device=device))
-        assert round_handlers._train_on_revealed(ctx, None, 1, 0, None, False) == ("ckpt", [])
+        assert round_handlers._train_on_revealed(ctx, None, 1, 0, None, False)[:2] == ("ckpt", [])  # and its time
     assert used == [("cpu", False), ("cuda", False)]
 
 

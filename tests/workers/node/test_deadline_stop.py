@@ -1,0 +1,60 @@
+"""A phase job whose deadline passed is dropped when it starts, and one running past its deadline
+stops at its next check; both free the worker and end as done (not failed): the protocol already
+vacates a node that misses a phase (workers.node.queues.dispatch, DEADLINES)."""
+import time
+
+from node_support import Event, notes
+
+from tests.waiting import wait_for
+from workers.node.queues import jobs
+from workers.node.queues.tasks import node_state, time_limits
+
+
+def test_job_past_its_deadline_is_dropped_at_once(enqueue, rclient, config):
+    store, _ = node_state(config)
+    ev = Event("LongRollout", {"sleep": 30})
+    sent = time.time()
+    assert enqueue(ev, until=sent - 1) == ["sample"]
+    wait_for(lambda: store.get("sampler", ev.key).status == jobs.DONE, timeout=10)
+    record = store.get("sampler", ev.key)
+    assert record.last_error.startswith("dropped: its deadline passed")
+    assert notes(rclient, "started", ev.key) == []  # the handler never ran
+    assert time.time() - sent < 5
+
+
+def test_long_rollout_stops_cooperatively_at_its_deadline(enqueue, rclient, config):
+    store, _ = node_state(config)
+    ev = Event("LongRollout", {"sleep": 30})
+    until = time.time() + 1.0
+    enqueue(ev, until=until)
+    wait_for(lambda: store.get("sampler", ev.key).status == jobs.DONE, timeout=10)
+    stopped = time.time()
+    record = store.get("sampler", ev.key)
+    assert record.last_error.startswith("stopped at its deadline: DeadlinePassed")
+    assert len(notes(rclient, "started", ev.key)) == 1 and notes(rclient, "completed", ev.key) == []
+    assert stopped - until < 3  # at its next check, not after the 30 s of work
+    # the worker is free again: the next job runs at once
+    after = Event("Ping", {})
+    enqueue(after)
+    wait_for(lambda: store.get("sampler", after.key).status == jobs.DONE, timeout=5)
+
+
+def test_a_job_without_a_deadline_is_not_bounded(enqueue, rclient, config):
+    store, _ = node_state(config)
+    ev = Event("LongRollout", {"sleep": 0.3})
+    enqueue(ev)  # no until: the handler's checks never stop it
+    wait_for(lambda: store.get("sampler", ev.key).status == jobs.DONE, timeout=10)
+    assert len(notes(rclient, "completed", ev.key)) == 1
+
+
+def test_time_limits_follow_the_deadline_within_the_nodes_own(config):
+    now = 1000.0
+    assert time_limits(config, None, now) == {}
+    short = time_limits(config, now + 0.5, now)  # the node's own limits (4 s, 5 s) are shorter
+    assert short == {"soft_time_limit": config.soft_time_limit, "time_limit": config.time_limit}
+    from dataclasses import replace
+
+    roomy = replace(config, soft_time_limit=300, time_limit=330, visibility_timeout=900)
+    limits = time_limits(roomy, now + 120, now)
+    assert limits == {"soft_time_limit": 125.0, "time_limit": 135.0}
+    assert time_limits(roomy, now - 10, now) == {"soft_time_limit": 5.0, "time_limit": 15.0}
