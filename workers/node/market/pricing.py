@@ -27,10 +27,12 @@ def drl(wei: int) -> str:
 
 
 def steps_text(steps: int) -> str:
-    """70000 -> '70k', 1500 -> '1.5k', 512 -> '512'."""
+    """70000 -> '70k', 1500 -> '1.5k', 512 -> '512', 10000000 -> '10M'."""
     if steps < 1000:
         return str(steps)
-    return f"{steps / 1000:.1f}".rstrip("0").rstrip(".") + "k"
+    if steps < 1_000_000:
+        return f"{steps / 1000:.1f}".rstrip("0").rstrip(".") + "k"
+    return f"{steps / 1_000_000:.1f}".rstrip("0").rstrip(".") + "M"
 
 
 def priced_out(share_wei: int, price_wei_per_1k: int, steps: int) -> str | None:
