@@ -68,3 +68,13 @@ def test_a_rollout_stops_at_its_deadline():
     with deadline.work_until(time.time() - 0.001, "rollout"), pytest.raises(deadline.DeadlinePassed):
         rollout(policy, "CartPole-v1", task_seed=0, round_=0, shard=0, num_steps=10_000)
     assert len(rollout(policy, "CartPole-v1", task_seed=0, round_=0, shard=0, num_steps=64)) >= 1
+
+
+def test_a_recheck_that_moves_the_deadline_later_extends_the_bound():
+    moved = [time.time() + 60]
+    with deadline.work_until(time.time() - 1, "paused", recheck=lambda: moved[0]):
+        deadline.check()  # the chain's deadline moved later: work on
+        assert 59 < deadline.seconds_left() <= 60
+        moved[0] = None  # the phase is over
+        with deadline.work_until(time.time() - 1, "inner"), pytest.raises(deadline.DeadlinePassed):
+            deadline.check()

@@ -113,3 +113,12 @@ def long_rollout(ev: HandledEvent) -> None:
         deadline.check()
         time.sleep(0.02)
     _note(ev, "completed")
+
+
+def _moved_deadline(args: dict) -> float | None:
+    """The deadline as "the chain" says now (a test key; a protocol pause moves it later)."""
+    value = r().get(f"test:deadline:{args['id']}")
+    return None if value is None else float(value)
+
+
+DISPATCH.on("PausedRollout", "sampler", bounded=lambda args: True, recheck=_moved_deadline)(long_rollout)

@@ -58,3 +58,17 @@ def test_time_limits_follow_the_deadline_within_the_nodes_own(config):
     limits = time_limits(roomy, now + 120, now)
     assert limits == {"soft_time_limit": 125.0, "time_limit": 135.0}
     assert time_limits(roomy, now - 10, now) == {"soft_time_limit": 5.0, "time_limit": 15.0}
+
+
+def test_a_deadline_moved_later_by_a_pause_is_honoured(enqueue, rclient, config):
+    """The watcher's deadline passed before the job started, but the chain's moved later (a pause):
+    the job runs, and stops at the moved deadline."""
+    store, _ = node_state(config)
+    ev = Event("PausedRollout", {"sleep": 30, "id": "p1"})
+    moved = time.time() + 2.0
+    rclient.set("test:deadline:p1", repr(moved))
+    enqueue(ev, until=time.time() - 1)
+    wait_for(lambda: store.get("sampler", ev.key).status == jobs.DONE, timeout=10)
+    assert len(notes(rclient, "started", ev.key)) == 1
+    assert store.get("sampler", ev.key).last_error.startswith("stopped at its deadline")
+    assert time.time() >= moved

@@ -33,15 +33,28 @@ def on(event_name: str, role: str, **options) -> Callable:
     """Registers `handler(ctx, ev)` in DISPATCH for (event_name, role) (options: DispatchTable.on's).
     The worker runs it with this process's NodeContext (NodeContext.current), so a handler is a
     plain function of its context and its event: a test or an in-process driver calls it with
-    the context of the node it plays."""
+    the context of the node it plays. A `bounded` PhaseStarted handler rechecks its deadline on the
+    chain (phase_deadline_now)."""
     def decorate(handler: Callable[[NodeContext, HandledEvent], Any]) -> Callable:
         @functools.wraps(handler)
         def with_context(ev: HandledEvent):
             return handler(NodeContext.current(), ev)
 
+        if options.get("bounded") is not None:
+            options.setdefault("recheck", phase_deadline_now)
         DISPATCH.register(event_name, role, with_context, **options)
         return handler
     return decorate
+
+
+def phase_deadline_now(args: dict) -> float | None:
+    """A PhaseStarted's deadline as it stands on the chain now, on this machine's clock (a pause
+    moves it later); None once the task left that round's phase."""
+    from workers.node.market.deadlines import local_time
+
+    ctx = NodeContext.current()
+    task = current(ctx, int(args["taskId"]), int(args["round"]), Phase(int(args["phase"])))
+    return None if task is None else local_time(ctx, task.phase_deadline)
 
 
 GAS_FLOOR = 5_000_000

@@ -19,11 +19,17 @@ def local_time(ctx, protocol_deadline: int) -> float:
 @contextmanager
 def within_phase(ctx, task, what: str, extra_s: float = 0.0) -> Iterator[float]:
     """Work on `task`'s current phase, stopped at its deadline (+ `extra_s`: work that may run
-    into the next phases, such as a rollout ahead). Yields the local deadline; raises
-    DeadlinePassed at once when it has passed."""
+    into the next phases, such as a rollout ahead), re-read from the chain once it passes (a pause
+    moves it later). Yields the local deadline; raises DeadlinePassed at once when it has passed."""
+    def recheck() -> float | None:
+        now = ctx.view.task(task.task_id)
+        if (now.status, now.round, now.phase) != (task.status, task.round, task.phase):
+            return None  # the phase is over
+        return local_time(ctx, now.phase_deadline) + extra_s
+
     until = local_time(ctx, task.phase_deadline) + extra_s
-    if time.time() >= until:
+    if time.time() >= until and ((later := recheck()) is None or later <= time.time()):
         raise DeadlinePassed(f"task {task.task_id} {what}: its deadline passed {time.time() - until:.1f} s ago; "
                              "not started")
-    with work_until(until, f"task {task.task_id} {what}"):
+    with work_until(until, f"task {task.task_id} {what}", recheck):
         yield until

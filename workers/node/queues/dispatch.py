@@ -27,9 +27,11 @@ DEADLINES. A handler registered with `bounded` (a predicate on the event's args)
 result is of no use after the event's on-chain deadline (a role's own phase work): the watcher gives
 its job that deadline on this machine's clock (`until`), the job gets Celery time limits from it,
 is dropped when it starts after it, and runs inside workers.deadline.work_until, so that a long
-rollout or update stops at its next check. A job stopped for its deadline is done ("deadline
-passed"), not failed: the protocol already vacates a node that misses a phase; the point is to free
-the worker for the node's other tasks.
+rollout or update stops at its next check. Before it drops or stops a job, its handler's `recheck`
+(if registered) is asked for the deadline as it stands now: a protocol pause moves on-chain
+deadlines later, and nobody misses one because of a pause. A job stopped for its deadline is done
+("deadline passed"), not failed: the protocol already vacates a node that misses a phase; the
+point is to free the worker for the node's other tasks.
 
 RATE LIMIT. Handlers registered with new_task=True take on new training tasks (claims); each run
 reserves a start from the node's token bucket (ratelimit.py) and, when that start is in the
@@ -68,6 +70,15 @@ class Deferred(Exception):
     def __init__(self, wait: float, why: str = "deferred"):
         super().__init__(f"{why}: run again in {wait:.3f} s")
         self.wait = wait
+
+
+class Extended(Deferred):
+    """A job Celery's time limit stopped while its deadline moved later (a protocol pause): run it
+    again at once with the new deadline `until` (and time limits from it)."""
+
+    def __init__(self, until: float):
+        super().__init__(0.0, "its deadline moved later (a pause)")
+        self.until = until
 
 
 class RateLimited(Deferred):
@@ -153,17 +164,21 @@ class DispatchTable:
         self._when: dict[tuple[str, str], Callable[[dict], bool]] = {}
         self._urgent: dict[tuple[str, str], Callable[[dict], bool]] = {}
         self._bounded: dict[tuple[str, str], Callable[[dict], bool]] = {}
+        self._recheck: dict[tuple[str, str], Callable[[dict], float | None]] = {}
 
     def register(self, event_name: str, role: str, handler: Handler, new_task: bool = False,
                  when: Callable[[dict], bool] | None = None,
                  urgent: Callable[[dict], bool] | None = None,
-                 bounded: Callable[[dict], bool] | None = None) -> None:
+                 bounded: Callable[[dict], bool] | None = None,
+                 recheck: Callable[[dict], float | None] | None = None) -> None:
         """new_task: the handler takes on new work (a claim), so it is rate limited. when: a
         predicate on the event's args; an event it refuses is not queued for this role at all
         (the handler would have nothing to do: e.g. a sampler and another role's phase).
         urgent: a predicate on the args for the jobs a task's round waits on (a role's own phase
         work), which a worker takes before its other queued jobs (`priority`). bounded: a predicate
-        on the args for the jobs whose work ends at the event's `deadline` arg (module doc, DEADLINES)."""
+        on the args for the jobs whose work ends at the event's `deadline` arg (module doc, DEADLINES);
+        recheck(args): that deadline as it stands now on this machine's clock, None when the work is
+        of no use any more."""
         if role not in ROLE_QUEUES:
             raise ValueError(f"unknown role {role!r}; roles: {sorted(ROLE_QUEUES)}")
         old = self._handlers.get((event_name, role))
@@ -179,15 +194,23 @@ class DispatchTable:
             self._urgent[(event_name, role)] = urgent
         if bounded is not None:
             self._bounded[(event_name, role)] = bounded
+        if recheck is not None:
+            self._recheck[(event_name, role)] = recheck
 
     def on(self, event_name: str, role: str, new_task: bool = False,
            when: Callable[[dict], bool] | None = None,
            urgent: Callable[[dict], bool] | None = None,
-           bounded: Callable[[dict], bool] | None = None) -> Callable[[Handler], Handler]:
+           bounded: Callable[[dict], bool] | None = None,
+           recheck: Callable[[dict], float | None] | None = None) -> Callable[[Handler], Handler]:
         def decorate(fn: Handler) -> Handler:
-            self.register(event_name, role, fn, new_task, when, urgent, bounded)
+            self.register(event_name, role, fn, new_task, when, urgent, bounded, recheck)
             return fn
         return decorate
+
+    def recheck(self, event_name: str, role: str, args: dict) -> Callable[[], float | None] | None:
+        """The job's deadline recheck (register's), bound to its args, or None."""
+        fn = self._recheck.get((event_name, role))
+        return None if fn is None else lambda: fn(args)
 
     def bounded(self, event_name: str, role: str, args: dict) -> bool:
         """Whether the job's work ends at the event's deadline (module doc, DEADLINES)."""
@@ -302,9 +325,13 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
         if record.attempts >= max_attempts:
             outcome = (jobs.FAILED, f"gave up after {record.attempts} attempts ({record.last_error})")
             return "gave-up"
+        recheck = table.recheck(event_name, role, args) if until is not None else None
         if until is not None and time.time() >= until:
-            outcome = (jobs.DONE, f"dropped: its deadline passed {time.time() - until:.1f} s before it started")
-            return DEADLINE_PASSED
+            later = recheck() if recheck is not None else None
+            if later is None or later <= time.time():
+                outcome = (jobs.DONE, f"dropped: its deadline passed {time.time() - until:.1f} s before it started")
+                return DEADLINE_PASSED
+            until = later
         if reserved is None and table.takes_new_task(event_name, role):
             asked = time.time()
             wait = reserve_token()
@@ -314,12 +341,16 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
         attempt = store.start_attempt(role, event_key, event_name)
         event = HandledEvent(event_key, event_name, args, block, role, attempt, worker, reserved)
         try:
-            with work_until(until, f"{event_name} ({role})"):
+            with work_until(until, f"{event_name} ({role})", recheck):
                 handler(event)
         except tuple(_DEADLINE_STOPS) as exc:
             if until is None and not isinstance(exc, DeadlinePassed):
                 outcome = (jobs.FAILED, f"{type(exc).__name__}: {exc}")
                 raise
+            later = recheck() if recheck is not None and not isinstance(exc, DeadlinePassed) else None
+            if later is not None and later > time.time():  # Celery's limit, set from the old deadline
+                outcome = (jobs.QUEUED, None)
+                raise Extended(later) from exc
             outcome = (jobs.DONE, f"stopped at its deadline: {type(exc).__name__}: {exc}")
             return DEADLINE_PASSED
         except Deferred:

@@ -85,6 +85,8 @@ def register(app: Celery) -> None:
                     start, countdown = later.start, later.wait
                 else:
                     start, countdown = reserved, min(later.wait, config.visibility_timeout / 2)
+                if isinstance(later, dispatch.Extended):
+                    until = later.until
                 self.apply_async(kwargs=dict(event_key=event_key, event_name=event_name, args=args, block=block,
                                              role=role, reserved=start, until=until), countdown=countdown,
                                  priority=dispatch.DISPATCH.priority(event_name, role, args),
