@@ -129,7 +129,7 @@ def _flag_draw(ctx: NodeContext, task_id: int) -> None:
     time, is recorded for the operator (workers.node.market.claims)."""
     try:
         task = ctx.view.task(task_id)
-        refused = claims.refusal(ctx, task, spec_of(ctx, task), Role.VALIDATOR)
+        refused = claims.refusal(ctx, task, spec_of(ctx, task), Role.VALIDATOR, calibrate=False)
     except Exception as exc:  # noqa: BLE001 - a record for the operator; the slot's work goes on (and reports)
         log.warning("task %d: could not price the validator draw: %s: %s", task_id, type(exc).__name__, exc)
         return

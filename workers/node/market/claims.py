@@ -22,15 +22,19 @@ from workers.spec_work import round_work
 log = logging.getLogger(__name__)
 
 
-def refusal(ctx, task, spec, role: Role) -> tuple[str, str] | None:
+def refusal(ctx, task, spec, role: Role, calibrate: bool = True) -> tuple[str, str] | None:
     """(code, why) when this node should not work `role` on `task` (a TaskInfo) with `spec`: code
-    "priced-out" or "infeasible"; None when it should."""
+    "priced-out" or "infeasible"; None when it should. Without `calibrate`, an env and policy size
+    the node has no rate for yet is not judged for time (a drawn validator's check: it runs on the
+    round's critical path, and a calibration would delay its vote)."""
     role = Role(role)
     work = round_work(spec, role, task.num_samplers)
     why = priced_out(slot_share(task, role), ctx.settings.price_of(role), work.priced_steps)
     if why:
         return "priced-out", why
-    rates = throughput.rates(ctx, spec, KINDS[role])
+    rates = throughput.rates(ctx, spec, KINDS[role], calibrate=calibrate)
+    if rates is None:
+        return None
     why = infeasible(estimate(role, work, rates, window_of(task, role), ctx.settings.feasibility_margin), role)
     if why:
         return "infeasible", why

@@ -22,11 +22,14 @@ def book(ctx) -> MarketBook:
     return ctx._cache["market_book"]
 
 
-def rates(ctx, spec, kinds) -> dict[str, float]:
-    """kind -> per second for `spec`'s env and architecture; calibrated first when one is missing."""
+def rates(ctx, spec, kinds, calibrate: bool = True) -> dict[str, float] | None:
+    """kind -> per second for `spec`'s env and architecture; calibrated first when one is missing
+    (without `calibrate`: None then)."""
     the_book, arch = book(ctx), arch_of(spec)
     found = {kind: the_book.rate(kind, spec.env_id, arch) for kind in kinds}
     if any(v is None for v in found.values()):
+        if not calibrate:
+            return None
         from workers.node.market.calibrate import calibrate
 
         started = time.perf_counter()
