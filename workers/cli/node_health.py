@@ -63,7 +63,8 @@ def echo_metrics(node_dir) -> None:
     m = snapshot(node_dir)
     get = lambda key: m.get(key, 0.0)  # noqa: E731
     states = ", ".join(f"{state} {_n(get(f'decentrl_tasks_total{{state={state}}}'))}"
-                       for state in ("done", "already-done", "retry", "failed", "gave-up", "deferred")
+                       for state in ("done", "already-done", "retry", "failed", "gave-up", "deferred",
+                                     "deadline-passed")
                        if get(f"decentrl_tasks_total{{state={state}}}"))
     click.echo(f"metrics     tasks: {states or 'none handled'}; running now {_n(get('decentrl_tasks_running'))}")
     count = get("decentrl_dispatch_latency_seconds_count")
