@@ -72,3 +72,22 @@ def test_a_deadline_moved_later_by_a_pause_is_honoured(enqueue, rclient, config)
     assert len(notes(rclient, "started", ev.key)) == 1
     assert store.get("sampler", ev.key).last_error.startswith("stopped at its deadline")
     assert time.time() >= moved
+
+
+def test_only_bounded_jobs_of_the_nodes_roles_get_the_deadline(config, rclient):
+    from workers.node.queues import dispatch
+    from workers.node.queues.celery_app import create_app
+    from workers.node.queues.tasks import make_enqueue
+
+    table = dispatch.DispatchTable()
+    table.register("PhaseStarted", "sampler", print, bounded=lambda args: args["phase"] == 0)
+    table.register("PhaseStarted", "validator", print)
+    sent = []
+    store = jobs.JobStore(rclient, config.key())
+    commit, attest = Event("PhaseStarted", {"phase": 0}), Event("PhaseStarted", {"phase": 3})
+    dispatch.enqueue(commit, lambda role, kwargs: sent.append(kwargs), store, table, until=123.0)
+    assert {k["role"]: k.get("until") for k in sent} == {"sampler": 123.0, "validator": None}
+    # the watcher reads the chain's clock only for events a bounded job of the node's roles takes
+    enqueue = make_enqueue(create_app(config), roles=["sampler"], table=table)
+    assert enqueue.bounded(commit) and not enqueue.bounded(attest)
+    assert not make_enqueue(create_app(config), roles=["validator"], table=table).bounded(commit)

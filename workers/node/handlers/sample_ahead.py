@@ -22,6 +22,7 @@ from workers.node.handlers.common import ZERO32, checkpoint_bundle, held_key, my
 from workers.node.handlers.context import NodeContext
 from workers.node.handlers.held import Held
 from workers.node.handlers.round_handlers import sample
+from workers.node.market import throughput
 from workers.node.market.deadlines import within_phase
 from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role, Status
@@ -66,9 +67,11 @@ def take(ctx: NodeContext, task, round_: int, slot: int) -> ShardAhead | None:
 
 def _roll_out(ctx: NodeContext, task, round_: int, slot: int, policy_root: bytes, bundle: bytes | None):
     started = time.time()
-    root, blob, note = sample(spec_of(ctx, task), task.task_id, round_, slot, bundle)
-    _AHEAD.put(_key(ctx, task.task_id, round_, slot),
-               ShardAhead(policy_root, root, blob, note, time.time() - started))
+    spec = spec_of(ctx, task)
+    root, blob, note = sample(spec, task.task_id, round_, slot, bundle)
+    work_s = time.time() - started
+    throughput.observe(ctx, "rollout", spec, note["steps"], work_s)  # the node's speed, for its next claims
+    _AHEAD.put(_key(ctx, task.task_id, round_, slot), ShardAhead(policy_root, root, blob, note, work_s))
 
 
 def ahead_of_round_zero(ctx: NodeContext, ev: HandledEvent) -> None:

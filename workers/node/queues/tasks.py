@@ -138,5 +138,12 @@ def make_enqueue(app: Celery, roles=None,
         store, _ = node_state(config)
         return dispatch.enqueue(event, send, store, table, roles, until=until)
 
+    def bounded(event) -> bool:
+        """Whether a job of this node's roles for `event` ends at the event's deadline (so the
+        watcher reads the chain's clock for it: one call per such event, none for the others)."""
+        return any(table.bounded(event.name, role, event.args) for role in table.roles_for(event.name, event.args)
+                   if roles is None or role in roles)
+
     enqueue.events = table.events_for(roles)
+    enqueue.bounded = bounded
     return enqueue

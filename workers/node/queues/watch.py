@@ -45,12 +45,13 @@ def watch(enqueue) -> None:
 
     block_time = _block_timestamps(w3)
     local_deadline = _local_deadlines(deployment)
+    bounded = getattr(enqueue, "bounded", lambda event: False)
 
     def deliver(event):
         if not interest.wants(event.name, event.args):
             return []
         with logs.event_context(event.name, event.args):
-            queues = enqueue(event, until=local_deadline(event)) if event.name == "PhaseStarted" else enqueue(event)
+            queues = enqueue(event, until=local_deadline(event)) if bounded(event) else enqueue(event)
             stamp = event.timestamp if event.timestamp is not None else block_time(event.block)
             metrics.event_delivered(event.name, stamp)
             log.info("%s at block %d (%s) queued for %s", event.name, event.block, event.key,
