@@ -137,6 +137,16 @@ class ChainView:
             self._calls[key] = ViewCall(contract, name)
         return self._calls[key](*args)
 
+    def protocol_time(self) -> int:
+        """TaskRegistry.protocolTime() as a transaction sent now would see it: read at the "pending"
+        block, whose timestamp is the present. At "latest" it is the head's, which on a chain that
+        mines only on transactions stands still, so a deadline would never seem to pass
+        (workers.chain.stalls)."""
+        key = (self.registry.address, "protocolTime@pending")
+        if key not in self._calls:
+            self._calls[key] = ViewCall(self.registry, "protocolTime", block="pending")
+        return self._calls[key]()
+
     # -- tasks ---------------------------------------------------------------------------------
 
     def task_count(self) -> int:
