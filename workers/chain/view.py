@@ -142,10 +142,16 @@ class ChainView:
         block, whose timestamp is the present. At "latest" it is the head's, which on a chain that
         mines only on transactions stands still, so a deadline would never seem to pass
         (workers.chain.stalls)."""
+        from web3.exceptions import Web3RPCError
+
         key = (self.registry.address, "protocolTime@pending")
         if key not in self._calls:
             self._calls[key] = ViewCall(self.registry, "protocolTime", block="pending")
-        return self._calls[key]()
+        try:
+            return self._calls[key]()
+        except Web3RPCError:  # an RPC without a pending block: its chain mines on its own, "latest" will do
+            self._calls[key] = ViewCall(self.registry, "protocolTime")
+            return self._calls[key]()
 
     # -- tasks ---------------------------------------------------------------------------------
 
