@@ -127,6 +127,10 @@ class NodeSettings:
     feasibility_margin: float = 0.5
     """A slot is taken only when its round's work is estimated to take at most this fraction of
     its window (commit window; attest window for a validator) at the node's measured rates."""
+    nudge_after_s: float | None = None
+    """Seconds the chain's head may stand still while the node waits for a block it needs (a draw's
+    seed block) before it mines one with an empty transaction (workers.chain.stalls: chains that
+    mine only on transactions); 0: never. None: stalls.default_nudge_after_s of the RPC URL."""
 
     def __post_init__(self):
         for name in ("deployment", "node_dir", "store_dir"):
@@ -147,6 +151,12 @@ class NodeSettings:
             raise ValueError(f"trainer_device must be one of {', '.join(DEVICES)}, got {self.trainer_device!r}")
         if self.keeper_turn_blocks < 0:
             raise ValueError(f"keeper_turn_blocks must be >= 0, got {self.keeper_turn_blocks}")
+        if self.nudge_after_s is None:
+            from workers.chain.stalls import default_nudge_after_s
+
+            object.__setattr__(self, "nudge_after_s", default_nudge_after_s(self.rpc_url))
+        if self.nudge_after_s < 0:
+            raise ValueError(f"nudge_after_s must be >= 0 seconds, got {self.nudge_after_s}")
         if self.max_fee_per_gas is not None and self.max_fee_per_gas <= 0:
             raise ValueError(f"max_fee_per_gas must be > 0 wei, got {self.max_fee_per_gas}")
         for role in ("sampler", "trainer", "validator"):

@@ -13,7 +13,7 @@ from workers.deadline import DeadlinePassed, work_until
 
 def local_time(ctx, protocol_deadline: int) -> float:
     """`protocol_deadline` (the registry's protocol time) on this machine's clock (time.time())."""
-    return time.time() + int(protocol_deadline) - int(ctx.view.read(ctx.deployment.registry, "protocolTime"))
+    return time.time() + int(protocol_deadline) - int(ctx.view.protocol_time())
 
 
 @contextmanager

@@ -75,14 +75,15 @@ def watch(enqueue) -> None:
 def _local_deadlines(deployment):
     """event -> its `deadline` arg (protocol time) on this machine's clock, or None when the chain
     cannot be read: protocol time stops while the protocol is paused, so it is read from the
-    registry (one call per phase event) rather than taken from the block's timestamp."""
+    registry (ChainView.protocol_time: one call per such event) rather than taken from the block's
+    timestamp."""
     from workers.chain.view import ChainView
 
     view = ChainView(deployment)
 
     def local(event) -> float | None:
         try:
-            now = view.read(deployment.registry, "protocolTime")
+            now = view.protocol_time()
         except Exception as exc:  # noqa: BLE001 - the job then runs without a deadline, as before
             log.warning("protocolTime unreadable (%s: %s): %s queued without its deadline", type(exc).__name__,
                         exc, event.name)
