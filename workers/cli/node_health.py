@@ -97,13 +97,14 @@ def echo_metrics(node_dir) -> None:
 def echo_why_idle(view, account: str, roles, running: dict | None, node_dir, chain_error: str = "") -> None:
     """The reasons no work arrives; `view` None: the chain could not be read (`chain_error`)."""
     from workers.node.observe.health import read_health
-    from workers.node.observe.why_idle import offline_reasons, why_no_work
+    from workers.node.observe.why_idle import offline_reasons, passed_over_reasons, why_no_work
 
     health = read_health(node_dir)
     if view is None:
         reasons = offline_reasons(chain_error, running, health)
     else:
         reasons = why_no_work(view, account, roles, running, health=health)
+    reasons += passed_over_reasons(node_dir)
     if not reasons:
         click.echo(f"work        nothing stands in the way ({', '.join(roles)})")
         return

@@ -31,6 +31,8 @@ def test_init_writes_the_prices_and_status_shows_them_and_what_was_passed_over(t
     assert lines[0].startswith("  [infeasible] task 9 (sampler, ") and lines[0].endswith(
         "shards of 200k steps need ~410 s at 490 steps/s, commit window 120 s")
     assert lines[1].startswith("  [priced-out] task 7 (sampler, ")
+    assert ("  [passed-over] the node passed over 2 task slots in the last hour (1 infeasible, 1 priced-out): see "
+            "PASSED OVER above") in status.output
 
 
 def test_a_bad_price_is_named_and_nothing_is_created(tmp_path, invoke):

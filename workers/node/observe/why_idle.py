@@ -17,11 +17,15 @@ the first); here every one is checked on its own, so an operator sees all that m
                         it sends nothing, claims included, until the fee falls
     no-open-tasks       no recent task has a vacant slot of the node's roles (validators are drawn,
                         so for them: no task is waiting for a draw)
+    passed-over         in the last hour the node passed over tasks it saw: their pay was below its
+                        price, or their work would not fit their windows at its speed
+                        (workers.node.market; `node status` lists them under PASSED OVER)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 
 from workers.chain.errors import gwei
 from workers.protocol import Role, Status
@@ -95,6 +99,27 @@ def rate_limit_wait(redis_url: str, node_name: str, rate: float, burst: int) -> 
 
 
 NOT_RUNNING = Reason("not-running", "the node is not running: `decentrl node start`")
+
+PASSED_OVER_WINDOW_S = 3600.0
+
+
+def passed_over_reasons(node_dir, now: float | None = None) -> list[Reason]:
+    """passed-over when the node's market book recorded slots it did not take in the last hour."""
+    import time
+
+    from workers.node.market.book import FILE, MarketBook
+
+    if not (Path(node_dir) / FILE).exists():
+        return []
+    since = (time.time() if now is None else now) - PASSED_OVER_WINDOW_S
+    recent = [p for p in MarketBook(node_dir).passed_over() if p.at >= since and not p.code.startswith("drawn-")]
+    if not recent:
+        return []
+    counts = {code: sum(p.code == code for p in recent) for code in sorted({p.code for p in recent})}
+    what = ", ".join(f"{n} {code}" for code, n in counts.items())
+    return [Reason("passed-over", f"the node passed over {len(recent)} task slot{'s' if len(recent) != 1 else ''} "
+                                  f"in the last hour ({what}): see PASSED OVER above; lower its --price-* or give "
+                                  "it more speed (--feasibility-margin, faster hardware)")]
 
 
 def store_reasons(running: dict | None, health: dict | None) -> list[Reason]:
