@@ -432,7 +432,7 @@ def test_a_scheduled_check_reaches_its_worker_ahead_of_later_jobs(monkeypatch):
 
     sent = []
     ctx = SimpleNamespace(config=SimpleNamespace(visibility_timeout=3600), deployment=SimpleNamespace(registry="r"),
-                          view=SimpleNamespace(read=lambda contract, name: 1_000))
+                          view=SimpleNamespace(protocol_time=lambda: 1_000))
     monkeypatch.setattr(celery, "current_task", SimpleNamespace(app="app"))
     monkeypatch.setattr(celery_app, "send_event", lambda app, kwargs, **options: sent.append((app, kwargs, options)))
     common.schedule_check(ctx, "DeadlineReached", "k", {"taskId": 1, "deadline": 1_010})
