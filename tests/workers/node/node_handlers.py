@@ -122,3 +122,13 @@ def _moved_deadline(args: dict) -> float | None:
 
 
 DISPATCH.on("PausedRollout", "sampler", bounded=lambda args: True, recheck=_moved_deadline)(long_rollout)
+
+
+@DISPATCH.on("StuckRollout", "sampler", bounded=lambda args: True, recheck=_moved_deadline)
+def stuck_rollout(ev: HandledEvent) -> None:
+    """Phase work that never checks its deadline (stuck in a library call): only Celery's time limit
+    stops it. Its second run is quick."""
+    _note(ev, "started")
+    if len(r().lrange(f"test:started:{ev.key}", 0, -1)) == 1:
+        time.sleep(ev.args["sleep"])
+    _note(ev, "completed")

@@ -91,3 +91,27 @@ def test_only_bounded_jobs_of_the_nodes_roles_get_the_deadline(config, rclient):
     enqueue = make_enqueue(create_app(config), roles=["sampler"], table=table)
     assert enqueue.bounded(commit) and not enqueue.bounded(attest)
     assert not make_enqueue(create_app(config), roles=["validator"], table=table).bounded(commit)
+
+
+def test_celerys_time_limit_is_the_backstop_for_work_that_does_not_check(enqueue, rclient, config):
+    """The soft limit (here the node's own 4 s, shorter than deadline + grace) stops it; done, not failed."""
+    store, _ = node_state(config)
+    ev = Event("StuckRollout", {"sleep": 30, "id": "stuck"})
+    started = time.time()
+    enqueue(ev, until=started + 0.5)
+    wait_for(lambda: store.get("sampler", ev.key).status == jobs.DONE, timeout=15)
+    assert store.get("sampler", ev.key).last_error.startswith("stopped at its deadline: SoftTimeLimitExceeded")
+    assert notes(rclient, "completed", ev.key) == [] and time.time() - started < 10
+
+
+def test_a_job_celery_stopped_whose_deadline_moved_runs_again(enqueue, rclient, config):
+    """A pause moved the deadline while the job ran: the time limit set from the old one stops it,
+    and it is queued again at once with the new deadline (and runs to completion)."""
+    store, _ = node_state(config)
+    ev = Event("StuckRollout", {"sleep": 30, "id": "moved"})
+    rclient.set("test:deadline:moved", repr(time.time() + 60))
+    enqueue(ev, until=time.time() + 0.5)
+    wait_for(lambda: len(notes(rclient, "completed", ev.key)) == 1, timeout=20)
+    wait_for(lambda: store.get("sampler", ev.key).status == jobs.DONE, timeout=5)
+    assert len(notes(rclient, "started", ev.key)) == 2
+    assert store.get("sampler", ev.key).last_error in (None, "")
