@@ -40,6 +40,7 @@ already holds is never throttled (a delayed commit would miss its deadline and b
 """
 from __future__ import annotations
 
+import logging
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -48,6 +49,8 @@ from typing import Any, Protocol
 from workers.deadline import DeadlinePassed, work_until
 from workers.node.config import ROLE_QUEUES
 from workers.node.queues import jobs
+
+log = logging.getLogger(__name__)
 
 
 class RetryableError(Exception):
@@ -119,6 +122,18 @@ def declare_deadline_stop(*types: type[BaseException]) -> None:
 
 DEADLINE_PASSED = "deadline-passed"
 """run_event's outcome for a job dropped or stopped at its deadline (its record: done)."""
+
+
+def _moved(recheck: Callable[[], float | None] | None) -> float | None:
+    """The rechecked deadline of a job Celery's limit stopped, or None (none, or it cannot be read
+    now: the job is past the deadline it was given, and stops as it would have)."""
+    if recheck is None:
+        return None
+    try:
+        return recheck()
+    except Exception as exc:  # noqa: BLE001 - see the docstring
+        log.warning("could not recheck a stopped job's deadline: %s: %s", type(exc).__name__, exc)
+        return None
 
 
 @dataclass(frozen=True)
@@ -326,12 +341,6 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
             outcome = (jobs.FAILED, f"gave up after {record.attempts} attempts ({record.last_error})")
             return "gave-up"
         recheck = table.recheck(event_name, role, args) if until is not None else None
-        if until is not None and time.time() >= until:
-            later = recheck() if recheck is not None else None
-            if later is None or later <= time.time():
-                outcome = (jobs.DONE, f"dropped: its deadline passed {time.time() - until:.1f} s before it started")
-                return DEADLINE_PASSED
-            until = later
         if reserved is None and table.takes_new_task(event_name, role):
             asked = time.time()
             wait = reserve_token()
@@ -340,18 +349,25 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
             reserved = asked
         attempt = store.start_attempt(role, event_key, event_name)
         event = HandledEvent(event_key, event_name, args, block, role, attempt, worker, reserved)
+        dropped = False
         try:
+            if until is not None and time.time() >= until:  # queued past its deadline: drop it, unless it moved
+                later = recheck() if recheck is not None else None
+                if later is None or later <= time.time():
+                    dropped = True
+                    raise DeadlinePassed(f"dropped: its deadline passed {time.time() - until:.1f} s before it started")
+                until = later
             with work_until(until, f"{event_name} ({role})", recheck):
                 handler(event)
         except tuple(_DEADLINE_STOPS) as exc:
             if until is None and not isinstance(exc, DeadlinePassed):
                 outcome = (jobs.FAILED, f"{type(exc).__name__}: {exc}")
                 raise
-            later = recheck() if recheck is not None and not isinstance(exc, DeadlinePassed) else None
+            later = None if isinstance(exc, DeadlinePassed) else _moved(recheck)
             if later is not None and later > time.time():  # Celery's limit, set from the old deadline
                 outcome = (jobs.QUEUED, None)
                 raise Extended(later) from exc
-            outcome = (jobs.DONE, f"stopped at its deadline: {type(exc).__name__}: {exc}")
+            outcome = (jobs.DONE, str(exc) if dropped else f"stopped at its deadline: {type(exc).__name__}: {exc}")
             return DEADLINE_PASSED
         except Deferred:
             outcome = (jobs.QUEUED, None)
