@@ -67,3 +67,21 @@ def test_passed_over_is_recorded(tmp_path, monkeypatch):
     (record,) = MarketBook(tmp_path).passed_over()
     assert (record.task_id, record.role, record.code, record.text) == (9, "sampler", "infeasible",
                                                                         "shards of 200k steps need ~410 s")
+
+
+def test_a_drawn_validator_is_judged_by_price_and_only_by_a_speed_it_measured(tmp_path):
+    """A validator cannot decline its draw: the check only flags it, and never times itself on the
+    vote's path (calibrate=False): with no rate yet, only the price is judged."""
+    # a validator slot pays 10 DRL / 10 rounds / 3 = 0.333.. DRL a round for 2 x 2000 replayed steps and
+    # 4 x 4 x 256 re-trained samples (8,096 priced steps); at 0.1 DRL per 1k it asks 0.8096
+    ctx = _ctx(tmp_path, price_validator=DRL // 10)
+    code, why = claims.refusal(ctx, _task(), DEMO_CARTPOLE, Role.VALIDATOR, calibrate=False)
+    assert code == "priced-out" and why.startswith("bounty share 0.333333 DRL/round < price 0.8096 DRL for 8.1k")
+    free = _ctx(tmp_path)
+    assert claims.refusal(free, _task(attest=1), DEMO_CARTPOLE, Role.VALIDATOR, calibrate=False) is None
+    assert MarketBook(tmp_path).rates() == []  # nothing was timed
+    _rates(tmp_path, replay=1000.0, update=10_000.0)  # measured earlier (its jobs, another role's claim)
+    # 4,000 replayed steps at 1,000/s and 4,096 samples at 10,000/s: ~4.4 s, over half of 8 s
+    code, why = claims.refusal(free, _task(attest=8), DEMO_CARTPOLE, Role.VALIDATOR, calibrate=False)
+    assert code == "infeasible" and "attest window 8 s" in why
+    assert claims.refusal(free, _task(attest=10), DEMO_CARTPOLE, Role.VALIDATOR, calibrate=False) is None
