@@ -12,7 +12,7 @@ from workers.protocol import Role
 # KeyringBoard, RLToken: the libraries emit from their core's address, StateView emits nothing.
 DATA_SOURCES = tuple(ds["name"] for ds in manifest()["dataSources"])
 ROLES = {"Sampler": Role.SAMPLER, "Trainer": Role.TRAINER, "Validator": Role.VALIDATOR}
-STATUSES = ["None", "Open", "Drawing", "Active", "Completed", "Cancelled", "Failed"]
+STATUSES = ["None", "Open", "Drawing", "Active", "Completed", "Cancelled", "Failed", "NoResult"]
 VERDICTS = ["None", "Accepted", "Rejected", "Inconclusive"]
 DISPUTE_STATUSES = ["None", "Drawing", "Voting", "Upheld", "Dismissed", "Void"]
 EVIDENCE = ["Whole", "Episode", "Transition", "DataChunk"]

@@ -7,6 +7,12 @@ from __future__ import annotations
 from workers.protocol import NO_PERMIT, TaskParams, sign_create_task, sign_permit
 
 
+def min_bounty(dep, num_samplers: int, num_validators: int, num_rounds: int) -> int:
+    """The smallest bounty (wei) the registry accepts now for a task of this shape
+    (StateView.minBounty: ProtocolConfig.minBountyPerSlotRound per slot and round, SPECIFICATION.md 5.2)."""
+    return dep.state.functions.minBounty(num_samplers, num_validators, num_rounds).call()
+
+
 def create_task(dep, store, requester, send, task_spec, **params):
     """Publishes `task_spec` (a workers.spec.TaskSpec) to `store`, has `requester` (a LocalAccount)
     sign the request and the permit it needs, and sends createTaskWithSig with `send(call)`, which

@@ -115,6 +115,14 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
     task_spec = load_spec(spec)
     wei = parse_drl(bounty, "--bounty")
     dep = obj.deployment  # WrongNetwork: the RPC's chain is not the deployment's
+    from workers.chain.requester import create_task, min_bounty
+
+    minimum = min_bounty(dep, samplers, validators, rounds)
+    if wei < minimum:
+        raise click.ClickException(f"--bounty {fmt_drl(wei)} is below the protocol's minimum {fmt_drl(minimum)} for "
+                                   f"{samplers} samplers, 1 trainer and {validators} validators over "
+                                   f"{counted(rounds, 'round')} (ProtocolConfig.minBountyPerSlotRound per slot "
+                                   "and round): raise --bounty")
     requester = obj.account()
     balance = dep.token.functions.balanceOf(requester.address).call()
     if balance < wei:
@@ -126,7 +134,6 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
     if obj.w3.eth.get_balance(relayer.address) == 0:
         raise click.ClickException(f"insufficient funds: {relayer.address} has no ETH to send the transaction")
 
-    from workers.chain.requester import create_task
     from workers.storage import StorageError
 
     store = open_node_store(obj.store_dir, ipfs_api)
@@ -339,6 +346,7 @@ def task_status(obj: Context, task_id, follow, interval):
 
 
 def show_status(obj: Context, task_id: int) -> None:
+    from workers.chain.outcome import REFUNDED, describe_end
     from workers.protocol import Status
 
     view, t = _task(obj, task_id)
@@ -350,6 +358,8 @@ def show_status(obj: Context, task_id: int) -> None:
         click.echo(f"round {t.round + 1} of {t.num_rounds}, phase {t.phase.name.lower()}, deadline in {left} s")
     elif ran:
         click.echo(f"ended in round {t.round + 1} of {t.num_rounds}")
+        if t.status != Status.COMPLETED:
+            click.echo(f"{describe_end(t)}; {REFUNDED}")
     elif t.status == Status.FAILED:
         click.echo("failed before its first round: its slots were not all filled within the claim window "
                    "(the bounty was refunded: decentrl wallet claim)")
@@ -379,13 +389,13 @@ def show_status(obj: Context, task_id: int) -> None:
 def follow_task(obj: Context, task_id: int, interval: float) -> None:
     """Looks at the task every `interval` s until it ends, with a bar over its rounds; a chain node
     that does not answer for a while is waited for. A ClickException unless it completed."""
-    from workers.protocol import Status
+    from workers.chain.outcome import REFUNDED, describe_end
+    from workers.protocol import FINAL_STATUSES, Status
 
-    final = (Status.COMPLETED, Status.FAILED, Status.CANCELLED)
     _, t = _task(obj, task_id)
 
     def rounds_done(t) -> int:
-        if t.status == Status.COMPLETED:
+        if t.status in (Status.COMPLETED, Status.NO_RESULT):
             return t.num_rounds
         return t.round if t.status in (Status.ACTIVE, Status.FAILED) else 0
 
@@ -398,7 +408,7 @@ def follow_task(obj: Context, task_id: int, interval: float) -> None:
         while True:
             bar.update(rounds_done(t) - shown, note)
             shown = rounds_done(t)
-            if t.status in final:
+            if t.status in FINAL_STATUSES:
                 break
             time.sleep(interval)
             try:
@@ -407,10 +417,7 @@ def follow_task(obj: Context, task_id: int, interval: float) -> None:
             except (ConnectionError, TimeoutError, OSError) as exc:  # the chain node restarting: look again
                 note = f"chain node not answering ({type(exc).__name__}); looking again"
     if t.status != Status.COMPLETED:
-        raise click.ClickException(f"task {task_id} {t.status.name.lower()}"
-                                   + (f" in round {t.round + 1} of {t.num_rounds}" if t.started else
-                                      " before its first round (its slots were not filled in the claim window)"
-                                      if t.status == Status.FAILED else ""))
+        raise click.ClickException(f"task {task_id} {describe_end(t)}; {REFUNDED}")
     rounds = counted(t.num_rounds, "round")
     click.echo(f"task {task_id} completed after {rounds}; its policy: decentrl task result {task_id} -o DIR")
 
@@ -424,10 +431,13 @@ def follow_task(obj: Context, task_id: int, interval: float) -> None:
 def task_result(obj: Context, task_id, out_dir, ipfs_api):
     """Download the task's final checkpoint, verify it against the on-chain checkpointRoot, and
     write DIR/policy.safetensors and DIR/metadata.json."""
-    from workers.protocol import Status
+    from workers.chain.outcome import REFUNDED, describe_end
+    from workers.protocol import FINAL_STATUSES, Status
     from workers.storage import CIDMismatch, ContentNotFound, StorageError
 
     _, t = _task(obj, task_id)
+    if not t.checkpoint_cid and t.status in FINAL_STATUSES:
+        raise click.ClickException(f"task {task_id} {describe_end(t)}; {REFUNDED}")
     if not t.checkpoint_cid:
         raise click.ClickException(f"task {task_id} has no checkpoint yet (status {t.status.name.lower()})")
     if t.status != Status.COMPLETED:

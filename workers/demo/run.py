@@ -177,13 +177,12 @@ class Demo:
         """Shows the task's events as they are mined (a websocket-woken watcher: each event is
         stamped when its block is read, not at the next poll) until the task ends."""
         from workers.chain.watcher import EventWatcher, SqliteCursor
-        from workers.protocol import Role, Status, Verdict, decode_vote
+        from workers.protocol import FINAL_STATUSES, Role, Status, Verdict, decode_vote
 
         events: queue.Queue = queue.Queue()
         watcher = EventWatcher(self.dep, events.put, SqliteCursor(self.workdir / "demo-events.sqlite"),
                                ws_url=self.net.anvil.ws_url, start_block=self.started_block).start()
         names = {n.account.address: n.name for n in self.nodes}
-        final = (Status.COMPLETED, Status.FAILED, Status.CANCELLED)
         curve = Curve()
         deadline = time.monotonic() + TIMEOUT_S
         ended_in = None  # the block whose TaskStatusChanged ended the task
@@ -233,7 +232,7 @@ class Demo:
                     self._round_done(curve, int(a["round"]), bytes(a["checkpointRoot"]), a["checkpointCid"], t)
                 elif e.name == "TaskStatusChanged":
                     say(f"{t:6.1f}s  task {Status(a['status']).name.lower()}")
-                    if Status(a["status"]) in final:
+                    if Status(a["status"]) in FINAL_STATUSES:
                         self.status, ended_in = Status(a["status"]), e.block
         finally:
             watcher.stop()
