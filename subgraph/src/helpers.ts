@@ -102,6 +102,7 @@ export function getProtocol(): Protocol {
     p.voteWindow = BigInt.zero();
     p.minBond = BigInt.zero();
     p.forcedErrorBps = 0;
+    p.minBountyPerSlotRound = BigInt.zero();
     p.totalStaked = BigInt.zero();
     p.totalEscrow = BigInt.zero();
   }

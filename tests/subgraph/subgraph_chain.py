@@ -108,6 +108,7 @@ def mismatches(result, dep) -> list:
     check("Protocol.reputationDeltas", p["reputationDeltas"], [dep.reputation.delta(o) for o in range(6)])
     check("Protocol.minBond", int(p["minBond"]), dep.config.minBond())
     check("Protocol.forcedErrorBps", p["forcedErrorBps"], dep.config.forcedErrorBps())
+    check("Protocol.minBountyPerSlotRound", int(p["minBountyPerSlotRound"]), dep.config.minBountyPerSlotRound())
     check("Protocol.disputeWindow", int(p["disputeWindow"]), dep.config.disputeWindow())
     check("Protocol.voteWindow", int(p["voteWindow"]), dep.config.voteWindow())
     check("Protocol.taskFront", p.get("taskFront"), optional(dep.state.taskFront()))
