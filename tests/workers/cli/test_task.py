@@ -136,7 +136,9 @@ def test_status_follow_follows_the_task_until_it_ends(node, invoke, spec_file, a
     cancelled = invoke(node_dir, "task", "cancel", str(task_id))
     assert cancelled.exit_code == 0, cancelled.output
     follower.join(10)
-    assert outcome == [f"task {task_id} cancelled"]  # the command exits 1 with it
+    # the command exits 1 with it
+    assert outcome == [f"task {task_id} cancelled by its requester before its rounds started; the unspent bounty "
+                       "was refunded (decentrl wallet claim)"]
 
 
 def test_wrong_network(node, invoke, spec_file, deployment_file, tmp_path):
