@@ -32,6 +32,7 @@ class Status(IntEnum):
     COMPLETED = 4
     CANCELLED = 5
     FAILED = 6
+    NO_RESULT = 7  # ended without an accepted checkpoint (refunded)
 
 
 class Phase(IntEnum):

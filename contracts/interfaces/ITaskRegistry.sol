@@ -24,7 +24,8 @@ interface ITaskRegistry is IExtsload {
         Active, // rounds running
         Completed,
         Cancelled,
-        Failed
+        Failed,
+        NoResult // ended without an accepted checkpoint
     }
 
     /// @dev One round walks these phases in order; a phase ends early once everyone expected acted.

@@ -36,7 +36,7 @@ imported inside the commands that use them.
 
 from __future__ import annotations
 
-from workers.cli import demo, dispute, explorer, node, report, stake, task, wallet  # noqa: F401  (each registers its commands on `cli`)
+from workers.cli import demo, dispute, explorer, node, node_stop, report, spec, stake, task, task_list, wallet  # noqa: F401  (each registers its commands on `cli`)
 from workers.cli.group import cli
 
 __all__ = ["cli", "main"]
