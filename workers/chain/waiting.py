@@ -68,9 +68,11 @@ class Waiting:
                        if self.current_block > self.seed_block else
                        f"  it needs block {self.seed_block + 1}: a chain that mines only on transactions mines it "
                        "with the next transaction")
-        for p in self.pending:
-            who = p.node or "(vacant: waiting for a claim)"
-            out.append(f"  {p.role.name.lower():<10}{p.slot}  {who}" + (f" has yet to {p.act}" if p.node else ""))
+        for p in self.pending:  # vacant slots are in the slot list already
+            if p.node:
+                out.append(f"  {p.role.name.lower():<10}{p.slot}  {p.node} has yet to {p.act}")
+            elif self.status == Status.ACTIVE:
+                out.append(f"  {p.role.name.lower():<10}{p.slot}  vacant: waiting for a node to claim it")
         what = "claim deadline" if self.status in (Status.OPEN, Status.DRAWING) else "phase deadline"
         if not self.overdue:
             out.append(f"until the {what}, in {self.seconds_left} s")
