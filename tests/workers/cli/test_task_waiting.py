@@ -66,9 +66,8 @@ def test_a_spec_that_does_not_match_its_digest_is_refused(requester, invoke, w3,
     cid = EmbeddedStore(requester / "store").put(DEMO_CARTPOLE.to_bytes())
     task_id = create_raw_task(w3, contracts, admin, cid, b"\x11" * 32)
     result = invoke(requester, "task", "status", str(task_id))
-    assert re.search(r"^nodes cannot use this task's spec: .*the task's specDigest is (11)+: wrong or corrupted spec file — "
-                     r"it will not be claimed$", result.output,
-                     re.M), result.output
+    assert re.search(r"^nodes cannot use this task's spec: .*the task's specDigest is (11)+: wrong or corrupted "
+                     r"spec file — it will not be claimed$", result.output, re.M), result.output
 
 
 def test_a_spec_the_store_does_not_hold_says_which_store_failed(requester, invoke, w3, contracts, admin):
@@ -119,3 +118,17 @@ def test_task_list_shows_the_requesters_own_tasks(node, invoke, tmp_path, w3, co
     everything = invoke(other, "task", "list", "--all", "--requester", address)
     assert [line.split()[:2] for line in everything.output.splitlines()[1:]] == [[str(mine[0]), "open"],
                                                                                 [str(mine[1]), "cancelled"]]
+
+
+def test_the_explorer_shows_what_the_task_waits_for_and_why_its_spec_is_refused(requester, w3, contracts, admin):
+    from workers.explorer.api import ExplorerApi
+
+    task_id = create_raw_task(w3, contracts, admin, CIDV0, DEMO_CARTPOLE.digest())
+    api = ExplorerApi(contracts, EmbeddedStore(requester / "store"))
+    task = api.task(task_id)
+    assert task["spec_problem"].startswith("nodes cannot use this task's spec: ")
+    assert task["spec_problem"].endswith(" — it will not be claimed")
+    assert task["waiting"]["waiting_for"] == "claims of 2 sampler slots and the trainer slot"
+    assert task["waiting"]["lines"][0] == "waiting for claims of 2 sampler slots and the trainer slot"
+    assert [(p["role"], p["slot"], p["node"]) for p in task["waiting"]["pending"]] == [
+        ("sampler", 0, None), ("sampler", 1, None), ("trainer", 0, None)]
