@@ -3,15 +3,16 @@ approve or EIP-2612 permit, sign the EIP-712 CreateTask request as the requester
 account relay it through TaskFront.createTaskWithSig, and follow the task's events to its result
 (TaskSettled, and the checkpoint CID of each RoundFinalized). docs/integrating.md explains each step.
 
-    python examples/client.py create --rpc URL --deployment deployments/NETWORK.json \\
-        --spec spec.json --bounty 100 [--funding permit|approve] [--follow-seconds N]
-    python examples/client.py follow --rpc URL --deployment ... TASK_ID [--follow-seconds N]
+    python examples/client.py --rpc URL --deployment deployments/NETWORK.json create \\
+        (--spec FILE | --spec-cid CID --spec-digest 0x..) --bounty 100 [--funding permit|approve]
+        [--follow-seconds N]
+    python examples/client.py --rpc URL --deployment ... follow TASK_ID [--follow-seconds N]
 
 Keys come from the environment: REQUESTER_KEY (signs; needs the bounty in DRL, and ETH only with
 --funding approve) and RELAYER_KEY (sends createTaskWithSig; needs ETH). `--spec` is the spec's
 canonical bytes (what `decentrl spec put` publishes; its CID and digest are computed here the way
 the nodes check them); publish the same bytes to IPFS with `ipfs add --cid-version 1`, or pass
---ipfs-api to have this client add them.
+--ipfs-api to have this client add them. Or pass the CID and digest `decentrl spec put` printed.
 """
 
 from __future__ import annotations
@@ -105,10 +106,15 @@ def send(w3: Web3, account, call) -> dict:
 def create(args, w3: Web3, c: dict) -> int:
     requester = Account.from_key(os.environ["REQUESTER_KEY"])
     relayer = Account.from_key(os.environ["RELAYER_KEY"])
-    data = Path(args.spec).read_bytes()
-    cid, digest = spec_cid(data), Web3.keccak(data)
-    if args.ipfs_api:
-        publish(args.ipfs_api, data, cid)
+    if args.spec:
+        data = Path(args.spec).read_bytes()
+        cid, digest = spec_cid(data), Web3.keccak(data)
+        if args.ipfs_api:
+            publish(args.ipfs_api, data, cid)
+    elif args.spec_cid and args.spec_digest:  # what `decentrl spec put` printed
+        cid, digest = args.spec_cid, bytes.fromhex(args.spec_digest.removeprefix("0x"))
+    else:
+        sys.exit("give --spec FILE, or --spec-cid and --spec-digest")
     bounty = int(float(args.bounty) * TOKEN)
     params = {"specCid": cid, "specDigest": digest, "bounty": bounty, "numSamplers": args.samplers,
               "numValidators": args.validators, "numRounds": args.rounds, "claimWindow": args.claim_window,
@@ -200,7 +206,9 @@ def main(argv=None) -> int:
     parser.add_argument("--deployment", default="deployments/development.json")
     sub = parser.add_subparsers(dest="command", required=True)
     c = sub.add_parser("create", help="fund, sign, relay, then follow a new task")
-    c.add_argument("--spec", required=True, help="the spec's canonical bytes (decentrl spec put publishes them)")
+    c.add_argument("--spec", help="a file of the spec's canonical bytes (the CID and digest are computed)")
+    c.add_argument("--spec-cid", help="instead of --spec: the CID `decentrl spec put` printed")
+    c.add_argument("--spec-digest", help="and the digest it printed (0x...)")
     c.add_argument("--bounty", required=True, help="DRL")
     c.add_argument("--funding", choices=("permit", "approve"), default="permit")
     c.add_argument("--samplers", type=int, default=2)

@@ -64,8 +64,9 @@ def test_permit_sign_relay_follow(anvil, deployment_file, w3, contracts, admin, 
     assert f"TaskSettled Cancelled paid [0, 0, 0] refund {1000 * TOKEN}" in followed.stdout
     assert followed.stdout.rstrip().endswith("result: Cancelled, no checkpoint")
 
-    approved = client(anvil, deployment_file, requester, relayer, "create", "--spec", str(spec), "--bounty", "500",
-                      "--funding", "approve", "--follow-seconds", "0")
+    approved = client(anvil, deployment_file, requester, relayer, "create", "--spec-cid", t.specCid, "--spec-digest",
+                      "0x" + DEMO_CARTPOLE.digest().hex(), "--bounty", "500", "--funding", "approve",
+                      "--follow-seconds", "0")  # the CID and digest as `decentrl spec put` prints them
     assert approved.returncode == 2, approved.stderr
     second = int(re.search(r"^TaskCreated task (\d+)", approved.stdout, re.M).group(1))
     assert contracts.state.functions.taskOf(second).call().bounty == 500 * TOKEN
