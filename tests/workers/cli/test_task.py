@@ -47,7 +47,8 @@ def test_submit_signs_stores_and_creates_the_task(node, invoke, spec_file, contr
     assert "slots: samplers 0/2, trainer 0/1, validators 0/3" in status.output
     assert "round 0 of 3 (rounds start once every slot is filled)" in status.output
     assert status.output.count("(vacant)") == 6
-    assert re.search(r"claim deadline in 3\d{3} s", status.output)
+    assert re.search(r"^until the claim deadline, in 3\d{3} s$", status.output, re.M)
+    assert "waiting for claims of 2 sampler slots and the trainer slot" in status.output
 
 
 def test_submit_through_a_relayer_costs_the_requester_no_eth(node, invoke, spec_file, contracts, w3):
