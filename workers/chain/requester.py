@@ -7,17 +7,21 @@ from __future__ import annotations
 from workers.protocol import NO_PERMIT, TaskParams, sign_create_task, sign_permit
 
 
-def create_task(dep, store, requester, send, task_spec, **params):
-    """Publishes `task_spec` (a workers.spec.TaskSpec) to `store` and reads it back by the nodes'
-    rules (workers.spec_fetch.publish_spec: SpecNotUsable), has `requester` (a LocalAccount)
-    sign the request and the permit it needs, and sends createTaskWithSig with `send(call)`, which
-    returns the receipt (the caller decides how a revert is reported). `params`: the other
-    TaskParams fields. Returns (task id, TaskParams, receipt)."""
+def put_pinned(store, task_spec) -> str:
+    """Publishes the spec's canonical bytes, pinned; its CID."""
+    return store.put(task_spec.to_bytes(), pin=True)
+
+
+def create_task(dep, store, requester, send, task_spec, publish=put_pinned, **params):
+    """Publishes `task_spec` (a workers.spec.TaskSpec) to `store` with `publish(store, task_spec)`
+    (which returns its CID; `decentrl task submit` and the demo pass workers.spec_fetch.publish_spec,
+    which also reads it back by the nodes' rules), has `requester` (a LocalAccount) sign the request
+    and the permit it needs, and sends createTaskWithSig with `send(call)`, which returns the receipt
+    (the caller decides how a revert is reported). `params`: the other TaskParams fields. Returns
+    (task id, TaskParams, receipt)."""
     from web3.logs import DISCARD
 
-    from workers.spec_fetch import publish_spec
-
-    cid = publish_spec(store, task_spec)  # fetched back and parsed as the nodes will, before it is signed
+    cid = publish(store, task_spec)  # before anything is signed
     params = TaskParams(spec_cid=cid, spec_digest=task_spec.digest(), **params)
     registry, front, token, w3 = dep.registry, dep.front, dep.token, dep.w3
     deadline = w3.eth.get_block("latest")["timestamp"] + 3600

@@ -127,6 +127,7 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
         raise click.ClickException(f"insufficient funds: {relayer.address} has no ETH to send the transaction")
 
     from workers.chain.requester import create_task
+    from workers.spec_fetch import publish_spec
     from workers.storage import StorageError
 
     store = open_node_store(obj.store_dir, ipfs_api)
@@ -135,7 +136,8 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
         if inputs_path:
             task_spec = encrypt_inputs(task_spec, Path(inputs_path), requester, store)
         task_id, params, receipt = create_task(
-            dep, store, requester, lambda call: send(sender, call, "createTaskWithSig"), task_spec, bounty=wei,
+            dep, store, requester, lambda call: send(sender, call, "createTaskWithSig"), task_spec,
+            publish=publish_spec, bounty=wei,
             num_samplers=samplers, num_validators=validators, num_rounds=rounds, claim_window=claim_window,
             commit_window=commit_window, reveal_window=reveal_window, attest_window=attest_window)
     except StorageError as exc:  # before anything is signed or sent: nothing is lost, submit again

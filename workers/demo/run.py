@@ -191,12 +191,13 @@ class Demo:
     def submit(self):
         from workers.chain.requester import create_task
         from workers.spec import DEMO_CARTPOLE
+        from workers.spec_fetch import publish_spec
 
         self.spec = self.spec or DEMO_CARTPOLE
         self.started_block = self.w3.eth.block_number
         self.task_id, self.params, _ = create_task(self.dep, self.store, self.requester.account,
-                                                   self.requester.sender.send, self.spec, bounty=BOUNTY_DRL * TOKEN,
-                                                   **self.task)
+                                                   self.requester.sender.send, self.spec, publish=publish_spec,
+                                                   bounty=BOUNTY_DRL * TOKEN, **self.task)
         say(f"task      {self.task_id}: {self.spec.env_id}, bounty {BOUNTY_DRL:,} DRL, "
             f"{self.task['num_rounds']} rounds, {self.task['num_samplers']} samplers x {self.spec.steps_per_shard} "
             f"steps, signed by the requester (EIP-712 + permit); spec {self.params.spec_cid}")

@@ -182,8 +182,8 @@ def test_a_task_nobody_filled_says_how_to_end_it_then_that_it_never_ran(node, in
     w3.provider.make_request("evm_increaseTime", [90])
     w3.provider.make_request("evm_mine", [])
     waiting = invoke(node_dir, "task", "status", task_id)
-    assert re.search(rf"claim deadline passed \d+ s ago: `decentrl task advance {task_id}` fails the task and "
-                     "refunds its bounty", waiting.output), waiting.output
+    assert re.search(rf"claim deadline passed \d+ s ago: `decentrl task advance {task_id}` \(anyone may send it\) "
+                     "fails the task and refunds its bounty", waiting.output), waiting.output
     assert invoke(node_dir, "task", "advance", task_id).exit_code == 0
     failed = invoke(node_dir, "task", "status", task_id)
     assert f"task {task_id}: failed" in failed.output and "failed before its first round" in failed.output
