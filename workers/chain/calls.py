@@ -23,9 +23,10 @@ from workers.chain.rpc import raw_request
 
 
 class ViewCall:
-    """`ViewCall(contract, "taskOf")(task_id)`: one function of a web3 contract, read at "latest"."""
+    """`ViewCall(contract, "taskOf")(task_id)`: one function of a web3 contract, read at `block`
+    ("latest" unless said otherwise)."""
 
-    def __init__(self, contract, name: str):
+    def __init__(self, contract, name: str, block: str = "latest"):
         items = [i for i in contract.abi if i.get("type") == "function" and i.get("name") == name]
         if len(items) != 1:
             raise ValueError(f"{name!r}: {len(items)} functions of that name in the contract's ABI, need exactly 1")
@@ -36,15 +37,16 @@ class ViewCall:
         self._outputs = item["outputs"]
         self._output_types = [canonical_type(o) for o in self._outputs]
         self._shapes = {}
+        self.block = block
 
     def __call__(self, *args):
         call = {"to": self.address, "data": "0x" + (self._selector + encode(self._inputs, args)).hex()}
         try:
-            result = bytes.fromhex(raw_request(self.w3, "eth_call", [call, "latest"])[2:])
+            result = bytes.fromhex(raw_request(self.w3, "eth_call", [call, self.block])[2:])
         except Web3RPCError:
             # a revert (or another error answer): ask again through web3.py, which raises it as
             # before (ContractLogicError with the revert data); rare, so its cost does not matter
-            result = bytes(self.w3.eth.call(call))
+            result = bytes(self.w3.eth.call(call, self.block))
         values = decode(self._output_types, result)
         typed = [self._typed(spec, value) for spec, value in zip(self._outputs, values, strict=True)]
         return typed[0] if len(typed) == 1 else tuple(typed)

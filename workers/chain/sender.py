@@ -176,9 +176,9 @@ class TxSender:
     # -- sending ----------------------------------------------------------------------------
 
     def send(self, call=None, *, to: str | None = None, value: int = 0, data: bytes = b"",
-             gas: int | None = None, wait: bool = True):
+             gas: int | None = None, wait: bool = True, estimate_at: str | None = None):
         """Builds, signs and sends; returns the receipt (wait=True) or a SentTx to `wait` on."""
-        tx = self.build(call, to=to, value=value, data=data, gas=gas)
+        tx = self.build(call, to=to, value=value, data=data, gas=gas, estimate_at=estimate_at)
         sent = self.send_built(tx, _describe(call, to))
         return self.wait(sent) if wait else sent
 

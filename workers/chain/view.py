@@ -137,6 +137,22 @@ class ChainView:
             self._calls[key] = ViewCall(contract, name)
         return self._calls[key](*args)
 
+    def protocol_time(self) -> int:
+        """TaskRegistry.protocolTime() as a transaction sent now would see it: read at the "pending"
+        block, whose timestamp is the present. At "latest" it is the head's, which on a chain that
+        mines only on transactions stands still, so a deadline would never seem to pass
+        (workers.chain.stalls)."""
+        from web3.exceptions import Web3RPCError
+
+        key = (self.registry.address, "protocolTime@pending")
+        if key not in self._calls:
+            self._calls[key] = ViewCall(self.registry, "protocolTime", block="pending")
+        try:
+            return self._calls[key]()
+        except Web3RPCError:  # an RPC without a pending block: its chain mines on its own, "latest" will do
+            self._calls[key] = ViewCall(self.registry, "protocolTime")
+            return self._calls[key]()
+
     # -- tasks ---------------------------------------------------------------------------------
 
     def task_count(self) -> int:

@@ -40,7 +40,7 @@ def _state(obj: Context):
 def _now(obj: Context) -> tuple[int, int]:
     """(protocol time, the latest block's timestamp): deadlines are protocol time, which runs with
     the chain's clock except while the registry is paused."""
-    return (obj.deployment.registry.functions.protocolTime().call(),
+    return (obj.view().protocol_time(),
             obj.deployment.w3.eth.get_block("latest")["timestamp"])
 
 

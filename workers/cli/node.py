@@ -6,6 +6,7 @@ import os
 
 import click
 
+from workers.chain.stalls import LOCAL_NUDGE_AFTER_S
 from workers.cli.common import ROLE_NAMES, Context, fmt_drl, keystore_password, parse_drl, role_of, send
 from workers.cli.group import cli
 from workers.node.config import (
@@ -220,10 +221,15 @@ def _websocket_url(ctx, param, value):
               help="Blocks each turn lasts when the validator pool takes turns at the calls any of them may send "
                    "(a draw, failing an unfilled task), so that about one sends instead of all; default "
                    f"{LOCAL_TURN_BLOCKS} (no turns) for an RPC on this machine, {REMOTE_TURN_BLOCKS} for any other.")
+@click.option("--nudge-after", type=click.FloatRange(min=0), default=None,
+              help="Seconds the chain's head may stand still while the node waits for a block it needs (a draw's "
+                   "seed block) before it mines one with an empty transaction: for chains that mine only on "
+                   f"transactions (0: never); default {LOCAL_NUDGE_AFTER_S:g} for an RPC on this machine, "
+                   "0 for any other.")
 @click.pass_obj
 def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirmations, ipfs_api, retention_days,
                metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
-               aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks):
+               aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks, nudge_after):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
@@ -273,7 +279,7 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
                 retention_s=retention_days * 24 * 3600, attest_relay=attest_relay or None,
                 aggregate_wait_s=aggregate_wait, attest_fallback_s=attest_fallback,
                 aggregate_min_signers=aggregate_min_signers, trainer_device=trainer_device,
-                max_fee_per_gas=obj.max_fee_per_gas)
+                max_fee_per_gas=obj.max_fee_per_gas, nudge_after_s=nudge_after)
         except ValueError as exc:
             raise click.UsageError(str(exc)) from None
         try:

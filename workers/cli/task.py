@@ -275,23 +275,54 @@ def task_cancel(obj: Context, task_id):
 @click.argument("task_id", type=TASK_ID)
 @click.pass_obj
 def task_advance(obj: Context, task_id):
-    """Close a phase whose deadline passed (anyone may): nodes that did not act are vacated and
-    penalised, the task moves on, or fails and is refunded when its slots never filled. Nodes do
-    this themselves; this is for a task that looks stuck."""
+    """Send whatever moves a stuck task on, when anyone may: the validator draw of a drawing task
+    (mining its seed block first on a chain that mines only on transactions), or advance() once a
+    deadline passed (nodes that did not act are vacated and penalised, the task moves on, or fails
+    and is refunded when its slots never filled). Nodes do this themselves; this is for a task that
+    looks stuck."""
     from workers.protocol import Status
 
-    _, t = _task(obj, task_id)
-    now = obj.deployment.registry.functions.protocolTime().call()
-    deadline = t.claim_deadline if t.status in (Status.OPEN, Status.DRAWING) else t.phase_deadline
+    view, t = _task(obj, task_id)
     if t.status not in (Status.OPEN, Status.DRAWING, Status.ACTIVE):
         raise click.ClickException(f"task {task_id} is {t.status.name.lower()}: nothing to advance")
+    now = view.protocol_time()  # as a transaction sent now sees it (workers.chain.stalls)
+    deadline = t.claim_deadline if t.status in (Status.OPEN, Status.DRAWING) else t.phase_deadline
+    if t.status == Status.DRAWING and now <= deadline and t.filled_validators < t.num_validators:
+        return _draw_validators(obj, view, task_id, t)
     if now <= deadline:
         raise click.ClickException(f"task {task_id}'s deadline is in {deadline - now} s: nothing to advance yet")
-    receipt = send_as(obj, obj.account(), obj.deployment.registry.functions.advance(task_id), "advance")
+    receipt = send_as(obj, obj.account(), obj.deployment.registry.functions.advance(task_id), "advance",
+                      estimate_at="pending")
     _, after = _task(obj, task_id)
-    where = f", round {after.round + 1} phase {after.phase.name.lower()}" if after.status == Status.ACTIVE else ""
-    click.echo(f"task {task_id} advanced (tx {receipt['transactionHash'].to_0x_hex()}): "
-               f"now {after.status.name.lower()}{where}")
+    click.echo(f"task {task_id} advanced (tx {receipt['transactionHash'].to_0x_hex()}): now {_where(after)}")
+
+
+def _draw_validators(obj: Context, view, task_id: int, t) -> None:
+    """drawValidators for a drawing task, once its seed block is mined: on a chain that mines only
+    on transactions nobody may ever send one, so this mines it with empty transactions."""
+    sender, service = obj.sender(obj.account())
+    try:
+        while (head := obj.w3.eth.block_number) < t.seed_block:  # the draw must land after the seed block
+            send(sender, None, "an empty transaction to mine the draw's seed block", to=sender.address, value=0)
+            click.echo(f"mined block {head + 1} (the draw's seed block is {t.seed_block})")
+        receipt = send(sender, obj.deployment.registry.functions.drawValidators(task_id), "drawValidators",
+                       estimate_at="pending")
+    finally:
+        service.stop()
+    _, after = _task(obj, task_id)
+    drawn = f"{after.filled_validators} of {after.num_validators} validators drawn"
+    if after.filled_validators < after.num_validators:
+        drawn += (" (too few eligible validators in the pool: the draw is armed again; "
+                  f"it is retried until the claim deadline, in {after.claim_deadline - view.protocol_time()} s)")
+    click.echo(f"task {task_id}: {drawn} (tx {receipt['transactionHash'].to_0x_hex()}): now {_where(after)}")
+
+
+def _where(t) -> str:
+    from workers.protocol import Status
+
+    if t.status == Status.ACTIVE:
+        return f"active, round {t.round + 1} phase {t.phase.name.lower()}"
+    return t.status.name.lower()
 
 
 @task.command("status")
@@ -320,7 +351,7 @@ def show_status(obj: Context, task_id: int, store=None) -> None:
     from workers.protocol import Status
 
     view, t = _task(obj, task_id)
-    now = obj.deployment.registry.functions.protocolTime().call()
+    now = view.protocol_time()
     click.echo(f"task {task_id}: {t.status.name.lower()}, requester {t.requester}, bounty {fmt_drl(t.bounty)}")
     ran = t.started
     if t.status == Status.ACTIVE:

@@ -371,7 +371,7 @@ class Demo:
                 end = max(end, state.windowEndOf(self.task_id, round_).call())
         if not held:
             return 0, ""
-        wall = time.time() + end - self.dep.registry.functions.protocolTime().call()
+        wall = time.time() + end - self.dep.registry.functions.protocolTime().call(block_identifier="pending")
         return held, dt.datetime.fromtimestamp(wall, dt.UTC).strftime("%H:%M:%S UTC")
 
     def plot(self, curve: Curve, final: float):

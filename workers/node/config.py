@@ -116,6 +116,10 @@ class NodeSettings:
     0: no turns, every validator sends when the call falls due)."""
     max_fee_per_gas: int | None = None
     """The node's fee cap in wei (workers.chain.sender; None: no cap)."""
+    nudge_after_s: float | None = None
+    """Seconds the chain's head may stand still while the node waits for a block it needs (a draw's
+    seed block) before it mines one with an empty transaction (workers.chain.stalls: chains that
+    mine only on transactions); 0: never. None: stalls.default_nudge_after_s of the RPC URL."""
 
     def __post_init__(self):
         for name in ("deployment", "node_dir", "store_dir"):
@@ -136,6 +140,12 @@ class NodeSettings:
             raise ValueError(f"trainer_device must be one of {', '.join(DEVICES)}, got {self.trainer_device!r}")
         if self.keeper_turn_blocks < 0:
             raise ValueError(f"keeper_turn_blocks must be >= 0, got {self.keeper_turn_blocks}")
+        if self.nudge_after_s is None:
+            from workers.chain.stalls import default_nudge_after_s
+
+            object.__setattr__(self, "nudge_after_s", default_nudge_after_s(self.rpc_url))
+        if self.nudge_after_s < 0:
+            raise ValueError(f"nudge_after_s must be >= 0 seconds, got {self.nudge_after_s}")
         if self.max_fee_per_gas is not None and self.max_fee_per_gas <= 0:
             raise ValueError(f"max_fee_per_gas must be > 0 wei, got {self.max_fee_per_gas}")
 

@@ -4,7 +4,9 @@ deadline that DeadlineReached turns into advance(), vacating the sampler (Missed
 sample revealed there is nothing to train on or attest, so the same advance() ends round 0 as an
 idle round without expecting (or penalising) the trainer or the validator; a second delivery of
 the same event does nothing. Then another sampler claims the vacated slot (SlotVacated) and,
-holding it during round 1's SampleCommit, does the round's work (SlotAssigned)."""
+holding it during round 1's SampleCommit, does the round's work (SlotAssigned).
+The chain mines only on transactions and the test mines nothing itself: the deadline passes on the
+chain's clock alone, with no block after it, as on a quiet dev chain (workers.chain.stalls)."""
 import pytest
 from network import Network, as_node, create_task, registry_events, task_created
 from network import handled as event
@@ -31,8 +33,6 @@ def idle_task(net):
         assignment_handlers.claim_sampler(ctx, task_created(net, task_id, "sampler"))
     with as_node(net.node("trainer")) as ctx:
         assignment_handlers.claim_trainer(ctx, task_created(net, task_id, "trainer"))
-    for _ in range(2):
-        net.w3.provider.make_request("evm_mine", [])
     with as_node(net.node("validator0")) as ctx:
         seed_block = ctx.view.task(task_id).seed_block  # DrawArmed's own argument
         assignment_handlers.draw(ctx, event("DrawArmed", "validator", taskId=task_id, seedBlock=seed_block))
@@ -43,9 +43,10 @@ def idle_task(net):
 
 
 def past_deadline(net, deadline):
-    now = net.deployment.registry.functions.protocolTime().call()
+    """The chain's clock moves past `deadline`; no block is mined (the head keeps its timestamp)."""
+    now = net.deployment.registry.functions.protocolTime().call(block_identifier="pending")
     net.w3.provider.make_request("evm_increaseTime", [deadline - now + 1])
-    net.w3.provider.make_request("evm_mine", [])
+    assert net.deployment.registry.functions.protocolTime().call() <= deadline  # at "latest": not yet
 
 
 def test_missed_deadline_is_advanced_once(net, idle_task):

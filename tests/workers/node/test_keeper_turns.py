@@ -1,5 +1,6 @@
 """The validator pool's turns at keeper calls (workers.node.handlers.keeper_turns): about one node a turn,
 a fresh order per call, and a keeper that defers itself until its turn's block is mined."""
+import time
 from types import SimpleNamespace
 
 import pytest
@@ -46,7 +47,7 @@ class Chain:
 
     def __init__(self, address: str, turn_blocks: int, head: int, pool: int = len(POOL), interval_s: float = 2.0):
         self.address, self.head, self.pool, self.reads = address, head, pool, 0
-        self.settings = SimpleNamespace(keeper_turn_blocks=turn_blocks, confirmations=0)
+        self.settings = SimpleNamespace(keeper_turn_blocks=turn_blocks, confirmations=0, nudge_after_s=0.0)
         self._cache = {"block_interval_s": interval_s}
         self.deployment = SimpleNamespace(stakes="stakes")
         self.view = SimpleNamespace(read=self._read)
@@ -139,3 +140,36 @@ def test_with_a_confirmation_depth_the_turns_start_when_the_pool_sees_the_event(
     chain.settings.confirmations = 0  # seen at once: the seed block decides
     with pytest.raises(dispatch.Deferred, match=f"sends once block {500 + 2 * turn} is mined"):
         wait_for_turn(chain, event(block=499), call, due_block=500)
+
+
+class StalledChain(Chain):
+    """A chain that mines only on transactions: its head stands still (its timestamp with it) until
+    the node sends one; `sent` counts them."""
+
+    def __init__(self, address: str, head: int):
+        super().__init__(address, turn_blocks=0, head=head)
+        self.settings.nudge_after_s = 0.1
+        self.sent, self.mined_at, self.started = 0, 1_000, time.monotonic()
+        self.sender = SimpleNamespace(address=address, send=self._send)
+
+    def get_block(self, which):
+        now = 1_000 + int((time.monotonic() - self.started) * 100)  # the chain's clock, 100x fast
+        return {"timestamp": now if which == "pending" else self.mined_at}
+
+    def _send(self, to, value):
+        assert (to, value) == (self.address, 0)  # an empty transaction to itself
+        self.sent += 1
+        self.head += 1
+        self.mined_at = self.get_block("pending")["timestamp"]
+        return {"blockNumber": self.head}
+
+
+def test_a_first_turn_keeper_mines_the_block_it_waits_for_on_a_chain_that_mines_only_on_transactions(monkeypatch):
+    monkeypatch.setattr(keeper_turns, "WAIT_IN_PLACE_S", 0.5)
+    chain = StalledChain(POOL[0], head=499)  # DrawArmed mined at 499: seed block 500 comes from nobody
+    wait_for_turn(chain, event(block=499), subject(1), due_block=500)
+    assert chain.sent == 1 and chain.head == 500
+    chain.settings.nudge_after_s = 0.0  # nudging off (a remote chain's default): it waits, then lets the call decide
+    chain.head = 499
+    wait_for_turn(chain, event(block=499), subject(1), due_block=500)
+    assert chain.sent == 1 and chain.head == 499

@@ -129,7 +129,7 @@ def vote(ctx: NodeContext, task, slot: int, bitmap: int, salt: bytes) -> None:
     except RelayUnavailable as exc:  # intentional: a relay that is down costs gas, not the vote
         log.warning("task %d round %d: attestation relay unavailable (%s); attesting alone", task_id, round_, exc)
         return alone()
-    left = task.phase_deadline - ctx.view.read(ctx.deployment.registry, "protocolTime")
+    left = task.phase_deadline - ctx.view.protocol_time()
     plan = aggregation.plan(time.time(), left, ctx.settings.aggregate_wait_s, ctx.settings.attest_fallback_s)
     args = {"taskId": task_id, "round": round_, "slot": slot, "bitmap": bitmap, "salt": "0x" + salt.hex(),
             "aggregateBy": plan.aggregate_by, "fallbackAt": plan.fallback_at, "hop": 0}

@@ -163,7 +163,7 @@ def schedule_check(ctx: NodeContext, event_name: str, key: str, args: dict, coun
     from workers.node.queues.dispatch import URGENT
 
     if countdown is None:
-        countdown = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime") + 1
+        countdown = int(args["deadline"]) - ctx.view.protocol_time() + 1
     countdown = max(0.0, min(float(countdown), ctx.config.visibility_timeout / 2))
     kwargs = {"event_key": key, "event_name": event_name, "block": 0, "role": role, "args": args}
     send_event(current_task.app, kwargs, countdown=countdown, priority=URGENT)

@@ -99,7 +99,7 @@ def _read(ctx: NodeContext, name: str, *args):
 
 def _now(ctx: NodeContext) -> int:
     """The registry's protocol time (it stands still while the registry is paused)."""
-    return ctx.view.read(ctx.deployment.registry, "protocolTime")
+    return ctx.view.protocol_time()
 
 
 @on("JurorDrawArmed", "validator")
@@ -277,7 +277,7 @@ def _check_again(ctx: NodeContext, event_name: str, prefix: str, args: dict, cou
 
 
 def _settle(ctx: NodeContext, dispute_id: int) -> None:
-    send(ctx, _disputes(ctx).settle(dispute_id), done=("WrongDisputeStatus",))
+    send(ctx, _disputes(ctx).settle(dispute_id), done=("WrongDisputeStatus",), estimate_at="pending")
 
 
 def _settle_subject(dispute_id: int) -> bytes:

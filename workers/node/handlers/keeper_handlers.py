@@ -26,7 +26,7 @@ def deadline_reached(ctx: NodeContext, ev: HandledEvent) -> None:
     task = current(ctx, task_id, round_, phase)
     if task is None:
         return  # the phase ended on its own
-    left = int(args["deadline"]) - ctx.view.read(ctx.deployment.registry, "protocolTime")
+    left = int(args["deadline"]) - ctx.view.protocol_time()
     if left >= 0:
         schedule_deadline(ctx, args, args["origin"], countdown=left + 1, hop=int(args["hop"]) + 1)
         return
@@ -35,8 +35,10 @@ def deadline_reached(ctx: NodeContext, ev: HandledEvent) -> None:
     if not args.get("turn_waited") and (wait := turn_delay_s(ctx, subject, task.num_validators)) > 0:
         schedule_deadline(ctx, {**args, "turn_waited": True}, args["origin"], countdown=wait, hop=int(args["hop"]) + 1)
         return
+    # estimated at "pending": at "latest" a chain that mines only on transactions is still before
+    # the deadline (workers.chain.stalls)
     send(ctx, ctx.deployment.registry.functions.advance(task_id),
-         done=("WrongPhase", "WrongStatus", "DeadlineNotReached"))
+         done=("WrongPhase", "WrongStatus", "DeadlineNotReached"), estimate_at="pending")
 
 
 FIRST_CLAIM_CHECK_S = 10.0
@@ -62,7 +64,7 @@ def claim_deadline_reached(ctx: NodeContext, ev: HandledEvent) -> None:
     task = ctx.view.task(task_id)
     if task.status not in (Status.OPEN, Status.DRAWING):
         return  # filled (or ended) in time
-    left = task.claim_deadline - ctx.view.read(ctx.deployment.registry, "protocolTime")
+    left = task.claim_deadline - ctx.view.protocol_time()
     hop = int(args["hop"]) + 1
     if left >= 0:
         schedule_check(ctx, "ClaimDeadlineReached", f"claim-deadline:{task_id}:{hop}", {**args, "hop": hop},
@@ -74,4 +76,5 @@ def claim_deadline_reached(ctx: NodeContext, ev: HandledEvent) -> None:
         schedule_check(ctx, "ClaimDeadlineReached", f"claim-deadline:{task_id}:{hop}",
                        {**args, "hop": hop, "turn_waited": True}, countdown=wait)
         return
-    send(ctx, ctx.deployment.registry.functions.advance(task_id), done=("WrongStatus", "DeadlineNotReached"))
+    send(ctx, ctx.deployment.registry.functions.advance(task_id), done=("WrongStatus", "DeadlineNotReached"),
+         estimate_at="pending")

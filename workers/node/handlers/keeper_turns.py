@@ -102,6 +102,7 @@ def wait_for_turn(ctx, ev, subject: bytes, due_block: int) -> None:
     node's keeper_turn_blocks 0 (or in the first turn) that is once `due_block` is mined, waiting
     for it in place up to WAIT_IN_PLACE_S; a later turn more than a moment away defers the job
     (dispatch.Deferred) rather than holding its worker."""
+    from workers.chain.stalls import nudge_if_stalled
     from workers.node.queues.dispatch import Deferred  # here: `node start --help` reads this module
 
     turn, turn_blocks = my_turn(ctx, subject)
@@ -111,14 +112,23 @@ def wait_for_turn(ctx, ev, subject: bytes, due_block: int) -> None:
     at = Turn(turn, turn_blocks, max(due_block, seen))
     head = ctx.w3.eth.block_number
     in_place_until = time.monotonic() + WAIT_IN_PLACE_S
+    still_since = time.monotonic()
     while (left := at.blocks_to_wait(head)) > 0:
+        # On a chain that mines only on transactions the block may never come: the first turn
+        # mines it (workers.chain.stalls), once the head has stood still for the node's nudge_after_s.
+        nudge_after = ctx.settings.nudge_after_s
+        if turn == 0 and nudge_after and time.monotonic() - still_since >= nudge_after \
+                and nudge_if_stalled(ctx.w3, ctx.sender, nudge_after):
+            head, still_since = ctx.w3.eth.block_number, time.monotonic()
+            continue
         if left > 1 or time.monotonic() >= in_place_until:
             if turn == 0 or ev.attempt > MAX_DEFERRALS:
                 return  # the call's own checks decide (a draw not ready yet retries with backoff)
             raise Deferred(left * block_interval_s(ctx),
                            f"keeper turn {turn}: sends once block {at.first_block} is mined (head {head})")
         time.sleep(0.05)
-        head = ctx.w3.eth.block_number
+        if (now_head := ctx.w3.eth.block_number) != head:
+            head, still_since = now_head, time.monotonic()
 
 
 def default_turn_blocks(rpc_url: str) -> int:
