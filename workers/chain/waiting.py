@@ -64,10 +64,10 @@ class Waiting:
                + (f" (seed block {self.seed_block}, current block {self.current_block})"
                   if self.seed_block is not None else "")]
         if self.seed_block is not None:
-            out.append("  the draw can be made now (a node draws; anyone may call drawValidators)"
-                       if self.current_block > self.seed_block else
+            out.append(f"  the draw can be made now: a node draws, or `decentrl task advance {self.task_id}` "
+                       "(anyone may send it)" if self.current_block > self.seed_block else
                        f"  it needs block {self.seed_block + 1}: a chain that mines only on transactions mines it "
-                       "with the next transaction")
+                       f"with the next transaction (nodes send one; so does `decentrl task advance {self.task_id}`)")
         for p in self.pending:  # vacant slots are in the slot list already
             if p.node:
                 out.append(f"  {p.role.name.lower():<10}{p.slot}  {p.node} has yet to {p.act}")
@@ -85,8 +85,9 @@ class Waiting:
 
 
 def waiting_for(view, task, now: int, block_number: int) -> Waiting | None:
-    """What `task` (a workers.chain.view.TaskInfo) waits for at protocol time `now` and chain height
-    `block_number`; None once it has ended."""
+    """What `task` (a workers.chain.view.TaskInfo) waits for at protocol time `now` (read as a
+    transaction sent now sees it: ChainView.protocol_time) and chain height `block_number`; None
+    once it has ended."""
     if task.status == Status.OPEN:
         pending = tuple(Pending(s.role, s.slot, None, "claim") for s in view.slots(task.task_id)
                         if s.node is None and s.role != Role.VALIDATOR)

@@ -99,7 +99,7 @@ class ExplorerApi:
 
         view = ChainView(self.deployment)
         t = view.task(task_id)
-        now = self.deployment.registry.functions.protocolTime().call()
+        now = view.protocol_time()  # as a transaction sent now sees it (workers.chain.stalls)
         waiting = waiting_for(view, t, now, self.deployment.w3.eth.block_number)
         out = {"waiting": None if waiting is None else {**jsonable(waiting), "lines": waiting.lines()},
                "spec_problem": None}

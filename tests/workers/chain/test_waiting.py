@@ -53,10 +53,11 @@ def test_a_drawing_task_waits_for_a_block_after_its_seed_block():
     assert w.waiting_for == "the validator draw" and (w.seed_block, w.current_block) == (40, 40)
     assert w.lines()[:2] == ["waiting for the validator draw (seed block 40, current block 40)",
                              "  it needs block 41: a chain that mines only on transactions mines it with the next "
-                             "transaction"]
+                             "transaction (nodes send one; so does `decentrl task advance 7`)"]
     assert w.lines()[-1] == "until the claim deadline, in 100 s"
     later = waiting_for(View({}), task(status=Status.DRAWING, seed_block=40), now=900, block_number=41)
-    assert "the draw can be made now" in later.lines()[1]
+    assert later.lines()[1] == ("  the draw can be made now: a node draws, or `decentrl task advance 7` (anyone "
+                                "may send it)")
 
 
 def test_sample_commit_names_the_samplers_that_have_not_committed():
