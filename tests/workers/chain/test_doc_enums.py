@@ -16,4 +16,5 @@ def test_every_documented_value_is_the_protocol_enums_value():
 
 
 def test_a_task_that_ended_without_a_result_is_status_7():
-    assert ("| 7 | NoResult | ended without an accepted checkpoint |" in DOC.read_text())
+    assert "| 7 | NoResult | the last round was finalized and no round's checkpoint was ever accepted |" \
+        in DOC.read_text()
