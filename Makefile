@@ -202,7 +202,8 @@ coverage:
 
 # decentrl demo deploys from brownie's build output, so compile first (a no-op when up to date).
 # The explorer page follows the run at http://127.0.0.1:8850/ (or the next free port, printed);
-# `make demo DEMO_ARGS="--explorer 8850 --linger 600"` keeps it up 10 minutes after the run.
+# `make demo DEMO_ARGS="--explorer 8850 --linger"` keeps the whole network up after the run (until
+# Ctrl-C; `--linger 600`: 10 minutes) and prints how to use it.
 DEMO_ARGS ?= --explorer 8850
 demo: setup
 	brownie compile >/dev/null

@@ -59,7 +59,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from workers.chain.watcher import EventWatcher, SqliteCursor, subscribe  # noqa: E402
 from workers.localnet.chain import TOKEN  # noqa: E402
 from workers.localnet.network import ROLE_OF, LocalNetwork  # noqa: E402
-from workers.protocol import Role, Status  # noqa: E402
+from workers.protocol import FINAL_STATUSES, Role, Status  # noqa: E402
 from workers.spec import DEMO_CARTPOLE  # noqa: E402
 from workers.storage import open_store  # noqa: E402
 
@@ -68,7 +68,7 @@ SPEC = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=64, challenges_per_sam
 TASK = dict(num_samplers=1, num_validators=3, num_rounds=1, claim_window=600, commit_window=600,
             reveal_window=600, attest_window=600)
 BOUNTY = 10 * TOKEN
-FINAL = (Status.COMPLETED, Status.FAILED, Status.CANCELLED)
+FINAL = FINAL_STATUSES
 PASSWORD = "latency-bench"
 
 

@@ -26,6 +26,10 @@ contract ProtocolConfig is IProtocolConfig, AccessControl {
     ///      exactly one half (the default, a fair coin) a guess is right with probability 1/2, the
     ///      least any rate allows.
     uint256 public constant MAX_FORCED_ERROR_BPS = 5000;
+    /// @dev The minimum bounty (SPECIFICATION.md 5.2) may be raised to 1,000 times its default:
+    ///      enough for gas prices and token values far from the default's, and never so high that
+    ///      the largest task a requester may post (97,000 slot-rounds) costs more than 970,000 DRL.
+    uint256 public constant MAX_MIN_BOUNTY_PER_SLOT_ROUND = 10e18;
 
     // One slot for what a task's creation, every slash and every draw opening read, one for the
     // dispute side.
@@ -38,6 +42,7 @@ contract ProtocolConfig is IProtocolConfig, AccessControl {
     uint32 private _disputeWindow;
     uint32 private _voteWindow;
     uint128 private _minBond;
+    uint64 private _minBountyPerSlotRound; // read by a task's creation; the 8 bytes left in this slot
 
     constructor(address admin, address treasury_) {
         if (admin == address(0)) revert ZeroAddress();
@@ -50,6 +55,7 @@ contract ProtocolConfig is IProtocolConfig, AccessControl {
         _setVoteWindow(1 days);
         _setMinBond(100e18);
         _setForcedErrorBps(5000);
+        _setMinBountyPerSlotRound(0.01e18);
     }
 
     // ---------------------------------------------------------------- governance
@@ -90,6 +96,11 @@ contract ProtocolConfig is IProtocolConfig, AccessControl {
     /// @inheritdoc IProtocolConfig
     function setForcedErrorBps(uint256 bps) external onlyRole(GOVERNOR_ROLE) {
         _setForcedErrorBps(bps);
+    }
+
+    /// @inheritdoc IProtocolConfig
+    function setMinBountyPerSlotRound(uint256 perSlotRound) external onlyRole(GOVERNOR_ROLE) {
+        _setMinBountyPerSlotRound(perSlotRound);
     }
 
     // ---------------------------------------------------------------- views
@@ -134,6 +145,11 @@ contract ProtocolConfig is IProtocolConfig, AccessControl {
     /// @inheritdoc IProtocolConfig
     function forcedErrorBps() external view returns (uint256) {
         return _forcedErrorBps;
+    }
+
+    /// @inheritdoc IProtocolConfig
+    function minBountyPerSlotRound() external view returns (uint256) {
+        return _minBountyPerSlotRound;
     }
 
     // ---------------------------------------------------------------- internals
@@ -190,5 +206,13 @@ contract ProtocolConfig is IProtocolConfig, AccessControl {
         if (bps > MAX_FORCED_ERROR_BPS) revert ForcedErrorBpsOutOfBounds(bps, MAX_FORCED_ERROR_BPS);
         _forcedErrorBps = uint16(bps); // bps <= 5,000
         emit ForcedErrorBpsSet(bps);
+    }
+
+    function _setMinBountyPerSlotRound(uint256 perSlotRound) private {
+        if (perSlotRound > MAX_MIN_BOUNTY_PER_SLOT_ROUND) {
+            revert MinBountyOutOfBounds(perSlotRound, MAX_MIN_BOUNTY_PER_SLOT_ROUND);
+        }
+        _minBountyPerSlotRound = uint64(perSlotRound); // at most 10e18 < 2^64
+        emit MinBountyPerSlotRoundSet(perSlotRound);
     }
 }

@@ -20,6 +20,7 @@ import {AggregateAttest} from "./libraries/AggregateAttest.sol";
 import {Votes} from "./libraries/Votes.sol";
 import {Tasks} from "./libraries/Tasks.sol";
 import {ForcedErrors} from "./libraries/ForcedErrors.sol";
+import {Payouts} from "./libraries/Payouts.sol";
 import {TaskStorage, TaskStorageSlot, Context, DrawMasks} from "./libraries/TaskStorage.sol";
 
 /// @title TaskRegistry
@@ -360,6 +361,10 @@ contract TaskRegistry is ITaskRegistry, IDisputeHooks, AccessControl, Pausable, 
 
     function _createTask(TaskParams calldata p, address requester) private returns (uint256 taskId) {
         _validateParams(p);
+        // Spam costs its sender (SPECIFICATION.md 5.2): every slot-round escrows at least the minimum.
+        uint256 minimum =
+            Payouts.minBounty(config.minBountyPerSlotRound(), p.numSamplers, p.numValidators, p.numRounds);
+        if (p.bounty < minimum) revert BountyTooSmall(p.bounty, minimum);
         TaskStorage storage s = _s();
         taskId = ++s.taskCount;
         Task storage t = s.tasks[taskId];

@@ -48,6 +48,8 @@ HINTS = {
     "SignatureExpired": "the signed deadline has passed: sign again",
     "InvalidSpec": "the spec CID must be 1-128 bytes and the digest non-zero",
     "InvalidBounty": "the bounty must be above zero",
+    "BountyTooSmall": "the bounty is below the protocol's minimum for the task's shape (StateView.minBounty: "
+                      "ProtocolConfig.minBountyPerSlotRound per slot and round)",
     "EnforcedPause": "the registry is paused by its guardian",
 }
 

@@ -14,6 +14,7 @@ LAYERS = (
     ("merkle",),  # Merkle trees over hashing
     ("chain", "crypto", "rl", "storage"),  # the chain client, cryptography, RL, content storage
     ("spec",),  # task specs (environment and inputs)
+    ("spec_fetch",),  # a task's spec fetched and checked by the nodes' rules
     ("roles",),  # each role's work as plain functions
     ("node",),  # a node's processes, queues, handlers and observability
     ("explorer", "localnet"),  # the read model and explorer; a whole network on one machine

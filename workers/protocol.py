@@ -32,6 +32,12 @@ class Status(IntEnum):
     COMPLETED = 4
     CANCELLED = 5
     FAILED = 6
+    NO_RESULT = 7  # the last round was finalized and no round's checkpoint was ever accepted
+
+
+# The statuses a task never leaves: it settled (stakes unlocked, the unspent bounty refunded).
+# Only COMPLETED has a result (an accepted checkpoint); workers.chain.outcome says why each ended.
+FINAL_STATUSES = frozenset({Status.COMPLETED, Status.CANCELLED, Status.FAILED, Status.NO_RESULT})
 
 
 class Phase(IntEnum):

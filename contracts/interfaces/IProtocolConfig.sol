@@ -14,6 +14,7 @@ interface IProtocolConfig {
     error WindowOutOfBounds(uint256 window, uint256 min, uint256 max);
     error BondOutOfBounds(uint256 bond, uint256 min, uint256 max);
     error ForcedErrorBpsOutOfBounds(uint256 bps, uint256 max);
+    error MinBountyOutOfBounds(uint256 perSlotRound, uint256 max);
 
     event RoleSharesSet(uint256 trainerBps, uint256 samplerBps, uint256 validatorBps);
     event SlashBpsSet(uint256 bps);
@@ -22,6 +23,7 @@ interface IProtocolConfig {
     event VoteWindowSet(uint256 window);
     event MinBondSet(uint256 bond);
     event ForcedErrorBpsSet(uint256 bps);
+    event MinBountyPerSlotRoundSet(uint256 perSlotRound);
 
     /// @notice Sets how a bounty is split between the roles (basis points, summing to 10,000).
     ///         Tasks snapshot the shares at creation: a change applies to tasks created after it.
@@ -50,6 +52,11 @@ interface IProtocolConfig {
     ///         a worker decides whether to plant in its work phase, before it opens its draw.
     function setForcedErrorBps(uint256 bps) external;
 
+    /// @notice Sets the smallest bounty a task may escrow per slot-round, in token wei (at most
+    ///         MAX_MIN_BOUNTY_PER_SLOT_ROUND; 0 turns the minimum off). A task's minimum is this times
+    ///         numRounds x (numSamplers + 1 + numValidators), read at creation (SPECIFICATION.md 5.2).
+    function setMinBountyPerSlotRound(uint256 perSlotRound) external;
+
     /// @notice The role shares in basis points, by Role (Sampler, Trainer, Validator).
     function roleShares() external view returns (uint16[3] memory);
 
@@ -68,4 +75,7 @@ interface IProtocolConfig {
 
     /// @notice The forced-error rate in basis points (SPECIFICATION.md 5.5.3; default 5,000).
     function forcedErrorBps() external view returns (uint256);
+
+    /// @notice The minimum bounty per slot-round in token wei (SPECIFICATION.md 5.2; default 0.01 DRL).
+    function minBountyPerSlotRound() external view returns (uint256);
 }

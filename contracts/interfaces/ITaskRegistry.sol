@@ -24,7 +24,8 @@ interface ITaskRegistry is IExtsload {
         Active, // rounds running
         Completed,
         Cancelled,
-        Failed
+        Failed,
+        NoResult // the last round was finalized and no round's checkpoint was ever accepted
     }
 
     /// @dev One round walks these phases in order; a phase ends early once everyone expected acted.
@@ -129,6 +130,9 @@ interface ITaskRegistry is IExtsload {
 
     error InvalidSpec();
     error InvalidBounty();
+    /// @notice The bounty is below ProtocolConfig.minBountyPerSlotRound() x numRounds x
+    ///         (numSamplers + 1 + numValidators) (SPECIFICATION.md 5.2).
+    error BountyTooSmall(uint256 bounty, uint256 minimum);
     error SlotCountOutOfBounds(Role role, uint256 count, uint256 max);
     error RoundsOutOfBounds(uint256 rounds, uint256 max);
     error WindowOutOfBounds(uint256 window, uint256 min, uint256 max);

@@ -17,6 +17,16 @@ library Payouts {
         return payees == 0 ? 0 : pool / payees;
     }
 
+    /// @notice The smallest bounty of a task (SPECIFICATION.md 5.2): `perSlotRound` for each slot
+    ///         (samplers, the trainer, validators) in each round.
+    function minBounty(uint256 perSlotRound, uint256 numSamplers, uint256 numValidators, uint256 numRounds)
+        internal
+        pure
+        returns (uint256)
+    {
+        return perSlotRound * numRounds * (numSamplers + 1 + numValidators);
+    }
+
     /// @notice Smallest count that is at least two thirds of `n`.
     function quorum(uint256 n) internal pure returns (uint256) {
         return (2 * n + 2) / 3;

@@ -249,7 +249,13 @@ library RoundLogic {
 
         // Idle rounds are checked first: two in a row fail the task even when the second is the last.
         if (t.idleRounds >= MAX_IDLE_ROUNDS) return _settle(s, c, taskId, t, ITaskRegistry.Status.Failed);
-        if (round + 1 == t.numRounds) return _settle(s, c, taskId, t, ITaskRegistry.Status.Completed);
+        if (round + 1 == t.numRounds) {
+            // Completed only with a result: a task whose rounds never accepted a checkpoint ended
+            // without one (a revealed root is never 0, so 0 means none was accepted).
+            ITaskRegistry.Status end =
+                t.checkpointRoot == bytes32(0) ? ITaskRegistry.Status.NoResult : ITaskRegistry.Status.Completed;
+            return _settle(s, c, taskId, t, end);
+        }
         // round + 1 < numRounds <= MAX_ROUNDS, so it fits a uint16.
         t.round = uint16(round + 1);
         _enterPhase(s, c, taskId, t, ITaskRegistry.Phase.SampleCommit);

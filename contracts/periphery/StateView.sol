@@ -11,6 +11,7 @@ import {DrawMasks} from "../libraries/TaskStorage.sol";
 import {DisputeState} from "../libraries/DisputeState.sol";
 import {Tasks} from "../libraries/Tasks.sol";
 import {ForcedErrors} from "../libraries/ForcedErrors.sol";
+import {Payouts} from "../libraries/Payouts.sol";
 import {AggregateAttest} from "../libraries/AggregateAttest.sol";
 
 /// @title StateView
@@ -188,6 +189,12 @@ contract StateView {
     ///         uint256(keccak256(abi.encode(secret, seed))) % 10_000 < forcedErrorBps().
     function forcedErrorBps() external view returns (uint256) {
         return config.forcedErrorBps();
+    }
+
+    /// @notice The smallest bounty `createTask` accepts now for a task of this shape:
+    ///         ProtocolConfig.minBountyPerSlotRound() x numRounds x (numSamplers + 1 + numValidators).
+    function minBounty(uint256 numSamplers, uint256 numValidators, uint256 numRounds) external view returns (uint256) {
+        return Payouts.minBounty(config.minBountyPerSlotRound(), numSamplers, numValidators, numRounds);
     }
 
     // ---------------------------------------------------------------- disputes

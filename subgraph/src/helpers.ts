@@ -8,7 +8,7 @@ export const START_SCORE = 70;
 
 const ROLES = ["Sampler", "Trainer", "Validator"];
 const OUTCOMES = ["Accepted", "Rejected", "Missed", "AgainstQuorum", "Recovered", "Withheld"];
-const TASK_STATUSES = ["None", "Open", "Drawing", "Active", "Completed", "Cancelled", "Failed"];
+const TASK_STATUSES = ["None", "Open", "Drawing", "Active", "Completed", "Cancelled", "Failed", "NoResult"];
 const PHASES = ["SampleCommit", "SampleReveal", "TrainCommit", "TrainReveal", "Attest", "AttestReveal"];
 const VERDICTS = ["None", "Accepted", "Rejected", "Inconclusive"];
 const DISPUTE_STATUSES = ["None", "Drawing", "Voting", "Upheld", "Dismissed", "Void"];
@@ -102,6 +102,7 @@ export function getProtocol(): Protocol {
     p.voteWindow = BigInt.zero();
     p.minBond = BigInt.zero();
     p.forcedErrorBps = 0;
+    p.minBountyPerSlotRound = BigInt.zero();
     p.totalStaked = BigInt.zero();
     p.totalEscrow = BigInt.zero();
   }

@@ -12,7 +12,7 @@ from workers.protocol import Role
 # KeyringBoard, RLToken: the libraries emit from their core's address, StateView emits nothing.
 DATA_SOURCES = tuple(ds["name"] for ds in manifest()["dataSources"])
 ROLES = {"Sampler": Role.SAMPLER, "Trainer": Role.TRAINER, "Validator": Role.VALIDATOR}
-STATUSES = ["None", "Open", "Drawing", "Active", "Completed", "Cancelled", "Failed"]
+STATUSES = ["None", "Open", "Drawing", "Active", "Completed", "Cancelled", "Failed", "NoResult"]
 VERDICTS = ["None", "Accepted", "Rejected", "Inconclusive"]
 DISPUTE_STATUSES = ["None", "Drawing", "Voting", "Upheld", "Dismissed", "Void"]
 EVIDENCE = ["Whole", "Episode", "Transition", "DataChunk"]
@@ -108,6 +108,7 @@ def mismatches(result, dep) -> list:
     check("Protocol.reputationDeltas", p["reputationDeltas"], [dep.reputation.delta(o) for o in range(6)])
     check("Protocol.minBond", int(p["minBond"]), dep.config.minBond())
     check("Protocol.forcedErrorBps", p["forcedErrorBps"], dep.config.forcedErrorBps())
+    check("Protocol.minBountyPerSlotRound", int(p["minBountyPerSlotRound"]), dep.config.minBountyPerSlotRound())
     check("Protocol.disputeWindow", int(p["disputeWindow"]), dep.config.disputeWindow())
     check("Protocol.voteWindow", int(p["voteWindow"]), dep.config.voteWindow())
     check("Protocol.taskFront", p.get("taskFront"), optional(dep.state.taskFront()))

@@ -423,6 +423,7 @@ def governance_story() -> Story:
     s.emit("ProtocolConfig", "VoteWindowSet", window=86400)
     s.emit("ProtocolConfig", "MinBondSet", bond=BOND)
     s.emit("ProtocolConfig", "ForcedErrorBpsSet", bps=5000)
+    s.emit("ProtocolConfig", "MinBountyPerSlotRoundSet", perSlotRound=TOKEN // 100)
     s.emit("RLToken", "Transfer", **{"from": "0x" + "00" * 20, "to": ADMIN, "value": 10**9 * TOKEN})
     s.emit("RLToken", "Approval", owner=REQUESTER, spender=s.addresses["TaskRegistry"], value=5 * TOKEN)
     s.emit("RLToken", "Approval", owner=REQUESTER, spender=s.addresses["TaskRegistry"], value=7 * TOKEN)

@@ -28,6 +28,7 @@ def test_protocol_parameters_follow_their_setters(story):
         "604800", "604800", "86400", "86400")
     assert p["minBond"] == str(BOND) and p["registryPaused"] is False
     assert p["forcedErrorBps"] == 5000
+    assert p["minBountyPerSlotRound"] == str(10**16)
     changes = story.result.all("ParameterChange")
     assert {c["parameter"] for c in changes} >= {"RoleSharesSet", "MinStakeSet", "DeltaSet", "MinBondSet"}
     shares = next(c for c in changes if c["parameter"] == "RoleSharesSet")
@@ -41,7 +42,7 @@ def test_parameter_changes_name_the_contract_that_emitted_them(story):
         by_contract.setdefault(c["contract"], set()).add(c["parameter"])
     assert by_contract[story.addresses["ProtocolConfig"]] == {
         "RoleSharesSet", "SlashBpsSet", "TreasurySet", "DisputeWindowSet", "VoteWindowSet", "MinBondSet",
-        "ForcedErrorBpsSet"}
+        "ForcedErrorBpsSet", "MinBountyPerSlotRoundSet"}
     assert by_contract[story.addresses["TaskRegistry"]] == {"TaskFrontSet", "DisputeManagerSet"}
     front = next(c for c in story.result.all("ParameterChange") if c["parameter"] == "TaskFrontSet")
     assert front["value"] == story.addresses["TaskFront"] and "key" not in front

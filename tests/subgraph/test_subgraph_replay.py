@@ -95,8 +95,9 @@ def test_protocol_config_and_task_front_are_indexed(played, admin, outsider):
     assert [value for _, value in slash] == ["1000", "1500"]  # the constructor's, then the governor's
     moved = ("RoleSharesSet", "SlashBpsSet", "TreasurySet", "DisputeWindowSet", "VoteWindowSet", "MinBondSet")
     changes = result.all("ParameterChange")
-    # ForcedErrorBpsSet was born in ProtocolConfig (forced errors, SPECIFICATION.md 5.5.3).
-    assert {c["parameter"] for c in changes if c["contract"] == config} == {*moved, "ForcedErrorBpsSet"}
+    # ForcedErrorBpsSet and MinBountyPerSlotRoundSet were born in ProtocolConfig (SPECIFICATION.md 5.5.3, 5.2).
+    assert {c["parameter"] for c in changes if c["contract"] == config} == {*moved, "ForcedErrorBpsSet",
+                                                                            "MinBountyPerSlotRoundSet"}
     assert {c["contract"] for c in changes if c["parameter"] in moved} == {config}
     front = next(c for c in result.all("ParameterChange") if c["parameter"] == "TaskFrontSet")
     assert (front["contract"], front["value"]) == (dep.registry.address.lower(), dep.front.address.lower())

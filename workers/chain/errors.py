@@ -54,7 +54,9 @@ RETRYABLE_RPC_MESSAGES = re.compile(
 )
 
 
-HINTS = {"EnforcedPause": "the protocol is paused by its guardian (no new tasks, claims or round work until it "
+HINTS = {"BountyTooSmall": "the bounty is below the protocol's minimum for this task's shape "
+                           "(ProtocolConfig.minBountyPerSlotRound per slot and round): raise it",
+         "EnforcedPause": "the protocol is paused by its guardian (no new tasks, claims or round work until it "
                           "is unpaused); try again later",
          # disputes (SPECIFICATION.md 13; `decentrl dispute`)
          "AlreadyDisputed": "that verdict is disputed already: follow it with `decentrl dispute status ID`",

@@ -7,14 +7,27 @@ from __future__ import annotations
 from workers.protocol import NO_PERMIT, TaskParams, sign_create_task, sign_permit
 
 
-def create_task(dep, store, requester, send, task_spec, **params):
-    """Publishes `task_spec` (a workers.spec.TaskSpec) to `store`, has `requester` (a LocalAccount)
-    sign the request and the permit it needs, and sends createTaskWithSig with `send(call)`, which
-    returns the receipt (the caller decides how a revert is reported). `params`: the other
-    TaskParams fields. Returns (task id, TaskParams, receipt)."""
+def min_bounty(dep, num_samplers: int, num_validators: int, num_rounds: int) -> int:
+    """The smallest bounty (wei) the registry accepts now for a task of this shape
+    (StateView.minBounty: ProtocolConfig.minBountyPerSlotRound per slot and round, SPECIFICATION.md 5.2)."""
+    return dep.state.functions.minBounty(num_samplers, num_validators, num_rounds).call()
+
+
+def put_pinned(store, task_spec) -> str:
+    """Publishes the spec's canonical bytes, pinned; its CID."""
+    return store.put(task_spec.to_bytes(), pin=True)
+
+
+def create_task(dep, store, requester, send, task_spec, publish=put_pinned, **params):
+    """Publishes `task_spec` (a workers.spec.TaskSpec) to `store` with `publish(store, task_spec)`
+    (which returns its CID; `decentrl task submit` and the demo pass workers.spec_fetch.publish_spec,
+    which also reads it back by the nodes' rules), has `requester` (a LocalAccount) sign the request
+    and the permit it needs, and sends createTaskWithSig with `send(call)`, which returns the receipt
+    (the caller decides how a revert is reported). `params`: the other TaskParams fields. Returns
+    (task id, TaskParams, receipt)."""
     from web3.logs import DISCARD
 
-    cid = store.put(task_spec.to_bytes(), pin=True)
+    cid = publish(store, task_spec)  # before anything is signed
     params = TaskParams(spec_cid=cid, spec_digest=task_spec.digest(), **params)
     registry, front, token, w3 = dep.registry, dep.front, dep.token, dep.w3
     deadline = w3.eth.get_block("latest")["timestamp"] + 3600

@@ -212,7 +212,9 @@ class TxSender:
                     elif any(m in message for m in RESYNC_MESSAGES) and resyncs < self.max_resyncs:
                         resyncs += 1
                         self._count("nonce_too_low" if "too low" in message else "nonce_too_high")
-                        log.warning("%s: %s at nonce %d; resyncing from the chain", self.address, exc.message, nonce)
+                        # handled: one readable line at info, not the node's raw JSON-RPC error
+                        log.info("%s: nonce %d was refused (%s): taking the next nonce from the chain",
+                                 self.address, nonce, rpc_words(exc))
                         self.redis.delete(self.nonce_key)
                         continue
                     else:
@@ -334,7 +336,7 @@ class TxSender:
             self.w3.eth.send_raw_transaction(signed.raw_transaction)
         except Web3RPCError as exc:
             log.warning("%s: %s (nonce %d) not replaced: %s", self.address, last.tx_hash, last.nonce,
-                        exc.message or exc)
+                        rpc_words(exc))
             return None
         self._count("replaced")
         self.observer.tx_sent(fn_name(last.description))
@@ -393,3 +395,11 @@ def _short(value) -> str:
         return "0x" + bytes(value).hex()[:16] + ("…" if len(value) > 8 else "")
     return str(value)
 
+
+def rpc_words(exc) -> str:
+    """The chain node's own words for a refused request ("nonce too low"), not web3's rendering of
+    the whole JSON-RPC error object ("{'code': -32003, 'message': ...}")."""
+    error = (getattr(exc, "rpc_response", None) or {}).get("error")
+    if isinstance(error, dict) and error.get("message"):
+        return str(error["message"])
+    return str(getattr(exc, "message", None) or exc)

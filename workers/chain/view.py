@@ -55,8 +55,8 @@ class TaskInfo:
     def started(self) -> bool:
         """Whether its rounds started: a task cancelled, or failed, while open or drawing never did
         (a phase deadline is set only once it is Active)."""
-        return self.status in (Status.ACTIVE, Status.COMPLETED) or (self.status == Status.FAILED
-                                                                    and self.phase_deadline != 0)
+        return self.status in (Status.ACTIVE, Status.COMPLETED, Status.NO_RESULT) or (
+            self.status == Status.FAILED and self.phase_deadline != 0)
 
     def slot_count(self, role: Role) -> int:
         return {Role.SAMPLER: self.num_samplers, Role.TRAINER: 1, Role.VALIDATOR: self.num_validators}[role]

@@ -5,16 +5,20 @@
     decentrl node start --roles sampler,...     the chain watcher + one Celery worker per role
     decentrl node status                        account, stakes, reputation, rewards, eligibility
     decentrl node unstake / withdraw-stake      leave a role: unbond, then withdraw after the period
+    decentrl node stop [--timeout S]            stop the node `node start` runs in NODE_DIR (SIGTERM, then SIGKILL)
     decentrl node pause / resume                stop / restart receiving new work
     decentrl node recover                       back to the reputation threshold after the cooldown
     decentrl task submit SPEC --bounty N        publish a spec and create a task (EIP-712 signed)
              [--encrypt-inputs POLICY [--post-keys]]  ... with an encrypted initial policy
     decentrl task keys ID [--follow]            wrap the inputs' key for the assigned nodes, post it
-    decentrl task status ID [--follow]          status, round, phase, deadlines, slots, verdicts (then until it ends)
+    decentrl task list [--all]                  your tasks (TaskCreated by this account): status, round, bounty
+    decentrl task status ID [--follow]          status, round, slots, verdicts; what it waits for, until when, and
+                                                why nodes refuse its spec (then follows it until it ends)
     decentrl task result ID -o DIR              download and verify the final policy
     decentrl task report ID -o DIR              plots and a page: curve, verdicts, gas, payouts
     decentrl task cancel ID / advance ID        cancel before rounds start / close a phase past its deadline
     decentrl task spec [--demo] -o FILE         a spec with every field at its default
+    decentrl spec put FILE                      publish a spec alone (checked as nodes read it): its CID and digest
     decentrl wallet balance [ADDRESS]           DRL and ETH of the node's account
     decentrl wallet send TO AMOUNT [--eth]      send DRL (or ETH) from the node's account
     decentrl wallet claim [--amount N]          withdraw earnings and refunds from the RewardVault
@@ -24,11 +28,13 @@
     decentrl dispute status [ID | --task T]     a dispute's jurors, votes, deadlines and outcome
     decentrl dispute claim                      withdraw bonds and awards; release held pay past its window
     decentrl explorer [--port 8850]             a read-only web page of the network
-    decentrl demo [--explorer PORT]             the whole network on a local chain (watch it on the explorer)
+    decentrl demo [--explorer PORT] [--linger]  the whole network on a local chain (watch it on the explorer;
+                                                --linger keeps it up afterwards and prints how to use it)
 
-Global options: --rpc URL (default http://127.0.0.1:8545), --deployment PATH or --network NAME
-(deployments/<NAME>.json; default "development"), --node-dir (default $DECENTRL_NODE_DIR or
-~/.decentrl). Keystore passwords are prompted for, or read from $DECENTRL_KEYSTORE_PASSWORD.
+Global options, before or after the command: --rpc URL (default http://127.0.0.1:8545),
+--deployment PATH or --network NAME (deployments/<NAME>.json; default "development"), --node-dir
+(default $DECENTRL_NODE_DIR or ~/.decentrl), --store-dir, --max-fee-gwei; and --version. Keystore
+passwords are prompted for, or read from $DECENTRL_KEYSTORE_PASSWORD.
 
 Only click is imported at start, so `decentrl --help` is instant: web3, torch and celery are
 imported inside the commands that use them.
@@ -36,7 +42,7 @@ imported inside the commands that use them.
 
 from __future__ import annotations
 
-from workers.cli import demo, dispute, explorer, node, report, stake, task, wallet  # noqa: F401  (each registers its commands on `cli`)
+from workers.cli import demo, dispute, explorer, node, node_stop, report, spec, stake, task, task_list, wallet  # noqa: F401  (each registers its commands on `cli`)
 from workers.cli.group import cli
 
 __all__ = ["cli", "main"]

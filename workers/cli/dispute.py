@@ -84,7 +84,8 @@ def _where(d) -> str:
 @click.option("--role", type=click.Choice(("sampler", "trainer")), required=True,
               help="The disputed submission's role.")
 @click.option("--slot", type=click.IntRange(min=0), required=True, help="Its slot (as `task status` shows it).")
-@click.option("--bond", default=None, help="DRL to post (default: the minimum bond, ProtocolConfig.minBond).")
+@click.option("--bond", default=None, metavar="DRL",
+              help="DRL to post (default: the minimum bond, ProtocolConfig.minBond).")
 @click.option("--evidence", type=click.Choice(EVIDENCE), default="whole", show_default=True,
               help="What failed: the whole submission, a sampler's episode, a trainer's trace transition or "
                    "pre-update data chunk (name it with --item).")

@@ -117,7 +117,7 @@ def node_init(obj: Context, import_key, scrypt_n, price_sampler, price_trainer, 
 
 @node.command("stake")
 @click.option("--role", type=click.Choice(ROLE_NAMES), required=True)
-@click.option("--amount", required=True, help="DRL to stake (decimals allowed).")
+@click.option("--amount", required=True, metavar="DRL", help="DRL to stake (decimals allowed).")
 @click.pass_obj
 def node_stake(obj: Context, role, amount):
     """Approve and stake AMOUNT DRL for ROLE from the node's account."""

@@ -14,7 +14,7 @@ from workers.cli.node import node
 
 @node.command("unstake")
 @click.option("--role", type=click.Choice(ROLE_NAMES), required=True)
-@click.option("--amount", default=None, help="DRL to unbond (default: all that is not locked in tasks).")
+@click.option("--amount", default=None, metavar="DRL", help="DRL to unbond (default: all that is not locked in tasks).")
 @click.pass_obj
 def node_unstake(obj: Context, role, amount):
     """Start unbonding stake of ROLE; `withdraw-stake` pays it out after the unbonding period.

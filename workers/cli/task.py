@@ -83,7 +83,7 @@ def open_node_store(store_dir: Path, ipfs_api: str | None):
 
 @task.command("submit")
 @click.argument("spec", type=click.Path(exists=True, dir_okay=False))
-@click.option("--bounty", required=True, help="Bounty in DRL, paid to the nodes that do the work.")
+@click.option("--bounty", required=True, metavar="DRL", help="Bounty in DRL, paid to the nodes that do the work.")
 @click.option("--samplers", type=click.IntRange(1, MAX_SAMPLERS), default=2, show_default=True)
 @click.option("--validators", type=click.IntRange(1, MAX_VALIDATORS), default=3, show_default=True)
 @click.option("--rounds", type=click.IntRange(1, MAX_ROUNDS), default=5, show_default=True)
@@ -115,6 +115,14 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
     task_spec = load_spec(spec)
     wei = parse_drl(bounty, "--bounty")
     dep = obj.deployment  # WrongNetwork: the RPC's chain is not the deployment's
+    from workers.chain.requester import create_task, min_bounty
+
+    minimum = min_bounty(dep, samplers, validators, rounds)
+    if wei < minimum:
+        raise click.ClickException(f"--bounty {fmt_drl(wei)} is below the protocol's minimum {fmt_drl(minimum)} for "
+                                   f"{samplers} samplers, 1 trainer and {validators} validators over "
+                                   f"{counted(rounds, 'round')} (ProtocolConfig.minBountyPerSlotRound per slot "
+                                   "and round): raise --bounty")
     requester = obj.account()
     balance = dep.token.functions.balanceOf(requester.address).call()
     if balance < wei:
@@ -126,7 +134,7 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
     if obj.w3.eth.get_balance(relayer.address) == 0:
         raise click.ClickException(f"insufficient funds: {relayer.address} has no ETH to send the transaction")
 
-    from workers.chain.requester import create_task
+    from workers.spec_fetch import publish_spec
     from workers.storage import StorageError
 
     store = open_node_store(obj.store_dir, ipfs_api)
@@ -135,7 +143,8 @@ def task_submit(obj: Context, spec, bounty, samplers, validators, rounds, claim_
         if inputs_path:
             task_spec = encrypt_inputs(task_spec, Path(inputs_path), requester, store)
         task_id, params, receipt = create_task(
-            dep, store, requester, lambda call: send(sender, call, "createTaskWithSig"), task_spec, bounty=wei,
+            dep, store, requester, lambda call: send(sender, call, "createTaskWithSig"), task_spec,
+            publish=publish_spec, bounty=wei,
             num_samplers=samplers, num_validators=validators, num_rounds=rounds, claim_window=claim_window,
             commit_window=commit_window, reveal_window=reveal_window, attest_window=attest_window)
     except StorageError as exc:  # before anything is signed or sent: nothing is lost, submit again
@@ -330,15 +339,23 @@ def _where(t) -> str:
                    "fails or is cancelled.")
 @click.option("--interval", type=click.FloatRange(0.05, 3600), default=2.0, show_default=True,
               help="With --follow: seconds between two looks at the task.")
+@click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
+              help="IPFS RPC API to check the task's spec against; default: the embedded store (--store-dir).")
 @click.pass_obj
-def task_status(obj: Context, task_id, follow, interval):
-    """Status, round, phase, deadline, slots and this round's verdicts."""
-    show_status(obj, task_id)
+def task_status(obj: Context, task_id, follow, interval, ipfs_api):
+    """Status, round, phase, slots, this round's verdicts, and what the task waits for until when.
+
+    While the task is open or drawing, its spec is fetched and parsed by the nodes' own rules: a
+    spec they refuse is named with the reason (such a task is never claimed)."""
+    show_status(obj, task_id, open_node_store(obj.store_dir, ipfs_api))
     if follow:
         follow_task(obj, task_id, interval)
 
 
-def show_status(obj: Context, task_id: int) -> None:
+def show_status(obj: Context, task_id: int, store=None) -> None:
+    """The task's state, what it waits for, and (with a store, while it is open or drawing) whether
+    the nodes can use its spec."""
+    from workers.chain.outcome import REFUNDED, describe_end
     from workers.protocol import Status
 
     view, t = _task(obj, task_id)
@@ -350,17 +367,16 @@ def show_status(obj: Context, task_id: int) -> None:
         click.echo(f"round {t.round + 1} of {t.num_rounds}, phase {t.phase.name.lower()}, deadline in {left} s")
     elif ran:
         click.echo(f"ended in round {t.round + 1} of {t.num_rounds}")
+        if t.status != Status.COMPLETED:
+            click.echo(f"{describe_end(t)}; {REFUNDED}")
     elif t.status == Status.FAILED:
         click.echo("failed before its first round: its slots were not all filled within the claim window "
                    "(the bounty was refunded: decentrl wallet claim)")
     else:
         click.echo(f"round 0 of {t.num_rounds} (rounds start once every slot is filled)")
-    if t.status in (Status.OPEN, Status.DRAWING):
-        left = t.claim_deadline - now
-        click.echo(f"claim deadline in {left} s" if left >= 0 else
-                   f"claim deadline passed {-left} s ago: `decentrl task advance {task_id}` fails the task and "
-                   "refunds its bounty")
     click.echo(f"spec {t.spec_cid}")
+    if store is not None and t.status in (Status.OPEN, Status.DRAWING):
+        show_spec_check(store, t)
     if t.checkpoint_cid:
         click.echo(f"checkpoint {t.checkpoint_cid} (root 0x{bytes(t.checkpoint_root).hex()})")
     click.echo(f"slots: samplers {t.filled_samplers}/{t.num_samplers}, trainer {int(t.trainer_filled)}/1, "
@@ -374,18 +390,38 @@ def show_status(obj: Context, task_id: int) -> None:
             for s in subs:
                 click.echo(f"  {s.role.name.lower():<10}{s.slot}  {'revealed' if s.revealed else 'committed'}  "
                            f"verdict {s.verdict.name.lower()}")
+    show_waiting(obj, view, t, now)
+
+
+def show_waiting(obj: Context, view, t, now: int) -> None:
+    """What the task waits for and until when (workers.chain.waiting); nothing once it ended."""
+    from workers.chain.waiting import waiting_for
+
+    waiting = waiting_for(view, t, now, obj.w3.eth.block_number)
+    for line in waiting.lines() if waiting else ():
+        click.echo(line)
+
+
+def show_spec_check(store, t) -> None:
+    """Whether the nodes can fetch and parse the task's spec (by their own rules): a spec they
+    refuse is never claimed, so an open task says why it sits."""
+    from workers.spec_fetch import check_spec
+
+    check = check_spec(store, t.spec_cid, bytes(t.spec_digest))
+    if not check.usable:
+        click.echo(check.message)
 
 
 def follow_task(obj: Context, task_id: int, interval: float) -> None:
     """Looks at the task every `interval` s until it ends, with a bar over its rounds; a chain node
     that does not answer for a while is waited for. A ClickException unless it completed."""
-    from workers.protocol import Status
+    from workers.chain.outcome import REFUNDED, describe_end
+    from workers.protocol import FINAL_STATUSES, Status
 
-    final = (Status.COMPLETED, Status.FAILED, Status.CANCELLED)
     _, t = _task(obj, task_id)
 
     def rounds_done(t) -> int:
-        if t.status == Status.COMPLETED:
+        if t.status in (Status.COMPLETED, Status.NO_RESULT):
             return t.num_rounds
         return t.round if t.status in (Status.ACTIVE, Status.FAILED) else 0
 
@@ -398,7 +434,7 @@ def follow_task(obj: Context, task_id: int, interval: float) -> None:
         while True:
             bar.update(rounds_done(t) - shown, note)
             shown = rounds_done(t)
-            if t.status in final:
+            if t.status in FINAL_STATUSES:
                 break
             time.sleep(interval)
             try:
@@ -407,10 +443,7 @@ def follow_task(obj: Context, task_id: int, interval: float) -> None:
             except (ConnectionError, TimeoutError, OSError) as exc:  # the chain node restarting: look again
                 note = f"chain node not answering ({type(exc).__name__}); looking again"
     if t.status != Status.COMPLETED:
-        raise click.ClickException(f"task {task_id} {t.status.name.lower()}"
-                                   + (f" in round {t.round + 1} of {t.num_rounds}" if t.started else
-                                      " before its first round (its slots were not filled in the claim window)"
-                                      if t.status == Status.FAILED else ""))
+        raise click.ClickException(f"task {task_id} {describe_end(t)}; {REFUNDED}")
     rounds = counted(t.num_rounds, "round")
     click.echo(f"task {task_id} completed after {rounds}; its policy: decentrl task result {task_id} -o DIR")
 
@@ -424,10 +457,13 @@ def follow_task(obj: Context, task_id: int, interval: float) -> None:
 def task_result(obj: Context, task_id, out_dir, ipfs_api):
     """Download the task's final checkpoint, verify it against the on-chain checkpointRoot, and
     write DIR/policy.safetensors and DIR/metadata.json."""
-    from workers.protocol import Status
+    from workers.chain.outcome import REFUNDED, describe_end
+    from workers.protocol import FINAL_STATUSES, Status
     from workers.storage import CIDMismatch, ContentNotFound, StorageError
 
     _, t = _task(obj, task_id)
+    if not t.checkpoint_cid and t.status in FINAL_STATUSES:
+        raise click.ClickException(f"task {task_id} {describe_end(t)}; {REFUNDED}")
     if not t.checkpoint_cid:
         raise click.ClickException(f"task {task_id} has no checkpoint yet (status {t.status.name.lower()})")
     if t.status != Status.COMPLETED:

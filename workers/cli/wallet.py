@@ -58,7 +58,7 @@ def wallet_send(obj: Context, to, amount, eth):
 
 
 @wallet.command("claim")
-@click.option("--amount", default=None, help="DRL to withdraw (default: all that is claimable).")
+@click.option("--amount", default=None, metavar="DRL", help="DRL to withdraw (default: all that is claimable).")
 @click.option("--to", "to", default=None, help="Recipient (default: the node's account).")
 @click.pass_obj
 def wallet_claim(obj: Context, amount, to):

@@ -20,7 +20,8 @@
 
 With `explorer_port` the network explorer (workers.explorer) serves the demo's chain and store on
 127.0.0.1 from step 1 on, so the task can be watched live in a browser; `linger_s` keeps the
-chain, the store and the explorer up that long after the run (the nodes stop first).
+whole network (chain, Redis, store, nodes, explorer) up that long after the run (math.inf: until
+Ctrl-C) and prints how to use it from another shell.
 """
 
 from __future__ import annotations
@@ -134,15 +135,44 @@ class Demo:
         say(f"explorer  {self.explorer.url}  (open it to watch the task live)")
 
     def linger(self, seconds: float):
-        """Stops the nodes and keeps the chain, store and explorer up for `seconds` (Ctrl-C: less)."""
-        self.net.stop_nodes()
-        say(f"linger    {seconds:g} s (Ctrl-C ends it): explorer {self.explorer.url if self.explorer else '(none)'}; "
-            f"chain {self.net.anvil.http_url}, deployment {self.net.deployment_path}, store {self.net.store_dir} "
-            f"(for `decentrl --rpc .. --deployment .. --store-dir .. explorer` or `task report {self.task_id}`)")
+        """Keeps the whole network up (chain, Redis, store, the nodes, the explorer) for `seconds`
+        (math.inf: until Ctrl-C), after printing how to use it."""
+        for line in self.usage_lines():
+            say(line)
+        until = "until Ctrl-C" if math.isinf(seconds) else f"for {seconds:g} s (Ctrl-C ends it sooner)"
+        say(f"linger    the network stays up {until}")
+        end = time.monotonic() + seconds
         try:
-            time.sleep(seconds)
+            while time.monotonic() < end:
+                time.sleep(min(1.0, end - time.monotonic()))
         except KeyboardInterrupt:
             pass
+
+    def usage_lines(self) -> list[str]:
+        """How to use the lingering network from another shell: where everything is, the keystores'
+        password, and commands to try."""
+        rpc, dep, store = self.net.anvil.http_url, self.net.deployment_path, self.net.store_dir
+        requester = self.net.workdir / "nodes" / "requester"
+        flags = f"--rpc {rpc} --deployment {dep} --store-dir {store}"
+        lines = ["", "the network is up: use it from another shell",
+                 f"  RPC          {rpc} (chain {self.dep.chain_id})",
+                 f"  deployment   {dep}",
+                 f"  store        {store} (the nodes' shared embedded store)",
+                 f"  explorer     {self.explorer.url if self.explorer else '(none: demo --explorer PORT)'}",
+                 f"  password     {PASSWORD} (every demo keystore: export DECENTRL_KEYSTORE_PASSWORD={PASSWORD})",
+                 f"  requester    {requester}  ({self.requester.address})"]
+        lines += [f"  {node.name:<12} {node.node_dir}  ({node.address}, {node.role})" for node in self.nodes]
+        lines += ["  try:",
+                  f"    export DECENTRL_KEYSTORE_PASSWORD={PASSWORD}",
+                  f"    decentrl {flags} --node-dir {requester} task list --all",
+                  f"    decentrl {flags} --node-dir {requester} task status {self.task_id}",
+                  f"    decentrl task spec --demo -o spec.json && decentrl {flags} spec put spec.json",
+                  f"    decentrl {flags} --node-dir {requester} wallet claim",
+                  f"    decentrl {flags} --node-dir {self.nodes[0].node_dir} node status",
+                  f"    decentrl {flags} task report {self.task_id} -o report"]
+        if not self.keep:
+            lines.append(f"  everything is deleted when the demo ends (demo --keep keeps {self.workdir})")
+        return lines + [""]
 
     def start_nodes(self):
         self.net.start(on_restart=lambda node, child: say(f"  ! {node.name}: {child} process died; restarted"),
@@ -161,12 +191,13 @@ class Demo:
     def submit(self):
         from workers.chain.requester import create_task
         from workers.spec import DEMO_CARTPOLE
+        from workers.spec_fetch import publish_spec
 
         self.spec = self.spec or DEMO_CARTPOLE
         self.started_block = self.w3.eth.block_number
         self.task_id, self.params, _ = create_task(self.dep, self.store, self.requester.account,
-                                                   self.requester.sender.send, self.spec, bounty=BOUNTY_DRL * TOKEN,
-                                                   **self.task)
+                                                   self.requester.sender.send, self.spec, publish=publish_spec,
+                                                   bounty=BOUNTY_DRL * TOKEN, **self.task)
         say(f"task      {self.task_id}: {self.spec.env_id}, bounty {BOUNTY_DRL:,} DRL, "
             f"{self.task['num_rounds']} rounds, {self.task['num_samplers']} samplers x {self.spec.steps_per_shard} "
             f"steps, signed by the requester (EIP-712 + permit); spec {self.params.spec_cid}")
@@ -177,13 +208,12 @@ class Demo:
         """Shows the task's events as they are mined (a websocket-woken watcher: each event is
         stamped when its block is read, not at the next poll) until the task ends."""
         from workers.chain.watcher import EventWatcher, SqliteCursor
-        from workers.protocol import Role, Status, Verdict, decode_vote
+        from workers.protocol import FINAL_STATUSES, Role, Status, Verdict, decode_vote
 
         events: queue.Queue = queue.Queue()
         watcher = EventWatcher(self.dep, events.put, SqliteCursor(self.workdir / "demo-events.sqlite"),
                                ws_url=self.net.anvil.ws_url, start_block=self.started_block).start()
         names = {n.account.address: n.name for n in self.nodes}
-        final = (Status.COMPLETED, Status.FAILED, Status.CANCELLED)
         curve = Curve()
         deadline = time.monotonic() + TIMEOUT_S
         ended_in = None  # the block whose TaskStatusChanged ended the task
@@ -233,7 +263,7 @@ class Demo:
                     self._round_done(curve, int(a["round"]), bytes(a["checkpointRoot"]), a["checkpointCid"], t)
                 elif e.name == "TaskStatusChanged":
                     say(f"{t:6.1f}s  task {Status(a['status']).name.lower()}")
-                    if Status(a["status"]) in final:
+                    if Status(a["status"]) in FINAL_STATUSES:
                         self.status, ended_in = Status(a["status"]), e.block
         finally:
             watcher.stop()

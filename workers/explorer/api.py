@@ -64,6 +64,7 @@ class ExplorerApi:
         self.eval_episodes = eval_episodes
         self.log = hist.ChainLog(deployment)
         self.cache = CurveCache()
+        self.usable_specs: set[tuple[str, bytes]] = set()
         self.lock = threading.Lock()
 
     def network(self) -> dict:
@@ -84,6 +85,31 @@ class ExplorerApi:
         out["payouts"] = [{"node": node, "role": role.name.lower(), "amount_wei": str(wei), "amount_drl": fmt_drl(wei)}
                           for (node, role), wei in h.payouts().items()]
         out["paid_by_role"] = amounts(h.paid_by_role())
+        out.update(self._waiting(task_id))
+        return out
+
+    def _waiting(self, task_id: int) -> dict:
+        """What the task waits for (workers.chain.waiting) and, while it is open or drawing, whether
+        the nodes can use its spec (workers.spec_fetch; only a usable verdict is remembered, so a
+        spec published later is seen)."""
+        from workers.chain.view import ChainView
+        from workers.chain.waiting import waiting_for
+        from workers.protocol import Status
+        from workers.spec_fetch import check_spec
+
+        view = ChainView(self.deployment)
+        t = view.task(task_id)
+        now = view.protocol_time()  # as a transaction sent now sees it (workers.chain.stalls)
+        waiting = waiting_for(view, t, now, self.deployment.w3.eth.block_number)
+        out = {"waiting": None if waiting is None else {**jsonable(waiting), "lines": waiting.lines()},
+               "spec_problem": None}
+        key = (t.spec_cid, bytes(t.spec_digest))
+        if t.status in (Status.OPEN, Status.DRAWING) and key not in self.usable_specs:
+            check = check_spec(self.store, *key)
+            if check.usable:
+                self.usable_specs.add(key)
+            else:
+                out["spec_problem"] = check.message
         return out
 
     def curve(self, task_id: int) -> dict:

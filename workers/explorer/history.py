@@ -16,6 +16,7 @@ import logging
 import threading
 from dataclasses import dataclass, field
 
+from workers.chain.outcome import describe_end
 from workers.chain.view import ChainView, TaskNotFound  # noqa: F401  (TaskNotFound: callers catch it)
 from workers.chain.watcher import ChainEvent, EventDecoder
 from workers.protocol import Outcome, Phase, Role, Status, Verdict
@@ -129,6 +130,7 @@ class TaskHistory:
     gas: list[TxGas] = field(default_factory=list)
     settled_paid_by_role_wei: tuple | None = None  # TaskSettled: wei paid to (samplers, trainer, validators)
     refund_wei: int | None = None
+    end: str = ""  # how it ended (workers.chain.outcome.describe_end); "" while it runs
 
     def payouts(self) -> dict[tuple[str, Role], int]:
         """{(node, role): wei earned in this task} from its RewardEarned events."""
@@ -186,6 +188,7 @@ class TaskSummary:
     spec_cid: str
     created_block: int
     started: bool  # its rounds started (TaskInfo.started)
+    end: str = ""  # how it ended (workers.chain.outcome.describe_end); "" while it runs
 
 
 class ChainLog:
@@ -271,7 +274,7 @@ def tasks(log: ChainLog) -> list[TaskSummary]:
     for e in reversed([e for e in log.snapshot() if e.name == "TaskCreated"]):
         t = log.view.task(e.args["taskId"])
         out.append(TaskSummary(t.task_id, t.requester, t.status, t.round, t.num_rounds, t.bounty, t.spec_cid,
-                               e.block, t.started))
+                               e.block, t.started, describe_end(t)))
     return out
 
 
@@ -290,7 +293,7 @@ def task_history(log: ChainLog, task_id: int) -> TaskHistory:
     created = next((e for e in mine if e.name == "TaskCreated"), None)
     h = TaskHistory(task_id, t.requester, t.spec_cid, bytes(t.spec_digest), t.bounty, t.num_samplers,
                     t.num_validators, t.num_rounds, created.block if created else 0, t.status, t.phase, t.round,
-                    t.checkpoint_cid, t.started)
+                    t.checkpoint_cid, t.started, end=describe_end(t))
     rounds: dict[int, Round] = {}
     for e in mine:
         a = e.args

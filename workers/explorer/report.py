@@ -136,7 +136,8 @@ def markdown(h: TaskHistory, curve: Curve) -> str:
 
     lines = [f"# Task {h.task_id} report", "",
              "| | |", "|---|---|",
-             f"| status | {h.status.name.lower()} |", f"| rounds | {len(h.rounds)} of {h.num_rounds} |",
+             f"| status | {h.status.name.lower()} |", *([f"| outcome | {h.end} |"] if h.end else []),
+             f"| rounds | {len(h.rounds)} of {h.num_rounds} |",
              f"| bounty | {fmt_drl(h.bounty_wei)} |", f"| requester | `{h.requester}` |",
              f"| spec | {cell(h.spec_cid)} |", f"| final checkpoint | {cell(h.checkpoint_cid)} |",
              f"| slots | {h.num_samplers} samplers, 1 trainer, {h.num_validators} validators |", "",

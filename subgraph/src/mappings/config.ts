@@ -4,6 +4,7 @@ import {
   DisputeWindowSet,
   ForcedErrorBpsSet,
   MinBondSet,
+  MinBountyPerSlotRoundSet,
   RoleSharesSet,
   SlashBpsSet,
   TreasurySet,
@@ -63,4 +64,11 @@ export function handleMinBondSet(event: MinBondSet): void {
   protocol.minBond = event.params.bond;
   protocol.save();
   recordParameter(event, "MinBondSet", null, event.params.bond.toString());
+}
+
+export function handleMinBountyPerSlotRoundSet(event: MinBountyPerSlotRoundSet): void {
+  const protocol = getProtocol();
+  protocol.minBountyPerSlotRound = event.params.perSlotRound;
+  protocol.save();
+  recordParameter(event, "MinBountyPerSlotRoundSet", null, event.params.perSlotRound.toString());
 }

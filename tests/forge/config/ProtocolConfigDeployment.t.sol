@@ -40,6 +40,8 @@ contract ProtocolConfigDeploymentTest is RegistryFixture {
         emit IProtocolConfig.MinBondSet(100e18);
         vm.expectEmit(true, true, true, true);
         emit IProtocolConfig.ForcedErrorBpsSet(5000);
+        vm.expectEmit(true, true, true, true);
+        emit IProtocolConfig.MinBountyPerSlotRoundSet(0.01e18);
         new ProtocolConfig(fresh, treasury);
     }
 

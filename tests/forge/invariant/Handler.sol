@@ -79,7 +79,7 @@ contract Handler {
     uint256 public ghostRejectedReveals;
     uint256 public ghostLowReputationClaimsRefused; // claims refused with ReputationTooLow
     uint256[6] public ghostVacatedByReason; // SlotVacated by Outcome
-    uint256[7] public ghostSettledByStatus;
+    uint256[8] public ghostSettledByStatus;
     uint256 public ghostMissedWithoutInput; // a trainer or validator vacated Missed in a round with nothing to work on
     uint256 public ghostRoundsWithoutSample; // RoundFinalized of a round in which no sample was revealed
     uint256 internal _advancingRound; // the round of the task being advanced (Missed comes only from advance)

@@ -57,7 +57,7 @@ contract HandlerReachTest is InvariantBase {
         for (uint256 i = 0; i < names.length; ++i) {
             s = string.concat(s, string(abi.encodePacked(names[i])), "=", _u(handler.successes(names[i])), "/", _u(handler.calls(names[i])), " ");
         }
-        s = string.concat(s, "tasks=", _u(stateView.taskCount()), " completed=", _u(handler.ghostSettledByStatus(4)), " cancelled=", _u(handler.ghostSettledByStatus(5)), " failed=", _u(handler.ghostSettledByStatus(6)));
+        s = string.concat(s, "tasks=", _u(stateView.taskCount()), " completed=", _u(handler.ghostSettledByStatus(4)), " cancelled=", _u(handler.ghostSettledByStatus(5)), " failed=", _u(handler.ghostSettledByStatus(6)), " noResult=", _u(handler.ghostSettledByStatus(7)));
         s = string.concat(s, " full=", _u(handler.ghostFullyAcceptedTasks()), " slashes=", _u(handler.ghostSlashes()), " fromUnbonding=", _u(handler.ghostSlashedFromUnbonding()), " recoveries=", _u(handler.ghostRecoveries()), " badReveals=", _u(handler.ghostRejectedReveals()), " withdrawn=", _u(handler.ghostWithdrawn()), " assigned=", _u(handler.ghostAssignments()), " rej=", _u(handler.ghostVacatedByReason(1)), " missed=", _u(handler.ghostVacatedByReason(2)), " aq=", _u(handler.ghostVacatedByReason(3)), " lowrep=", _u(handler.ghostLowReputationClaimsRefused()));
         s = string.concat(s, " draws=", _u(handler.ghostDrawsOpened()), " forced=", _u(handler.ghostForcedDraws()), " plantMissed=", _u(handler.ghostPlantMissed()), " withheld=", _u(handler.ghostVacatedByReason(5)));
         s = string.concat(s, " aggregates=", _u(handler.ghostAggregates()), " aggregateSigners=", _u(handler.ghostAggregateSigners()), " forgedTried=", _u(handler.ghostForgedAggregatesTried()), " lateKeys=", _u(handler.ghostLateKeys()), " nonSigners=", _u(handler.ghostAggregatesWithNonSigners()), " afterSolo=", _u(handler.ghostAggregatesAfterSoloVotes()));
@@ -87,6 +87,7 @@ contract HandlerReachTest is InvariantBase {
         assertGe(handler.ghostSettledByStatus(uint8(ITaskRegistry.Status.Completed)), 1, "a task completed");
         assertGe(handler.ghostSettledByStatus(uint8(ITaskRegistry.Status.Cancelled)), 1, "a task was cancelled");
         assertGe(handler.ghostSettledByStatus(uint8(ITaskRegistry.Status.Failed)), 1, "a task failed");
+        assertGe(handler.ghostSettledByStatus(uint8(ITaskRegistry.Status.NoResult)), 1, "a task ended without a result");
         assertGe(handler.ghostFullyAcceptedTasks(), 1, "a task completed with all work accepted");
         assertGe(handler.ghostVacatedByReason(uint8(Outcome.Rejected)), 1, "a worker was rejected and slashed");
         // A vote is never punished by a head-count (SPECIFICATION.md 5.5): outvoted validators keep their slots.

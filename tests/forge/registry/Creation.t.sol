@@ -77,7 +77,7 @@ contract CreationTest is RegistryFixture {
         p.revealWindow = 1 minutes;
         p.attestWindow = 30 days;
         p.specCid = string(new bytes(128));
-        p.bounty = 1;
+        p.bounty = config.minBountyPerSlotRound() * 1000 * (32 + 1 + 64); // the minimum of this shape
         uint256 taskId = _createTask(p);
         assertEq(_task(taskId).numValidators, 64, "max validators");
         p.numSamplers = 1;

@@ -16,7 +16,7 @@ contract TaskStateRoundTripTest is StateBase {
     {
         uint256 w0 = _word(seed, 0);
         t.requester = address(uint160(w0));
-        t.status = ITaskRegistry.Status(_word(seed, 1) % 7);
+        t.status = ITaskRegistry.Status(_word(seed, 1) % 8);
         t.phase = ITaskRegistry.Phase(_word(seed, 2) % 5);
         t.round = uint16(w0 >> 160);
         t.numRounds = uint16(w0 >> 176);
@@ -96,7 +96,7 @@ contract TaskStateRoundTripTest is StateBase {
 
     function test_task_roundTripsEveryFieldAtItsMaximum() public {
         ITaskRegistry.Task memory t = _randomTask(0, 300, 31);
-        (t.requester, t.status, t.phase) = (address(type(uint160).max), ITaskRegistry.Status.Failed, ITaskRegistry.Phase.Attest);
+        (t.requester, t.status, t.phase) = (address(type(uint160).max), ITaskRegistry.Status.NoResult, ITaskRegistry.Phase.Attest);
         (t.round, t.numRounds, t.numSamplers, t.numValidators) = (type(uint16).max, type(uint16).max, 255, 255);
         (t.filledSamplers, t.filledValidators, t.trainerFilled, t.pending, t.idleRounds) = (255, 255, true, 255, 255);
         (t.revealedMask, t.claimDeadline, t.phaseDeadline, t.seedBlock) =

@@ -1,4 +1,4 @@
-"""createTask refuses a task without a usable spec or bounty, and keeps nothing."""
+"""createTask refuses a task without a usable spec or a bounty under the minimum, and keeps nothing."""
 
 from dataclasses import replace
 
@@ -42,6 +42,13 @@ def test_zero_bounty_reverts(staked, requester, task_params):
     _expect_revert(staked, requester, replace(task_params, bounty=0), "InvalidBounty: ")
 
 
-def test_one_wei_bounty_accepted(staked, vault, create_task, task_params):
-    task_id = create_task(replace(task_params, bounty=1))
-    assert vault.escrowOf(task_id) == 1
+def test_bounty_under_the_minimum_reverts_and_the_minimum_is_accepted(staked, requester, vault, create_task,
+                                                                       task_params):
+    # 0.01 DRL per slot-round (SPECIFICATION.md 5.2): 5 rounds of 2 samplers, 1 trainer, 3 validators
+    minimum = staked.state.minBounty(2, 3, 5)
+    assert minimum == 30 * TOKEN // 100
+    _expect_revert(staked, requester, replace(task_params, bounty=1), f"BountyTooSmall: 1, {minimum}")
+    _expect_revert(staked, requester, replace(task_params, bounty=minimum - 1),
+                   f"BountyTooSmall: {minimum - 1}, {minimum}")
+    task_id = create_task(replace(task_params, bounty=minimum))
+    assert vault.escrowOf(task_id) == minimum

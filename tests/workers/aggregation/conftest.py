@@ -25,7 +25,7 @@ from workers.localnet.chain import TOKEN
 from workers.localnet.network import LocalNetwork
 from workers.node.handlers.context import Secrets
 from workers.node.handlers.relay import AttestRelay, RelayEntry
-from workers.protocol import Phase, Role, Status, TaskParams, draw_commitment, encode_vote, is_forced
+from workers.protocol import FINAL_STATUSES, Phase, Role, Status, TaskParams, draw_commitment, encode_vote, is_forced
 from workers.spec import DEMO_CARTPOLE
 from workers.storage.store import EmbeddedStore
 
@@ -100,7 +100,7 @@ def run(tmp_path_factory):
         deadline = time.monotonic() + TIMEOUT_S
         while True:
             task = d.state.functions.taskOf(task_id).call()
-            if task.status in (Status.COMPLETED, Status.FAILED, Status.CANCELLED):
+            if task.status in FINAL_STATUSES:
                 break
             if time.monotonic() > deadline:
                 raise AssertionError(f"task {task_id} not done within {TIMEOUT_S} s: {task}")

@@ -121,7 +121,8 @@ def test_a_revert_at_estimation_is_decoded_from_that_one_round_trip(w3, deployme
     assert posted == ["make_batch_request", "make_batch_request", "estimate_gas"] and tx["gas"] > 21_000
 
 
-def test_nonce_used_elsewhere_is_resynced_from_the_chain(w3, redis_client, new_account):
+def test_nonce_used_elsewhere_is_resynced_from_the_chain(w3, redis_client, new_account, caplog):
+    caplog.set_level(logging.INFO, logger="workers.chain.sender")
     account = new_account()
     sender = TxSender(w3, account, redis_client)
     sender.send(to=SINK, value=1)
@@ -132,6 +133,11 @@ def test_nonce_used_elsewhere_is_resynced_from_the_chain(w3, redis_client, new_a
     assert receipt["status"] == 1
     assert w3.eth.get_transaction(receipt["transactionHash"])["nonce"] == 2
     assert sender.stats["nonce_too_low"] == 1
+    # a handled resync is one readable line at info, not a warning with the raw JSON-RPC error object
+    resync = [r for r in caplog.records if "taking the next nonce from the chain" in r.getMessage()]
+    assert len(resync) == 1 and resync[0].levelno == logging.INFO
+    assert "nonce too low" in resync[0].getMessage() and "'code'" not in resync[0].getMessage()
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
 
 
 def test_a_transaction_the_node_already_holds_is_taken_as_sent_not_sent_again(w3, redis_client, new_account):

@@ -27,7 +27,7 @@ def test_a_stalled_head_is_nudged_and_a_fresh_one_is_not(w3, redis_client, new_a
     time.sleep(1.1)
     assert head_age_s(w3) >= 1
     assert nudge_if_stalled(w3, sender, after_s=1)
-    assert w3.eth.block_number == head + 1 and head_age_s(w3) < 1
+    assert w3.eth.block_number == head + 1 and head_age_s(w3) <= 1  # (whole seconds: a second may turn)
 
 
 def test_only_a_chain_on_this_machine_is_nudged_by_default():

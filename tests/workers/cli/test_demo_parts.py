@@ -37,6 +37,7 @@ def test_demo_sets_up_the_network_submits_and_stops_everything(demo, capsys):
     assert len(pids) == 15 and all(alive(p) for p in pids)  # 6 workers, 6 watchers, 3 claim lanes
     demo.submit()
     watch_a_node_with_node_status(demo)
+    linger_and_use_the_printed_commands(demo, capsys, pids)
     task = dep.state.functions.taskOf(demo.task_id).call()
     assert task.requester == demo.requester.address and task.bounty == demo_run.BOUNTY_DRL * 10**18
     assert task.specDigest == demo.spec.digest() and Status(task.status) in (Status.OPEN, Status.DRAWING,
@@ -47,8 +48,6 @@ def test_demo_sets_up_the_network_submits_and_stops_everything(demo, capsys):
     assert not any(alive(p) for p in pids + [anvil_pid, redis_pid])
     assert not any((n.node_dir / "node.json").exists() for n in demo.nodes)
     assert not workdir.exists()
-    out = capsys.readouterr().out
-    assert "every worker is up" in out and f"task      {demo.task_id}: CartPole-v1" in out
 
 
 def test_learning_curve_png(tmp_path):
@@ -88,3 +87,27 @@ def watch_a_node_with_node_status(demo):
     assert f"account     {node.address}" in result.output
     assert re.search(r"^processes   node running \(pid \d+, roles sampler\)", result.output, re.M), result.output
     assert re.search(r"^  chain +ok ", result.output, re.M) and re.search(r"^  store +ok ", result.output, re.M)
+
+
+def linger_and_use_the_printed_commands(demo, capsys, pids):
+    """`demo --linger` keeps every node up and prints what another shell needs; the `task status`
+    command it prints works as printed (with the printed password)."""
+    import shlex
+
+    from click.testing import CliRunner
+
+    from workers.cli import cli
+
+    demo.linger(0.3)
+    assert all(alive(p) for p in pids)  # the nodes too, not only the chain and the page
+    out = capsys.readouterr().out
+    assert "every worker is up" in out and f"task      {demo.task_id}: CartPole-v1" in out
+    assert f"  RPC          {demo.net.anvil.http_url}" in out and f"  deployment   {demo.net.deployment_path}" in out
+    assert f"  password     {demo_run.PASSWORD} " in out
+    for node in demo.nodes:
+        assert f"  {node.name:<12} {node.node_dir}  ({node.address}, {node.role})" in out
+    command = next(line for line in out.splitlines() if line.strip().startswith("decentrl") and "task status" in line)
+    argv = shlex.split(command)[1:]
+    result = CliRunner().invoke(cli, argv, env={"DECENTRL_KEYSTORE_PASSWORD": demo_run.PASSWORD})
+    assert result.exit_code == 0, result.output
+    assert f"task {demo.task_id}: " in result.output and "waiting for " in result.output

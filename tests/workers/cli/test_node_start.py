@@ -1,5 +1,5 @@
 """`decentrl node start` runs the node's watcher and Celery workers (real processes, embedded
-Redis) until SIGTERM; `node status` lists them meanwhile; everything stops with it."""
+Redis) until SIGTERM (`node stop`); `node status` lists them meanwhile; everything stops with it."""
 
 import json
 import os
@@ -86,8 +86,12 @@ def test_start_status_stop(node, invoke, anvil, deployment_file, monkeypatch, w3
         assert f"node running (pid {proc.pid}, roles sampler,validator)" in status.output, status.output
         for name in ("sampler", "validator", "watcher"):
             assert f"  {name:<10} pid {state['children'][name]['pid']} running" in status.output
+        stopped = invoke(node_dir, "node", "stop")  # from another shell: SIGTERM, a graceful stop
+        assert stopped.exit_code == 0, stopped.output
+        assert f"node {proc.pid} stopped\n" in stopped.output
     finally:
-        os.kill(proc.pid, signal.SIGTERM)
+        if proc.poll() is None:
+            os.kill(proc.pid, signal.SIGTERM)
         out, _ = proc.communicate(timeout=60)
     assert proc.returncode == 0, out
     assert "node running: roles sampler,validator" in out and out.rstrip().endswith("node stopped")

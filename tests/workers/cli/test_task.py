@@ -47,7 +47,8 @@ def test_submit_signs_stores_and_creates_the_task(node, invoke, spec_file, contr
     assert "slots: samplers 0/2, trainer 0/1, validators 0/3" in status.output
     assert "round 0 of 3 (rounds start once every slot is filled)" in status.output
     assert status.output.count("(vacant)") == 6
-    assert re.search(r"claim deadline in 3\d{3} s", status.output)
+    assert re.search(r"^until the claim deadline, in 3\d{3} s$", status.output, re.M)
+    assert "waiting for claims of 2 sampler slots and the trainer slot" in status.output
 
 
 def test_submit_through_a_relayer_costs_the_requester_no_eth(node, invoke, spec_file, contracts, w3):
@@ -136,7 +137,9 @@ def test_status_follow_follows_the_task_until_it_ends(node, invoke, spec_file, a
     cancelled = invoke(node_dir, "task", "cancel", str(task_id))
     assert cancelled.exit_code == 0, cancelled.output
     follower.join(10)
-    assert outcome == [f"task {task_id} cancelled"]  # the command exits 1 with it
+    # the command exits 1 with it
+    assert outcome == [f"task {task_id} cancelled by its requester before its rounds started; the unspent bounty "
+                       "was refunded (decentrl wallet claim)"]
 
 
 def test_wrong_network(node, invoke, spec_file, deployment_file, tmp_path):
@@ -181,8 +184,8 @@ def test_a_task_nobody_filled_says_how_to_end_it_then_that_it_never_ran(node, in
     w3.provider.make_request("evm_increaseTime", [90])
     w3.provider.make_request("evm_mine", [])
     waiting = invoke(node_dir, "task", "status", task_id)
-    assert re.search(rf"claim deadline passed \d+ s ago: `decentrl task advance {task_id}` fails the task and "
-                     "refunds its bounty", waiting.output), waiting.output
+    assert re.search(rf"claim deadline passed \d+ s ago: `decentrl task advance {task_id}` \(anyone may send it\) "
+                     "fails the task and refunds its bounty", waiting.output), waiting.output
     assert invoke(node_dir, "task", "advance", task_id).exit_code == 0
     failed = invoke(node_dir, "task", "status", task_id)
     assert f"task {task_id}: failed" in failed.output and "failed before its first round" in failed.output

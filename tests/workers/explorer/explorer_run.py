@@ -18,7 +18,7 @@ from network import NODE_SETTINGS, PASSWORD, SPEC  # noqa: E402  (the integratio
 
 from workers.localnet.chain import TOKEN  # noqa: E402
 from workers.localnet.network import LocalNetwork  # noqa: E402
-from workers.protocol import Status, TaskParams  # noqa: E402
+from workers.protocol import FINAL_STATUSES, Status, TaskParams  # noqa: E402
 from workers.storage import EmbeddedStore  # noqa: E402
 
 ANVIL_PORTS = range(8840, 8845)
@@ -52,7 +52,7 @@ def run_task(workdir: Path) -> SimpleNamespace:
                                          bounty=BOUNTY, **TASK)
         state = net.deployment.state
         deadline = time.monotonic() + TIMEOUT_S
-        while Status(state.functions.taskOf(task_id).call().status) not in (Status.COMPLETED, Status.FAILED):
+        while Status(state.functions.taskOf(task_id).call().status) not in FINAL_STATUSES:
             if time.monotonic() > deadline:
                 raise AssertionError(f"task {task_id} not done within {TIMEOUT_S} s")
             time.sleep(0.1)

@@ -21,6 +21,9 @@ class FakeView:
         if task_id == 1:  # in its second round
             return TaskInfo(1, C, Status.ACTIVE, Phase.ATTEST, 1, 3, 2, 1, 2, 1, True, 0, 0, 0, 0, 1234, 0, 0, 0, 0,
                             (2000, 7000, 1000), 900, b"\x01" * 32, b"", "bafyspec", "bafyck")
+        if task_id == 4:  # its one round finalized without an accepted checkpoint
+            return TaskInfo(4, C, Status.NO_RESULT, Phase.SAMPLE_COMMIT, 0, 1, 2, 1, 2, 1, True, 0, 1, 0, 500, 600, 0,
+                            0, 0, 0, (2000, 7000, 1000), 900, b"\x01" * 32, b"\x00" * 32, "bafyspec", "")
         if task_id == 3:  # cancelled while open
             return TaskInfo(3, C, Status.CANCELLED, Phase.SAMPLE_COMMIT, 0, 3, 2, 1, 0, 0, False, 0, 0, 0, 500, 0, 0,
                             0, 0, 0, (2000, 7000, 1000), 900, b"\x01" * 32, b"", "bafyspec", "")
@@ -120,3 +123,15 @@ def test_a_task_cancelled_while_open_is_listed_as_not_started():
     assert [(t.task_id, t.status, t.started) for t in hist.tasks(FakeLog(events))] == [
         (3, Status.CANCELLED, False), (1, Status.ACTIVE, True)]
     assert hist.task_history(FakeLog(events), 3).started is False
+
+
+def test_a_task_without_a_result_reads_ended_without_a_result():
+    events = EVENTS + [ev("TaskCreated", "0x6", block=13, taskId=4, requester=C),
+                       ev("TaskStatusChanged", "0x6", block=14, taskId=4, status=Status.NO_RESULT)]
+    log = FakeLog(events)
+    summary = hist.tasks(log)[0]
+    assert (summary.task_id, summary.status, summary.started) == (4, Status.NO_RESULT, True)
+    assert summary.end == "ended without a result: no round's checkpoint was accepted"
+    h = hist.task_history(log, 4)
+    assert h.end == summary.end and h.status_changes == [(Status.NO_RESULT, 14)]
+    assert hist.task_history(log, 1).end == ""  # still running

@@ -99,6 +99,9 @@ def test_json_api(run, server):
     assert {n["address"] for n in net["nodes"]} == {n.address for n in run.net.nodes}
     status, task = get(server, f"/api/tasks/{run.task_id}")
     assert status == 200 and task["status"] == "completed" and len(task["rounds"]) == 2
+    assert task["end"] == "completed after 2 rounds: its last accepted checkpoint is the result"
+    assert net["tasks"][0]["end"] == "cancelled by its requester before its rounds started"
+    assert task["waiting"] is None and task["spec_problem"] is None  # an ended task waits for nothing
     paid = sum(int(a["wei"]) for a in net["payouts_by_role"].values())
     assert paid == run.params.bounty - int(task["refund_wei"]) == sum(map(int, task["settled_paid_by_role_wei"]))
     assert {s["verdict"] for r in task["rounds"] for s in r["submissions"]} == {"accepted"}

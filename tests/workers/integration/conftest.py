@@ -22,7 +22,7 @@ from network import ROOT, SPEC, TOKEN, Network
 
 from tests.ports import ipfs_api_port
 from workers.node.queues.jobs import RUNNING
-from workers.protocol import Phase, Status, TaskParams
+from workers.protocol import FINAL_STATUSES, Phase, Status, TaskParams
 from workers.storage.store import EmbeddedStore, IpfsStore
 
 ROLES = [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"),
@@ -56,7 +56,7 @@ def drive(net: Network, store, params: TaskParams, on_tick=lambda task, out: Non
     deadline = time.monotonic() + TIMEOUT_S
     while True:
         task = d.state.functions.taskOf(out.task_id).call()
-        if task.status in (Status.COMPLETED, Status.FAILED, Status.CANCELLED):
+        if task.status in FINAL_STATUSES:
             break
         if time.monotonic() > deadline:
             raise AssertionError(f"task {out.task_id} not done within {TIMEOUT_S} s: {task}")

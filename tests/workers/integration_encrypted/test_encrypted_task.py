@@ -18,7 +18,7 @@ from workers.crypto import inputs  # noqa: E402
 from workers.crypto.exchange import post_keyring  # noqa: E402
 from workers.localnet.chain import fund  # noqa: E402
 from workers.localnet.network import LocalNetwork  # noqa: E402
-from workers.protocol import Role, Status, TaskParams  # noqa: E402
+from workers.protocol import FINAL_STATUSES, Role, Status, TaskParams  # noqa: E402
 from workers.rl.envs import make_env, space_spec  # noqa: E402
 from workers.rl.policy import PolicyConfig, make_policy, to_bytes  # noqa: E402
 from workers.rl.policy import digest as policy_digest  # noqa: E402
@@ -75,7 +75,7 @@ def test_encrypted_task_completes_from_the_private_policy(net):
     posted, deadline = None, time.monotonic() + TIMEOUT_S
     while True:
         task = d.state.functions.taskOf(task_id).call()
-        if task.status in (Status.COMPLETED, Status.FAILED, Status.CANCELLED):
+        if task.status in FINAL_STATUSES:
             break
         assert time.monotonic() < deadline, f"task {task_id} not done within {TIMEOUT_S} s: {task}"
         if task.status == Status.ACTIVE and posted is None:

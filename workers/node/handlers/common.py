@@ -89,11 +89,11 @@ def spec_of(ctx: NodeContext, task):
 
 def spec_by(ctx: NodeContext, cid: str, digest: bytes):
     """The TaskSpec stored at `cid`, checked against `digest` (cached per process)."""
-    from workers.spec import parse
+    from workers.spec_fetch import fetch_spec
 
     key = (cid, digest)
     if key not in ctx._specs:
-        ctx._specs[key] = parse(ctx.store.get(cid), digest=digest)
+        ctx._specs[key] = fetch_spec(ctx.store, cid, digest)
     return ctx._specs[key]
 
 
