@@ -10,11 +10,11 @@ layer and the store as observers (workers.chain.observer, workers.storage.store.
 __version__ = "0.1.0"
 
 LAYERS = (
-    ("amounts", "cid", "framing", "hashing", "ports", "protocol"),  # shared definitions, no I/O
-    ("merkle",),  # Merkle trees over hashing
+    ("amounts", "cid", "deadline", "framing", "hashing", "ports", "protocol"),  # shared definitions, no I/O
+    ("merkle", "payouts"),  # Merkle trees over hashing; the bounty's split over the protocol's roles
     ("chain", "crypto", "rl", "storage"),  # the chain client, cryptography, RL, content storage
     ("spec",),  # task specs (environment and inputs)
-    ("spec_fetch",),  # a task's spec fetched and checked by the nodes' rules
+    ("spec_fetch", "spec_work"),  # a task's spec fetched and checked by the nodes' rules; the work it implies
     ("roles",),  # each role's work as plain functions
     ("node",),  # a node's processes, queues, handlers and observability
     ("explorer", "localnet"),  # the read model and explorer; a whole network on one machine
