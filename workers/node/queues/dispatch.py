@@ -37,10 +37,13 @@ from typing import Any, Protocol
 
 from workers.node.config import ROLE_QUEUES
 from workers.node.queues import jobs
+from workers.node.queues.transient import TRANSIENT
 
 
 class RetryableError(Exception):
-    """A transient failure (chain or IPFS timeout): the task is retried with backoff."""
+    """A transient failure (chain or IPFS timeout): the task is retried with backoff. So are the
+    infrastructure errors of transient.TRANSIENT (Redis's own ConnectionError included) and the
+    types handler modules declare (declare_retryable)."""
 
 
 class JobInProgress(RetryableError):
@@ -70,7 +73,7 @@ class RateLimited(Deferred):
         self.start = start
 
 
-_RETRYABLE: list[type[BaseException]] = [RetryableError, TimeoutError, ConnectionError]
+_RETRYABLE: list[type[BaseException]] = [RetryableError, *TRANSIENT]
 
 
 def declare_retryable(*types: type[BaseException]) -> None:
@@ -267,7 +270,7 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
             if wait > 0:
                 raise RateLimited(wait, asked + wait)
             reserved = asked
-        attempt = store.start_attempt(role, event_key, event_name)
+        attempt = store.start_attempt(role, event_key, event_name, args, block)
         event = HandledEvent(event_key, event_name, args, block, role, attempt, worker, reserved)
         try:
             handler(event)

@@ -1,15 +1,20 @@
 """Job records and leases in Redis: one record per (role, event key), event key = txHash:logIndex.
 
 Record (hash decentrl:<node>:job:<role>:<key>): status queued|running|done|failed, attempts
-(handler runs started), last_error, event, updated (unix seconds). A lease
+(handler runs started), last_error, event, updated (unix seconds), run (the run's event args and
+block, JSON: what `stale_running` sends again), requeued (times it was). A lease
 (decentrl:<node>:lease:<role>:<key>) marks a handler as running; its owner renews it while the
-handler runs, so it lapses soon after a worker dies and a redelivered task can run again.
+handler runs, so it lapses soon after a worker dies and a redelivered task can run again. A
+record left `running` with no lease (its worker died, or Redis was down as the run ended and its
+outcome was never recorded) is found by `stale_running` and sent again (the watcher's sweep,
+tasks.make_enqueue): a job is never left waiting for a message that nobody will deliver.
 A run starts (the done check, the lease, the record read under it: `JobStore.acquire`) and ends
 (its outcome recorded, the lease released: `Lease.release`) in one round trip each: every job of
 every worker pays them, and a node's Redis may be across a network.
 """
 from __future__ import annotations
 
+import json
 import logging
 import re
 import threading
@@ -32,11 +37,22 @@ return 0
 """
 # KEYS job record, lease; ARGV token, ttl ms, the done status. A run's start in one round trip: a
 # job done already takes no lease ({0}); a lease held by another delivery gives its time left
-# ({-1, ms}); else the lease is taken and the record read under it ({1, flat record}).
+# ({-1, ms}); else the lease is taken (or kept, when it is ours already: this call sent again after
+# its reply was lost with the connection) and the record read under it ({1, flat record}).
 _ACQUIRE = """
 if redis.call('HGET', KEYS[1], 'status') == ARGV[3] then return {0} end
-if not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {-1, redis.call('PTTL', KEYS[2])} end
+if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('PEXPIRE', KEYS[2], ARGV[2])
+elseif not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {-1, redis.call('PTTL', KEYS[2])} end
 return {1, redis.call('HGETALL', KEYS[1])}
+"""
+# KEYS job record, lease; ARGV running, queued, now. Mark a running record queued again if no lease
+# is held on it (1), else leave it (0): checked and changed at once, so a record that a run took
+# (or ended) meanwhile is left as that run has it.
+_REQUEUE = """
+if redis.call('HGET', KEYS[1], 'status') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated', ARGV[3])
+redis.call('HINCRBY', KEYS[1], 'requeued', 1)
+return 1
 """
 # KEYS job record, lease; ARGV token, then the record's fields and values to set, if any. A run's
 # end in one round trip: its outcome recorded, then its lease released (if it is still ours).
@@ -61,12 +77,19 @@ class JobRecord:
     attempts: int
     last_error: str
     event: str
+    run: dict | None = None
+    """The last run's event args and block ({"args": ..., "block": ...}), None before a run."""
+    requeued: int = 0
+    """Times `stale_running` queued it again."""
+    updated: float = 0.0
 
     @classmethod
     def parse(cls, raw: dict) -> JobRecord:
         raw = {k.decode(): v.decode() for k, v in raw.items()}
         return cls(status=raw.get("status"), attempts=int(raw.get("attempts", 0)),
-                   last_error=raw.get("last_error", ""), event=raw.get("event", ""))
+                   last_error=raw.get("last_error", ""), event=raw.get("event", ""),
+                   run=json.loads(raw["run"]) if "run" in raw else None, requeued=int(raw.get("requeued", 0)),
+                   updated=float(raw.get("updated", 0.0)))
 
 
 class JobStore:
@@ -75,6 +98,7 @@ class JobStore:
         self._renew = client.register_script(_RENEW)
         self._acquire = client.register_script(_ACQUIRE)
         self._finish = client.register_script(_FINISH)
+        self._requeue = client.register_script(_REQUEUE)
 
     def job_key(self, role: str, event_key: str) -> str:
         return f"{self.prefix}:job:{role}:{event_key}"
@@ -93,12 +117,43 @@ class JobStore:
             self.client.hset(key, mapping={"event": event, "attempts": 0, "updated": time.time()})
         return bool(created)
 
-    def start_attempt(self, role: str, event_key: str, event: str) -> int:
+    def start_attempt(self, role: str, event_key: str, event: str, args: dict | None = None,
+                      block: int | None = None) -> int:
+        """Marks the job running and counts the attempt; `args` and `block` (the event's) are kept
+        so that `stale_running` can send the job again."""
         key = self.job_key(role, event_key)
+        fields = {"status": RUNNING, "event": event, "updated": time.time()}
+        if args is not None:
+            fields["run"] = json.dumps({"args": args, "block": block})
         pipe = self.client.pipeline()
         pipe.hincrby(key, "attempts", 1)
-        pipe.hset(key, mapping={"status": RUNNING, "event": event, "updated": time.time()})
+        pipe.hset(key, mapping=fields)
         return int(pipe.execute()[0])
+
+    def stale_running(self, older_than_s: float) -> list[tuple[str, str, JobRecord]]:
+        """(role, event key, record) of every job left running with no lease that was last updated
+        more than `older_than_s` ago: its handler died, or its outcome was lost with Redis. The
+        caller sends each again, then marks it (`requeued`). A record without a run to send
+        (written before records kept one) is left out."""
+        cutoff = time.time() - older_than_s
+        keys = list(self.client.scan_iter(match=self.job_key("*", "*"), count=1000))
+        pipe = self.client.pipeline(transaction=False)
+        for key in keys:
+            pipe.hmget(key, "status", "updated", "run")
+        found = []
+        for key, (status, updated, run) in zip(keys, pipe.execute(), strict=True):
+            if status != RUNNING.encode() or run is None or float(updated or 0) > cutoff:
+                continue
+            role, _, event_key = key.decode()[len(self.prefix) + len(":job:"):].partition(":")
+            if not self.client.exists(self.lease_key(role, event_key)):
+                found.append((role, event_key, self.get(role, event_key)))
+        return found
+
+    def requeued(self, role: str, event_key: str) -> bool:
+        """Marks a stale running job queued (counting it) unless a run took its lease or ended it
+        meanwhile (the message just sent again, maybe); whether it did."""
+        keys = [self.job_key(role, event_key), self.lease_key(role, event_key)]
+        return bool(self._requeue(keys=keys, args=[RUNNING, QUEUED, repr(time.time())]))
 
     def unfinished_events(self) -> list[tuple[str, str]]:
         """(role, event key) of every chain event's job still queued or running."""

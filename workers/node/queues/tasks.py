@@ -7,7 +7,6 @@ import os
 import time
 from collections.abc import Callable
 
-import redis
 from celery import Celery
 
 from workers.node.config import NodeConfig
@@ -15,15 +14,18 @@ from workers.node.observe import logs, metrics
 from workers.node.queues import dispatch, jobs
 from workers.node.queues.celery_app import HANDLE_EVENT, PING, send_event, warm_sending
 from workers.node.queues.ratelimit import TokenBucket
+from workers.node.queues.transient import redis_client
 
 _state: dict = {}
 log = logging.getLogger(__name__)
 
 
 def node_state(config: NodeConfig) -> tuple[jobs.JobStore, TokenBucket]:
-    """This process's Redis client, job store and rate bucket (made after the pool forks)."""
+    """This process's Redis client, job store and rate bucket (made after the pool forks). The
+    client rides out a Redis outage (transient.redis_client): a job's own bookkeeping waits for
+    Redis to come back rather than failing the job."""
     if _state.get("pid") != os.getpid() or _state.get("config") is not config:
-        client = redis.Redis.from_url(config.redis_url)
+        client = redis_client(config.redis_url)
         _state.update(pid=os.getpid(), config=config,
                       store=jobs.JobStore(client, config.key()),
                       bucket=TokenBucket(client, config.key("rate"), config.rate_per_s,
@@ -97,7 +99,10 @@ def load_handlers(config: NodeConfig) -> None:
 def make_enqueue(app: Celery, roles=None,
                  table: dispatch.DispatchTable = dispatch.DISPATCH) -> Callable:
     """enqueue(event) -> queues, for the watcher: one handle_event per role handling the event.
-    Its `events` attribute names the events it can queue at all (the watcher skips the rest)."""
+    Its `events` attribute names the events it can queue at all (the watcher skips the rest);
+    its `requeue_stale()` sends again every job left running with no lease (jobs.JobStore.
+    stale_running: its handler died, or its outcome was lost with Redis) and returns their
+    "role event-key" names: the watcher calls it every few seconds."""
     config: NodeConfig = app.node_config
     load_handlers(config)
     try:
@@ -114,5 +119,18 @@ def make_enqueue(app: Celery, roles=None,
         store, _ = node_state(config)
         return dispatch.enqueue(event, send, store, table, roles)
 
+    def requeue_stale() -> list[str]:
+        store, _ = node_state(config)
+        sent = []
+        for role, key, record in store.stale_running(older_than_s=config.lease_s):
+            send(role, {"event_key": key, "event_name": record.event, "args": record.run["args"],
+                        "block": record.run["block"], "role": role})
+            if store.requeued(role, key):
+                log.warning("%s %s (%s) was left running with no lease (its worker died, or Redis went down as "
+                            "it ended): queued again", record.event, key, role)
+                sent.append(f"{role} {key}")
+        return sent
+
     enqueue.events = table.events_for(roles)
+    enqueue.requeue_stale = requeue_stale
     return enqueue
