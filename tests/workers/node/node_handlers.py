@@ -100,3 +100,18 @@ def later(ev: HandledEvent) -> None:
     _note(ev, "ran")
     if r().llen(f"test:ran:{ev.key}") == 1:
         raise Deferred(ev.args["wait"], "not my turn yet")
+
+
+@DISPATCH.on("Steady", "trainer")
+def steady(ev: HandledEvent) -> None:
+    """Work that writes to the node's Redis as it goes (as a sender stores its nonce): `steps` stamped
+    writes, `every` s apart, through the client the node's job records use (tasks.node_state)."""
+    from celery import current_task
+
+    from workers.node.queues.tasks import node_state
+
+    client = node_state(current_task.app.node_config)[0].client
+    for step in range(ev.args["steps"]):
+        client.rpush(f"test:steps:{ev.key}", json.dumps({"t": time.time(), "step": step, "attempt": ev.attempt,
+                                                        "pid": os.getpid()}))
+        time.sleep(ev.args["every"])

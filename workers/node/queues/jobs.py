@@ -20,7 +20,7 @@ import re
 import threading
 import time
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import redis
 
@@ -81,7 +81,8 @@ class JobRecord:
     """The last run's event args and block ({"args": ..., "block": ...}), None before a run."""
     requeued: int = 0
     """Times `stale_running` queued it again."""
-    updated: float = 0.0
+    updated: float = field(default=0.0, compare=False)
+    """When its status last changed (unix seconds)."""
 
     @classmethod
     def parse(cls, raw: dict) -> JobRecord:

@@ -1,0 +1,134 @@
+"""The node's own Redis killed (SIGKILL) and restarted on its port, as its health check does: a job
+that meets the outage mid-handler waits and goes on within about a second of Redis's return, and
+ends done after one run; an idle worker takes a job again within about a second; a job left
+running with no lease and no message anywhere (its worker died, and the message went with it) is
+sent again by the stale-job sweep (the watcher's, called here by hand) and done.
+
+Its own Redis and node (a trainer worker, prefork as `node start` runs it): the folder's shared
+Redis must not go down under the other tests."""
+import json
+import os
+import signal
+import time
+
+import pytest
+from node_support import HERE, PORTS, Event
+
+from tests.waiting import wait_for, wait_ready
+from workers.node.config import NodeConfig
+from workers.node.processes import redis_service
+from workers.node.processes.supervisor import Supervisor
+from workers.node.queues import jobs
+from workers.node.queues.celery_app import create_app
+from workers.node.queues.tasks import make_enqueue
+
+OUTAGE_S = 6.0
+RESUMED_WITHIN_S = 2.5
+"""Outage end to the job's next write: the node's clients probe every second at most (jittered)."""
+
+
+class Outage:
+    """The node's embedded Redis: kill it, bring it back on its port with its append-only file."""
+
+    def __init__(self, data_dir):
+        self.data_dir = data_dir
+        self.service = redis_service.start_embedded(data_dir, ports=PORTS)
+        self.port = int(self.service.url.rsplit(":", 1)[1].split("/")[0])
+
+    def kill(self) -> None:
+        os.kill(self.service.pid, signal.SIGKILL)
+        self.service.process.wait()
+
+    def restart(self) -> float:
+        self.service = redis_service.start_embedded(self.data_dir, ports=[self.port])
+        return time.time()
+
+    def client(self):
+        return self.service.client()
+
+
+@pytest.fixture(scope="module")
+def outage(tmp_path_factory):
+    o = Outage(tmp_path_factory.mktemp("outage-redis"))
+    yield o
+    o.service.stop()
+
+
+@pytest.fixture(scope="module")
+def outage_node(outage, tmp_path_factory):
+    config = NodeConfig(redis_url=outage.service.url, node_name="outagenode", handler_modules=("node_handlers",),
+                        retry_backoff=1, retry_backoff_max=2, retry_jitter=False, max_retries=3, soft_time_limit=40,
+                        time_limit=45, lease_s=1.5, visibility_timeout=60, restore_interval=1)
+    app = create_app(config)
+    sup = Supervisor(config, tmp_path_factory.mktemp("outage-node"), ("trainer",), env={"PYTHONPATH": str(HERE)})
+    sup.start()
+    try:
+        wait_ready(app, "train")
+        yield sup, config, make_enqueue(app)
+    finally:
+        sup.stop()
+
+
+def steps(client, key) -> list[dict]:
+    return [json.loads(x) for x in client.lrange(f"test:steps:{key}", 0, -1)]
+
+
+def test_job_in_flight_waits_out_the_outage_and_goes_on(outage, outage_node):
+    sup, config, enqueue = outage_node
+    store = jobs.JobStore(outage.client(), config.key())
+    ev = Event("Steady", {"steps": 30, "every": 0.1})
+    assert enqueue(ev) == ["train"]
+    wait_for(lambda: len(steps(outage.client(), ev.key)) >= 3, timeout=15)
+    outage.kill()
+    time.sleep(OUTAGE_S)
+    back = outage.restart()
+    store = jobs.JobStore(outage.client(), config.key())
+    wait_for(lambda: store.get("trainer", ev.key).status == jobs.DONE, timeout=30, interval=0.1)
+    done = steps(outage.client(), ev.key)
+    resumed = min(s["t"] for s in done if s["t"] >= back) - back
+    print(f"\nRedis down {OUTAGE_S:g} s mid-job: the job wrote again {resumed:.2f} s after Redis was back")
+    assert resumed < RESUMED_WITHIN_S
+    assert sorted({s["step"] for s in done}) == list(range(30))  # every step, in one run:
+    assert {s["attempt"] for s in done} == {1}
+    record = store.get("trainer", ev.key)
+    assert (record.status, record.attempts, record.requeued) == (jobs.DONE, 1, 0)
+    assert sup.children["trainer"].restarts == 0
+
+
+def test_idle_worker_takes_a_job_soon_after_the_outage(outage, outage_node):
+    sup, config, enqueue = outage_node
+    outage.kill()
+    time.sleep(OUTAGE_S)
+    back = outage.restart()
+    ev = Event("Steady", {"steps": 1, "every": 0})
+    assert enqueue(ev) == ["train"]
+    client = outage.client()
+    started = wait_for(lambda: steps(client, ev.key), timeout=30, interval=0.02)[0]["t"] - back
+    print(f"\nRedis down {OUTAGE_S:g} s while idle: a job queued at its return started {started:.2f} s later")
+    assert started < RESUMED_WITHIN_S
+    assert sup.children["trainer"].restarts == 0
+
+
+def test_job_left_running_without_its_message_is_sent_again(outage, outage_node):
+    """The worker SIGKILLed mid-job and its unacknowledged message lost (a Redis that kept no
+    append-only file): without the sweep nothing would ever run the job again."""
+    sup, config, enqueue = outage_node
+    client = outage.client()
+    store = jobs.JobStore(client, config.key())
+    ev = Event("Steady", {"steps": 20, "every": 0.1})
+    enqueue(ev)
+    wait_for(lambda: len(steps(client, ev.key)) >= 2, timeout=15)
+    trainer = sup.children["trainer"]
+    os.killpg(trainer.pid, signal.SIGKILL)
+    trainer.wait()
+    client.delete("unacked", "unacked_index")  # kombu's Redis transport: the messages taken, not acknowledged
+    assert sup.check() == ["trainer"]
+    assert enqueue.requeue_stale() == []  # its lease (1.5 s) has not lapsed yet: it may still be running
+    time.sleep(config.lease_s + 0.5)
+    assert store.get("trainer", ev.key).status == jobs.RUNNING
+    assert enqueue.requeue_stale() == [f"trainer {ev.key}"]
+    assert enqueue.requeue_stale() == []  # queued now, not sent twice
+    wait_for(lambda: store.get("trainer", ev.key).status == jobs.DONE, timeout=30, interval=0.1)
+    record = store.get("trainer", ev.key)
+    assert (record.attempts, record.requeued) == (2, 1)
+    assert {s["attempt"] for s in steps(client, ev.key)} == {1, 2}
