@@ -27,7 +27,7 @@ from workers.chain.sender import TxSender
 from workers.chain.view import ChainView
 from workers.node.config import NodeConfig, NodeSettings
 from workers.node.observe.metrics import OBSERVER
-from workers.node.queues.transient import redis_client
+from workers.node.queues.transient import OUTAGE_S, redis_client
 from workers.protocol import Role
 from workers.storage.store import ContentStore, open_store
 
@@ -194,7 +194,7 @@ class NodeContext:
         account = account or load_account(find_keystore(node_dir, settings.address))
         client = redis_client(config.redis_url)  # rides out a Redis restart (the nonce lives there)
         sender = TxSender(w3, account, client, max_fee_per_gas=settings.max_fee_per_gas, observer=OBSERVER)
-        store = open_store(settings.ipfs_api, settings.store_dir, observer=OBSERVER)
+        store = open_store(settings.ipfs_api, settings.store_dir, observer=OBSERVER, outage_s=OUTAGE_S)
         return cls(config, settings, w3, deployment, sender, store, ChainView(deployment), node_dir,
                    Secrets(node_dir / "secrets.sqlite"), account=account)
 
