@@ -31,8 +31,12 @@ EVENT_KEY = re.compile(r"0x[0-9a-f]{64}:\d+")
 """A chain event's key (txHash:logIndex); a scheduled check (workers.node.handlers.common.
 schedule_check) has its own."""
 
+# KEYS lease; ARGV token, ttl ms. Renew our lease, or take it again when it lapsed meanwhile (Redis
+# was down longer than the TTL, and came back without it): the handler is still running, and a
+# lease left lapsed would let the stale-job sweep send it again beside itself. 0: another run holds it.
 _RENEW = """
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return 1 end
 return 0
 """
 # KEYS job record, lease; ARGV token, ttl ms, the done status. A run's start in one round trip: a
@@ -201,6 +205,8 @@ class Lease:
         # A renewal that fails (Redis restarting, a dropped connection) is tried again a third of
         # the TTL later: the lease holds while a renewal gets through within its TTL, and a loop
         # that ended at the first error would let it lapse under a handler that is still running.
+        # (The node's client itself waits out an outage, and the first renewal after it takes the
+        # lease again if it lapsed meanwhile.)
         while not self._stop.wait(self.ttl_ms / 3000):
             try:
                 self.store._renew(keys=[self.key], args=[self.token, self.ttl_ms])
