@@ -396,14 +396,15 @@ class IpfsStore(ContentStore):
 
     def _reaching(self, fn, *args, **kwargs):
         """fn(*args), tried again (each of our calls is safe to repeat) while the node cannot be
-        reached, for up to outage_s, at most PROBE_S apart (jittered)."""
+        reached or drops the connection (its daemon stopping), for up to outage_s, at most PROBE_S
+        apart (jittered)."""
         import random
 
         give_up = time.monotonic() + self.outage_s
         while True:
             try:
                 return fn(*args, **kwargs)
-            except self._errors.ConnectionError:
+            except (self._errors.ConnectionError, self._errors.ProtocolError):
                 if time.monotonic() >= give_up:
                     raise
                 time.sleep(PROBE_S / 2 + random.uniform(0, PROBE_S / 2))

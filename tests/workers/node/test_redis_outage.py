@@ -1,8 +1,9 @@
 """The node's own Redis killed (SIGKILL) and restarted on its port, as its health check does: a job
 that meets the outage mid-handler waits and goes on within about a second of Redis's return, and
-ends done after one run (its lease, lapsed meanwhile, taken again); an idle worker takes a job again within about a second; a job left
-running with no lease and no message anywhere (its worker died, and the message went with it) is
-sent again by the stale-job sweep (the watcher's, called here by hand) and done.
+ends done after one run (its lease, lapsed meanwhile, taken again); an idle worker takes a job
+again within about a second; a job left running with no lease and no message anywhere (its worker
+died, and the message went with it) is sent again by the stale-job sweep (the watcher's, called
+here by hand) and done.
 
 Its own Redis and node (a trainer worker, prefork as `node start` runs it): the folder's shared
 Redis must not go down under the other tests."""

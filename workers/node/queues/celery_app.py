@@ -83,6 +83,7 @@ def create_app(config: NodeConfig) -> Celery:
         # message sent meanwhile (a retry, a scheduled check) waits for it as the node's Redis
         # clients do, rather than failing after kombu's default 0.6 s (transient.py)
         broker_connection_max_retries=None,
+        worker_cancel_long_running_tasks_on_connection_loss=False,  # a running job waits Redis out (transient.py)
         worker_consumer="workers.node.queues.reconnect:QuickReconnect",
         task_publish_retry_policy={"max_retries": int(OUTAGE_S / PROBE_S), "interval_start": 0,
                                    "interval_step": PROBE_S / 4, "interval_max": PROBE_S},

@@ -1,0 +1,185 @@
+"""Faults cost time, never standing: one 5-round task on a real network (a sampler, a trainer and a
+validator as Celery worker processes under their Supervisors, every store on one real js-ipfs
+node) meets a fault in each round, each while the role's job is in flight:
+
+  round 0  the sampler's Redis is SIGKILLed during its SampleCommit job,
+  round 1  the trainer's during its TrainCommit job,
+  round 2  the validator's during its Attest job,
+  round 3  the trainer's Celery main process is SIGKILLed during its TrainCommit job,
+  round 4  the store (the IPFS node) is SIGKILLed during the trainer's TrainCommit job.
+
+Redis and IPFS are down OUTAGE_S and then restarted on their ports, as a node's health check
+restarts them (the network's Redis is every node's: a database each); the Supervisor restarts the
+worker. The task completes, every submission accepted, and no node is vacated, slashed or marked
+down: scores and stakes are as after a faultless task."""
+import importlib.util
+import json
+import os
+import signal
+import sys
+import time
+from types import SimpleNamespace
+
+import pytest
+from network import ROOT, SPEC, TOKEN, Network, registry_events
+
+from tests.ports import ipfs_api_port
+from workers.chain.view import ChainView
+from workers.node.processes import redis_service
+from workers.node.queues.jobs import DONE, RUNNING
+from workers.protocol import Phase, Role, Status, TaskParams, Verdict
+from workers.storage.store import IpfsStore
+
+ROLES = [("sampler", "sampler"), ("trainer", "trainer"), ("validator", "validator")]
+ROUNDS = 5
+PARAMS = dict(bounty=1000 * TOKEN, num_samplers=1, num_validators=1, num_rounds=ROUNDS, claim_window=600,
+              commit_window=120, reveal_window=60, attest_window=120)
+OUTAGE_S = 5.0
+TIMEOUT_S = 420
+FAULTS = {0: ("redis", "sampler", Phase.SAMPLE_COMMIT), 1: ("redis", "trainer", Phase.TRAIN_COMMIT),
+          2: ("redis", "validator", Phase.ATTEST), 3: ("celery", "trainer", Phase.TRAIN_COMMIT),
+          4: ("store", "trainer", Phase.TRAIN_COMMIT)}
+"""round: (what is killed, whose job is in flight, in which phase)."""
+
+
+def _ipfs_tool():
+    spec = importlib.util.spec_from_file_location("ipfs_node", ROOT / "tools" / "ipfs_node.py")
+    module = sys.modules["ipfs_node"] = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def job_in_flight(node, phase: Phase) -> str | None:
+    """The key of the node's PhaseStarted job of `phase` that runs now, if any."""
+    client = node.redis()
+    for key in client.scan_iter(match=node.config.key("job", node.role, "*"), count=1000):
+        record = client.hgetall(key)
+        if record.get(b"status") == RUNNING.encode() and record.get(b"event") == b"PhaseStarted" \
+                and json.loads(record.get(b"run", b"{}")).get("args", {}).get("phase") == phase:
+            return key.decode().split(f":job:{node.role}:", 1)[1]
+    return None
+
+
+class Faults:
+    """Kills and restarts the network's Redis, a worker's main process, the IPFS node."""
+
+    def __init__(self, net: Network, tool, ipfs):
+        self.net, self.tool, self.ipfs = net, tool, ipfs
+        self.log: dict[int, SimpleNamespace] = {}
+
+    def redis(self) -> float:
+        service = self.net.redis
+        port = int(service.url.rsplit(":", 1)[1].split("/")[0])
+        os.kill(service.pid, signal.SIGKILL)
+        service.process.wait()
+        time.sleep(OUTAGE_S)
+        self.net.redis = redis_service.start_embedded(self.net.workdir / "redis", ports=[port])
+        return time.time()
+
+    def celery(self, node) -> float:
+        child = node.child(node.role)
+        os.kill(child.pid, signal.SIGKILL)  # the main process only: the Supervisor sees it die
+        child.wait()
+        return time.time()
+
+    def store(self) -> float:
+        os.kill(self.ipfs.pid, signal.SIGKILL)
+        os.waitpid(self.ipfs.pid, 0)
+        time.sleep(OUTAGE_S)
+        self.ipfs = self.tool.start(self.ipfs.repo, self.ipfs.port)
+        return time.time()
+
+    def on_tick(self, task) -> None:
+        if task.status != Status.ACTIVE or task.round not in FAULTS or task.round in self.log:
+            return
+        what, role, phase = FAULTS[task.round]
+        if task.phase != phase:
+            return
+        node = self.net.node(role)
+        job = job_in_flight(node, phase)
+        if job is None:
+            return
+        killed = time.time()
+        back = {"redis": self.redis, "celery": lambda: self.celery(node), "store": self.store}[what]()
+        self.log[task.round] = SimpleNamespace(what=what, role=role, job=job, killed=killed, back=back)
+
+
+@pytest.fixture(scope="module")
+def faulted(tmp_path_factory):
+    tool = _ipfs_tool()
+    ipfs = tool.start(tmp_path_factory.mktemp("faults-ipfs"), ipfs_api_port(tool))
+    net = None
+    faults = None
+    try:
+        net = Network(tmp_path_factory.mktemp("faults-network"), ROLES, ipfs_api=ipfs.api)
+        store = IpfsStore(ipfs.api, net.workdir / "requester-ledger.sqlite")
+        params = TaskParams(store.put(SPEC.to_bytes(), pin=True), SPEC.digest(), **PARAMS)
+        view = ChainView(net.deployment)
+        before = {n.name: (view.score(n.address), view.stake(n.address, Role[n.role.upper()]).staked)
+                  for n in net.nodes}
+        faults = Faults(net, tool, ipfs)
+        d, admin = net.deployment, net.admin
+        net.start()
+        net.w3.eth.wait_for_transaction_receipt(
+            d.token.functions.approve(d.registry.address, params.bounty).transact({"from": admin}))
+        started = time.time()
+        net.w3.eth.wait_for_transaction_receipt(
+            d.registry.functions.createTask(params.as_tuple()).transact({"from": admin}))
+        task_id = d.state.functions.taskCount().call()
+        deadline = time.monotonic() + TIMEOUT_S
+        while True:
+            task = d.state.functions.taskOf(task_id).call()
+            if task.status in (Status.COMPLETED, Status.FAILED, Status.CANCELLED):
+                break
+            if time.monotonic() > deadline:
+                raise AssertionError(f"task {task_id} not done within {TIMEOUT_S} s: {task}; faults {faults.log}")
+            faults.on_tick(task)
+            time.sleep(0.01)
+        out = SimpleNamespace(net=net, task_id=task_id, params=params, before=before, faults=faults.log,
+                              wall_s=time.time() - started, health={n.name: n.sup.health() for n in net.nodes})
+        net.wait_caught_up()
+        net.stop_nodes()
+        yield out
+        store.close()
+    finally:
+        if net is not None:
+            net.stop()
+        tool.stop((faults.ipfs if faults else ipfs).pid)
+
+
+def test_every_fault_struck_a_job_in_flight_which_then_finished(faulted):
+    assert sorted(faulted.faults) == sorted(FAULTS)
+    for round_, fault in sorted(faulted.faults.items()):
+        record = faulted.net.node(fault.role).jobs().get(fault.role, fault.job)
+        assert record.status == DONE, (round_, fault, record)
+        print(f"\nround {round_}: {fault.what} killed during the {fault.role}'s job; back after "
+              f"{fault.back - fault.killed:.1f} s; job attempts {record.attempts}, sent again {record.requeued}")
+    worker = faulted.health["trainer"]["trainer"]
+    assert (worker["restarts"], worker["alive"]) == (1, True)  # round 3's kill; no other process died
+    assert all(h["restarts"] == 0 for name, node in faulted.health.items() for child, h in node.items()
+               if (name, child) != ("trainer", "trainer"))
+
+
+def test_task_completed_with_every_submission_accepted(faulted):
+    task = ChainView(faulted.net.deployment).task(faulted.task_id)
+    assert task.status == Status.COMPLETED and task.round == ROUNDS - 1
+    verdicts = sorted((e.args["round"], Role(e.args["role"]), Verdict(e.args["verdict"]))
+                      for e in registry_events(faulted.net) if e.name == "VerdictReached")
+    want = [(r, role, Verdict.ACCEPTED) for r in range(ROUNDS) for role in (Role.SAMPLER, Role.TRAINER)]
+    assert verdicts == sorted(want)
+    print(f"\nfaulted task {faulted.task_id}: {ROUNDS} rounds, {len(faulted.faults)} faults, "
+          f"wall_s={faulted.wall_s:.1f}")
+
+
+def test_no_node_was_vacated_slashed_or_marked_down(faulted):
+    net, view = faulted.net, ChainView(faulted.net.deployment)
+    d = net.deployment
+    assert [e for e in registry_events(net) if e.name in ("SlotVacated", "PlantMissed")] == []
+    assert list(d.stakes.events.Slashed.get_logs(from_block=d.block)) == []
+    lowered = [e for e in d.reputation.events.ReputationChanged.get_logs(from_block=d.block)
+               if e.args.newScore < e.args.oldScore]
+    assert lowered == []
+    for node in net.nodes:
+        score, staked = faulted.before[node.name]
+        stake = view.stake(node.address, Role[node.role.upper()])
+        assert (view.score(node.address), stake.staked, stake.locked) == (score + 2 * ROUNDS, staked, 0), node.name
