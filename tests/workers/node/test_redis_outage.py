@@ -3,7 +3,8 @@ that meets the outage mid-handler waits and goes on within about a second of Red
 ends done after one run (its lease, lapsed meanwhile, taken again); an idle worker takes a job
 again within about a second; a job left running with no lease and no message anywhere (its worker
 died, and the message went with it) is sent again by the stale-job sweep (the watcher's, called
-here by hand) and done.
+here by hand) and done; a message a worker held for later when Redis died is put back when it
+returns.
 
 Its own Redis and node (a trainer worker, prefork as `node start` runs it): the folder's shared
 Redis must not go down under the other tests."""
@@ -20,7 +21,7 @@ from workers.node.config import NodeConfig
 from workers.node.processes import redis_service
 from workers.node.processes.supervisor import Supervisor
 from workers.node.queues import jobs
-from workers.node.queues.celery_app import create_app
+from workers.node.queues.celery_app import create_app, send_event
 from workers.node.queues.tasks import make_enqueue
 
 OUTAGE_S = 6.0
@@ -65,7 +66,7 @@ def outage_node(outage, tmp_path_factory):
     sup.start()
     try:
         wait_ready(app, "train")
-        yield sup, config, make_enqueue(app)
+        yield sup, config, make_enqueue(app), app
     finally:
         sup.stop()
 
@@ -75,7 +76,7 @@ def steps(client, key) -> list[dict]:
 
 
 def test_job_in_flight_waits_out_the_outage_and_goes_on(outage, outage_node):
-    sup, config, enqueue = outage_node
+    sup, config, enqueue, _ = outage_node
     store = jobs.JobStore(outage.client(), config.key())
     ev = Event("Steady", {"steps": 30, "every": 0.1})
     assert enqueue(ev) == ["train"]
@@ -101,7 +102,7 @@ def test_job_in_flight_waits_out_the_outage_and_goes_on(outage, outage_node):
 
 
 def test_idle_worker_takes_a_job_soon_after_the_outage(outage, outage_node):
-    sup, config, enqueue = outage_node
+    sup, config, enqueue, _ = outage_node
     outage.kill()
     time.sleep(OUTAGE_S)
     back = outage.restart()
@@ -117,7 +118,7 @@ def test_idle_worker_takes_a_job_soon_after_the_outage(outage, outage_node):
 def test_job_left_running_without_its_message_is_sent_again(outage, outage_node):
     """The worker SIGKILLed mid-job and its unacknowledged message lost (a Redis that kept no
     append-only file): without the sweep nothing would ever run the job again."""
-    sup, config, enqueue = outage_node
+    sup, config, enqueue, _ = outage_node
     client = outage.client()
     store = jobs.JobStore(client, config.key())
     ev = Event("Steady", {"steps": 20, "every": 0.1})
@@ -138,3 +139,25 @@ def test_job_left_running_without_its_message_is_sent_again(outage, outage_node)
     record = store.get("trainer", ev.key)
     assert (record.attempts, record.requeued) == (2, 1)
     assert {s["attempt"] for s in steps(client, ev.key)} == {1, 2}
+
+
+def test_a_message_held_for_later_is_put_back_when_redis_returns(outage, outage_node):
+    """A job the worker holds until its time (a retry's countdown, a scheduled check) when Redis
+    dies is back in its queue once Redis is: it runs at its time, not after the visibility timeout,
+    and the worker is not restarted on the way."""
+    sup, config, _, app = outage_node
+    worker = sup.children["trainer"]
+    pid, restarts = worker.pid, worker.restarts
+    ev = Event("Steady", {"steps": 1, "every": 0})
+    client = outage.client()
+    send_event(app, {"event_key": ev.key, "event_name": ev.name, "args": ev.args, "block": 1, "role": "trainer"},
+               countdown=8)
+    wait_for(lambda: client.hlen("unacked") == 1, timeout=10)  # the worker holds it, unacknowledged
+    outage.kill()
+    time.sleep(3)
+    back = outage.restart()
+    client = outage.client()
+    ran = wait_for(lambda: steps(client, ev.key), timeout=30, interval=0.05)[0]["t"] - back
+    print(f"\nheld message: ran {ran:.2f} s after Redis returned (due 8 s after it was sent)")
+    assert ran < config.visibility_timeout / 2
+    assert (worker.pid, worker.restarts, worker.alive()) == (pid, restarts, True)
