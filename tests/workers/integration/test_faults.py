@@ -153,7 +153,8 @@ def test_every_fault_struck_a_job_in_flight_which_then_finished(faulted):
         record = faulted.net.node(fault.role).jobs().get(fault.role, fault.job)
         assert record.status == DONE, (round_, fault, record)
         print(f"\nround {round_}: {fault.what} killed during the {fault.role}'s job; back after "
-              f"{fault.back - fault.killed:.1f} s; job attempts {record.attempts}, sent again {record.requeued}")
+              f"{fault.back - fault.killed:.1f} s; the job done {record.updated - fault.back:.1f} s later "
+              f"(attempts {record.attempts}, sent again by the sweep {record.requeued})")
     worker = faulted.health["trainer"]["trainer"]
     assert (worker["restarts"], worker["alive"]) == (1, True)  # round 3's kill; no other process died
     assert all(h["restarts"] == 0 for name, node in faulted.health.items() for child, h in node.items()
