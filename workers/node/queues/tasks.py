@@ -100,9 +100,9 @@ def make_enqueue(app: Celery, roles=None,
                  table: dispatch.DispatchTable = dispatch.DISPATCH) -> Callable:
     """enqueue(event) -> queues, for the watcher: one handle_event per role handling the event.
     Its `events` attribute names the events it can queue at all (the watcher skips the rest);
-    its `requeue_stale()` sends again every job that two calls in a row found left running with
-    no lease (jobs.JobStore.stale_running: its handler died, or its outcome was lost with Redis)
-    and returns their "role event-key" names: the watcher calls it every lease_s/2."""
+    its `requeue_stale()` sends again every job that its calls found left running with no lease
+    for lease_s in a row (jobs.JobStore.stale_running: its handler died, or its outcome was lost
+    with Redis) and returns their "role event-key" names: the watcher calls it every lease_s/2."""
     config: NodeConfig = app.node_config
     load_handlers(config)
     try:
@@ -119,26 +119,28 @@ def make_enqueue(app: Celery, roles=None,
         store, _ = node_state(config)
         return dispatch.enqueue(event, send, store, table, roles)
 
-    suspects: set[tuple[str, str]] = set()
+    suspects: dict[tuple[str, str], float] = {}  # (role, event key): when a sweep first found it stale
 
     def requeue_stale() -> list[str]:
-        # A job is sent again only when two sweeps in a row found it running with no lease: a
-        # handler that outlived a Redis outage takes its lapsed lease again at its first renewal
-        # after it (jobs.Lease), which one sweep's interval leaves time for.
+        # A job is sent again only when the sweeps found it running with no lease for lease_s in a
+        # row: a live handler's lease is renewed every lease_s/3, and one that outlived a Redis
+        # outage takes its lapsed lease again at its first renewal after it (jobs.Lease).
         store, _ = node_state(config)
+        now = time.monotonic()
         found = {(role, key): record for role, key, record in store.stale_running(older_than_s=config.lease_s)}
         sent = []
         for (role, key), record in found.items():
-            if (role, key) not in suspects:
+            if now - suspects.setdefault((role, key), now) < config.lease_s:
                 continue
+            del suspects[(role, key)]
             send(role, {"event_key": key, "event_name": record.event, "args": record.run["args"],
                         "block": record.run["block"], "role": role})
             if store.requeued(role, key):
                 log.warning("%s %s (%s) was left running with no lease (its worker died, or Redis went down as "
                             "it ended): queued again", record.event, key, role)
                 sent.append(f"{role} {key}")
-        suspects.clear()
-        suspects.update(k for k in found if f"{k[0]} {k[1]}" not in sent)
+        for gone in set(suspects) - set(found):
+            del suspects[gone]
         return sent
 
     enqueue.events = table.events_for(roles)
