@@ -13,7 +13,6 @@ restarts them (the network's Redis is every node's: a database each); the Superv
 worker. The task completes, every submission accepted, and no node is vacated, slashed or marked
 down: scores and stakes are as after a faultless task."""
 import importlib.util
-import json
 import os
 import signal
 import sys
@@ -49,13 +48,13 @@ def _ipfs_tool():
     return module
 
 
-def job_in_flight(node, phase: Phase) -> str | None:
-    """The key of the node's PhaseStarted job of `phase` that runs now, if any."""
+def job_in_flight(node) -> str | None:
+    """The key of a PhaseStarted job the node is running now, if any (the caller asks while the
+    task is in the phase whose job it wants: the node's earlier ones are done by then)."""
     client = node.redis()
     for key in client.scan_iter(match=node.config.key("job", node.role, "*"), count=1000):
         record = client.hgetall(key)
-        if record.get(b"status") == RUNNING.encode() and record.get(b"event") == b"PhaseStarted" \
-                and json.loads(record.get(b"run", b"{}")).get("args", {}).get("phase") == phase:
+        if record.get(b"status") == RUNNING.encode() and record.get(b"event") == b"PhaseStarted":
             return key.decode().split(f":job:{node.role}:", 1)[1]
     return None
 
@@ -96,7 +95,7 @@ class Faults:
         if task.phase != phase:
             return
         node = self.net.node(role)
-        job = job_in_flight(node, phase)
+        job = job_in_flight(node)
         if job is None:
             return
         killed = time.time()
