@@ -162,3 +162,27 @@ def test_a_message_held_for_later_is_put_back_when_redis_returns(outage, outage_
     print(f"\nheld message: ran {ran:.2f} s after Redis returned (due 8 s after it was sent)")
     assert ran < config.visibility_timeout / 2
     assert (worker.pid, worker.restarts, worker.alive()) == (pid, restarts, True)
+
+
+def test_a_queued_job_whose_message_is_gone_is_sent_again(outage, outage_node):
+    """A job recorded queued whose message is nowhere in Redis (a worker took it from its queue as
+    Redis died, before it was recorded as taken) is sent again by the sweep; a job whose message
+    waits in a queue (no sampler worker here) or is held by a worker for later is left alone."""
+    sup, config, enqueue, app = outage_node
+    client = outage.client()
+    store = jobs.JobStore(client, config.key())
+    waiting, held, lost = (Event("Steady", {"steps": 1, "every": 0}) for _ in range(3))
+    assert enqueue(Event("Ping", {}, key=waiting.key)) == ["sample", "validate"]  # nobody serves them here
+    send_event(app, {"event_key": held.key, "event_name": "Steady", "args": held.args, "block": 1, "role": "trainer"},
+               countdown=30)
+    store.mark_queued("trainer", held.key, "Steady", held.args, 1)
+    store.mark_queued("trainer", lost.key, "Steady", lost.args, 1)
+    wait_for(lambda: client.hlen("unacked") >= 1, timeout=10)
+    time.sleep(config.lease_s + 0.1)
+    assert enqueue.requeue_stale() == []  # found now; sent only if still lost a lease later
+    time.sleep(config.lease_s)
+    assert enqueue.requeue_stale() == [f"trainer {lost.key}"]
+    wait_for(lambda: store.get("trainer", lost.key).status == jobs.DONE, timeout=30, interval=0.1)
+    assert store.get("sampler", waiting.key).status == jobs.QUEUED
+    assert (store.get("trainer", held.key).status, store.get("trainer", held.key).requeued) == (jobs.QUEUED, 0)
+    assert store.get("trainer", lost.key).requeued == 1

@@ -234,7 +234,7 @@ def enqueue(event: ChainEventLike, send: Callable[[str, dict], None], store: job
     for role in table.roles_for(event.name, event.args):
         if wanted is not None and role not in wanted:
             continue
-        store.mark_queued(role, event.key, event.name)
+        store.mark_queued(role, event.key, event.name, args, int(event.block))
         if store.get(role, event.key).status == jobs.DONE:
             continue
         send(role, {"event_key": event.key, "event_name": event.name, "args": args,

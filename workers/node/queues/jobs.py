@@ -2,12 +2,13 @@
 
 Record (hash decentrl:<node>:job:<role>:<key>): status queued|running|done|failed, attempts
 (handler runs started), last_error, event, updated (unix seconds), run (the run's event args and
-block, JSON: what `stale_running` sends again), requeued (times it was). A lease
+block, JSON: what `stale` sends again), requeued (times it was). A lease
 (decentrl:<node>:lease:<role>:<key>) marks a handler as running; its owner renews it while the
 handler runs, so it lapses soon after a worker dies and a redelivered task can run again. A
 record left `running` with no lease (its worker died, or Redis was down as the run ended and its
-outcome was never recorded) is found by `stale_running` and sent again (the watcher's sweep,
-tasks.make_enqueue): a job is never left waiting for a message that nobody will deliver.
+outcome was never recorded), or left `queued` with its message gone (taken by a worker as Redis
+died), is found by `stale` and sent again (the watcher's sweep, tasks.make_enqueue): a job is never
+left waiting for a message that nobody will deliver.
 A run starts (the done check, the lease, the record read under it: `JobStore.acquire`) and ends
 (its outcome recorded, the lease released: `Lease.release`) in one round trip each: every job of
 every worker pays them, and a node's Redis may be across a network.
@@ -49,9 +50,9 @@ if redis.call('GET', KEYS[2]) == ARGV[1] then redis.call('PEXPIRE', KEYS[2], ARG
 elseif not redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {-1, redis.call('PTTL', KEYS[2])} end
 return {1, redis.call('HGETALL', KEYS[1])}
 """
-# KEYS job record, lease; ARGV running, queued, now. Mark a running record queued again if no lease
-# is held on it (1), else leave it (0): checked and changed at once, so a record that a run took
-# (or ended) meanwhile is left as that run has it.
+# KEYS job record, lease; ARGV the status the sweep saw, queued, now. Mark the record queued again
+# if it still has that status and no lease is held on it (1), else leave it (0): checked and changed
+# at once, so a record that a run took (or ended) meanwhile is left as that run has it.
 _REQUEUE = """
 if redis.call('HGET', KEYS[1], 'status') ~= ARGV[1] or redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 redis.call('HSET', KEYS[1], 'status', ARGV[2], 'updated', ARGV[3])
@@ -84,7 +85,7 @@ class JobRecord:
     run: dict | None = None
     """The last run's event args and block ({"args": ..., "block": ...}), None before a run."""
     requeued: int = 0
-    """Times `stale_running` queued it again."""
+    """Times `stale` found it lost and it was sent again."""
     updated: float = field(default=0.0, compare=False)
     """When its status last changed (unix seconds)."""
 
@@ -114,18 +115,23 @@ class JobStore:
     def get(self, role: str, event_key: str) -> JobRecord:
         return JobRecord.parse(self.client.hgetall(self.job_key(role, event_key)))
 
-    def mark_queued(self, role: str, event_key: str, event: str) -> bool:
-        """Create the record as queued; False (and nothing changed) if it already exists."""
+    def mark_queued(self, role: str, event_key: str, event: str, args: dict | None = None,
+                    block: int | None = None) -> bool:
+        """Create the record as queued (with the event's `args` and `block`, for `stale`); False
+        (and nothing changed) if it already exists."""
         key = self.job_key(role, event_key)
         created = self.client.hsetnx(key, "status", QUEUED)
         if created:
-            self.client.hset(key, mapping={"event": event, "attempts": 0, "updated": time.time()})
+            fields = {"event": event, "attempts": 0, "updated": time.time()}
+            if args is not None:
+                fields["run"] = json.dumps({"args": args, "block": block})
+            self.client.hset(key, mapping=fields)
         return bool(created)
 
     def start_attempt(self, role: str, event_key: str, event: str, args: dict | None = None,
                       block: int | None = None) -> int:
         """Marks the job running and counts the attempt; `args` and `block` (the event's) are kept
-        so that `stale_running` can send the job again."""
+        so that `stale` can send the job again."""
         key = self.job_key(role, event_key)
         fields = {"status": RUNNING, "event": event, "updated": time.time()}
         if args is not None:
@@ -135,11 +141,12 @@ class JobStore:
         pipe.hset(key, mapping=fields)
         return int(pipe.execute()[0])
 
-    def stale_running(self, older_than_s: float) -> list[tuple[str, str, JobRecord]]:
-        """(role, event key, record) of every job left running with no lease that was last updated
-        more than `older_than_s` ago: its handler died, or its outcome was lost with Redis. The
-        caller sends each again, then marks it (`requeued`). A record without a run to send
-        (written before records kept one) is left out."""
+    def stale(self, older_than_s: float) -> list[tuple[str, str, JobRecord]]:
+        """(role, event key, record) of every job whose status has not changed for `older_than_s`
+        and that no run holds: running with no lease (its handler died, or its outcome was lost
+        with Redis), or queued (its message may be waiting, or gone: the caller looks). The
+        caller sends each one it finds lost again, then marks it (`requeued`). A record without a
+        run to send (written before records kept one) is left out."""
         cutoff = time.time() - older_than_s
         keys = list(self.client.scan_iter(match=self.job_key("*", "*"), count=1000))
         pipe = self.client.pipeline(transaction=False)
@@ -147,18 +154,18 @@ class JobStore:
             pipe.hmget(key, "status", "updated", "run")
         found = []
         for key, (status, updated, run) in zip(keys, pipe.execute(), strict=True):
-            if status != RUNNING.encode() or run is None or float(updated or 0) > cutoff:
+            if status not in (RUNNING.encode(), QUEUED.encode()) or run is None or float(updated or 0) > cutoff:
                 continue
             role, _, event_key = key.decode()[len(self.prefix) + len(":job:"):].partition(":")
             if not self.client.exists(self.lease_key(role, event_key)):
                 found.append((role, event_key, self.get(role, event_key)))
         return found
 
-    def requeued(self, role: str, event_key: str) -> bool:
-        """Marks a stale running job queued (counting it) unless a run took its lease or ended it
-        meanwhile (the message just sent again, maybe); whether it did."""
+    def requeued(self, role: str, event_key: str, seen: str) -> bool:
+        """Marks a job `stale` found (with status `seen`) queued again, counting it, unless a run
+        took its lease or changed it meanwhile (the message just sent again, maybe); whether it did."""
         keys = [self.job_key(role, event_key), self.lease_key(role, event_key)]
-        return bool(self._requeue(keys=keys, args=[RUNNING, QUEUED, repr(time.time())]))
+        return bool(self._requeue(keys=keys, args=[seen, QUEUED, repr(time.time())]))
 
     def unfinished_events(self) -> list[tuple[str, str]]:
         """(role, event key) of every chain event's job still queued or running."""
