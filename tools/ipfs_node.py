@@ -68,6 +68,22 @@ def _configure(repo: Path, port: int) -> None:
     path.write_text(json.dumps(config, indent=2))
 
 
+def _clear_dead_daemon(repo: Path) -> None:
+    """A daemon killed outright (SIGKILL, a crash) leaves its repo locked (the repo.lock folder)
+    and its `api` file behind, and js-ipfs refuses to start on that repo ("Lock already being
+    held"): both go when the pid it recorded is no longer alive."""
+    import shutil
+
+    try:
+        pid = int((repo / "daemon.pid").read_text())
+        os.kill(pid, 0)
+        return  # alive: its lock is real
+    except (FileNotFoundError, ValueError, ProcessLookupError):
+        pass
+    shutil.rmtree(repo / "repo.lock", ignore_errors=True)
+    (repo / "api").unlink(missing_ok=True)
+
+
 def _in_use(port: int) -> bool:
     """Something accepts connections on 127.0.0.1:`port` (a busy node still does, when its API
     would not answer in time)."""
@@ -110,6 +126,7 @@ def start(repo: Path | str, port: int, *, ready_timeout: float = 60.0) -> IpfsNo
         repo.mkdir(parents=True, exist_ok=True)
         subprocess.run([str(JSIPFS), "init", "--profile", "test"], env=env, check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, timeout=120)
+    _clear_dead_daemon(repo)
     _configure(repo, port)
     log = open(repo / "daemon.log", "ab")
     with log:

@@ -231,7 +231,7 @@ class TxSender:
                 log.debug("%s sent %s nonce %d: %s", self.address, description, nonce, tx_hash)
                 return SentTx(tx_hash, nonce, {**tx, "nonce": nonce}, description)
         finally:
-            lock.release()
+            _release(lock)
 
     def _chain_nonce(self) -> int:
         self._count("nonce_syncs")
@@ -403,3 +403,15 @@ def rpc_words(exc) -> str:
     if isinstance(error, dict) and error.get("message"):
         return str(error["message"])
     return str(getattr(exc, "message", None) or exc)
+
+
+def _release(lock) -> None:
+    """Releases the nonce lock; one no longer ours (it lapsed, or Redis restarted meanwhile, or the
+    release was sent again after its reply was lost) is not an error: the send itself is done,
+    and the nonce stored with it."""
+    from redis.exceptions import LockNotOwnedError
+
+    try:
+        lock.release()
+    except LockNotOwnedError:
+        log.warning("nonce lock %s was no longer held when released (it lapsed, or Redis restarted)", lock.name)

@@ -39,6 +39,7 @@ from workers.cid import CIDMismatch, compute, decode, verify
 
 DEFAULT_TIMEOUT = 30.0  # seconds, every call to an IPFS node (the design value)
 DEFAULT_RETENTION = 7 * 24 * 3600.0  # seconds an unpinned result is kept
+PROBE_S = 1.0  # the longest wait between two tries of an IPFS node that cannot be reached (IpfsStore.outage_s)
 log = logging.getLogger(__name__)
 
 
@@ -348,18 +349,21 @@ def check_ipfs_api(api: str) -> str:
 class IpfsStore(ContentStore):
     """A real IPFS node's RPC API (kubo, or js-ipfs as in the tests). `api` is a multiaddr
     such as `/ip4/127.0.0.1/tcp/5001/http`, or its URL (`http://127.0.0.1:5001`); the ledger lives
-    at `ledger_path`."""
+    at `ledger_path`. `outage_s`: how long a call waits for a node it cannot reach (its daemon
+    restarting) before StoreUnavailable, trying again every second or so (a node's own store rides
+    out its IPFS node's restart and goes on at once; a command line answers at once with 0)."""
 
     ADD_OPTS = {"cid-version": 1, "raw-leaves": True, "cid-base": "base32", "pin": True}
 
-    def __init__(self, api: str, ledger_path: Path | str, *, timeout: float = DEFAULT_TIMEOUT, **kwargs):
+    def __init__(self, api: str, ledger_path: Path | str, *, timeout: float = DEFAULT_TIMEOUT, outage_s: float = 0.0,
+                 **kwargs):
         import ipfshttpclient  # deferred: only IPFS users pay for its import
 
         # ipfshttpclient hands urllib3 a `strict` argument, which urllib3 2 answers with a
         # FutureWarning (shown by default) on every new connection: nothing an operator can act on
         warnings.filterwarnings("ignore", message="The 'strict' parameter is no longer needed", category=FutureWarning)
         self.api = check_ipfs_api(api)  # before the ledger: a bad address leaves nothing behind
-        self.timeout = timeout
+        self.timeout, self.outage_s = timeout, outage_s
         self._errors = ipfshttpclient.exceptions
         # Not ipfshttpclient.connect(): it refuses every daemon newer than 0.8.
         self._client = ipfshttpclient.client.Client(addr=self.api, session=True, timeout=timeout)
@@ -374,7 +378,7 @@ class IpfsStore(ContentStore):
         timeout = timeout or self.timeout
         errors = self._errors
         try:
-            return fn(*args, timeout=timeout, **kwargs)
+            return self._reaching(fn, *args, timeout=timeout, **kwargs)
         except errors.ConnectionError as error:
             raise StoreUnavailable(f"IPFS node at {self.api} is unreachable ({what}): start it, or set the "
                                    f"right RPC API address. {error}") from None
@@ -389,6 +393,21 @@ class IpfsStore(ContentStore):
             raise StoreUnavailable(f"IPFS node at {self.api} failed {what}: {error}") from None
         except errors.Error as error:
             raise StoreUnavailable(f"IPFS node at {self.api} failed {what}: {error}") from None
+
+    def _reaching(self, fn, *args, **kwargs):
+        """fn(*args), tried again (each of our calls is safe to repeat) while the node cannot be
+        reached or drops the connection (its daemon stopping), for up to outage_s, at most PROBE_S
+        apart (jittered)."""
+        import random
+
+        give_up = time.monotonic() + self.outage_s
+        while True:
+            try:
+                return fn(*args, **kwargs)
+            except (self._errors.ConnectionError, self._errors.ProtocolError):
+                if time.monotonic() >= give_up:
+                    raise
+                time.sleep(PROBE_S / 2 + random.uniform(0, PROBE_S / 2))
 
     def _put(self, data: bytes, cid: str) -> None:
         answer = self._call("add", self._client.add_bytes, data, opts=self.ADD_OPTS)
@@ -444,10 +463,11 @@ def gc_forever(store: ContentStore, interval: float, stop: threading.Event) -> N
             return
 
 
-def open_store(ipfs_api: str | None, root: Path | str, **kwargs) -> ContentStore:
-    """An IpfsStore when `ipfs_api` is set (ledger under `root`), else an EmbeddedStore at `root`."""
+def open_store(ipfs_api: str | None, root: Path | str, outage_s: float = 0.0, **kwargs) -> ContentStore:
+    """An IpfsStore when `ipfs_api` is set (ledger under `root`; `outage_s`: IpfsStore's), else an
+    EmbeddedStore at `root`."""
     if ipfs_api:
-        return IpfsStore(ipfs_api, Path(root) / "ipfs-ledger.sqlite", **kwargs)
+        return IpfsStore(ipfs_api, Path(root) / "ipfs-ledger.sqlite", outage_s=outage_s, **kwargs)
     return EmbeddedStore(root, **kwargs)
 
 

@@ -25,9 +25,12 @@ NODE_SETTINGS = dict(retry_backoff=1, retry_backoff_max=4, retry_jitter=False, m
 
 
 class Network(LocalNetwork):
-    def __init__(self, workdir: Path, roles: list[tuple[str, str]], ipfs_api: str | None = None, tick_s: float = 1.0):
+    def __init__(self, workdir: Path, roles: list[tuple[str, str]], ipfs_api: str | None = None, tick_s: float = 1.0,
+                 node_settings: dict | None = None):
+        """node_settings: NodeConfig fields that replace NODE_SETTINGS' for every node."""
         super().__init__(workdir, password=PASSWORD, scrypt_n=2**10, anvil_ports=ANVIL_PORTS,
-                         redis_ports=REDIS_PORTS, ipfs_api=ipfs_api, node_settings=NODE_SETTINGS, tick_s=tick_s)
+                         redis_ports=REDIS_PORTS, ipfs_api=ipfs_api, tick_s=tick_s,
+                         node_settings={**NODE_SETTINGS, **(node_settings or {})})
         try:
             for name, role in roles:
                 self.add_node(name, role)

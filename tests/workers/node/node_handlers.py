@@ -132,3 +132,18 @@ def stuck_rollout(ev: HandledEvent) -> None:
     if len(r().lrange(f"test:started:{ev.key}", 0, -1)) == 1:
         time.sleep(ev.args["sleep"])
     _note(ev, "completed")
+
+
+@DISPATCH.on("Steady", "trainer")
+def steady(ev: HandledEvent) -> None:
+    """Work that writes to the node's Redis as it goes (as a sender stores its nonce): `steps` stamped
+    writes, `every` s apart, through the client the node's job records use (tasks.node_state)."""
+    from celery import current_task
+
+    from workers.node.queues.tasks import node_state
+
+    client = node_state(current_task.app.node_config)[0].client
+    for step in range(ev.args["steps"]):
+        client.rpush(f"test:steps:{ev.key}", json.dumps({"t": time.time(), "step": step, "attempt": ev.attempt,
+                                                        "pid": os.getpid()}))
+        time.sleep(ev.args["every"])

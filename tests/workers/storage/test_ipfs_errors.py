@@ -34,6 +34,19 @@ def test_unreachable_node_says_so(down_store, call):
         call(down_store)
 
 
+def test_a_node_store_waits_for_an_unreachable_node_up_to_its_outage_s(tmp_path):
+    """A node's store (outage_s > 0) tries again about every second while the IPFS node cannot be
+    reached (its daemon restarting), and says it is unreachable only after outage_s."""
+    store = IpfsStore(f"/ip4/127.0.0.1/tcp/{free_port()}/http", tmp_path / "ledger.sqlite", outage_s=2.0)
+    try:
+        started = time.monotonic()
+        with pytest.raises(StoreUnavailable, match="is unreachable"):
+            store.get(compute(b"data"))
+        assert 2.0 <= time.monotonic() - started < 5
+    finally:
+        store.close()
+
+
 def test_bad_api_address_is_a_value_error_that_leaves_nothing_behind(tmp_path):
     for bad in ("localhost:5001", "http://127.0.0.1", "http://127.0.0.1:5001/api/v0", "http://127.0.0.1:port"):
         with pytest.raises(ValueError, match="bad IPFS API address"):

@@ -18,7 +18,6 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import redis
 from web3 import Web3
 
 from workers.chain.deployment import Deployment, load_deployment
@@ -28,6 +27,7 @@ from workers.chain.sender import TxSender
 from workers.chain.view import ChainView
 from workers.node.config import NodeConfig, NodeSettings
 from workers.node.observe.metrics import OBSERVER
+from workers.node.queues.transient import OUTAGE_S, redis_client
 from workers.protocol import Role
 from workers.storage.store import ContentStore, open_store
 
@@ -192,9 +192,9 @@ class NodeContext:
         w3 = http_w3(settings.rpc_url)
         deployment = load_deployment(w3, path=settings.deployment)
         account = account or load_account(find_keystore(node_dir, settings.address))
-        client = redis.Redis.from_url(config.redis_url)
+        client = redis_client(config.redis_url)  # rides out a Redis restart (the nonce lives there)
         sender = TxSender(w3, account, client, max_fee_per_gas=settings.max_fee_per_gas, observer=OBSERVER)
-        store = open_store(settings.ipfs_api, settings.store_dir, observer=OBSERVER)
+        store = open_store(settings.ipfs_api, settings.store_dir, observer=OBSERVER, outage_s=OUTAGE_S)
         return cls(config, settings, w3, deployment, sender, store, ChainView(deployment), node_dir,
                    Secrets(node_dir / "secrets.sqlite"), account=account)
 

@@ -27,6 +27,7 @@ from kombu import Queue
 
 from workers.node.config import QUEUES, ROLE_QUEUES, NodeConfig, claim_queue
 from workers.node.queues.dispatch import DISPATCH, LATER, URGENT
+from workers.node.queues.transient import OUTAGE_S, PROBE_S
 
 HANDLE_EVENT = "decentrl.node.handle_event"
 PING = "decentrl.node.ping"
@@ -78,6 +79,14 @@ def create_app(config: NodeConfig) -> Celery:
         broker_transport_options=transport,
         result_backend_transport_options={"visibility_timeout": config.visibility_timeout},
         broker_connection_retry_on_startup=True,
+        # Redis down (restarting): a worker probes it every PROBE_S for as long as it takes, and a
+        # message sent meanwhile (a retry, a scheduled check) waits for it as the node's Redis
+        # clients do, rather than failing after kombu's default 0.6 s (transient.py)
+        broker_connection_max_retries=None,
+        worker_cancel_long_running_tasks_on_connection_loss=False,  # a running job waits Redis out (transient.py)
+        worker_consumer="workers.node.queues.reconnect:QuickReconnect",
+        task_publish_retry_policy={"max_retries": int(OUTAGE_S / PROBE_S), "interval_start": 0,
+                                   "interval_step": PROBE_S / 4, "interval_max": PROBE_S},
         result_expires=24 * 3600,
         imports=list(config.handler_modules),
         enable_utc=True,

@@ -49,12 +49,15 @@ from typing import Any, Protocol
 from workers.deadline import DeadlinePassed, work_until
 from workers.node.config import ROLE_QUEUES
 from workers.node.queues import jobs
+from workers.node.queues.transient import TRANSIENT
 
 log = logging.getLogger(__name__)
 
 
 class RetryableError(Exception):
-    """A transient failure (chain or IPFS timeout): the task is retried with backoff."""
+    """A transient failure (chain or IPFS timeout): the task is retried with backoff. So are the
+    infrastructure errors of transient.TRANSIENT (Redis's own ConnectionError included) and the
+    types handler modules declare (declare_retryable)."""
 
 
 class JobInProgress(RetryableError):
@@ -93,7 +96,7 @@ class RateLimited(Deferred):
         self.start = start
 
 
-_RETRYABLE: list[type[BaseException]] = [RetryableError, TimeoutError, ConnectionError]
+_RETRYABLE: list[type[BaseException]] = [RetryableError, *TRANSIENT]
 
 
 def declare_retryable(*types: type[BaseException]) -> None:
@@ -306,7 +309,7 @@ def enqueue(event: ChainEventLike, send: Callable[[str, dict], None], store: job
     for role in table.roles_for(event.name, event.args):
         if wanted is not None and role not in wanted:
             continue
-        store.mark_queued(role, event.key, event.name)
+        store.mark_queued(role, event.key, event.name, args, int(event.block))
         if store.get(role, event.key).status == jobs.DONE:
             continue
         kwargs = {"event_key": event.key, "event_name": event.name, "args": args, "block": int(event.block),
@@ -347,7 +350,7 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
             if wait > 0:
                 raise RateLimited(wait, asked + wait)
             reserved = asked
-        attempt = store.start_attempt(role, event_key, event_name)
+        attempt = store.start_attempt(role, event_key, event_name, args, block)
         event = HandledEvent(event_key, event_name, args, block, role, attempt, worker, reserved)
         dropped = False
         try:

@@ -7,7 +7,6 @@ import os
 import time
 from collections.abc import Callable
 
-import redis
 from celery import Celery
 from celery.exceptions import SoftTimeLimitExceeded
 
@@ -16,6 +15,7 @@ from workers.node.observe import logs, metrics
 from workers.node.queues import dispatch, jobs
 from workers.node.queues.celery_app import HANDLE_EVENT, PING, send_event, warm_sending
 from workers.node.queues.ratelimit import TokenBucket
+from workers.node.queues.transient import redis_client
 
 _state: dict = {}
 log = logging.getLogger(__name__)
@@ -39,9 +39,11 @@ def time_limits(config: NodeConfig, until: float | None, now: float | None = Non
 
 
 def node_state(config: NodeConfig) -> tuple[jobs.JobStore, TokenBucket]:
-    """This process's Redis client, job store and rate bucket (made after the pool forks)."""
+    """This process's Redis client, job store and rate bucket (made after the pool forks). The
+    client rides out a Redis outage (transient.redis_client): a job's own bookkeeping waits for
+    Redis to come back rather than failing the job."""
     if _state.get("pid") != os.getpid() or _state.get("config") is not config:
-        client = redis.Redis.from_url(config.redis_url)
+        client = redis_client(config.redis_url)
         _state.update(pid=os.getpid(), config=config,
                       store=jobs.JobStore(client, config.key()),
                       bucket=TokenBucket(client, config.key("rate"), config.rate_per_s,
@@ -119,7 +121,11 @@ def load_handlers(config: NodeConfig) -> None:
 def make_enqueue(app: Celery, roles=None,
                  table: dispatch.DispatchTable = dispatch.DISPATCH) -> Callable:
     """enqueue(event) -> queues, for the watcher: one handle_event per role handling the event.
-    Its `events` attribute names the events it can queue at all (the watcher skips the rest)."""
+    Its `events` attribute names the events it can queue at all (the watcher skips the rest);
+    its `requeue_stale()` sends again every job that its calls found lost for lease_s in a row
+    (jobs.JobStore.stale: left running with no lease, its handler dead or its outcome lost with
+    Redis; or left queued with its message nowhere in Redis, `pending_messages`) and returns their
+    "role event-key" names: the watcher calls it every lease_s/2."""
     config: NodeConfig = app.node_config
     load_handlers(config)
     try:
@@ -144,6 +150,70 @@ def make_enqueue(app: Celery, roles=None,
         return any(table.bounded(event.name, role, event.args) for role in table.roles_for(event.name, event.args)
                    if roles is None or role in roles)
 
+    suspects: dict[tuple[str, str], float] = {}  # (role, event key): when a sweep first found it lost
+
+    def requeue_stale() -> list[str]:
+        # A job is sent again only when the sweeps found it lost for lease_s in a row: a live
+        # handler's lease is renewed every lease_s/3 (one that outlived a Redis outage takes its
+        # lapsed lease again at its first renewal after it: jobs.Lease), and a queued job's message
+        # may be on its way (enqueue records the job, then sends it).
+        store, _ = node_state(config)
+        now = time.monotonic()
+        found = store.stale(older_than_s=config.lease_s)
+        waiting = pending_messages(store.client) if any(r.status == jobs.QUEUED for _, _, r in found) else set()
+        lost = {(role, key): record for role, key, record in found
+                if record.status == jobs.RUNNING or (role, key) not in waiting}
+        sent = []
+        for (role, key), record in lost.items():
+            if now - suspects.setdefault((role, key), now) < config.lease_s:
+                continue
+            del suspects[(role, key)]
+            send(role, {"event_key": key, "event_name": record.event, "args": record.run["args"],
+                        "block": record.run["block"], "role": role})
+            if store.requeued(role, key, record.status):
+                why = ("no lease (its worker died, or Redis went down as it ended)" if record.status == jobs.RUNNING
+                       else "no message (a worker took it as Redis went down)")
+                log.warning("%s %s (%s) was left %s with %s: queued again", record.event, key, role, record.status, why)
+                sent.append(f"{role} {key}")
+        for gone in set(suspects) - set(lost):
+            del suspects[gone]
+        return sent
+
     enqueue.events = table.events_for(roles)
     enqueue.bounded = bounded
+    enqueue.requeue_stale = requeue_stale
     return enqueue
+
+
+def pending_messages(client) -> set[tuple[str, str]]:
+    """(role, event key) of every handle_event message in the node's Redis: waiting in a queue (each
+    priority's list: kombu names a list `queue` + SEP + priority, the first priority's plain
+    `queue`) or taken by a worker and not acknowledged yet (kombu's `unacked` hash, which also holds
+    the retries and checks a worker keeps until their time)."""
+    import base64
+    import json
+
+    from workers.node.config import QUEUES
+
+    lists = [q for queue in QUEUES for q in (queue, *(f"{queue}{KOMBU_PRIORITY_SEP}{p}" for p in (dispatch.LATER,)))]
+    pipe = client.pipeline(transaction=False)
+    for name in lists:
+        pipe.lrange(name, 0, -1)
+    pipe.hvals("unacked")
+    *queued, unacked = pipe.execute()
+    bodies = [m for messages in queued for m in messages] + [json.loads(v)[0] for v in unacked]
+    found = set()
+    for raw in bodies:
+        message = json.loads(raw) if isinstance(raw, (bytes, str)) else raw
+        if message.get("headers", {}).get("task") != HANDLE_EVENT:
+            continue
+        body = message["body"]
+        if message.get("properties", {}).get("body_encoding") == "base64":
+            body = base64.b64decode(body)
+        _, kwargs, _ = json.loads(body)
+        found.add((kwargs["role"], kwargs["event_key"]))
+    return found
+
+
+KOMBU_PRIORITY_SEP = "\x06\x16"
+"""kombu's Redis transport: a queue's list for a priority other than the first is named queue + this + priority."""

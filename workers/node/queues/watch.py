@@ -1,6 +1,7 @@
 """The watcher process's body (`watch`, run by workers.node.processes.watcher_runner under the
 Supervisor): follow the protocol's events and queue each one this node has an interest in
-(workers.node.queues.interest) for its roles; meanwhile run the store's retention GC."""
+(workers.node.queues.interest) for its roles; meanwhile run the store's retention GC and the sweep
+that queues again the jobs left running with no lease (tasks.make_enqueue's requeue_stale)."""
 from __future__ import annotations
 
 import logging
@@ -24,6 +25,25 @@ def _start_store_gc(settings: NodeSettings) -> None:
                      name="store-gc").start()
 
 
+def _start_job_sweep(requeue_stale, every_s: float) -> None:
+    """Every `every_s`, send again the jobs left running with no lease (a worker that died, an
+    outcome lost with Redis), in a thread of the watcher (one per node). Redis being down only
+    delays the sweep to the next turn."""
+    import threading
+
+    from workers.node.queues.transient import TRANSIENT
+
+    def sweep() -> None:
+        while True:
+            time.sleep(every_s)
+            try:
+                requeue_stale()
+            except TRANSIENT as exc:
+                log.warning("stale-job sweep: %s: %s; trying again in %g s", type(exc).__name__, exc, every_s)
+
+    threading.Thread(target=sweep, daemon=True, name="job-sweep").start()
+
+
 def watch(enqueue) -> None:
     """Follow TaskRegistry's and DisputeManager's events with a cursor in node_dir/watcher.sqlite
     and enqueue each one this node has an interest in for its roles; meanwhile run the store's
@@ -41,6 +61,8 @@ def watch(enqueue) -> None:
     address = keystore_address(find_keystore(settings.node_dir, settings.address))
     interest = Interest(settings.node_dir / "watcher.sqlite", address)
     _start_store_gc(settings)
+    if hasattr(enqueue, "requeue_stale"):
+        _start_job_sweep(enqueue.requeue_stale, NodeConfig.from_env().lease_s / 2)
     ws = settings.ws_url
 
     block_time = _block_timestamps(w3)
