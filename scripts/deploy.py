@@ -53,8 +53,8 @@ def deployments_dir() -> Path:
 TOKEN = 10**18
 CONTRACT_GAS = {
     "RLToken": 1_000_000, "StakeManager": 2_750_000, "Reputation": 1_150_000, "RewardVault": 1_100_000,
-    "ProtocolConfig": 980_000, "RoundLogic": 2_780_000, "AggregateAttest": 1_430_000, "SlotLogic": 1_500_000,
-    "TaskRegistry": 3_850_000, "TaskFront": 990_000, "KeyringBoard": 520_000, "JuryLogic": 1_860_000,
+    "ProtocolConfig": 1_045_000, "RoundLogic": 2_780_000, "AggregateAttest": 1_430_000, "SlotLogic": 1_500_000,
+    "TaskRegistry": 4_100_000, "TaskFront": 990_000, "KeyringBoard": 520_000, "JuryLogic": 1_860_000,
     "FaultProver": 850_000, "DisputeManager": 4_060_000, "StateView": 2_920_000,
 }
 """Gas of each contract's deployment, with ~5% room (measured on anvil, prague; tests/scripts/

@@ -19,7 +19,7 @@ BLOCK = re.compile(r"```sh\n(.*?)```", re.S)
 def doc_commands():
     for path in DOCS:
         for block in BLOCK.findall(path.read_text()):
-            for line in block.splitlines():
+            for line in block.replace("\\\n", " ").splitlines():  # a continued line is one command, as in a shell
                 line = line.split(" #")[0].strip()
                 words = shlex.split(line) if line else []
                 if "decentrl" in words:

@@ -108,3 +108,22 @@ def test_three_validators_vote_alone_where_an_aggregate_would_cost_more(run):
         singles = [e.args for e in events if e.name == "Attested" and e.args["round"] == round_]
         assert sorted((a["slot"], a["acceptBitmap"]) for a in singles) == [(v, votes[round_]) for v in range(3)], round_
         assert aggregates == [], round_
+
+
+def test_the_example_client_follows_the_task_to_its_checkpoint(run):
+    """examples/client.py (plain web3.py, docs/integrating.md) reads the same end from the events."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    client = Path(__file__).resolve().parents[3] / "examples" / "client.py"
+    task = ChainView(run.net.deployment).task(run.task_id)
+    followed = subprocess.run([sys.executable, str(client), "--rpc", run.net.anvil.http_url, "--deployment",
+                               str(run.net.deployment_path), "follow", str(run.task_id), "--follow-seconds", "5"],
+                              capture_output=True, text=True, timeout=120)
+    assert followed.returncode == 0, followed.stderr
+    lines = followed.stdout.splitlines()
+    finalized = [line for line in lines if line.startswith("RoundFinalized")]
+    assert len(finalized) == run.params.num_rounds and finalized[-1].endswith(
+        f"checkpoint {task.checkpoint_cid} root 0x{bytes(task.checkpoint_root).hex()}")
+    assert lines[-1] == f"result: Completed, checkpoint {task.checkpoint_cid}"
