@@ -18,10 +18,9 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-from network import ROOT, SPEC, TOKEN, Network
+from network import ROOT, SPEC, TOKEN, Network, running_phase_job
 
 from tests.ports import ipfs_api_port
-from workers.node.queues.jobs import RUNNING
 from workers.protocol import FINAL_STATUSES, Phase, Status, TaskParams
 from workers.storage.store import EmbeddedStore, IpfsStore
 
@@ -30,16 +29,6 @@ ROLES = [("sampler0", "sampler"), ("sampler1", "sampler"), ("trainer", "trainer"
 PARAMS = dict(bounty=1000 * TOKEN, num_samplers=2, num_validators=3, num_rounds=2, claim_window=600,
               commit_window=120, reveal_window=60, attest_window=120)
 TIMEOUT_S = 200
-
-
-def running_phase_job(node) -> str | None:
-    """The key of a PhaseStarted job the node is running now, if any."""
-    client = node.redis()
-    for key in client.scan_iter(match=node.config.key("job", node.role, "*"), count=1000):
-        record = client.hgetall(key)
-        if record.get(b"status") == RUNNING.encode() and record.get(b"event") == b"PhaseStarted":
-            return key.decode().split(f":job:{node.role}:", 1)[1]
-    return None
 
 
 def drive(net: Network, store, params: TaskParams, on_tick=lambda task, out: None) -> SimpleNamespace:

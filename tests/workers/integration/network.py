@@ -90,3 +90,16 @@ def task_created(net: Network, task_id: int, handler_role: str):
 
     event = next(e for e in registry_events(net) if e.name == "TaskCreated" and e.args["taskId"] == task_id)
     return handled("TaskCreated", handler_role, **jsonable(dict(event.args)))
+
+
+def running_phase_job(node) -> str | None:
+    """The key of a PhaseStarted job the node is running now, if any (asked while the task is in the
+    phase whose job is wanted: the node's earlier ones are done by then)."""
+    from workers.node.queues.jobs import RUNNING
+
+    client = node.redis()
+    for key in client.scan_iter(match=node.config.key("job", node.role, "*"), count=1000):
+        record = client.hgetall(key)
+        if record.get(b"status") == RUNNING.encode() and record.get(b"event") == b"PhaseStarted":
+            return key.decode().split(f":job:{node.role}:", 1)[1]
+    return None

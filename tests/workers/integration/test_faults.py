@@ -26,12 +26,12 @@ import time
 from types import SimpleNamespace
 
 import pytest
-from network import ROOT, SPEC, TOKEN, Network, registry_events
+from network import ROOT, SPEC, TOKEN, Network, registry_events, running_phase_job
 
 from tests.ports import ipfs_api_port
 from workers.chain.view import ChainView
 from workers.node.processes import redis_service
-from workers.node.queues.jobs import DONE, RUNNING
+from workers.node.queues.jobs import DONE
 from workers.protocol import Phase, Role, Status, TaskParams, Verdict
 from workers.storage.store import IpfsStore
 
@@ -58,17 +58,6 @@ def _ipfs_tool():
     module = sys.modules["ipfs_node"] = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
-
-
-def job_in_flight(node) -> str | None:
-    """The key of a PhaseStarted job the node is running now, if any (the caller asks while the
-    task is in the phase whose job it wants: the node's earlier ones are done by then)."""
-    client = node.redis()
-    for key in client.scan_iter(match=node.config.key("job", node.role, "*"), count=1000):
-        record = client.hgetall(key)
-        if record.get(b"status") == RUNNING.encode() and record.get(b"event") == b"PhaseStarted":
-            return key.decode().split(f":job:{node.role}:", 1)[1]
-    return None
 
 
 class Faults:
@@ -110,7 +99,7 @@ class Faults:
         if task.phase not in phases:
             return
         node = self.net.node(role)
-        job = job_in_flight(node)
+        job = running_phase_job(node)
         if job is None:
             return
         killed = time.time()

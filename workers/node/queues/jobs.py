@@ -163,7 +163,7 @@ class JobStore:
 
     def requeued(self, role: str, event_key: str, seen: str) -> bool:
         """Marks a job `stale` found (with status `seen`) queued again, counting it, unless a run
-        took its lease or changed it meanwhile (the message just sent again, maybe); whether it did."""
+        took its lease or changed it meanwhile; whether it did (the caller sends the job again only then)."""
         keys = [self.job_key(role, event_key), self.lease_key(role, event_key)]
         return bool(self._requeue(keys=keys, args=[seen, QUEUED, repr(time.time())]))
 

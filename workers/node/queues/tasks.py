@@ -168,13 +168,16 @@ def make_enqueue(app: Celery, roles=None,
             if now - suspects.setdefault((role, key), now) < config.lease_s:
                 continue
             del suspects[(role, key)]
+            # marked first, then sent: a run that took the job meanwhile keeps it (no second send),
+            # and a worker that takes the new message at once finds the record queued, not stale
+            if not store.requeued(role, key, record.status):
+                continue
             send(role, {"event_key": key, "event_name": record.event, "args": record.run["args"],
                         "block": record.run["block"], "role": role})
-            if store.requeued(role, key, record.status):
-                why = ("no lease (its worker died, or Redis went down as it ended)" if record.status == jobs.RUNNING
-                       else "no message (a worker took it as Redis went down)")
-                log.warning("%s %s (%s) was left %s with %s: queued again", record.event, key, role, record.status, why)
-                sent.append(f"{role} {key}")
+            why = ("no lease (its worker died, or Redis went down as it ended)" if record.status == jobs.RUNNING
+                   else "no message (a worker took it as Redis went down)")
+            log.warning("%s %s (%s) was left %s with %s: queued again", record.event, key, role, record.status, why)
+            sent.append(f"{role} {key}")
         for gone in set(suspects) - set(lost):
             del suspects[gone]
         return sent
