@@ -176,7 +176,8 @@ def test_a_queued_job_whose_message_is_gone_is_sent_again(outage, outage_node):
     send_event(app, {"event_key": held.key, "event_name": "Steady", "args": held.args, "block": 1, "role": "trainer"},
                countdown=30)
     store.mark_queued("trainer", held.key, "Steady", held.args, 1)
-    store.mark_queued("trainer", lost.key, "Steady", lost.args, 1)
+    until = time.time() + 600  # a bounded job's deadline: sent again, it keeps it
+    store.mark_queued("trainer", lost.key, "Steady", lost.args, 1, until)
     wait_for(lambda: client.hlen("unacked") >= 1, timeout=10)
     time.sleep(config.lease_s + 0.1)
     assert enqueue.requeue_stale() == []  # found now; sent only if still lost a lease later
@@ -186,3 +187,4 @@ def test_a_queued_job_whose_message_is_gone_is_sent_again(outage, outage_node):
     assert store.get("sampler", waiting.key).status == jobs.QUEUED
     assert (store.get("trainer", held.key).status, store.get("trainer", held.key).requeued) == (jobs.QUEUED, 0)
     assert store.get("trainer", lost.key).requeued == 1
+    assert store.get("trainer", lost.key).run["until"] == until  # the run it was sent again for had it

@@ -309,13 +309,14 @@ def enqueue(event: ChainEventLike, send: Callable[[str, dict], None], store: job
     for role in table.roles_for(event.name, event.args):
         if wanted is not None and role not in wanted:
             continue
-        store.mark_queued(role, event.key, event.name, args, int(event.block))
+        bound = float(until) if until is not None and table.bounded(event.name, role, event.args) else None
+        store.mark_queued(role, event.key, event.name, args, int(event.block), bound)
         if store.get(role, event.key).status == jobs.DONE:
             continue
         kwargs = {"event_key": event.key, "event_name": event.name, "args": args, "block": int(event.block),
                   "role": role}
-        if until is not None and table.bounded(event.name, role, event.args):
-            kwargs["until"] = float(until)
+        if bound is not None:
+            kwargs["until"] = bound
         send(role, kwargs)
         queues.append(ROLE_QUEUES[role])
     return queues
@@ -350,7 +351,7 @@ def run_event(store: jobs.JobStore, reserve_token: Callable[[], float], role: st
             if wait > 0:
                 raise RateLimited(wait, asked + wait)
             reserved = asked
-        attempt = store.start_attempt(role, event_key, event_name, args, block)
+        attempt = store.start_attempt(role, event_key, event_name, args, block, until)
         event = HandledEvent(event_key, event_name, args, block, role, attempt, worker, reserved)
         dropped = False
         try:

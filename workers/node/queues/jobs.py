@@ -68,6 +68,14 @@ return 0
 """
 
 
+def _run(args: dict, block: int | None, until: float | None) -> str:
+    """A record's "run" field: what sending the job again needs (JobRecord.run)."""
+    run = {"args": args, "block": block}
+    if until is not None:
+        run["until"] = until
+    return json.dumps(run)
+
+
 def status_fields(status: str, error: str | None = None) -> dict:
     """A job record's fields for a new status (and its error, cut to 2000 characters)."""
     fields = {"status": status, "updated": repr(time.time())}
@@ -83,7 +91,8 @@ class JobRecord:
     last_error: str
     event: str
     run: dict | None = None
-    """The last run's event args and block ({"args": ..., "block": ...}), None before a run."""
+    """The last run's event args and block, and the job's deadline if it has one ({"args": ...,
+    "block": ..., "until": ...}); None before a run."""
     requeued: int = 0
     """Times `stale` found it lost and it was sent again."""
     updated: float = field(default=0.0, compare=False)
@@ -116,26 +125,26 @@ class JobStore:
         return JobRecord.parse(self.client.hgetall(self.job_key(role, event_key)))
 
     def mark_queued(self, role: str, event_key: str, event: str, args: dict | None = None,
-                    block: int | None = None) -> bool:
-        """Create the record as queued (with the event's `args` and `block`, for `stale`); False
-        (and nothing changed) if it already exists."""
+                    block: int | None = None, until: float | None = None) -> bool:
+        """Create the record as queued (with the event's `args`, `block` and the job's deadline
+        `until`, for `stale`); False (and nothing changed) if it already exists."""
         key = self.job_key(role, event_key)
         created = self.client.hsetnx(key, "status", QUEUED)
         if created:
             fields = {"event": event, "attempts": 0, "updated": time.time()}
             if args is not None:
-                fields["run"] = json.dumps({"args": args, "block": block})
+                fields["run"] = _run(args, block, until)
             self.client.hset(key, mapping=fields)
         return bool(created)
 
     def start_attempt(self, role: str, event_key: str, event: str, args: dict | None = None,
-                      block: int | None = None) -> int:
-        """Marks the job running and counts the attempt; `args` and `block` (the event's) are kept
-        so that `stale` can send the job again."""
+                      block: int | None = None, until: float | None = None) -> int:
+        """Marks the job running and counts the attempt; `args`, `block` (the event's) and `until`
+        (the job's deadline) are kept so that `stale` can send the job again as it was."""
         key = self.job_key(role, event_key)
         fields = {"status": RUNNING, "event": event, "updated": time.time()}
         if args is not None:
-            fields["run"] = json.dumps({"args": args, "block": block})
+            fields["run"] = _run(args, block, until)
         pipe = self.client.pipeline()
         pipe.hincrby(key, "attempts", 1)
         pipe.hset(key, mapping=fields)

@@ -172,8 +172,11 @@ def make_enqueue(app: Celery, roles=None,
             # and a worker that takes the new message at once finds the record queued, not stale
             if not store.requeued(role, key, record.status):
                 continue
-            send(role, {"event_key": key, "event_name": record.event, "args": record.run["args"],
-                        "block": record.run["block"], "role": role})
+            again = {"event_key": key, "event_name": record.event, "args": record.run["args"],
+                     "block": record.run["block"], "role": role}
+            if record.run.get("until") is not None:  # a bounded job keeps its deadline (and time limits)
+                again["until"] = record.run["until"]
+            send(role, again)
             why = ("no lease (its worker died, or Redis went down as it ended)" if record.status == jobs.RUNNING
                    else "no message (a worker took it as Redis went down)")
             log.warning("%s %s (%s) was left %s with %s: queued again", record.event, key, role, record.status, why)
