@@ -120,29 +120,8 @@ def test_a_withheld_reveal_is_slashed(net, role):
     reveal deadline it is vacated as Withheld, slashed slashBps of its locked stake and loses 20
     reputation. A withheld sample leaves the round to the other sampler; a withheld checkpoint
     leaves the round without one (the samplers are still judged and paid)."""
-    d = net.deployment
-    cheater = net.add_node(f"withholding-{role}", role)
-    nodes = nodes_with(net, cheater if role == "sampler" else net.add_node(f"sampler-for-{role}", "sampler"))
-    if role == "trainer":
-        nodes["trainer"] = [cheater]
-    task_id = net.create_task()
-    start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
-    member = d.state.functions.membershipOf(task_id, cheater.address).call()
-    locked = d.state.functions.slotOf(task_id, member.role, member.slot).call().lockedStake
-    score = d.reputation.functions.scoreOf(cheater.address).call()
-    block = net.w3.eth.block_number + 1
     reveal = Phase.SAMPLE_REVEAL if role == "sampler" else Phase.TRAIN_REVEAL
-    play_round(net, task_id, nodes, Cheat(cheater.name, withhold=(reveal,)))
-    seen = outcome(net, task_id, block)
-    assert seen.vacated == {cheater.address: Outcome.WITHHELD}
-    assert seen.slashed == {cheater.address: locked * d.config.functions.slashBps().call() // 10_000}
-    assert d.reputation.functions.scoreOf(cheater.address).call() == score - 20
-    assert cheater.address not in seen.earned
-    share = BOUNTY * d.config.functions.roleShares().call()[Role.SAMPLER] // 10_000 // 2
-    for sampler in nodes["sampler"]:
-        if sampler is not cheater:
-            assert seen.verdicts[(sampler.address, Role.SAMPLER)] == Verdict.ACCEPTED
-            assert seen.earned[sampler.address] == share
+    withheld_round(net, role, f"withholding-{role}", f"sampler-for-{role}", reveal)
 
 
 @pytest.mark.parametrize("role", ["sampler", "trainer"])
@@ -151,19 +130,28 @@ def test_a_withheld_draw_is_slashed(net, role):
     not show whether it was forced, SPECIFICATION.md 5.5.3): at the AttestReveal deadline it is
     vacated as Withheld, slashed slashBps of its locked stake, loses 20 reputation and is not paid
     for the round; the other workers are judged and paid as usual."""
+    withheld_round(net, role, f"draw-withholding-{role}", f"sampler-beside-{role}", Phase.ATTEST_REVEAL,
+                   committed_draw=True)
+
+
+def withheld_round(net, role: str, name: str, other_sampler: str, phase: Phase, committed_draw: bool = False):
+    """One round in which a fresh `role` node `name` withholds what `phase` expects of it: it is
+    vacated as Withheld, slashed slashBps of its locked stake, loses 20 reputation and earns nothing;
+    every other sampler is accepted and paid its share."""
     d = net.deployment
-    cheater = net.add_node(f"draw-withholding-{role}", role)
-    nodes = nodes_with(net, cheater if role == "sampler" else net.add_node(f"sampler-beside-{role}", "sampler"))
+    cheater = net.add_node(name, role)
+    nodes = nodes_with(net, cheater if role == "sampler" else net.add_node(other_sampler, "sampler"))
     if role == "trainer":
         nodes["trainer"] = [cheater]
     task_id = net.create_task()
     start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
-    assert d.state.functions.drawCommitmentOf(task_id, 0, cheater.address).call() != bytes(32), "no draw committed"
+    if committed_draw:
+        assert d.state.functions.drawCommitmentOf(task_id, 0, cheater.address).call() != bytes(32), "no draw committed"
     member = d.state.functions.membershipOf(task_id, cheater.address).call()
     locked = d.state.functions.slotOf(task_id, member.role, member.slot).call().lockedStake
     score = d.reputation.functions.scoreOf(cheater.address).call()
     block = net.w3.eth.block_number + 1
-    play_round(net, task_id, nodes, Cheat(cheater.name, withhold=(Phase.ATTEST_REVEAL,)))
+    play_round(net, task_id, nodes, Cheat(cheater.name, withhold=(phase,)))
     seen = outcome(net, task_id, block)
     assert seen.vacated == {cheater.address: Outcome.WITHHELD}
     assert seen.slashed == {cheater.address: locked * d.config.functions.slashBps().call() // 10_000}
