@@ -79,11 +79,17 @@ def test_history_agrees_with_the_chain(run):
         assert view.claimable(node.address) == 0, node.name
         assert [(c.old, c.new) for c in h.reputation if c.node == node.address] == [(70, 72), (72, 74)]
     assert sum(h.paid_by_role().values()) == sum(h.settled_paid_by_role_wei)
-    # the workers' draws: each commitDraw that landed before round 0 began, an openDraw per drawn submission
+    # the workers' draws: each commitDraw that landed before round 0 began, an openDraw per drawn submission.
+    # How many land is a race against the keeper's draw, which fixes round 0's seed: a loaded machine can lose
+    # all three (the handler itself runs deterministically in the fraud world's fill).
     state = run.net.deployment.state.functions
     drawn = sum(bin(state.drawnMask(run.task_id, r.round).call()).count("1") for r in h.rounds)
-    first_draws = len(run.net.deployment.registry.events.DrawCommitted().get_logs(from_block=0))
-    assert drawn >= 3 and 0 < first_draws <= 3
+    commits = run.net.deployment.registry.events.DrawCommitted().get_logs(from_block=0)
+    workers = {n.address for n in run.net.nodes if n.role != "validator"}
+    assert {(e.args.taskId, e.args.round) for e in commits} <= {(run.task_id, 0)}
+    assert len({e.args.node for e in commits}) == len(commits) and {e.args.node for e in commits} <= workers
+    first_draws = len(commits)
+    assert drawn >= 3
     assert {k: n for k, (n, _) in h.gas_by_kind().items()} == {**FUNCTIONS, "commitDraw": first_draws,
                                                                 "openDraw": drawn}
     for tx in h.gas:
