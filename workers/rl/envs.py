@@ -10,6 +10,7 @@ qualifies; those are the ids listed in `CLASSIC_CONTROL`.
 from __future__ import annotations
 
 import difflib
+import math
 from dataclasses import dataclass
 
 import gymnasium as gym
@@ -27,6 +28,10 @@ CLASSIC_CONTROL = (
 
 DISCRETE = "discrete"
 BOX = "box"
+FLOAT32 = "float32"
+UINT8 = "uint8"
+OBS_DTYPES = (FLOAT32, UINT8)
+"""How observations are recorded: float vectors, or image pixels (0..255)."""
 
 
 class EnvError(ValueError):
@@ -47,25 +52,48 @@ class SpaceSpec:
     """Lower bounds of a `"box"` action (sampled actions are clipped to them); None if discrete."""
     action_high: tuple[float, ...] | None = None
     """Upper bounds of a `"box"` action; None if discrete."""
+    obs_shape: tuple[int, ...] | None = None
+    """Shape of one observation: None for a flat vector of `obs_dim`, or an image's (H, W, C)
+    (channels last, as gymnasium gives them); `obs_dim` is then the product of the shape."""
+    obs_dtype: str = FLOAT32
+    """Element type of observations as recorded: "float32", or "uint8" for image pixels."""
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        """The observation's shape, flat vectors included."""
+        return (self.obs_dim,) if self.obs_shape is None else self.obs_shape
+
+    @property
+    def image(self) -> bool:
+        return self.obs_shape is not None
 
     def to_dict(self) -> dict:
-        return {
+        d = {
             "obs_dim": self.obs_dim,
             "action_kind": self.action_kind,
             "action_dim": self.action_dim,
             "action_low": None if self.action_low is None else list(self.action_low),
             "action_high": None if self.action_high is None else list(self.action_high),
         }
+        # Written only when set: a flat float32 space keeps the dict (and every policy digest
+        # that holds it) of the spaces before images.
+        if self.obs_shape is not None:
+            d["obs_shape"] = list(self.obs_shape)
+        if self.obs_dtype != FLOAT32:
+            d["obs_dtype"] = self.obs_dtype
+        return d
 
     @classmethod
     def from_dict(cls, d: dict) -> SpaceSpec:
-        low, high = d.get("action_low"), d.get("action_high")
+        low, high, shape = d.get("action_low"), d.get("action_high"), d.get("obs_shape")
         spec = cls(
             obs_dim=int(d["obs_dim"]),
             action_kind=str(d["action_kind"]),
             action_dim=int(d["action_dim"]),
             action_low=None if low is None else tuple(float(x) for x in low),
             action_high=None if high is None else tuple(float(x) for x in high),
+            obs_shape=None if shape is None else tuple(int(x) for x in shape),
+            obs_dtype=str(d.get("obs_dtype", FLOAT32)),
         )
         spec.validate()
         return spec
@@ -74,6 +102,13 @@ class SpaceSpec:
         if self.obs_dim < 1 or self.action_dim < 1:
             raise EnvError(f"space sizes must be positive, got obs_dim={self.obs_dim}, "
                            f"action_dim={self.action_dim}")
+        if self.obs_dtype not in OBS_DTYPES:
+            raise EnvError(f"obs_dtype must be one of {', '.join(OBS_DTYPES)}, got {self.obs_dtype!r}")
+        if self.obs_shape is not None:
+            if len(self.obs_shape) != 3 or any(n < 1 for n in self.obs_shape):
+                raise EnvError(f"obs_shape must be an image's (height, width, channels), got {self.obs_shape}")
+            if math.prod(self.obs_shape) != self.obs_dim:
+                raise EnvError(f"obs_dim {self.obs_dim} is not the size of obs_shape {self.obs_shape}")
         if self.action_kind == DISCRETE:
             if self.action_low is not None or self.action_high is not None:
                 raise EnvError("a discrete action space has no bounds; pass action_low/high=None")
