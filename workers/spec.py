@@ -18,7 +18,7 @@ Layout (version 1):
 
     {"env_id": str, "evaluation": {"episodes": int, "target_return": float},
      "policy": {"activation": str, "hidden_sizes": [int, ...], "init_log_std": float},
-     "ppo": {every PPOConfig field except "device"}, "rollout": {"steps_per_shard": int},
+     "ppo": {every PPOConfig field except "device" and "norm_reward"}, "rollout": {"steps_per_shard": int},
      "seed": int, "verification": {"challenges_per_sampler": int, "challenges_per_trainer": int,
                                    "logp_tolerance": float, "steps_per_leaf": int},
      "version": 1}
@@ -28,6 +28,11 @@ descriptor of the ciphertext (`workers.crypto.inputs.EncryptedInputs`: algorithm
 key_commitment, key_salt, kind, size). A spec without it has the same bytes as before it existed.
 
 `ppo.device` is not part of a spec: each trainer node picks its device (PPOConfig's "auto").
+
+Optional fields, written only when not at their defaults (so a spec without them keeps its bytes
+and digest): "policy": {"kind": "nature_cnn" | "minatar_cnn" (default "mlp"), "obs_norm": true}
+and "ppo": {"norm_reward": true}. A CNN kind takes image observations and an MLP flat ones; for a
+CNN kind, hidden_sizes are the linear layers after the convolutions (workers.rl.config).
 """
 
 from __future__ import annotations
@@ -41,7 +46,8 @@ from itertools import pairwise
 from eth_utils import keccak
 
 from workers.crypto import inputs as encrypted
-from workers.rl.config import ACTIVATIONS, PolicyConfig, PPOConfig
+from workers.rl import architecture
+from workers.rl.config import ACTIVATIONS, KINDS, MLP, PolicyConfig, PPOConfig
 from workers.rl.envs import EnvError, env_space_spec
 from workers.rl.presets import CARTPOLE
 
@@ -55,7 +61,8 @@ MAX_LOGP_TOLERANCE = 0.1
 MAX_STEPS_PER_LEAF = 10_000
 MAX_HIDDEN_WEIGHTS = 10**8
 """Weights between the policy's hidden layers (400 MB of float32 per network): a larger policy is
-more than a node's memory and the nodes' transfers per round can hold."""
+more than a node's memory and the nodes' transfers per round can hold. A CNN policy's parameters,
+all of them counted, are held to the same bound."""
 MAX_SPEC_BYTES = 1 << 20
 """A spec's JSON is ~1 KB; its encrypted-inputs descriptor keeps it far under this."""
 MAX_NESTING = 16
@@ -63,6 +70,8 @@ MAX_NESTING = 16
 MAX_UPDATE_EPOCHS = 1_000
 MAX_LEARNING_RATE = 1.0
 _PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig) if f.name != "device")
+_PPO_WRITTEN_WHEN_SET = ("norm_reward",)
+"""PPO fields a spec holds only when not at their default (added after specs were published)."""
 
 
 class SpecError(ValueError):
@@ -83,10 +92,11 @@ class TaskSpec:
     seed: int = 0
     """Task seed: seeds every rollout (with round, shard and episode index, see
     `workers.rl.rollout.derive_seeds`) and the initial policy's parameters (`policy_config`)."""
-    hidden_sizes: tuple[int, ...] = (64, 64)
-    """Widths of the hidden layers of actor and critic."""
-    activation: str = "tanh"
-    """Hidden-layer nonlinearity: "tanh" or "relu"."""
+    hidden_sizes: tuple[int, ...] | None = None
+    """Widths of the hidden layers of actor and critic (for a CNN kind: the linear layers after the
+    convolutions); None: the kind's default, (64, 64) for the MLP (workers.rl.config.PolicyConfig)."""
+    activation: str | None = None
+    """Hidden-layer nonlinearity: "tanh" or "relu"; None: the kind's default ("tanh" for the MLP)."""
     init_log_std: float = 0.0
     """Initial log standard deviation of Gaussian actions (unused for discrete actions)."""
     steps_per_shard: int = 1024
@@ -113,8 +123,17 @@ class TaskSpec:
     """Spec format version; this code reads version 1 only."""
     encrypted_inputs: encrypted.EncryptedInputs | None = None
     """The descriptor of the requester's encrypted payload (e.g. round 0's policy), or None."""
+    policy_kind: str = MLP
+    """The policy network: "mlp", "nature_cnn" or "minatar_cnn" (workers.rl.config.KINDS)."""
+    obs_norm: bool = False
+    """Normalise observations by running statistics the policy carries (PolicyConfig.obs_norm)."""
 
     def __post_init__(self):
+        defaults = PolicyConfig(kind=self.policy_kind if self.policy_kind in KINDS else MLP)
+        if self.hidden_sizes is None:
+            object.__setattr__(self, "hidden_sizes", defaults.hidden_sizes)
+        if self.activation is None:
+            object.__setattr__(self, "activation", defaults.activation)
         object.__setattr__(self, "hidden_sizes", tuple(self.hidden_sizes))
         if not isinstance(self.ppo, PPOConfig):
             raise SpecError("ppo", f"must be a PPOConfig, got {type(self.ppo).__name__}")
@@ -128,16 +147,23 @@ class TaskSpec:
     def policy_config(self) -> PolicyConfig:
         """The architecture, with the task seed as the initialisation seed (round 0's policy)."""
         return PolicyConfig(hidden_sizes=self.hidden_sizes, activation=self.activation,
-                            init_log_std=self.init_log_std, seed=self.seed)
+                            init_log_std=self.init_log_std, seed=self.seed, kind=self.policy_kind,
+                            obs_norm=self.obs_norm)
 
     def to_dict(self) -> dict:
-        ppo = {name: getattr(self.ppo, name) for name in _PPO_FIELDS}
+        ppo = {name: getattr(self.ppo, name) for name in _PPO_FIELDS
+               if name not in _PPO_WRITTEN_WHEN_SET or getattr(self.ppo, name) != getattr(PPOConfig, name)}
+        policy = {"hidden_sizes": list(self.hidden_sizes), "activation": self.activation,
+                  "init_log_std": self.init_log_std}
+        if self.policy_kind != MLP:
+            policy["kind"] = self.policy_kind
+        if self.obs_norm:
+            policy["obs_norm"] = True
         return {
             "version": self.version,
             "env_id": self.env_id,
             "seed": self.seed,
-            "policy": {"hidden_sizes": list(self.hidden_sizes), "activation": self.activation,
-                       "init_log_std": self.init_log_std},
+            "policy": policy,
             "rollout": {"steps_per_shard": self.steps_per_shard},
             "ppo": ppo,
             "evaluation": {"episodes": self.eval_episodes, "target_return": self.target_return},
@@ -234,12 +260,19 @@ def _validate(d: dict) -> dict:
                                    f"upgrade the node or write a version-{SPEC_VERSION} spec")
     env_id = _str("env_id", d["env_id"])
     try:
-        env_space_spec(env_id)
+        space = env_space_spec(env_id)
     except EnvError as error:
         raise SpecError("env_id", str(error)) from None
     seed = _int("seed", d["seed"], 0, MAX_INT)
 
-    pol = _object("policy", d["policy"], ("hidden_sizes", "activation", "init_log_std"))
+    pol = _object("policy", d["policy"], ("hidden_sizes", "activation", "init_log_std", "kind", "obs_norm"),
+                  optional=("kind", "obs_norm"))
+    kind = _str("policy.kind", pol.get("kind", MLP))
+    if kind not in KINDS:
+        raise SpecError("policy.kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
+    obs_norm = pol.get("obs_norm", False)
+    if not isinstance(obs_norm, bool):
+        raise SpecError("policy.obs_norm", f"must be true or false, got {obs_norm!r}")
     hidden = pol["hidden_sizes"]
     if not isinstance(hidden, (list, tuple)) or not hidden:
         raise SpecError("policy.hidden_sizes", f"must be a non-empty list of layer widths, got {hidden!r}")
@@ -252,6 +285,7 @@ def _validate(d: dict) -> dict:
     if activation not in ACTIVATIONS:
         raise SpecError("policy.activation", f"must be one of {', '.join(sorted(ACTIVATIONS))}, got {activation!r}")
     init_log_std = _float("policy.init_log_std", pol["init_log_std"])
+    _check_network(space, PolicyConfig(hidden_sizes=hidden, activation=activation, kind=kind, obs_norm=obs_norm))
 
     roll = _object("rollout", d["rollout"], ("steps_per_shard",))
     steps = _int("rollout.steps_per_shard", roll["steps_per_shard"], 1, MAX_STEPS_PER_SHARD + 1)
@@ -278,9 +312,24 @@ def _validate(d: dict) -> dict:
         except encrypted.InputsFieldError as error:
             raise SpecError(f"inputs.{error.field}".rstrip("."), error.problem) from None
     return dict(version=version, env_id=env_id, seed=seed, hidden_sizes=hidden, activation=activation,
+                policy_kind=kind, obs_norm=obs_norm,
                 init_log_std=init_log_std, steps_per_shard=steps, ppo=ppo, eval_episodes=episodes,
                 target_return=target, challenges_per_sampler=challenges, logp_tolerance=tol,
                 challenges_per_trainer=trainer_challenges, steps_per_leaf=steps_per_leaf, encrypted_inputs=inputs)
+
+
+def _check_network(space, config: PolicyConfig) -> None:
+    """SpecError if the policy network cannot take the environment's observations (saying which
+    kind to set), or if a CNN has more parameters than MAX_HIDDEN_WEIGHTS."""
+    problem = architecture.misfit(space, config)
+    if problem:
+        raise SpecError("policy.kind", problem)
+    if config.cnn:
+        count = architecture.parameter_count(space, config)
+        if count > MAX_HIDDEN_WEIGHTS:
+            raise SpecError("policy.hidden_sizes", f"the {config.kind} network on {space.obs_shape} images has "
+                                                   f"{count:,} parameters, more than the {MAX_HIDDEN_WEIGHTS:,} a "
+                                                   f"node is asked to hold: use smaller hidden_sizes or images")
 
 
 def from_dict(d: dict) -> TaskSpec:

@@ -426,12 +426,13 @@ def check_architecture(policy: ActorCritic, space: SpaceSpec, config: PolicyConf
     """ValueError saying how `policy` (a checkpoint's) differs from the architecture a task
     declares (its spaces, and its config but for the seed); nothing if it has it."""
     if policy.spec != space:
-        raise ValueError(f"checkpoint policy is for spaces {policy.spec}, the task's environment has {space}")
+        raise ValueError(f"checkpoint policy does not have the spec's architecture: it is for spaces {policy.spec}, "
+                         f"the task's environment has {space}")
     got, want = policy.config.architecture(), config.architecture()
     if got != want:
         diff = {f: (getattr(got, f), getattr(want, f)) for f in ("kind", "hidden_sizes", "activation", "obs_norm")
                 if getattr(got, f) != getattr(want, f)}
-        raise ValueError("checkpoint policy does not have the task's architecture: "
+        raise ValueError("checkpoint policy does not have the spec's architecture: "
                          + ", ".join(f"{f} {g!r} (the spec says {w!r})" for f, (g, w) in diff.items()))
 
 
