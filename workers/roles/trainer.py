@@ -244,6 +244,16 @@ def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | 
             if problem:
                 raise ShardError(slot, f"episode {ep.index} does not fit the round policy's spaces: it has {problem}")
         episodes.extend(shard.episodes)
+    return train_episodes(spec, task_id, round_, policy, state, prev_root, [(slot, root) for slot, root, _ in shards],
+                          episodes, device=device, on_step=on_step, forced=forced)
+
+
+def train_episodes(spec: TaskSpec, task_id: int, round_: int, policy: ActorCritic, state: TrainState,
+                   prev_root: bytes | None, inputs: list[tuple[int, bytes]], episodes: list, *,
+                   device: str = "cpu", on_step=None, forced: bool = False) -> CheckpointResult:
+    """`train_round` once its shards are checked: train `policy` and `state` (the round's start,
+    updated in place) on `episodes` (in training order), record the trace and bundle the
+    checkpoint, whose metadata names `inputs` = (slot, root) of the shards."""
     config = dataclasses.replace(spec.ppo, device=device)
     resolved = resolve_device(device).type
     recorder = TraceRecorder(state, spec.steps_per_leaf)
@@ -263,7 +273,7 @@ def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | 
         trace = recorder.close(policy, state, [ep.steps for ep in episodes])
         update_obs_stats_(policy, episodes)  # the trace's states act with the round's statistics
     return make_checkpoint(task_id=task_id, round_=round_, spec_digest=spec.digest(), prev_root=prev_root,
-                           inputs=[(slot, root) for slot, root, _ in shards], device=resolved,
+                           inputs=inputs, device=resolved,
                            policy_bytes=to_bytes(policy), train_state_bytes=state.to_bytes(),
                            trace_root=trace.tree().root, trace_cid=cids.compute(trace.blob), stats=stats,
                            # s_0 is the previous checkpoint: validators hold it, and storing it again
