@@ -15,11 +15,13 @@ stored intermediate state (workers.roles.trace_check) with the very same code.
 Determinism: the minibatch order comes from a generator seeded by (config.seed, state.updates),
 nothing touches the global RNG, so on CPU the same policy, episodes, config and state give
 bit-identical parameters. The device is cuda when available, else cpu (`config.device="auto"`),
-through the same code; the returned policy is on the cpu.
+through the same code, with float32 at full precision (no TF32: `ieee_float32`); the returned
+policy is on the cpu.
 """
 
 from __future__ import annotations
 
+import contextlib
 import math
 from dataclasses import dataclass, field
 
@@ -120,6 +122,21 @@ def resolve_device(name: str) -> torch.device:
     if name == "cuda" and not torch.cuda.is_available():
         raise ValueError('device "cuda" requested but torch sees no CUDA device; use "auto" or "cpu"')
     return torch.device(name)
+
+
+@contextlib.contextmanager
+def ieee_float32():
+    """Float32 convolutions and matrix products at full IEEE precision on CUDA while a round runs,
+    the settings restored after. torch's default runs cuDNN convolutions in TF32 (a 10-bit
+    mantissa): a CNN's steps would then differ from a validator's CPU re-run by ~1e-3 relative,
+    near the trace check's GPU tolerance (workers.roles.trace_check.GPU_RTOL)."""
+    conv, matmul = torch.backends.cudnn.conv, torch.backends.cuda.matmul
+    saved = conv.fp32_precision, matmul.fp32_precision
+    conv.fp32_precision = matmul.fp32_precision = "ieee"
+    try:
+        yield
+    finally:
+        conv.fp32_precision, matmul.fp32_precision = saved
 
 
 def learning_rate(config: PPOConfig, env_steps: int) -> float:
@@ -335,6 +352,12 @@ def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
     `on_step(steps, policy, optimizer, batch)`, if given, is called once before the first
     gradient step (steps = 0) and after each one (steps = gradient steps taken so far): the
     trainer records its trace there (workers.roles.trace)."""
+    with ieee_float32():
+        return _train_round(policy, episodes, config, state, on_step, update_obs_stats)
+
+
+def _train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig, state: TrainState, on_step,
+                 update_obs_stats: bool) -> tuple[ActorCritic, dict]:
     if not episodes:
         raise ValueError("train_round needs at least one episode")
     for ep in episodes:
