@@ -74,7 +74,10 @@ def test_the_shared_evaluation_matches_workers_rl_evaluate():
     assert vs.evaluate_fn(act, 3) == ours
 
 
-def test_gpu_bench_reports_every_policy_and_the_result_line():
+def test_gpu_bench_reports_every_policy_and_the_result_line(monkeypatch):
+    from workers.rl import ppo
+
+    monkeypatch.setattr(ppo, "misfit", lambda ep, space: None)  # synthetic frames fit by construction
     lines = []
     tiny = {"cartpole": gpu.Workload("cartpole", (64, 64), 64, 2, 512),
             "nature_cnn": gpu.Workload("nature_cnn", (512,), 4, 1, 8, kind="nature_cnn"),
@@ -106,7 +109,7 @@ def test_synthetic_episodes_total_the_requested_samples():
 
 def test_gpu_verify_bench_checks_every_round_and_reports_the_tolerance_used():
     lines = []
-    outcomes, result = gpu_verify.run(demo_rounds=1, wide_rounds=0, out=lines.append)
+    outcomes, result = gpu_verify.run(demo_rounds=1, wide_rounds=0, cnn_rounds=0, out=lines.append)
     m = re.fullmatch(rf"RESULT device=(cuda|cpu) rounds_accepted=(\d+)/(\d+) tolerance_used_max={NUM}", result)
     assert m, result
     assert (int(m.group(2)), int(m.group(3))) == (1, 1) and outcomes[0][0]
@@ -115,3 +118,14 @@ def test_gpu_verify_bench_checks_every_round_and_reports_the_tolerance_used():
         assert m.group(1) == "cpu" and float(m.group(4)) == 0 and lines[0].startswith("NO GPU")
     else:
         assert m.group(1) == "cuda" and 0 <= float(m.group(4)) <= 1
+
+
+def test_gpu_verify_bench_checks_a_cnn_trace(monkeypatch):
+    from workers.rl import ppo
+
+    monkeypatch.setattr(ppo, "misfit", lambda ep, space: None)  # synthetic frames fit by construction
+    lines = []
+    outcomes = gpu_verify.run_cnn(2, "cuda" if torch.cuda.is_available() else "cpu", lines.append,
+                                  kind="minatar_cnn", shape=(10, 10, 4), samples=48, batch_size=16, update_epochs=2)
+    assert [accepted for accepted, _ in outcomes] == [True, True], lines
+    assert all(line.startswith(f"  round {r}: ACCEPTED") for r, line in enumerate(lines))
