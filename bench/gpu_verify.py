@@ -75,6 +75,7 @@ def run_cnn(rounds: int, device: str, out=print, kind: str = "nature_cnn", shape
     from workers.rl.envs import DISCRETE, SpaceSpec
     from workers.rl.policy import from_bytes, make_policy, to_bytes
     from workers.rl.ppo import TrainState
+    from workers.roles.determinism import single_thread
     from workers.roles.trace_check import check_trace
     from workers.roles.trainer import train_episodes
     from workers.storage import cid as cids
@@ -94,7 +95,9 @@ def run_cnn(rounds: int, device: str, out=print, kind: str = "nature_cnn", shape
         ckpt = train_episodes(spec, 3, r, policy, state, None, [(0, bytes(32))], episodes, device=device)
         t1 = time.perf_counter()
         stored = {cids.compute(b): b for b in ckpt.stored}
-        accepted, reason, used, _, _ = check_trace(spec, 3, r, ckpt, incoming, start, episodes, stored.get, bytes(32))
+        with single_thread():  # as verify_trainer: a CPU re-run is bit for bit only with the trainer's one thread
+            accepted, reason, used, _, _ = check_trace(spec, 3, r, ckpt, incoming, start, episodes, stored.get,
+                                                       bytes(32))
         t2 = time.perf_counter()
         used = used or 0.0
         outcomes.append((accepted, used))

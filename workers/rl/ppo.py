@@ -15,7 +15,7 @@ stored intermediate state (workers.roles.trace_check) with the very same code.
 Determinism: the minibatch order comes from a generator seeded by (config.seed, state.updates),
 nothing touches the global RNG, so on CPU the same policy, episodes, config and state give
 bit-identical parameters. The device is cuda when available, else cpu (`config.device="auto"`),
-through the same code, with float32 at full precision (no TF32: `ieee_float32`); the returned
+through the same code, with float32 kernels a validator reproduces (`reproducible_float32`); the returned
 policy is on the cpu.
 """
 
@@ -125,18 +125,26 @@ def resolve_device(name: str) -> torch.device:
 
 
 @contextlib.contextmanager
-def ieee_float32():
-    """Float32 convolutions and matrix products at full IEEE precision on CUDA while a round runs,
-    the settings restored after. torch's default runs cuDNN convolutions in TF32 (a 10-bit
-    mantissa): a CNN's steps would then differ from a validator's CPU re-run by ~1e-3 relative,
-    near the trace check's GPU tolerance (workers.roles.trace_check.GPU_RTOL)."""
-    conv, matmul = torch.backends.cudnn.conv, torch.backends.cuda.matmul
-    saved = conv.fp32_precision, matmul.fp32_precision
+def reproducible_float32():
+    """Float32 kernels whose results a validator reproduces, while a round is trained or
+    re-executed (the process's settings restored after):
+
+    * CUDA: convolutions and matrix products at full IEEE precision. torch's default runs cuDNN
+      convolutions in TF32 (a 10-bit mantissa): a CNN's steps would differ from a validator's CPU
+      re-run by ~1e-3 relative, near the trace check's GPU tolerance (trace_check.GPU_RTOL).
+    * CPU: no oneDNN (mkldnn) convolutions. Its kernels depend on the CPU's vector ISA: the same
+      Nature-CNN round gave other bits limited to AVX2 than with AVX-512 (measured), so a CPU trace
+      would not re-execute bit for bit on a validator with another CPU. ATen's own convolution gave
+      the same bits under both (and took ~1.7x the time). MLPs never use oneDNN here: their bits are
+      the same either way."""
+    conv, matmul, mkldnn = torch.backends.cudnn.conv, torch.backends.cuda.matmul, torch.backends.mkldnn
+    saved = conv.fp32_precision, matmul.fp32_precision, mkldnn.enabled
     conv.fp32_precision = matmul.fp32_precision = "ieee"
+    mkldnn.enabled = False
     try:
         yield
     finally:
-        conv.fp32_precision, matmul.fp32_precision = saved
+        conv.fp32_precision, matmul.fp32_precision, mkldnn.enabled = saved
 
 
 def learning_rate(config: PPOConfig, env_steps: int) -> float:
@@ -352,7 +360,7 @@ def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
     `on_step(steps, policy, optimizer, batch)`, if given, is called once before the first
     gradient step (steps = 0) and after each one (steps = gradient steps taken so far): the
     trainer records its trace there (workers.roles.trace)."""
-    with ieee_float32():
+    with reproducible_float32():
         return _train_round(policy, episodes, config, state, on_step, update_obs_stats)
 
 

@@ -62,6 +62,7 @@ from workers.rl.ppo import (
     gradient_step,
     make_batch,
     make_optimizer,
+    reproducible_float32,
     round_return_stats,
     samples,
     update_obs_stats_,
@@ -390,7 +391,8 @@ def check_trace(spec, task_id: int, round_: int, claimed, policy0, start: TrainS
     checker.also_chunks, checker.also_transitions = tuple(also_chunks), tuple(also_transitions)
     evidence, planted = (Evidence.WHOLE, 0), False
     try:
-        reason = checker.run()
+        with reproducible_float32():  # the trainer's kernels (ppo.train_round runs under it too)
+            reason = checker.run()
         planted = bool(checker.planted)
         accepted = not planted
         if planted:

@@ -51,13 +51,15 @@ def test_nature_cnn_round_on_a_few_84x84x4_frames():
     assert stats["gradient_steps"] == 1 and not torch.equal(policy.trunk[0].weight, first)
 
 
-def test_a_round_computes_float32_at_full_precision_and_restores_the_settings():
-    """torch runs cuDNN convolutions in TF32 by default; a round must not (its CUDA steps are checked
-    against a CPU re-run), and it leaves the process's settings as it found them."""
+def test_a_round_computes_with_reproducible_float32_kernels_and_restores_the_settings():
+    """torch runs cuDNN convolutions in TF32 by default, and oneDNN's CPU convolutions depend on the
+    CPU's vector ISA; a round uses neither (its steps are checked against a validator's CPU re-run),
+    and it leaves the process's settings as it found them."""
     conv, matmul = torch.backends.cudnn.conv, torch.backends.cuda.matmul
-    before = conv.fp32_precision, matmul.fp32_precision
+    before = conv.fp32_precision, matmul.fp32_precision, torch.backends.mkldnn.enabled
     seen = []
-    ppo.train_round(make_policy(MINATAR, MINATAR_CONFIG), synthetic_episodes(MINATAR, [8]), CONFIG,
-                    ppo.TrainState(), on_step=lambda *_: seen.append((conv.fp32_precision, matmul.fp32_precision)))
-    assert seen and set(seen) == {("ieee", "ieee")}
-    assert (conv.fp32_precision, matmul.fp32_precision) == before
+    ppo.train_round(make_policy(MINATAR, MINATAR_CONFIG), synthetic_episodes(MINATAR, [8]), CONFIG, ppo.TrainState(),
+                    on_step=lambda *_: seen.append((conv.fp32_precision, matmul.fp32_precision,
+                                                    torch.backends.mkldnn.enabled)))
+    assert seen and set(seen) == {("ieee", "ieee", False)}
+    assert (conv.fp32_precision, matmul.fp32_precision, torch.backends.mkldnn.enabled) == before

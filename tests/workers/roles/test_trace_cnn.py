@@ -89,3 +89,17 @@ def test_the_trunk_is_what_a_cnn_trace_checks_too():
     fake, incoming, episodes = trained(PolicyConfig(kind=MINATAR_CNN, hidden_sizes=(32,)), trunk_altered)
     accepted, reason, _ = judge(fake, incoming, episodes)
     assert not accepted and reason.startswith(f"step {STEP} (state {STEP} -> {STEP + 1})"), reason
+
+
+def test_the_check_re_executes_with_the_trainers_kernels():
+    """The trace check runs under ppo.reproducible_float32, as the trainer's round: no oneDNN CPU
+    convolutions (their bits depend on the CPU's vector ISA) and no TF32."""
+    ckpt, incoming, episodes = trained(PolicyConfig(kind=MINATAR_CNN, hidden_sizes=(32,)))
+    stored, seen = {cids.compute(b): b for b in ckpt.stored}, set()
+
+    def fetch(cid):
+        seen.add((torch.backends.mkldnn.enabled, torch.backends.cudnn.conv.fp32_precision))
+        return stored.get(cid)
+    accepted, reason, _, _, _ = check_trace(SPEC, TASK_ID, 0, ckpt, incoming, ppo.TrainState(), episodes, fetch, SEED)
+    assert accepted and seen == {(False, "ieee")}, (reason, seen)
+    assert torch.backends.mkldnn.enabled
