@@ -1,14 +1,18 @@
-"""The actor-critic policy: two MLPs (actor and critic), categorical or diagonal-Gaussian actions.
+"""The actor-critic policy: two MLPs (actor and critic) on flat observations, or a CNN trunk
+shared by two linear heads on images (`PolicyConfig.kind`); categorical or diagonal-Gaussian actions.
 
-* Built from a `SpaceSpec` (what the env looks like) and a `PolicyConfig` (sizes, activation,
-  seed). Initialisation is orthogonal (as cleanrl's PPO) from a local `torch.Generator` seeded by
-  `config.seed`, so the same config gives the same parameters in every process, and the global
-  torch RNG is never touched.
+* Built from a `SpaceSpec` (what the env looks like) and a `PolicyConfig` (kind, sizes, activation,
+  obs_norm, seed). Initialisation is orthogonal (as cleanrl's PPO) from a local `torch.Generator`
+  seeded by `config.seed` (workers.rl.policy_cnn), so the same config gives the same parameters in
+  every process, and the global torch RNG is never touched.
+* Observations go in as recorded: uint8 images are scaled and permuted inside; with obs_norm the
+  policy normalises by running statistics it carries (`ObsStats`, float64, in the checkpoint).
 * Sampling takes an explicit `torch.Generator` and uses one draw per step (inverse CDF for
   categorical actions, `mean + std * eps` for Gaussian ones), so a validator holding the seed can
   redraw the same random numbers (see `workers.rl.replay`).
-* Checkpoints are safetensors: the tensors plus one metadata entry, `"decentrl"`, holding
-  canonical JSON (format, version, space spec, config). Nothing is ever unpickled. The bytes are
+* Checkpoints are safetensors: the tensors (workers.rl.architecture names them) plus one metadata
+  entry, `"decentrl"`, holding canonical JSON (format, version, space spec, config with its kind).
+  Nothing is ever unpickled. The bytes are
   deterministic, and `digest(policy)` is keccak256 of them: the id of a round's policy.
 """
 

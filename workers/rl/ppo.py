@@ -9,6 +9,9 @@ in `TrainState`.
 
 Old log-probs and values are recomputed here from the episodes' observations and actions under
 the incoming policy (samplers' recorded numbers are checked by validators, not trusted).
+Normalisation (workers.rl.normalization): with the policy's obs_norm the steps normalise with the
+statistics the round's policy acted with, which the round then updates from its observations;
+with norm_reward the rewards are scaled by return statistics kept in the TrainState.
 The round's pieces (pre_update, make_batch, MinibatchSchedule, gradient_step, finish_round)
 are separate so that a validator can re-execute single steps of a round from a
 stored intermediate state (workers.roles.trace_check) with the very same code.
