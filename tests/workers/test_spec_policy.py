@@ -75,3 +75,11 @@ def test_a_cnn_is_held_to_the_parameter_bound(monkeypatch):
     error = error_of(spec_dict(policy__kind="minatar_cnn", policy__hidden_sizes=[width]))
     assert error.path == "policy.hidden_sizes" and "parameters, more than the 100,000,000" in error.problem
     assert TaskSpec(policy_kind="minatar_cnn", hidden_sizes=(width - 2,)).hidden_sizes == (width - 2,)
+
+
+def test_a_nodes_rates_are_kept_per_kind(monkeypatch):
+    from workers.node.market.throughput import arch_of
+
+    image_env(monkeypatch, (10, 10, 4))
+    assert arch_of(DEMO_CARTPOLE) == "64x64-tanh"  # the key of every rate recorded before kinds
+    assert arch_of(TaskSpec(policy_kind="minatar_cnn")) == "minatar_cnn-128-relu"

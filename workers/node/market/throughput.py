@@ -12,8 +12,9 @@ log = logging.getLogger(__name__)
 
 
 def arch_of(spec) -> str:
-    """The policy architecture a rate holds for ("64x64-tanh")."""
-    return "x".join(str(h) for h in spec.hidden_sizes) + f"-{spec.activation}"
+    """The policy architecture a rate holds for ("64x64-tanh"; a CNN's kind first: "nature_cnn-512-relu")."""
+    sizes = "x".join(str(h) for h in spec.hidden_sizes) + f"-{spec.activation}"
+    return sizes if spec.policy_kind == "mlp" else f"{spec.policy_kind}-{sizes}"
 
 
 def book(ctx) -> MarketBook:
