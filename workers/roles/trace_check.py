@@ -196,7 +196,7 @@ class _Checker:
             raise Rejected(f"state {j}'s return statistics are not the round's starting ones")
         return policy_bytes, state
 
-    def round_policy(self, j: int, policy_bytes: bytes):
+    def state_policy(self, j: int, policy_bytes: bytes):
         """State j's policy: the task's architecture, acting with the round's observation statistics."""
         try:
             policy = from_bytes(policy_bytes)
@@ -225,7 +225,7 @@ class _Checker:
     def with_new_obs_stats(self, m: int, policy_bytes: bytes) -> bytes:
         """The last state's policy with the round's observation statistics updated by its episodes
         (what the checkpoint's must be); Rejected naming the statistics if only they differ."""
-        policy = self.round_policy(m, policy_bytes)
+        policy = self.state_policy(m, policy_bytes)
         update_obs_stats_(policy, self.episodes)
         expected = to_bytes(policy)
         if expected != self.claimed.policy_bytes:
@@ -284,7 +284,7 @@ class _Checker:
         a, b = self.b[j], self.b[j + 1]
         policy_bytes, state = self.load_state(j)
         want_policy, want_state = self.load_state(j + 1)
-        policy = self.round_policy(j, policy_bytes)
+        policy = self.state_policy(j, policy_bytes)
         policy.train()
         try:
             optimizer = make_optimizer(policy, state, self.config)
@@ -311,7 +311,7 @@ class _Checker:
                 raise Rejected(f"{_where(self.b, j)} does not re-execute: the re-run gives another state "
                                f"than the trace's state {j + 1}")
             return
-        self.round_policy(j + 1, want_policy)  # its observation statistics, exactly: no tolerance there
+        self.state_policy(j + 1, want_policy)  # its observation statistics, exactly: no tolerance there
         try:
             problem, used = compare_within_gpu_tolerance(want_policy, want_state, rerun_policy, rerun, policy_bytes)
         except Malformed as error:
