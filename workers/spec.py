@@ -150,6 +150,11 @@ class TaskSpec:
                             init_log_std=self.init_log_std, seed=self.seed, kind=self.policy_kind,
                             obs_norm=self.obs_norm)
 
+    def space(self):
+        """The `SpaceSpec` of the task's environment: what its policies are built for (a checkpoint
+        of another space is refused)."""
+        return env_space_spec(self.env_id)
+
     def to_dict(self) -> dict:
         ppo = {name: getattr(self.ppo, name) for name in _PPO_FIELDS
                if name not in _PPO_WRITTEN_WHEN_SET or getattr(self.ppo, name) != getattr(PPOConfig, name)}

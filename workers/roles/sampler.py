@@ -30,7 +30,6 @@ from dataclasses import dataclass, field
 from workers import protocol
 from workers.framing import Malformed, brief, canonical, frame, is_count, unframe
 from workers.merkle import merkle_root
-from workers.rl.envs import env_space_spec
 from workers.rl.policy import ActorCritic, check_architecture, from_bytes, make_policy
 from workers.rl.rollout import Episode, decode_episode, encode_episode, rollout
 from workers.roles.determinism import single_thread
@@ -91,7 +90,7 @@ def initial_policy(spec: TaskSpec) -> ActorCritic:
     """The task's policy before any accepted checkpoint: the spec's architecture, seeded by its seed.
     Made with one torch thread: the orthogonal initialisation's QR gives other bits with more."""
     with single_thread():
-        return make_policy(env_space_spec(spec.env_id), spec.policy_config())
+        return make_policy(spec.space(), spec.policy_config())
 
 
 def round_policy(spec: TaskSpec, policy_bytes: bytes | None) -> ActorCritic:
@@ -102,7 +101,7 @@ def round_policy(spec: TaskSpec, policy_bytes: bytes | None) -> ActorCritic:
     if policy_bytes is None:
         return initial_policy(spec)
     policy = from_bytes(policy_bytes)
-    check_architecture(policy, env_space_spec(spec.env_id), spec.policy_config())
+    check_architecture(policy, spec.space(), spec.policy_config())
     return policy
 
 

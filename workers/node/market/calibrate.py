@@ -30,7 +30,6 @@ def calibrate(spec) -> dict[str, float]:
     """{"rollout": steps/s, "replay": steps/s, "update": samples/s} on `spec`'s env and policy."""
     import dataclasses
 
-    from workers.rl.envs import env_space_spec
     from workers.rl.policy import digest, make_policy
     from workers.rl.ppo import TrainState, train_round
     from workers.rl.replay import replay_episode
@@ -38,7 +37,7 @@ def calibrate(spec) -> dict[str, float]:
     from workers.roles.determinism import single_thread
 
     with single_thread():
-        policy = make_policy(env_space_spec(spec.env_id), spec.policy_config())  # the spec's kind and sizes
+        policy = make_policy(spec.space(), spec.policy_config())  # the spec's kind and sizes
         config = dataclasses.replace(spec.ppo, device="cpu", update_epochs=UPDATE_EPOCHS,
                                      batch_size=min(spec.ppo.batch_size, UPDATE_SAMPLES // 2))
         # untimed: the first-use costs of each (a node's workers paid most of them at start)
