@@ -118,3 +118,26 @@ def test_a_train_state_without_return_statistics_keeps_its_bytes():
     assert b"ret_rms" not in ppo.TrainState().to_bytes()
     with_stats = ppo.TrainState(ret_rms=RunningStats(np.float64(1.5), np.float64(2.0), 3.0))
     assert ppo.TrainState.from_bytes(with_stats.to_bytes()).ret_rms.same(with_stats.ret_rms)
+
+
+def test_rollouts_act_with_the_carried_statistics_and_replay_checks_them():
+    """A sampler acts with the statistics in the round's policy and records raw observations;
+    workers.rl.replay (unchanged) re-checks its actions under the same policy, and a policy with
+    other statistics (another digest) does not pass for it."""
+    from workers.rl.envs import make_env, space_spec
+    from workers.rl.replay import replay_episode
+    from workers.rl.rollout import rollout
+
+    env = make_env("Pendulum-v1")
+    space = space_spec(env)
+    env.close()
+    policy = make_policy(space, PolicyConfig(hidden_sizes=(16,), obs_norm=True, seed=2))
+    policy.set_obs_stats_(RunningStats(np.array([0.5, -0.5, 1.0]), np.array([0.2, 0.3, 4.0]), 100.0))
+    episodes = rollout(policy, "Pendulum-v1", task_seed=1, round_=0, shard=0, num_steps=60)
+    raw = make_env("Pendulum-v1").reset(seed=episodes[0].env_seed)[0]
+    assert episodes[0].obs[0].tolist() == raw.tolist()  # recorded raw, not normalised
+    assert all(replay_episode(ep, policy) for ep in episodes)
+    other = from_bytes(to_bytes(policy))
+    other.set_obs_stats_(RunningStats.initial((3,)))
+    verdict = replay_episode(episodes[0], other, policy_digest=digest(policy))  # the digest it claims
+    assert not verdict.ok and verdict.mismatch.field in ("sample", "logp", "value"), verdict
