@@ -244,6 +244,8 @@ def _read_snapshots(data: bytes, off: int, count: int) -> tuple[tuple[bytes, ...
         raise Malformed(f"episode data too short for its {count} snapshots")
     snapshots = []
     for j in range(count):
+        if off + 4 > len(data):
+            raise Malformed(f"episode data ends inside the length of snapshot {j}")
         (n,) = struct.unpack_from("<I", data, off)
         if n == 0 or off + 4 + n > len(data):
             raise Malformed(f"episode snapshot {j} announces {n} bytes, {len(data) - off - 4} remain (at least 1)")
