@@ -200,6 +200,8 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
                            f"{coords}, expected {want}", i), shard
         if (ep.env_seed, ep.sample_seed) != derive_seeds(spec.seed, round_, slot, i):
             return _reject(f"episode {i} has seeds that derive_seeds does not give", i), shard
+        if spec.steps_per_snapshot and ep.steps == 0:  # none is rolled; and items name < 2**16 episodes
+            return _reject(f"episode {i} has no steps", i), shard
         if ep.end == "cut" and i != len(shard.episodes) - 1:
             return _reject(f"episode {i} is cut but is not the shard's last episode", i), shard
         # Deterministic, so every episode is checked: only the env's TimeLimit truncates, at its limit.
