@@ -51,10 +51,12 @@ import torch
 
 from workers.framing import Malformed
 from workers.hashing import keccak256
+from workers.rl.envs import EnvConfig, as_config
 from workers.rl.episode import segment_bounds
 from workers.rl.plants import is_planted_obs, is_planted_reward
 from workers.rl.policy import ActorCritic, digest
-from workers.rl.rollout import Episode, capture, derive_seeds, env_maker
+from workers.rl.rollout import Episode, derive_seeds
+from workers.rl.snapshot import capture, restore
 
 LOGP_ATOL = 1e-4
 """Absolute tolerance on recorded log-probabilities."""
@@ -110,12 +112,6 @@ def _reject(mismatch: Mismatch, steps: int, logp_err: float = 0.0, value_err: fl
 
 def _obs_equal(a: np.ndarray, b: np.ndarray) -> bool:
     return a.shape == b.shape and a.tobytes() == b.tobytes()
-
-
-def _restore(env, data: bytes) -> None:
-    from workers.rl.snapshot import restore  # imported when first needed, as rollout.capture
-
-    restore(env, data)
 
 
 def _check_coordinates(ep: Episode, policy: ActorCritic, env_id, task_seed, round_, shard,
@@ -282,8 +278,8 @@ def _verdict(sim: _Simulation, ep: Episode, policy: ActorCritic, start: int, sto
     return ReplayVerdict(True, None, stop - start, max_logp, max_value)
 
 
-def replay_episode(episode: Episode, policy: ActorCritic, *, env=None, env_id: str | None = None,
-                   task_seed: int | None = None, round_: int | None = None,
+def replay_episode(episode: Episode, policy: ActorCritic, *, env: str | EnvConfig | None = None,
+                   env_id: str | None = None, task_seed: int | None = None, round_: int | None = None,
                    shard: int | None = None, policy_digest: bytes | None = None) -> ReplayVerdict:
     """Re-execute `episode` under `policy` (the round's policy), all of it, and return the verdict.
     `env`: the environment to replay in (a gymnasium id or an EnvConfig; None: the episode's
@@ -292,12 +288,12 @@ def replay_episode(episode: Episode, policy: ActorCritic, *, env=None, env_id: s
     several episodes under one policy, and serializing it to hash it costs more than a short
     episode's replay."""
     ep = episode
-    env_name, make = env_maker(ep.env_id if env is None else env)
-    mismatch = _check_coordinates(ep, policy, env_id if env_id is not None else env_name, task_seed, round_,
+    config = as_config(ep.env_id if env is None else env)
+    mismatch = _check_coordinates(ep, policy, env_id if env_id is not None else config.env_id, task_seed, round_,
                                   shard, policy_digest)
     if mismatch is not None:
         return _reject(mismatch, 0)
-    instance = make()
+    instance = config.make()
     try:
         sim = _Simulation(instance, ep, policy)
         obs, _ = instance.reset(seed=ep.env_seed)
@@ -313,7 +309,7 @@ def replay_episode(episode: Episode, policy: ActorCritic, *, env=None, env_id: s
     return _verdict(sim, ep, policy, 0, ep.steps)
 
 
-def replay_segment(episode: Episode, policy: ActorCritic, segment: int, *, env=None,
+def replay_segment(episode: Episode, policy: ActorCritic, segment: int, *, env: str | EnvConfig | None = None,
                    env_id: str | None = None, task_seed: int | None = None, round_: int | None = None,
                    shard: int | None = None, policy_digest: bytes | None = None) -> ReplayVerdict:
     """Re-execute segment `segment` of `episode` (an episode with snapshots) from its committed
@@ -323,12 +319,12 @@ def replay_segment(episode: Episode, policy: ActorCritic, segment: int, *, env=N
     if not ep.steps_per_snapshot:
         raise ValueError(f"episode {ep.index} has no snapshots: replay it whole (replay_episode)")
     start, stop = segment_bounds(ep, segment)
-    env_name, make = env_maker(ep.env_id if env is None else env)
-    mismatch = _check_coordinates(ep, policy, env_id if env_id is not None else env_name, task_seed, round_,
+    config = as_config(ep.env_id if env is None else env)
+    mismatch = _check_coordinates(ep, policy, env_id if env_id is not None else config.env_id, task_seed, round_,
                                   shard, policy_digest)
     if mismatch is not None:
         return _reject(mismatch, 0)
-    instance = make()
+    instance = config.make()
     try:
         sim = _Simulation(instance, ep, policy)
         obs, _ = instance.reset(seed=ep.env_seed)
@@ -351,7 +347,7 @@ def replay_segment(episode: Episode, policy: ActorCritic, segment: int, *, env=N
 def _restored(env, snapshot: bytes, step: int) -> Mismatch | None:
     """Restores `snapshot` into `env`; a "snapshot" mismatch if it is not a snapshot of this env."""
     try:
-        _restore(env, snapshot)
+        restore(env, snapshot)
     except Malformed as error:
         return Mismatch("snapshot", step, "a snapshot of this environment", str(error)[:200])
     return None

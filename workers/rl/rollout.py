@@ -21,15 +21,13 @@ validator can replay one segment of s steps from its snapshot (`workers.rl.repla
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import numpy as np
 import torch
 
 from workers import deadline
 from workers.hashing import keccak256
 from workers.merkle import MerkleTree
-from workers.rl.envs import DISCRETE, make_env, space_spec
+from workers.rl.envs import DISCRETE, EnvConfig, as_config, space_spec
 from workers.rl.episode import (  # noqa: F401 (re-exported: the episode's home before version 2)
     ENCODING_VERSION,
     ENDS,
@@ -41,14 +39,7 @@ from workers.rl.episode import (  # noqa: F401 (re-exported: the episode's home 
     snapshot_count,
 )
 from workers.rl.policy import ActorCritic, digest
-
-
-def capture(env) -> bytes:
-    """workers.rl.snapshot.capture (imported when first needed: until it exists, only rollouts
-    without snapshots run)."""
-    from workers.rl.snapshot import capture as capture_
-
-    return capture_(env)
+from workers.rl.snapshot import capture
 
 SEED_DOMAIN = b"decentrl.rollout.v1"
 LANES = 4
@@ -82,14 +73,6 @@ def episode_root(episodes) -> bytes:
 
 
 # -- rolling out ----------------------------------------------------------------------------------
-
-def env_maker(env) -> tuple[str, Callable]:
-    """(gymnasium id, a function making the env) of `env`: an id (str) or an EnvConfig (anything
-    with `env_id` and `make()`), the two forms rollout and replay accept."""
-    if isinstance(env, str):
-        return env, lambda: make_env(env)
-    return env.env_id, env.make
-
 
 class _Recorder:
     """Episode `index` of a shard while it is being rolled: its env, its generator, its steps and,
@@ -150,7 +133,7 @@ class _Recorder:
             snapshots=tuple(self.snapshots[:snapshot_count(steps, self.steps_per_snapshot)]))
 
 
-def rollout(policy: ActorCritic, env, *, task_seed: int, round_: int, shard: int,
+def rollout(policy: ActorCritic, env: str | EnvConfig, *, task_seed: int, round_: int, shard: int,
             num_episodes: int | None = None, num_steps: int | None = None,
             steps_per_snapshot: int = 0) -> list[Episode]:
     """A shard's episodes: exactly `num_episodes` whole episodes, or episodes totalling exactly
@@ -172,10 +155,11 @@ def rollout(policy: ActorCritic, env, *, task_seed: int, round_: int, shard: int
         raise ValueError(f"the rollout budget must be a positive integer, got {budget!r}")
     if isinstance(steps_per_snapshot, bool) or not isinstance(steps_per_snapshot, int) or steps_per_snapshot < 0:
         raise ValueError(f"steps_per_snapshot must be a non-negative integer, got {steps_per_snapshot!r}")
-    env_id, make = env_maker(env)
+    config = as_config(env)
+    env_id = config.env_id
     envs = []
     try:
-        envs.append(make())
+        envs.append(config.make())
         if space_spec(envs[0]) != policy.spec:
             raise ValueError(f"policy was built for {policy.spec}, but {env_id} has {space_spec(envs[0])}")
         coords = {"task_seed": task_seed, "round": round_, "shard": shard}
@@ -188,7 +172,7 @@ def rollout(policy: ActorCritic, env, *, task_seed: int, round_: int, shard: int
             while len(running) < LANES and (len(started) < num_episodes if num_episodes is not None
                                             else sum(r.steps for r in started) < num_steps):
                 if len(envs) <= len(running):
-                    envs.append(make())
+                    envs.append(config.make())
                 free = next(e for e in envs if all(r.env is not e for r in running))
                 rec = _Recorder(free, len(started), derive_seeds(task_seed, round_, shard, len(started)),
                                 policy.spec.obs_dtype, steps_per_snapshot)
