@@ -117,7 +117,7 @@ def sample_shard(spec: TaskSpec, task_id: int, round_: int, shard: int,
     """Roll out `shard` of `round_` under the round's policy; deterministic in all arguments."""
     policy = round_policy(spec, policy_bytes)
     with single_thread():
-        episodes = rollout(policy, spec.env_id, task_seed=spec.seed, round_=round_, shard=shard,
+        episodes = rollout(policy, spec.env_config(), task_seed=spec.seed, round_=round_, shard=shard,
                            num_steps=spec.steps_per_shard, steps_per_snapshot=spec.steps_per_snapshot)
     return bundle_shard(task_id, round_, shard, episodes)
 

@@ -183,7 +183,7 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
     except ShardMismatch as error:
         return _reject(f"blob does not match the revealed root: {error}"), None
     policy_digest = digest(policy) if policy_digest is None else policy_digest
-    limit = time_limit(spec.env_id)
+    limit = time_limit(spec.env_config())
     if (shard.task_id, shard.round, shard.shard) != (task_id, round_, slot):
         return _reject(f"blob is of task {shard.task_id} round {shard.round} shard {shard.shard}, "
                        f"expected task {task_id} round {round_} shard {slot}"), shard
@@ -233,7 +233,8 @@ def _replay_challenged(spec: TaskSpec, task_id: int, round_: int, slot: int, sha
     planted, exact = [], []
     for i, j in picked:
         deadline.check()  # a vote past the Attest deadline is of no use (workers.deadline)
-        kwargs = dict(env_id=spec.env_id, task_seed=spec.seed, round_=round_, shard=slot, policy_digest=policy_digest)
+        kwargs = dict(env=spec.env_config(), task_seed=spec.seed, round_=round_, shard=slot,
+                      policy_digest=policy_digest)
         if j is None:
             verdict, item, name = replay_episode(episodes[i], policy, **kwargs), i, f"episode {i}"
         else:

@@ -66,12 +66,14 @@ class EnvConfig:
         made = {"max_episode_steps": -1} if TIME_LIMIT in self.wrapper_names() else {}
         if ATARI_PREPROCESSING in self.wrapper_names():
             made |= ALE_KWARGS
+        families.prepare(self.env_id)
         try:
             env = gym.make(self.env_id, **dict(self.kwargs), **made)
         except gym.error.DependencyNotInstalled as exc:
             raise EnvError(f"{self.env_id} needs an extra package: {exc}") from exc
-        except (TypeError, ValueError, gym.error.Error) as exc:
-            raise EnvError(f"{self.env_id} cannot be made with env_kwargs {dict(self.kwargs)}: {exc}") from exc
+        except Exception as exc:  # noqa: BLE001 - a constructor given a spec's kwargs may raise anything
+            raise EnvError(f"{self.env_id} cannot be made with env_kwargs {dict(self.kwargs)}: "
+                           f"{type(exc).__name__}: {exc}") from exc
         try:
             if self.family == families.MINATAR:
                 env = MinAtarPlanes(env)
@@ -92,12 +94,19 @@ class EnvConfig:
                 f'frames, 4 stacked; frame skip and sticky actions are {ATARI_PREPROCESSING}\'s arguments)')
 
     def space(self) -> SpaceSpec:
-        """The `SpaceSpec` of the environment (made, read and closed), or EnvError."""
+        """The `SpaceSpec` of the environment (made, reset, stepped once, read and closed), or
+        EnvError: kwargs a constructor takes may still break its reset or step."""
         env = self.make()
         try:
-            return space_spec(env)
+            env.action_space.seed(0)
+            env.reset(seed=0)
+            env.step(env.action_space.sample())
+        except Exception as exc:  # noqa: BLE001 - the env's own code, run with a spec's kwargs
+            raise EnvError(f"{self.env_id} with env_kwargs {dict(self.kwargs)} fails on its first reset or step: "
+                           f"{type(exc).__name__}: {exc}") from exc
         finally:
             env.close()
+        return space_spec(env)
 
     def time_limit(self) -> int | None:
         """The step at which episodes are truncated (None: no limit): the time_limit wrapper's, else

@@ -58,6 +58,7 @@ _NOT_KWARGS = {
 
 
 _registered: set[str] = set()
+_log = logging.getLogger(__name__)
 _WRAPPER_ARGS = {
     "frameskip": 'frame skip is the "atari_preprocessing" wrapper\'s frame_skip',
     "repeat_action_probability": 'sticky actions are the "atari_preprocessing" wrapper\'s repeat_action_probability',
@@ -73,6 +74,17 @@ def register(env_id: str) -> None:
     if env_id.startswith("MinAtar/") and MINATAR not in _registered:
         _register_minatar()
         _registered.add(MINATAR)
+
+
+def prepare(env_id: str) -> None:
+    """Once per process, before the first MuJoCo env: MuJoCo's own warning handler appends to
+    MUJOCO_LOG.TXT in the working directory (gymnasium's models warn about `settotalmass` on every
+    load); send its warnings to our log instead."""
+    if family(env_id) == MUJOCO and MUJOCO not in _registered:
+        import mujoco
+
+        mujoco.set_mju_user_warning(lambda text: _log.info("MuJoCo: %s", text))
+        _registered.add(MUJOCO)
 
 
 def _register_minatar() -> None:

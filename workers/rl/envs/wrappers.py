@@ -141,7 +141,8 @@ def apply(env: gym.Env, config: WrapperConfig) -> gym.Env:
 def _image_space(env: gym.Env, wrapper: str, channels: tuple[int, ...] | None = None) -> spaces.Box:
     obs = env.observation_space
     if not (isinstance(obs, spaces.Box) and obs.dtype == np.uint8 and len(obs.shape) == 3):
-        raise EnvError(f"wrapper {wrapper!r} takes uint8 image observations (H, W, C); this env gives {obs}")
+        got = f"{obs.dtype} observations of shape {obs.shape}" if isinstance(obs, spaces.Box) else str(obs)
+        raise EnvError(f"wrapper {wrapper!r} takes uint8 image observations (H, W, C); this env gives {got}")
     if channels is not None and obs.shape[2] not in channels:
         raise EnvError(f"wrapper {wrapper!r} takes images with {' or '.join(map(str, channels))} channels, "
                        f"got {obs.shape}")
