@@ -95,3 +95,28 @@ def test_an_empty_episode_is_rejected_unchallenged(shard):
     last = dataclasses.replace(episodes[-1], end="terminated")  # (a replay would see it; the headers do not)
     j = judge(SPEC, *rebundled(shard, [*episodes[:-1], last, empty]))
     assert not j.accepted and "has no steps" in j.reason
+
+
+def test_a_validators_steps_do_not_grow_with_the_episodes(monkeypatch):
+    """HalfCheetah-v5's 1000-step episodes: k = 4 challenged segments of 50 steps are 200 replayed
+    steps of a 2000-step shard; whole-episode challenges replay all 2000."""
+    from workers.roles import validator
+
+    replayed = []
+
+    def counted(real):
+        def replay(*args, **kwargs):
+            replayed.append(real(*args, **kwargs))
+            return replayed[-1]
+        return replay
+
+    for name in ("replay_segment", "replay_episode"):
+        monkeypatch.setattr(validator, name, counted(getattr(validator, name)))
+    long = dataclasses.replace(SPEC, env_id="HalfCheetah-v5", steps_per_shard=2000, steps_per_snapshot=50,
+                               challenges_per_sampler=4, target_return=0.0)
+    for spec, most in ((long, 4 * 50), (dataclasses.replace(long, steps_per_snapshot=0), 2000)):
+        shard = sampler.sample_shard(spec, TASK_ID, ROUND, SLOT, None)
+        assert [ep.steps for ep in shard.episodes] == [1000, 1000]
+        replayed.clear()
+        assert judge(spec, shard.root, shard.blob).accepted
+        assert sum(v.steps_checked for v in replayed) == most
