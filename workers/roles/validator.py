@@ -231,10 +231,9 @@ def _replay_challenged(spec: TaskSpec, task_id: int, round_: int, slot: int, sha
                                                         spec.challenges_per_sampler, also=also)]
         what = "episodes"
     planted, exact = [], []
+    kwargs = dict(env=spec.env_config(), task_seed=spec.seed, round_=round_, shard=slot, policy_digest=policy_digest)
     for i, j in picked:
         deadline.check()  # a vote past the Attest deadline is of no use (workers.deadline)
-        kwargs = dict(env=spec.env_config(), task_seed=spec.seed, round_=round_, shard=slot,
-                      policy_digest=policy_digest)
         if j is None:
             verdict, item, name = replay_episode(episodes[i], policy, **kwargs), i, f"episode {i}"
         else:
