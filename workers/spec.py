@@ -20,12 +20,21 @@ Layout (version 1):
      "policy": {"activation": str, "hidden_sizes": [int, ...], "init_log_std": float},
      "ppo": {every PPOConfig field except "device" and "norm_reward"}, "rollout": {"steps_per_shard": int},
      "seed": int, "verification": {"challenges_per_sampler": int, "challenges_per_trainer": int,
-                                   "logp_tolerance": float, "steps_per_leaf": int},
+                                   "logp_tolerance": float, "steps_per_leaf": int,
+                                   "steps_per_snapshot": int (only when nonzero)},
      "version": 1}
 
 plus, only when the requester encrypted inputs (SPECIFICATION 5.7), "inputs": the public
 descriptor of the ciphertext (`workers.crypto.inputs.EncryptedInputs`: algorithm, cid,
 key_commitment, key_salt, kind, size). A spec without it has the same bytes as before it existed.
+
+The environment may also carry, each written only when not empty (so a spec without them keeps
+its bytes and digest): "env_kwargs": {name: JSON scalar}, keyword arguments for the id's
+constructor (only names its entry point accepts; `workers.rl.envs.accepted_kwargs`), and
+"wrappers": [{"name": str, argument: value, ...}, ...], applied in order from the closed registry
+`workers.rl.envs.WRAPPER_ARGS` (atari_preprocessing, frame_stack, grayscale, resize, clip_reward,
+time_limit), every argument written out. Observation and reward normalisation are not wrappers:
+their statistics are committed with the policy. `TaskSpec.env_config()` is the EnvConfig they make.
 
 `ppo.device` is not part of a spec: each trainer node picks its device (PPOConfig's "auto").
 
@@ -48,7 +57,7 @@ from eth_utils import keccak
 from workers.crypto import inputs as encrypted
 from workers.rl import architecture
 from workers.rl.config import ACTIVATIONS, KINDS, MLP, PolicyConfig, PPOConfig
-from workers.rl.envs import EnvError, env_space_spec
+from workers.rl.envs import EnvConfig, EnvError, SpaceSpec, WrapperConfig, env_space_spec, wrapper_config
 from workers.rl.presets import CARTPOLE
 
 SPEC_VERSION = 1
@@ -59,6 +68,9 @@ MAX_EVAL_EPISODES = 10_000
 MAX_CHALLENGES = 10_000
 MAX_LOGP_TOLERANCE = 0.1
 MAX_STEPS_PER_LEAF = 10_000
+MAX_SNAPSHOT_SHARD_STEPS = 2**16 - 1
+"""A shard's steps when it carries snapshots: a dispute's item (uint32) names an episode and a
+segment in 16 bits each (workers.roles.challenges.segment_item)."""
 MAX_HIDDEN_WEIGHTS = 10**8
 """Weights between the policy's hidden layers (400 MB of float32 per network): a larger policy is
 more than a node's memory and the nodes' transfers per round can hold. A CNN policy's parameters,
@@ -119,10 +131,19 @@ class TaskSpec:
     steps_per_leaf: int = 1
     """Gradient steps between two state leaves of the trainer's trace (workers.roles.trace): a
     challenged transition re-executes this many steps; the trainer stores S / k states a round."""
+    steps_per_snapshot: int = 0
+    """Env steps between two environment snapshots a sampler commits in each episode (at step 0
+    and after every this many steps; workers.rl.rollout): a validator then replays challenged
+    segments of this many steps instead of whole episodes. 0: no snapshots, whole-episode replay.
+    Written to the canonical bytes only when nonzero."""
     version: int = SPEC_VERSION
     """Spec format version; this code reads version 1 only."""
     encrypted_inputs: encrypted.EncryptedInputs | None = None
     """The descriptor of the requester's encrypted payload (e.g. round 0's policy), or None."""
+    env_kwargs: tuple[tuple[str, None | bool | int | float | str], ...] = ()
+    """Keyword arguments for the environment's constructor, sorted by name (a dict is accepted)."""
+    wrappers: tuple[WrapperConfig, ...] = ()
+    """Wrappers applied to the environment in order (JSON dicts are accepted), every argument filled in."""
     policy_kind: str = MLP
     """The policy network: "mlp", "nature_cnn" or "minatar_cnn" (workers.rl.config.KINDS)."""
     obs_norm: bool = False
@@ -150,10 +171,14 @@ class TaskSpec:
                             init_log_std=self.init_log_std, seed=self.seed, kind=self.policy_kind,
                             obs_norm=self.obs_norm)
 
-    def space(self):
+    def space(self) -> SpaceSpec:
         """The `SpaceSpec` of the task's environment: what its policies are built for (a checkpoint
         of another space is refused)."""
-        return env_space_spec(self.env_id)
+        return env_space_spec(self.env_config())
+
+    def env_config(self) -> EnvConfig:
+        """The environment the task's nodes make: id, kwargs and wrappers."""
+        return EnvConfig(self.env_id, self.env_kwargs, self.wrappers)
 
     def to_dict(self) -> dict:
         ppo = {name: getattr(self.ppo, name) for name in _PPO_FIELDS
@@ -164,6 +189,11 @@ class TaskSpec:
             policy["kind"] = self.policy_kind
         if self.obs_norm:
             policy["obs_norm"] = True
+        env = {}  # written only when set: a spec without them keeps its bytes
+        if self.env_kwargs:
+            env["env_kwargs"] = dict(self.env_kwargs)
+        if self.wrappers:
+            env["wrappers"] = [w.to_dict() if isinstance(w, WrapperConfig) else w for w in self.wrappers]
         return {
             "version": self.version,
             "env_id": self.env_id,
@@ -174,8 +204,9 @@ class TaskSpec:
             "evaluation": {"episodes": self.eval_episodes, "target_return": self.target_return},
             "verification": {"challenges_per_sampler": self.challenges_per_sampler,
                              "challenges_per_trainer": self.challenges_per_trainer,
-                             "logp_tolerance": self.logp_tolerance, "steps_per_leaf": self.steps_per_leaf},
-        } | ({} if self.encrypted_inputs is None else {"inputs": self.encrypted_inputs.to_dict()})
+                             "logp_tolerance": self.logp_tolerance, "steps_per_leaf": self.steps_per_leaf}
+            | ({"steps_per_snapshot": self.steps_per_snapshot} if self.steps_per_snapshot else {}),
+        } | env | ({} if self.encrypted_inputs is None else {"inputs": self.encrypted_inputs.to_dict()})
 
     def to_bytes(self) -> bytes:
         """The canonical JSON bytes (module doc): what is published and hashed."""
@@ -258,16 +289,14 @@ def _ppo(d) -> PPOConfig:
 def _validate(d: dict) -> dict:
     """Checks the dict form of a spec (as `to_dict` gives it); returns the fields for TaskSpec."""
     top = ("version", "env_id", "seed", "policy", "rollout", "ppo", "evaluation", "verification")
-    _object("", d, (*top, "inputs"), optional=("inputs",))
+    optional = ("inputs", "env_kwargs", "wrappers")
+    _object("", d, (*top, *optional), optional=optional)
     version = d["version"]
     if isinstance(version, bool) or version != SPEC_VERSION:
         raise SpecError("version", f"this node reads spec version {SPEC_VERSION}, got {version!r}; "
                                    f"upgrade the node or write a version-{SPEC_VERSION} spec")
     env_id = _str("env_id", d["env_id"])
-    try:
-        space = env_space_spec(env_id)
-    except EnvError as error:
-        raise SpecError("env_id", str(error)) from None
+    env, space = _env_config(env_id, d.get("env_kwargs", {}), d.get("wrappers", []))
     seed = _int("seed", d["seed"], 0, MAX_INT)
 
     pol = _object("policy", d["policy"], ("hidden_sizes", "activation", "init_log_std", "kind", "obs_norm"),
@@ -302,11 +331,16 @@ def _validate(d: dict) -> dict:
     target = _float("evaluation.target_return", ev["target_return"])
 
     ver = _object("verification", d["verification"],
-                  ("challenges_per_sampler", "challenges_per_trainer", "logp_tolerance", "steps_per_leaf"))
+                  ("challenges_per_sampler", "challenges_per_trainer", "logp_tolerance", "steps_per_leaf",
+                   "steps_per_snapshot"), optional=("steps_per_snapshot",))
     challenges = _int("verification.challenges_per_sampler", ver["challenges_per_sampler"], 1, MAX_CHALLENGES + 1)
     trainer_challenges = _int("verification.challenges_per_trainer", ver["challenges_per_trainer"], 1,
                               MAX_CHALLENGES + 1)
     steps_per_leaf = _int("verification.steps_per_leaf", ver["steps_per_leaf"], 1, MAX_STEPS_PER_LEAF + 1)
+    steps_per_snapshot = _int("verification.steps_per_snapshot", ver.get("steps_per_snapshot", 0), 0, MAX_INT)
+    if steps_per_snapshot and steps > MAX_SNAPSHOT_SHARD_STEPS:
+        raise SpecError("verification.steps_per_snapshot", f"needs rollout.steps_per_shard at most "
+                                                           f"{MAX_SNAPSHOT_SHARD_STEPS}, got {steps}")
     tol = _float("verification.logp_tolerance", ver["logp_tolerance"])
     if not 0 < tol <= MAX_LOGP_TOLERANCE:
         raise SpecError("verification.logp_tolerance", f"must be in (0, {MAX_LOGP_TOLERANCE}], got {tol!r}")
@@ -317,10 +351,33 @@ def _validate(d: dict) -> dict:
         except encrypted.InputsFieldError as error:
             raise SpecError(f"inputs.{error.field}".rstrip("."), error.problem) from None
     return dict(version=version, env_id=env_id, seed=seed, hidden_sizes=hidden, activation=activation,
-                policy_kind=kind, obs_norm=obs_norm,
+                policy_kind=kind, obs_norm=obs_norm, env_kwargs=env.kwargs, wrappers=env.wrappers,
                 init_log_std=init_log_std, steps_per_shard=steps, ppo=ppo, eval_episodes=episodes,
                 target_return=target, challenges_per_sampler=challenges, logp_tolerance=tol,
-                challenges_per_trainer=trainer_challenges, steps_per_leaf=steps_per_leaf, encrypted_inputs=inputs)
+                challenges_per_trainer=trainer_challenges, steps_per_leaf=steps_per_leaf,
+                steps_per_snapshot=steps_per_snapshot, encrypted_inputs=inputs)
+
+
+def _env_config(env_id: str, kwargs, wrappers) -> tuple[EnvConfig, SpaceSpec]:
+    """The EnvConfig of a spec's env_id, env_kwargs and wrappers, made once to check it builds,
+    and its spaces."""
+    if not isinstance(kwargs, dict):
+        raise SpecError("env_kwargs", f"must be a JSON object of keyword arguments, got {type(kwargs).__name__}")
+    if not isinstance(wrappers, (list, tuple)):
+        raise SpecError("wrappers", f"must be a list of wrappers, got {type(wrappers).__name__}")
+    steps = [("env_id", lambda: EnvConfig(env_id)), ("env_kwargs", lambda: EnvConfig(env_id, kwargs))]
+    steps += [(f"wrappers[{i}]", lambda w=w: wrapper_config(w)) for i, w in enumerate(wrappers)]
+    steps += [("wrappers", lambda: EnvConfig(env_id, kwargs, tuple(wrappers)))]
+    for path, check in steps:  # in this order, so the error names the first field at fault
+        try:
+            config = check()
+        except EnvError as error:
+            raise SpecError(path, str(error)) from None
+    try:
+        space = env_space_spec(config)
+    except EnvError as error:
+        raise SpecError("wrappers" if wrappers else "env_kwargs" if kwargs else "env_id", str(error)) from None
+    return config, space
 
 
 def _check_network(space, config: PolicyConfig) -> None:

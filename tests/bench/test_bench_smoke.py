@@ -74,10 +74,7 @@ def test_the_shared_evaluation_matches_workers_rl_evaluate():
     assert vs.evaluate_fn(act, 3) == ours
 
 
-def test_gpu_bench_reports_every_policy_and_the_result_line(monkeypatch):
-    from workers.rl import ppo
-
-    monkeypatch.setattr(ppo, "misfit", lambda ep, space: None)  # synthetic frames fit by construction
+def test_gpu_bench_reports_every_policy_and_the_result_line():
     lines = []
     tiny = {"cartpole": gpu.Workload("cartpole", (64, 64), 64, 2, 512),
             "nature_cnn": gpu.Workload("nature_cnn", (512,), 4, 1, 8, kind="nature_cnn"),
@@ -120,10 +117,7 @@ def test_gpu_verify_bench_checks_every_round_and_reports_the_tolerance_used():
         assert m.group(1) == "cuda" and 0 <= float(m.group(4)) <= 1
 
 
-def test_gpu_verify_bench_checks_a_cnn_trace(monkeypatch):
-    from workers.rl import ppo
-
-    monkeypatch.setattr(ppo, "misfit", lambda ep, space: None)  # synthetic frames fit by construction
+def test_gpu_verify_bench_checks_a_cnn_trace():
     lines = []
     outcomes = gpu_verify.run_cnn(2, "cuda" if torch.cuda.is_available() else "cpu", lines.append,
                                   kind="minatar_cnn", shape=(10, 10, 4), samples=48, batch_size=16, update_epochs=2)

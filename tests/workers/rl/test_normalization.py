@@ -86,8 +86,7 @@ def test_negative_variance_in_a_checkpoint_is_refused():
         from_bytes(to_bytes(policy))
 
 
-def test_a_round_updates_the_observation_statistics_after_training_with_the_rounds(monkeypatch):
-    monkeypatch.setattr(ppo, "misfit", lambda ep, space: None)  # synthetic episodes fit by construction
+def test_a_round_updates_the_observation_statistics_after_training_with_the_rounds():
     for space, config in ((FLAT, PolicyConfig(hidden_sizes=(8,), obs_norm=True)),
                           (MINATAR, PolicyConfig(kind=MINATAR_CNN, hidden_sizes=(16,), obs_norm=True))):
         episodes = synthetic_episodes(space, [20, 12])
@@ -100,8 +99,7 @@ def test_a_round_updates_the_observation_statistics_after_training_with_the_roun
         assert [t.tolist() for t in kept.parameters()] == [t.tolist() for t in policy.parameters()]
 
 
-def test_norm_reward_scales_the_rounds_rewards_and_keeps_the_statistics(monkeypatch):
-    monkeypatch.setattr(ppo, "misfit", lambda ep, space: None)
+def test_norm_reward_scales_the_rounds_rewards_and_keeps_the_statistics():
     episodes = synthetic_episodes(FLAT, [20, 12], reward_scale=50.0)
     config = PPOConfig(batch_size=16, update_epochs=1, device="cpu", norm_reward=True)
     plain, state = ppo.TrainState(), ppo.TrainState()

@@ -5,7 +5,6 @@ shared trunk and both heads, bit for bit the same twice on the CPU, and the Natu
 import dataclasses
 import math
 
-import pytest
 import torch
 
 from tests.workers.rl.image_episodes import synthetic_episodes
@@ -15,12 +14,6 @@ from workers.rl.config import NATURE_CNN, PolicyConfig, PPOConfig
 from workers.rl.policy import make_policy, to_bytes
 
 CONFIG = PPOConfig(batch_size=16, update_epochs=2, learning_rate=1e-3, device="cpu")
-
-
-@pytest.fixture(autouse=True)
-def synthetic_episodes_fit(monkeypatch):
-    """The episodes here fit the policy by construction; ppo's fit check is the episode module's."""
-    monkeypatch.setattr(ppo, "misfit", lambda ep, space: None)
 
 
 def train(policy, episodes, config=CONFIG):

@@ -29,12 +29,6 @@ SEED = bytes(32)
 STEP = 3
 
 
-@pytest.fixture(autouse=True)
-def synthetic_episodes_fit(monkeypatch):
-    """The episodes here fit the policy by construction; ppo's fit check is the episode module's."""
-    monkeypatch.setattr(ppo, "misfit", lambda ep, space: None)
-
-
 def trained(config, on_step=None):
     """(checkpoint, incoming policy, starting state, episodes) of one round from the initial policy."""
     episodes = synthetic_episodes(MINATAR, [16, 16], seed=4)
