@@ -8,6 +8,7 @@ test_snapshot.py and test_env_determinism.py, and run as a script in a subproces
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import struct
@@ -21,6 +22,8 @@ from workers.rl.snapshot import capture, restore
 ATARI_WRAPPERS = ({"name": "atari_preprocessing"}, {"name": "frame_stack", "size": 4})
 CASES = {
     "cartpole": EnvConfig("CartPole-v1"),
+    "acrobot": EnvConfig("Acrobot-v1"),
+    "pendulum": EnvConfig("Pendulum-v1"),
     "mountaincar_continuous": EnvConfig("MountainCarContinuous-v0"),
     "hopper": EnvConfig("Hopper-v5"),
     "ant": EnvConfig("Ant-v5"),
@@ -64,8 +67,10 @@ def roll(env, acts: list, first: int = 0, snapshot_at=()) -> tuple[list[bytes], 
     return records, snapshots
 
 
+@functools.lru_cache(maxsize=32)
 def run(name: str, snapshot_at=SNAPSHOT_AT) -> tuple[list[bytes], dict[int, bytes], list]:
-    """(records, snapshots, actions) of case `name` from a fresh env reset with SEED."""
+    """(records, snapshots, actions) of case `name` from a fresh env reset with SEED (computed once
+    per process: callers only read them)."""
     env = CASES[name].make()
     acts = actions(env, STEPS.get(name, DEFAULT_STEPS))
     env.reset(seed=SEED)

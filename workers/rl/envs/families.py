@@ -51,7 +51,7 @@ _ENTRY_POINTS = (
 _NOT_KWARGS = {
     "render_mode", "xml_file", "default_camera_config",  # rendering, or a local file path
     "game", "obs_type", "sound_obs", "continuous", "continuous_action_threshold",  # Atari: the observation/action
-    "frameskip", "repeat_action_probability",  # Atari: atari_preprocessing's frame_skip, repeat_action_probability
+    "frameskip", "repeat_action_probability", "max_num_frames_per_episode",  # Atari: wrappers' arguments
     "display_time", "use_minimal_action_set",  # MinAtar: rendering; the id's version fixes the action set
 }
 """Constructor parameters a spec may not set: they change what the id means or only rendering."""
@@ -62,6 +62,8 @@ _log = logging.getLogger(__name__)
 _WRAPPER_ARGS = {
     "frameskip": 'frame skip is the "atari_preprocessing" wrapper\'s frame_skip',
     "repeat_action_probability": 'sticky actions are the "atari_preprocessing" wrapper\'s repeat_action_probability',
+    "max_num_frames_per_episode": 'episode length is the "time_limit" wrapper\'s max_episode_steps (agent steps; '
+                                  'Atari\'s default is 27,000)',
 }
 
 def register(env_id: str) -> None:

@@ -213,9 +213,13 @@ class FrameStack(gym.Wrapper):
         return np.ascontiguousarray(self.frames.transpose(1, 2, 0, 3).reshape(h, w, size * c))
 
 
-ALE_KWARGS = {"frameskip": 1, "repeat_action_probability": 0.0}
-"""What EnvConfig makes an ALE env with under atari_preprocessing, which does both itself: ALE keeps
-its last (sticky) action outside its cloneable state, so sticky actions are drawn here instead."""
+ALE_KWARGS = {"frameskip": 1, "repeat_action_probability": 0.0, "max_num_frames_per_episode": 0}
+"""What EnvConfig makes an ALE env with under atari_preprocessing, which skips frames and repeats
+actions itself (ALE keeps its last, sticky, action outside its cloneable state, so sticky actions
+are drawn here instead); episodes are cut by a TimeLimit of agent steps, ATARI_TIME_LIMIT unless a
+time_limit wrapper says otherwise, not by ALE's frame count (which includes the reset's no-ops)."""
+ATARI_TIME_LIMIT = 27_000
+"""Agent steps of an Atari episode: 108,000 frames (ALE v5's limit, 30 minutes) at frame skip 4."""
 
 
 class AtariPreprocessing(gym.Wrapper):
