@@ -79,14 +79,17 @@ def run(name: str, snapshot_at=SNAPSHOT_AT) -> tuple[list[bytes], dict[int, byte
     return records, snapshots, acts
 
 
-def resumed(name: str, step: int, snapshot: bytes, acts: list) -> list[bytes]:
-    """The records of steps `step`... after restoring `snapshot` into a fresh env (reset with another seed)."""
+def resumed(name: str, snapshots: dict[int, bytes], acts: list) -> dict[int, list[bytes]]:
+    """step -> the records of steps `step`... after restoring `snapshots[step]`, each into the same
+    env of case `name` reset with another seed (a snapshot overwrites whatever an earlier one left)."""
     env = CASES[name].make()
     env.reset(seed=SEED + 1000)
-    restore(env, snapshot)
-    records, _ = roll(env, acts[step:], first=step)
+    out = {}
+    for step, snapshot in snapshots.items():
+        restore(env, snapshot)
+        out[step], _ = roll(env, acts[step:], first=step)
     env.close()
-    return records
+    return out
 
 
 def digest(chunks) -> str:
@@ -99,8 +102,8 @@ def main(snapshots_file: str) -> None:
     for name in CASES:
         records, snapshots, acts = run(name)
         out[name] = {"records": digest(records), "snapshots": {str(k): digest([v]) for k, v in snapshots.items()},
-                     "resumed": {k: digest(resumed(name, int(k), bytes.fromhex(v), acts))
-                                 for k, v in parent[name].items()}}
+                     "resumed": {str(k): digest(v) for k, v in resumed(
+                         name, {int(k): bytes.fromhex(v) for k, v in parent[name].items()}, acts).items()}}
     print(json.dumps(out, sort_keys=True))
 
 

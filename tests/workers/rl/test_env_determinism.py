@@ -24,7 +24,7 @@ def here():
         records, snaps, acts = run(name)
         snapshots[name] = {str(k): v.hex() for k, v in snaps.items()}
         out[name] = {"records": digest(records), "snapshots": {str(k): digest([v]) for k, v in snaps.items()},
-                     "resumed": {str(k): digest(resumed(name, k, v, acts)) for k, v in snaps.items()},
+                     "resumed": {str(k): digest(v) for k, v in resumed(name, snaps, acts).items()},
                      "suffix": {str(k): digest(records[k:]) for k in snaps}}
     return out, snapshots
 
