@@ -5,10 +5,12 @@ gymnasium's TimeLimit elapsed steps, our wrappers' state (frame stack frames, At
 lives), and the family's own state:
 
 - classic control: `state` (+ CartPole's `steps_beyond_terminated`);
-- MuJoCo: `mj_getState(mjSTATE_INTEGRATION)` (time, qpos, qvel, act, warm start, controls, applied
-  forces, mocap, ...), plus the body positions a step reads before simulating (Ant's `xpos`);
+- MuJoCo: `mj_getState(mjSTATE_FULLPHYSICS | mjSTATE_WARMSTART)` (time, qpos, qvel, act, ...; not
+  the user inputs, see `_mj_state`), plus the body positions a step reads before simulating (Ant's
+  `xpos`);
 - Atari: `ale.cloneState(include_rng=True).serialize()` (emulator, sticky-action RNG and last action);
-- MinAtar: the game objects' plain attributes and their numpy RandomState (`get_state()`);
+- MinAtar: the game objects' plain attributes and their numpy RandomState (`get_state()`); the
+  settings among them (`_MINATAR_SETTINGS`) must be the env's own;
 
 and the base env's `np_random` generator (gymnasium envs; it draws Atari's no-ops and stochastic
 frame skips). `restore(env, data)` writes it into an env made from the same EnvConfig and reset
@@ -152,8 +154,8 @@ def _base_state(base: gym.Env) -> dict:
     if name in _MUJOCO:
         import mujoco
 
-        physics = np.empty(mujoco.mj_stateSize(base.model, mujoco.mjtState.mjSTATE_INTEGRATION))
-        mujoco.mj_getState(base.model, base.data, physics, mujoco.mjtState.mjSTATE_INTEGRATION)
+        physics = np.empty(mujoco.mj_stateSize(base.model, _mj_state()))
+        mujoco.mj_getState(base.model, base.data, physics, _mj_state())
         return {"physics": physics, "xpos": base.data.xpos.copy(), "xipos": base.data.xipos.copy(),
                 "np_random": _rng_state(base)}
     if name == "AtariEnv":
@@ -184,7 +186,7 @@ def _restore_base(base: gym.Env, state) -> None:
 
         physics = _like(state["physics"], want["physics"], "MuJoCo state")
         xpos, xipos = _like(state["xpos"], want["xpos"], "xpos"), _like(state["xipos"], want["xipos"], "xipos")
-        mujoco.mj_setState(base.model, base.data, physics, mujoco.mjtState.mjSTATE_INTEGRATION)
+        mujoco.mj_setState(base.model, base.data, physics, _mj_state())
         base.data.xpos[...], base.data.xipos[...] = xpos, xipos
     elif name == "AtariEnv":
         import ale_py
@@ -196,10 +198,25 @@ def _restore_base(base: gym.Env, state) -> None:
             ale_state = ale_py.ALEState(raw.tobytes())
         except Exception as exc:  # noqa: BLE001 - ale-py raises bare runtime errors for bad bytes
             raise SnapshotError(f"not an ALE state: {exc}") from None
+        own = base.ale.cloneState()
+        if (ale_state.getCurrentMode(), ale_state.getDifficulty()) != (own.getCurrentMode(), own.getDifficulty()):
+            raise SnapshotError(f"the ALE state is of game mode {ale_state.getCurrentMode()} and difficulty "
+                                f"{ale_state.getDifficulty()}, the env's are {own.getCurrentMode()} and "
+                                f"{own.getDifficulty()}")
         base.ale.restoreState(ale_state)
         if base.ale.cloneState(include_rng=True).serialize() != raw.tobytes():  # it skips parts it cannot read
             raise SnapshotError("not an ALE state of this game: the emulator does not read it back as written")
     _restore_rng(base, state["np_random"])
+
+
+def _mj_state() -> int:
+    """What a MuJoCo snapshot holds: everything the simulation evolves (time, qpos, qvel, act,
+    history, plugin and plastic state) and the solver's warm start. Not the user inputs (controls,
+    applied forces, mocap, equality activation, userdata): the env sets its controls before each
+    step and never touches the rest, so a snapshot cannot push the robot."""
+    import mujoco
+
+    return int(mujoco.mjtState.mjSTATE_FULLPHYSICS) | int(mujoco.mjtState.mjSTATE_WARMSTART)
 
 
 def _rng_state(base: gym.Env):
@@ -245,7 +262,7 @@ def _restore_minatar(base, state) -> None:
         if not isinstance(got, dict) or sorted(got) != sorted(want[part]):
             raise SnapshotError(f"MinAtar {part} attributes are {sorted(want[part])}")
         for k, v in got.items():
-            _check_kind(v, want[part][k], f"MinAtar {part}.{k}")
+            _check_minatar(v, want[part][k], f"MinAtar {part}.{k}", setting=k in _MINATAR_SETTINGS[part])
     random = state["random"]
     _check_kind(random, want["random"], "MinAtar random state")
     try:
@@ -255,6 +272,36 @@ def _restore_minatar(base, state) -> None:
     for part, target in (("environment", game), ("game", game.env)):
         for k, v in state[part].items():
             setattr(target, k, v)
+
+
+_MINATAR_SETTINGS = {"environment": ("closed", "env_name", "n_channels", "sticky_action_prob", "visualized"),
+                     "game": ("action_map", "channels", "ramping")}
+"""Attributes fixed when the env is made: a snapshot must hold the env's own values (it restores a
+game's state, never its rules)."""
+_MAX_GAME_INT = 1 << 31
+
+
+def _check_minatar(value, like, what: str, setting: bool) -> None:
+    """SnapshotError unless `value` can stand where `like` is: equal to it for a setting, else an
+    array of its dtype and shape, or the same kind of value made of ints (|n| < 2**31), bools and
+    None only (what MinAtar's games keep)."""
+    if setting:
+        if _category(value) != _category(like) or value != like:
+            raise SnapshotError(f"{what} is a setting of the env: {like!r}")
+    elif isinstance(like, np.ndarray):
+        _like(value, like, what)
+    else:
+        _check_kind(value, like, what)
+        if not _small_ints(value):
+            raise SnapshotError(f"{what} holds something other than ints below 2**31, bools and None")
+
+
+def _small_ints(value) -> bool:
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return True
+    if isinstance(value, (int, np.integer)):
+        return -_MAX_GAME_INT < int(value) < _MAX_GAME_INT
+    return isinstance(value, (list, tuple)) and all(_small_ints(v) for v in value)
 
 
 def _check_kind(value, like, what: str) -> None:

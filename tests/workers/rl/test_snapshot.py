@@ -127,3 +127,19 @@ def test_atari_sticky_actions_come_back_with_the_snapshot():
     restore(other, snaps[10])
     roll(other, acts[10:20], first=10)
     assert roll(other, acts[20:], first=20)[0] == later
+
+
+def test_a_snapshot_restores_state_never_rules():
+    hopper = fresh(CASES["hopper"], SEED)
+    hopper.unwrapped.data.xfrc_applied[1] = 50.0  # a force no Hopper step applies
+    other = fresh(CASES["hopper"])
+    restore(other, capture(hopper))
+    assert not other.unwrapped.data.xfrc_applied.any()
+    game = fresh(CASES["minatar_breakout"], SEED)
+    data = capture(game)
+    described, state = decode(data)
+    for part, key, value in (("game", "action_map", ["n"] * 6), ("environment", "sticky_action_prob", 0.0),
+                             ("game", "pos", "left"), ("game", "ball_x", 2**40)):
+        edited = {**state, "base": {**state["base"], part: {**state["base"][part], key: value}}}
+        with pytest.raises(SnapshotError, match=f"MinAtar {part}.{key}"):
+            restore(fresh(CASES["minatar_breakout"]), encode(described, edited))
