@@ -26,6 +26,8 @@ CASES = {
     "pendulum": EnvConfig("Pendulum-v1"),
     "mountaincar_continuous": EnvConfig("MountainCarContinuous-v0"),
     "hopper": EnvConfig("Hopper-v5"),
+    "halfcheetah": EnvConfig("HalfCheetah-v5"),
+    "walker2d": EnvConfig("Walker2d-v5"),
     "ant": EnvConfig("Ant-v5"),
     "breakout": EnvConfig("ALE/Breakout-v5", wrappers=ATARI_WRAPPERS),
     "minatar_seaquest": EnvConfig("MinAtar/Seaquest-v1"),
