@@ -45,9 +45,12 @@ class EnvConfig:
 
     def __post_init__(self):
         families.check_id(self.env_id)
-        pairs = self.kwargs.items() if isinstance(self.kwargs, dict) else self.kwargs
-        kwargs = dict(pairs)
-        if len(kwargs) != len(tuple(pairs)):
+        try:
+            pairs = tuple(self.kwargs.items() if isinstance(self.kwargs, dict) else self.kwargs)
+            kwargs = dict(pairs)
+        except (TypeError, ValueError):
+            raise EnvError(f"{self.env_id}: kwargs are a dict or (name, value) pairs, got {self.kwargs!r}") from None
+        if len(kwargs) != len(pairs):
             raise EnvError(f"{self.env_id}: a keyword argument is given twice in {self.kwargs!r}")
         families.check_kwargs(self.env_id, kwargs)
         object.__setattr__(self, "kwargs", tuple(sorted(kwargs.items())))

@@ -138,6 +138,8 @@ def accepted_kwargs(env_id: str) -> tuple[str, ...]:
 def check_kwargs(env_id: str, kwargs: dict) -> None:
     """EnvError unless every name is one `env_id` accepts and every value a JSON scalar."""
     accepted = accepted_kwargs(env_id)
+    if not all(isinstance(name, str) for name in kwargs):
+        raise EnvError(f"{env_id}: keyword argument names are strings, got {list(kwargs)!r}")
     for name in sorted(kwargs):
         if name in _WRAPPER_ARGS and family(env_id) == ATARI:
             raise EnvError(f"{env_id}: {_WRAPPER_ARGS[name]}, not an env keyword argument")
