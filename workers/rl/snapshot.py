@@ -2,13 +2,14 @@
 
 `capture(env)` reads everything a step depends on, from the outermost wrapper down to the base env:
 gymnasium's TimeLimit elapsed steps, our wrappers' state (frame stack frames, Atari preprocessing's
-lives), and the family's own state:
+lives and last action, for its sticky actions), and the family's own state:
 
 - classic control: `state` (+ CartPole's `steps_beyond_terminated`);
 - MuJoCo: `mj_getState(mjSTATE_FULLPHYSICS | mjSTATE_WARMSTART)` (time, qpos, qvel, act, ...; not
   the user inputs, see `_mj_state`), plus the body positions a step reads before simulating (Ant's
   `xpos`);
-- Atari: `ale.cloneState(include_rng=True).serialize()` (emulator, sticky-action RNG and last action);
+- Atari: `ale.cloneState(include_rng=True).serialize()` (the emulator and its RNG; its mode and
+  difficulty must be the env's own);
 - MinAtar: the game objects' plain attributes and their numpy RandomState (`get_state()`); the
   settings among them (`_MINATAR_SETTINGS`) must be the env's own;
 
@@ -23,6 +24,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+from workers.framing import brief
 from workers.rl.envs import MinAtarPlanes
 from workers.rl.envs.wrappers import AtariPreprocessing, ClipReward, FrameStack, Grayscale, Resize
 from workers.rl.snapshot_codec import SnapshotError, decode, encode
@@ -35,7 +37,7 @@ _CLASSIC = {
 }
 """Classic-control envs -> what their step reads besides `state` (Pendulum's `last_u` only renders)."""
 _MUJOCO = ("HopperEnv", "HalfCheetahEnv", "Walker2dEnv", "AntEnv")
-"""MuJoCo envs whose steps read nothing but the integration state and body positions (checked in
+"""MuJoCo envs whose steps read nothing but the physics state and body positions (checked in
 tests/workers/rl/test_snapshot.py)."""
 _STATELESS = (Grayscale, Resize, ClipReward, MinAtarPlanes, gym.wrappers.PassiveEnvChecker)
 """Wrappers whose step depends on nothing they keep (PassiveEnvChecker's flags only govern warnings)."""
@@ -54,7 +56,7 @@ def restore(env: gym.Env, data: bytes) -> None:
     described, state = decode(data)
     expected = _describe(env)
     if described != expected:
-        raise SnapshotError(f"a snapshot of {_brief(described)}, not of this env ({_brief(expected)})")
+        raise SnapshotError(f"a snapshot of {brief(described, 300)}, not of this env ({brief(expected, 300)})")
     wrappers = _wrappers(env)
     if not isinstance(state, dict) or sorted(state) != ["base", "layers"] or not isinstance(state["layers"], list) \
             or len(state["layers"]) != len(wrappers):
@@ -104,10 +106,6 @@ def _settings(w: gym.Wrapper) -> dict:
                 "repeat_action_probability": repr(w.repeat_action_probability), "grayscale": w.grayscale,
                 "terminal_on_life_loss": w.terminal_on_life_loss}
     return {}
-
-
-def _brief(described: dict) -> str:
-    return f"{described.get('env_id')!r} with {[name for name, _ in described.get('layers', [])]}"
 
 
 # -- wrappers --------------------------------------------------------------------------------------

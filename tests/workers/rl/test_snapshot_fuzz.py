@@ -66,6 +66,19 @@ def test_a_snapshot_with_any_header_values_restores_or_is_refused(data, name):
 
 
 @FUZZ
+@given(data=st.data(), name=st.sampled_from(NAMES), part=st.sampled_from(["env", "state"]))
+def test_a_snapshot_with_any_env_description_or_state_restores_or_is_refused(data, name, part):
+    """The same, one part of the header at a time: the description an env is matched against, and
+    the state tree without its arrays table."""
+    valid = SNAPSHOTS[name]
+    (hlen,) = struct.unpack_from("<I", valid, 5)
+    header = json.loads(valid[9:9 + hlen])
+    header[part] = data.draw(edited_json(header[part]))
+    raw = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
+    restores_or_refuses(name, MAGIC + struct.pack("<BI", VERSION, len(raw)) + raw + valid[9 + hlen:])
+
+
+@FUZZ
 @given(blob=random_bytes(MAGIC) | random_bytes())
 def test_random_bytes_are_refused(blob):
     assert not restores_or_refuses("cartpole", blob)
