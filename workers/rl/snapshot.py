@@ -201,7 +201,10 @@ def _restore_base(base: gym.Env, state) -> None:
             raise SnapshotError(f"the ALE state is of game mode {ale_state.getCurrentMode()} and difficulty "
                                 f"{ale_state.getDifficulty()}, the env's are {own.getCurrentMode()} and "
                                 f"{own.getDifficulty()}")
-        base.ale.restoreState(ale_state)
+        try:
+            base.ale.restoreState(ale_state)
+        except Exception as exc:  # noqa: BLE001 - as above
+            raise SnapshotError(f"not an ALE state of this game: {exc}") from None
         if base.ale.cloneState(include_rng=True).serialize() != raw.tobytes():  # it skips parts it cannot read
             raise SnapshotError("not an ALE state of this game: the emulator does not read it back as written")
     _restore_rng(base, state["np_random"])
@@ -233,7 +236,7 @@ def _restore_rng(base: gym.Env, state) -> None:
     generator = np.random.Generator(np.random.PCG64())
     try:
         generator.bit_generator.state = state
-    except (TypeError, ValueError, KeyError) as exc:
+    except (TypeError, ValueError, KeyError, IndexError, OverflowError) as exc:
         raise SnapshotError(f"not a PCG64 state: {exc}") from None
     if generator.bit_generator.state != state:
         raise SnapshotError("not a PCG64 state (it does not read back as written)")
@@ -263,9 +266,12 @@ def _restore_minatar(base, state) -> None:
             _check_minatar(v, want[part][k], f"MinAtar {part}.{k}", setting=k in _MINATAR_SETTINGS[part])
     random = state["random"]
     _check_kind(random, want["random"], "MinAtar random state")
+    if not (isinstance(random, tuple) and len(random) == 5 and random[0] == "MT19937"):
+        raise SnapshotError("MinAtar's random state is RandomState.get_state(): ('MT19937', keys, pos, has_gauss, "
+                            "cached_gaussian)")
     try:
         game.random.set_state(random)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, IndexError, OverflowError) as exc:
         raise SnapshotError(f"not a RandomState state: {exc}") from None
     for part, target in (("environment", game), ("game", game.env)):
         for k, v in state[part].items():

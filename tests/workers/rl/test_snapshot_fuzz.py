@@ -14,7 +14,7 @@ from tests.workers.rl.envcases import CASES, SEED, run
 from workers.rl.snapshot import SnapshotError, capture, restore
 from workers.rl.snapshot_codec import MAGIC, VERSION
 
-NAMES = ("cartpole", "hopper", "minatar_seaquest")
+NAMES = ("cartpole", "hopper", "breakout", "minatar_seaquest")
 SNAPSHOTS = {name: run(name, snapshot_at=(23,))[1][23] for name in NAMES}
 ENVS = {}
 
