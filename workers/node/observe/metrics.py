@@ -20,6 +20,7 @@ import glob
 import logging
 import os
 import re
+import resource
 import shutil
 import time
 from contextlib import contextmanager
@@ -50,6 +51,9 @@ TASKS_RUNNING = Gauge("decentrl_tasks_running", "Handlers running now, by role",
                       multiprocess_mode="livesum", registry=DECLARED)
 HANDLER_SECONDS = Histogram("decentrl_handler_seconds", "Wall time of one handler run, by role and event",
                             ["role", "event"], buckets=LATENCY_BUCKETS, registry=DECLARED)
+HANDLER_CPU_SECONDS = Counter("decentrl_handler_cpu_seconds", "CPU time (user + system, every thread of the worker "
+                              "process) of handler runs, by role and event: a prefork worker runs one at a time",
+                              ["role", "event"], registry=DECLARED)
 DISPATCH_LATENCY = Histogram("decentrl_dispatch_latency_seconds", "From the watcher enqueuing an event to a "
                              "worker starting its handler, by role", ["role"], buckets=LATENCY_BUCKETS,
                              registry=DECLARED)
@@ -113,7 +117,7 @@ def task_outcome(role: str, event: str, state: str) -> None:
 def handler_running(role: str, event: str, sent_at: float | None):
     """Around a handler run: dispatch latency (when the enqueue time is known), running gauge,
     handler time."""
-    started = time.time()
+    started, cpu_started = time.time(), _process_cpu_s()
     with _safe("handler_running"):
         if sent_at is not None:
             DISPATCH_LATENCY.labels(role).observe(max(0.0, started - float(sent_at)))
@@ -124,6 +128,12 @@ def handler_running(role: str, event: str, sent_at: float | None):
         with _safe("handler_done"):
             TASKS_RUNNING.labels(role).dec()
             HANDLER_SECONDS.labels(role, event).observe(time.time() - started)
+            HANDLER_CPU_SECONDS.labels(role, event).inc(max(0.0, _process_cpu_s() - cpu_started))
+
+
+def _process_cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def event_delivered(event: str, block_timestamp: float | None) -> None:
