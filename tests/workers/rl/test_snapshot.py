@@ -6,7 +6,7 @@ import pytest
 
 from tests.workers.rl.envcases import CASES, SEED, actions, roll, run
 from workers.framing import Malformed
-from workers.rl.envs import EnvConfig
+from workers.rl.envs import ATARI, SUPPORTED, EnvConfig
 from workers.rl.snapshot import SnapshotError, capture, restore
 from workers.rl.snapshot_codec import decode, encode
 
@@ -143,3 +143,17 @@ def test_a_snapshot_restores_state_never_rules():
         edited = {**state, "base": {**state["base"], part: {**state["base"][part], key: value}}}
         with pytest.raises(SnapshotError, match=f"MinAtar {part}.{key}"):
             restore(fresh(CASES["minatar_breakout"]), encode(described, edited))
+
+
+@pytest.mark.parametrize("env_id", SUPPORTED)
+def test_every_supported_id_snapshots_and_resumes(env_id):
+    wrappers = CASES["breakout"].wrappers if SUPPORTED[env_id] == ATARI else ()
+    config = EnvConfig(env_id, wrappers=wrappers)
+    env = fresh(config, SEED)
+    acts = actions(env, 12)
+    _, snaps = roll(env, acts[:6], snapshot_at=(3,))
+    later, _ = roll(env, acts[6:], first=6)
+    other = fresh(config)
+    restore(other, snaps[3])
+    roll(other, acts[3:6], first=3)
+    assert roll(other, acts[6:], first=6)[0] == later

@@ -39,7 +39,9 @@ SUPPORTED = {
     **{f"ALE/{name}-v5": ATARI for name in ("Breakout", "Pong", "SpaceInvaders", "Seaquest", "Qbert", "BeamRider")},
     **{f"MinAtar/{name}-v1": MINATAR for name in ("Breakout", "Asterix", "Freeway", "Seaquest", "SpaceInvaders")},
 }
-"""id -> family of the ids tested here (spaces, wrappers, snapshots, determinism)."""
+"""id -> family of the ids known to work here: each builds, snapshots and resumes
+(tests/workers/rl/test_snapshot.py); at least one of each family is also checked across processes
+and thread counts (test_env_determinism.py)."""
 
 _ENTRY_POINTS = (
     ("gymnasium.envs.classic_control.", CLASSIC),
