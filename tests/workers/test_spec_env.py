@@ -5,7 +5,7 @@ import json
 import re
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.workers.fuzzing import FUZZ, edited_json, parses_or_rejects
@@ -97,7 +97,7 @@ FUZZED = [TaskSpec(env_id="Hopper-v5", env_kwargs={"frame_skip": 4, "reset_noise
                    wrappers=[{"name": "resize", "height": 5, "width": 5}, {"name": "frame_stack", "size": 2}])]
 
 
-@FUZZ
+@settings(FUZZ, max_examples=100)  # a new env configuration is made, reset and stepped
 @given(data=st.data(), which=st.sampled_from([0, 1]))
 def test_any_env_kwargs_and_wrappers_parse_or_name_the_field(data, which):
     d = json.loads(FUZZED[which].to_bytes())

@@ -36,7 +36,7 @@ CLASSIC_CONTROL = (
 SUPPORTED = {
     **{env_id: CLASSIC for env_id in CLASSIC_CONTROL},
     **{f"{name}-v5": MUJOCO for name in ("Hopper", "HalfCheetah", "Walker2d", "Ant")},
-    **{f"ALE/{name}-v5": ATARI for name in ("Breakout", "Pong", "SpaceInvaders", "Seaquest", "Qbert", "BeamRider")},
+    **{f"ALE/{name}-v5": ATARI for name in ("Breakout", "Pong", "SpaceInvaders", "Seaquest")},
     **{f"MinAtar/{name}-v1": MINATAR for name in ("Breakout", "Asterix", "Freeway", "Seaquest", "SpaceInvaders")},
 }
 """id -> family of the ids known to work here: each builds, snapshots and resumes
