@@ -55,7 +55,7 @@ class EnvConfig:
         families.check_kwargs(self.env_id, kwargs)
         object.__setattr__(self, "kwargs", tuple(sorted(kwargs.items())))
         object.__setattr__(self, "wrappers", tuple(wrapper_config(w) for w in self.wrappers))
-        check_order(self.wrappers, self.env_id, atari=self.family == families.ATARI)
+        check_order(self.wrappers, atari=self.family == families.ATARI)
 
     @property
     def family(self) -> str:
