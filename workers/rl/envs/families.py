@@ -59,36 +59,40 @@ _NOT_KWARGS = {
 """Constructor parameters a spec may not set: they change what the id means or only rendering."""
 
 
-_registered: set[str] = set()
-_log = logging.getLogger(__name__)
 _WRAPPER_ARGS = {
     "frameskip": 'frame skip is the "atari_preprocessing" wrapper\'s frame_skip',
     "repeat_action_probability": 'sticky actions are the "atari_preprocessing" wrapper\'s repeat_action_probability',
     "max_num_frames_per_episode": 'episode length is the "time_limit" wrapper\'s max_episode_steps (agent steps; '
                                   'Atari\'s default is 27,000)',
 }
+"""Atari constructor parameters that are wrapper arguments here, and where to set them instead."""
+
+_done: set[str] = set()
+"""The families registered (Atari, MinAtar) or prepared (MuJoCo) in this process."""
+_log = logging.getLogger(__name__)
+
 
 def register(env_id: str) -> None:
     """Registers the Atari or MinAtar ids if `env_id` is one of theirs (once per process)."""
-    if env_id.startswith("ALE/") and ATARI not in _registered:
+    if env_id.startswith("ALE/") and ATARI not in _done:
         import ale_py
 
         gym.register_envs(ale_py)
-        _registered.add(ATARI)
-    if env_id.startswith("MinAtar/") and MINATAR not in _registered:
+        _done.add(ATARI)
+    if env_id.startswith("MinAtar/") and MINATAR not in _done:
         _register_minatar()
-        _registered.add(MINATAR)
+        _done.add(MINATAR)
 
 
 def prepare(env_id: str) -> None:
     """Once per process, before the first MuJoCo env: MuJoCo's own warning handler appends to
     MUJOCO_LOG.TXT in the working directory (gymnasium's models warn about `settotalmass` on every
     load); send its warnings to our log instead."""
-    if family(env_id) == MUJOCO and MUJOCO not in _registered:
+    if family(env_id) == MUJOCO and MUJOCO not in _done:
         import mujoco
 
         mujoco.set_mju_user_warning(lambda text: _log.info("MuJoCo: %s", text))
-        _registered.add(MUJOCO)
+        _done.add(MUJOCO)
 
 
 def _register_minatar() -> None:
