@@ -157,3 +157,17 @@ def test_every_supported_id_snapshots_and_resumes(env_id):
     restore(other, snaps[3])
     roll(other, acts[3:6], first=3)
     assert roll(other, acts[6:], first=6)[0] == later
+
+
+@pytest.mark.parametrize("name", ["cartpole", "hopper", "breakout", "minatar_seaquest", "minatar_breakout"])
+def test_an_env_reset_for_a_new_episode_starts_as_a_fresh_one(name):
+    """A sampler reuses its envs from episode to episode; a validator replays an episode in a new
+    env. Whatever the earlier episode left behind (MinAtar's last action, which a sticky step
+    repeats) must not reach the next one."""
+    used = fresh(CASES[name], SEED)
+    roll(used, actions(used, 40, seed=3))
+    used.reset(seed=SEED + 99)
+    new = fresh(CASES[name], SEED + 99)
+    assert capture(used) == capture(new)
+    acts = actions(new, 40)
+    assert roll(used, acts)[0] == roll(new, acts)[0]

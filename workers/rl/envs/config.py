@@ -148,6 +148,13 @@ class MinAtarPlanes(gym.ObservationWrapper):
         super().__init__(env)
         self.observation_space = spaces.Box(0, 1, shape=env.observation_space.shape, dtype=np.uint8)
 
+    def reset(self, *, seed=None, options=None):
+        # MinAtar's reset keeps the last action, which a sticky step repeats: an env reused for a
+        # new episode would not start as a fresh one does (the validator's), so start it from
+        # the action a new minatar.Environment holds
+        self.env.unwrapped.game.last_action = 0
+        return super().reset(seed=seed, options=options)
+
     def observation(self, observation):
         return np.asarray(observation, dtype=np.uint8)
 
