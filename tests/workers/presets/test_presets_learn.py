@@ -107,3 +107,30 @@ def test_the_preset_learns_through_the_network(finished, env_id):
     final = verify_checkpoint(store.get(task.checkpointCid), bytes(task.checkpointRoot))
     before, after = mean_return(spec, None), mean_return(spec, final.policy_bytes)
     assert after - before >= 0.25 * (spec.target_return - before), (env_id, before, after, spec.target_return)
+
+
+def test_task_report_and_the_explorer_show_a_curve_below_zero(finished, tmp_path):
+    """Pendulum's returns are negative (-1,100 to -150): the report's plot and the explorer's curve
+    show them (they once started the axis at 0, where CartPole's returns start)."""
+    import json
+
+    from click.testing import CliRunner
+
+    from workers.cli import cli
+    from workers.explorer.api import ExplorerApi
+
+    tasks, store, net = finished
+    spec, task_id, _ = tasks["Pendulum-v1"]
+    result = CliRunner().invoke(cli, ["--rpc", net.anvil.http_url, "--deployment", str(net.deployment_path),
+                                      "--node-dir", str(tmp_path / "reader"), "--store-dir", str(net.store_dir),
+                                      "task", "report", str(task_id), "-o", str(tmp_path / "report"),
+                                      "--eval-episodes", "2"])
+    assert result.exit_code == 0, result.output
+    curve = json.loads((tmp_path / "report" / "report.json").read_text())["curve"]
+    assert (curve["env_id"], curve["target_return"]) == ("Pendulum-v1", -200.0) and not curve["errors"]
+    points = curve["points"]
+    assert [p["round"] for p in points] == list(range(1, ROUNDS["Pendulum-v1"] + 1))
+    assert all(p["rollout_return"] < 0 and p["eval_return"] < 0 for p in points), points
+    assert (tmp_path / "report" / "learning_curve.png").stat().st_size > 10_000
+    api = ExplorerApi(net.deployment, store, eval_episodes=2)
+    assert [p["eval_return"] for p in api.curve(task_id)["points"]] == [p["eval_return"] for p in points]
