@@ -27,6 +27,14 @@ plus, only when the requester encrypted inputs (SPECIFICATION 5.7), "inputs": th
 descriptor of the ciphertext (`workers.crypto.inputs.EncryptedInputs`: algorithm, cid,
 key_commitment, key_salt, kind, size). A spec without it has the same bytes as before it existed.
 
+The environment may also carry, each written only when not empty (so a spec without them keeps
+its bytes and digest): "env_kwargs": {name: JSON scalar}, keyword arguments for the id's
+constructor (only names its entry point accepts; `workers.rl.envs.accepted_kwargs`), and
+"wrappers": [{"name": str, argument: value, ...}, ...], applied in order from the closed registry
+`workers.rl.envs.WRAPPER_ARGS` (atari_preprocessing, frame_stack, grayscale, resize, clip_reward,
+time_limit), every argument written out. Observation and reward normalisation are not wrappers:
+their statistics are committed with the policy. `TaskSpec.env_config()` is the EnvConfig they make.
+
 `ppo.device` is not part of a spec: each trainer node picks its device (PPOConfig's "auto").
 """
 
@@ -42,7 +50,7 @@ from eth_utils import keccak
 
 from workers.crypto import inputs as encrypted
 from workers.rl.config import ACTIVATIONS, PolicyConfig, PPOConfig
-from workers.rl.envs import EnvError, env_space_spec
+from workers.rl.envs import EnvConfig, EnvError, WrapperConfig, env_space_spec, wrapper_config
 from workers.rl.presets import Preset, preset_for
 
 SPEC_VERSION = 1
@@ -113,6 +121,10 @@ class TaskSpec:
     """Spec format version; this code reads version 1 only."""
     encrypted_inputs: encrypted.EncryptedInputs | None = None
     """The descriptor of the requester's encrypted payload (e.g. round 0's policy), or None."""
+    env_kwargs: tuple[tuple[str, None | bool | int | float | str], ...] = ()
+    """Keyword arguments for the environment's constructor, sorted by name (a dict is accepted)."""
+    wrappers: tuple[WrapperConfig, ...] = ()
+    """Wrappers applied to the environment in order (JSON dicts are accepted), every argument filled in."""
 
     def __post_init__(self):
         object.__setattr__(self, "hidden_sizes", tuple(self.hidden_sizes))
@@ -130,8 +142,17 @@ class TaskSpec:
         return PolicyConfig(hidden_sizes=self.hidden_sizes, activation=self.activation,
                             init_log_std=self.init_log_std, seed=self.seed)
 
+    def env_config(self) -> EnvConfig:
+        """The environment the task's nodes make: id, kwargs and wrappers."""
+        return EnvConfig(self.env_id, self.env_kwargs, self.wrappers)
+
     def to_dict(self) -> dict:
         ppo = {name: getattr(self.ppo, name) for name in _PPO_FIELDS}
+        env = {}  # written only when set: a spec without them keeps its bytes
+        if self.env_kwargs:
+            env["env_kwargs"] = dict(self.env_kwargs)
+        if self.wrappers:
+            env["wrappers"] = [w.to_dict() if isinstance(w, WrapperConfig) else w for w in self.wrappers]
         return {
             "version": self.version,
             "env_id": self.env_id,
@@ -144,7 +165,7 @@ class TaskSpec:
             "verification": {"challenges_per_sampler": self.challenges_per_sampler,
                              "challenges_per_trainer": self.challenges_per_trainer,
                              "logp_tolerance": self.logp_tolerance, "steps_per_leaf": self.steps_per_leaf},
-        } | ({} if self.encrypted_inputs is None else {"inputs": self.encrypted_inputs.to_dict()})
+        } | env | ({} if self.encrypted_inputs is None else {"inputs": self.encrypted_inputs.to_dict()})
 
     def to_bytes(self) -> bytes:
         """The canonical JSON bytes (module doc): what is published and hashed."""
@@ -227,16 +248,14 @@ def _ppo(d) -> PPOConfig:
 def _validate(d: dict) -> dict:
     """Checks the dict form of a spec (as `to_dict` gives it); returns the fields for TaskSpec."""
     top = ("version", "env_id", "seed", "policy", "rollout", "ppo", "evaluation", "verification")
-    _object("", d, (*top, "inputs"), optional=("inputs",))
+    optional = ("inputs", "env_kwargs", "wrappers")
+    _object("", d, (*top, *optional), optional=optional)
     version = d["version"]
     if isinstance(version, bool) or version != SPEC_VERSION:
         raise SpecError("version", f"this node reads spec version {SPEC_VERSION}, got {version!r}; "
                                    f"upgrade the node or write a version-{SPEC_VERSION} spec")
     env_id = _str("env_id", d["env_id"])
-    try:
-        env_space_spec(env_id)
-    except EnvError as error:
-        raise SpecError("env_id", str(error)) from None
+    env = _env_config(env_id, d.get("env_kwargs", {}), d.get("wrappers", []))
     seed = _int("seed", d["seed"], 0, MAX_INT)
 
     pol = _object("policy", d["policy"], ("hidden_sizes", "activation", "init_log_std"))
@@ -278,9 +297,31 @@ def _validate(d: dict) -> dict:
         except encrypted.InputsFieldError as error:
             raise SpecError(f"inputs.{error.field}".rstrip("."), error.problem) from None
     return dict(version=version, env_id=env_id, seed=seed, hidden_sizes=hidden, activation=activation,
+                env_kwargs=env.kwargs, wrappers=env.wrappers,
                 init_log_std=init_log_std, steps_per_shard=steps, ppo=ppo, eval_episodes=episodes,
                 target_return=target, challenges_per_sampler=challenges, logp_tolerance=tol,
                 challenges_per_trainer=trainer_challenges, steps_per_leaf=steps_per_leaf, encrypted_inputs=inputs)
+
+
+def _env_config(env_id: str, kwargs, wrappers) -> EnvConfig:
+    """The EnvConfig of a spec's env_id, env_kwargs and wrappers, made once to check it builds."""
+    if not isinstance(kwargs, dict):
+        raise SpecError("env_kwargs", f"must be a JSON object of keyword arguments, got {type(kwargs).__name__}")
+    if not isinstance(wrappers, (list, tuple)):
+        raise SpecError("wrappers", f"must be a list of wrappers, got {type(wrappers).__name__}")
+    steps = [("env_id", lambda: EnvConfig(env_id)), ("env_kwargs", lambda: EnvConfig(env_id, kwargs))]
+    steps += [(f"wrappers[{i}]", lambda w=w: wrapper_config(w)) for i, w in enumerate(wrappers)]
+    steps += [("wrappers", lambda: EnvConfig(env_id, kwargs, tuple(wrappers)))]
+    for path, check in steps:  # in this order, so the error names the first field at fault
+        try:
+            config = check()
+        except EnvError as error:
+            raise SpecError(path, str(error)) from None
+    try:
+        env_space_spec(config)
+    except EnvError as error:
+        raise SpecError("wrappers" if wrappers else "env_kwargs" if kwargs else "env_id", str(error)) from None
+    return config
 
 
 def from_dict(d: dict) -> TaskSpec:

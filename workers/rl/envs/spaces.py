@@ -1,30 +1,18 @@
-"""gymnasium environments by id, checked for what our policies can drive.
+"""What a policy needs to know about an environment's spaces, and the spaces we support.
 
-A task spec names an environment by its gymnasium id. `make_env` builds it and checks its spaces
-up front, so a bad spec fails with a message that says what to change instead of deep inside a
-rollout. Supported: a flat `Box` observation space, and a `Discrete` (categorical policy) or flat
-`Box` (diagonal Gaussian policy) action space with finite bounds. Every classic-control env
-qualifies; those are the ids listed in `CLASSIC_CONTROL`.
+Observations: a flat `Box` (recorded as float32), or an image `Box` of uint8 (H, W, C), channels
+last. Actions: `Discrete` (categorical policy) or a flat `Box` with finite bounds (diagonal
+Gaussian policy).
 """
 
 from __future__ import annotations
 
-import difflib
 import math
 from dataclasses import dataclass
 
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-
-CLASSIC_CONTROL = (
-    "CartPole-v1",
-    "Acrobot-v1",
-    "MountainCar-v0",
-    "Pendulum-v1",
-    "MountainCarContinuous-v0",
-)
-"""Environment ids known to work end to end (rollout, replay, training)."""
 
 DISCRETE = "discrete"
 BOX = "box"
@@ -125,63 +113,30 @@ def space_spec(env: gym.Env) -> SpaceSpec:
     """The `SpaceSpec` of `env`, or EnvError naming the unsupported space."""
     name = env.spec.id if env.spec is not None else type(env).__name__
     obs = env.observation_space
-    if not isinstance(obs, spaces.Box) or len(obs.shape) != 1:
+    image = isinstance(obs, spaces.Box) and len(obs.shape) == 3 and obs.dtype == np.uint8
+    if not image and (not isinstance(obs, spaces.Box) or len(obs.shape) != 1):
+        hint = (" An image must be uint8 (height, width, channels): keep a channel axis (1 for gray)."
+                if isinstance(obs, spaces.Box) and len(obs.shape) in (2, 3) else "")
         raise EnvError(
             f"{name}: observation space {obs} is not supported; policies here take a flat Box "
-            f"(1-D vector) observation. Wrap the env (e.g. gymnasium.wrappers.FlattenObservation) "
-            f"or pick one of {', '.join(CLASSIC_CONTROL)}")
+            f"(1-D vector) or a uint8 image (H, W, C) observation.{hint} Wrap the env (e.g. "
+            f"gymnasium.wrappers.FlattenObservation) or pick a supported id (workers.rl.envs.SUPPORTED)")
+    obs_fields = (dict(obs_dim=math.prod(obs.shape), obs_shape=tuple(int(n) for n in obs.shape), obs_dtype=UINT8)
+                  if image else dict(obs_dim=int(obs.shape[0])))
     act = env.action_space
     if isinstance(act, spaces.Discrete):
         if int(act.start) != 0:
             raise EnvError(f"{name}: Discrete action space must start at 0, got start={act.start}")
-        return SpaceSpec(obs_dim=int(obs.shape[0]), action_kind=DISCRETE, action_dim=int(act.n))
+        return SpaceSpec(action_kind=DISCRETE, action_dim=int(act.n), **obs_fields)
     if isinstance(act, spaces.Box) and len(act.shape) == 1:
         if not (np.all(np.isfinite(act.low)) and np.all(np.isfinite(act.high))):
             raise EnvError(f"{name}: Box action space {act} has infinite bounds; a Gaussian policy "
                            f"here needs finite bounds to clip its samples to")
         return SpaceSpec(
-            obs_dim=int(obs.shape[0]), action_kind=BOX, action_dim=int(act.shape[0]),
+            action_kind=BOX, action_dim=int(act.shape[0]),
             action_low=tuple(float(x) for x in act.low),
-            action_high=tuple(float(x) for x in act.high),
+            action_high=tuple(float(x) for x in act.high), **obs_fields,
         )
     raise EnvError(
         f"{name}: action space {act} is not supported; use a Discrete action space "
         f"(categorical policy) or a flat Box (Gaussian policy)")
-
-
-def env_space_spec(env_id: str) -> SpaceSpec:
-    """The `SpaceSpec` of the environment `env_id` (made, read and closed), or EnvError."""
-    env = make_env(env_id)
-    try:
-        return space_spec(env)
-    finally:
-        env.close()
-
-
-def time_limit(env_id: str) -> int | None:
-    """The step at which gymnasium's TimeLimit truncates `env_id`'s episodes (None: no limit)."""
-    return gym.spec(env_id).max_episode_steps
-
-
-def make_env(env_id: str, **kwargs) -> gym.Env:
-    """`gymnasium.make(env_id, **kwargs)` after checking the id, then checking the spaces.
-
-    Raises EnvError for an unknown id (with close matches), a missing optional dependency, or
-    spaces `space_spec` does not support (the env is closed first)."""
-    if not isinstance(env_id, str) or not env_id:
-        raise EnvError(f"env_id must be a non-empty gymnasium id such as 'CartPole-v1', got {env_id!r}")
-    if env_id not in gym.registry:
-        close = difflib.get_close_matches(env_id, list(gym.registry), n=3, cutoff=0.6)
-        hint = f" Did you mean {', '.join(repr(c) for c in close)}?" if close else ""
-        raise EnvError(f"unknown environment id {env_id!r}.{hint} "
-                       f"Classic-control ids that work: {', '.join(CLASSIC_CONTROL)}")
-    try:
-        env = gym.make(env_id, **kwargs)
-    except gym.error.DependencyNotInstalled as exc:
-        raise EnvError(f"{env_id} needs an extra package: {exc}") from exc
-    try:
-        space_spec(env)
-    except EnvError:
-        env.close()
-        raise
-    return env
