@@ -22,7 +22,8 @@ def policy():
 
 @policy.command("eval")
 @click.argument("source")
-@click.option("--env", "env_id", default=None, help="gymnasium id to evaluate on (default: the task spec's env).")
+@click.option("--env", "env_id", default=None,
+              help="gymnasium id to evaluate on, without kwargs or wrappers (default: the task spec's env).")
 @click.option("--spec", "spec_path", type=click.Path(dir_okay=False), default=None,
               help="The task's spec JSON (its env, and its target to compare with).")
 @click.option("--episodes", type=click.IntRange(1, 10_000), default=100, show_default=True)
@@ -41,7 +42,7 @@ def policy_eval(obj: Context, source, env_id, spec_path, episodes, seed, ipfs_ap
     checkpoint's spec digest)."""
     from workers.cli.task import load_spec
     from workers.framing import Malformed
-    from workers.rl.envs import EnvError, env_space_spec
+    from workers.rl.envs import EnvConfig, EnvError, env_space_spec
     from workers.rl.evaluate import evaluate
     from workers.rl.policy import from_bytes
 
@@ -49,13 +50,14 @@ def policy_eval(obj: Context, source, env_id, spec_path, episodes, seed, ipfs_ap
     spec = load_spec(spec_path) if spec_path else None
     if spec is None and env_id is None:
         spec = result_spec(obj, meta, where, ipfs_api)
-    env_id = env_id or spec.env_id
     try:
         trained = from_bytes(policy_bytes)
     except Malformed as exc:
         raise click.ClickException(f"{where} is not a decentrl policy: {exc}") from None
-    try:
-        space = env_space_spec(env_id)
+    env_id = env_id or spec.env_id
+    try:  # the spec's env: its kwargs and wrappers too (an Atari policy sees preprocessed, stacked frames)
+        env = spec.env_config() if spec is not None and spec.env_id == env_id else EnvConfig(env_id)
+        space = env_space_spec(env)
     except EnvError as exc:
         raise click.ClickException(f"cannot evaluate on {env_id}: {exc}") from None
     if trained.spec != space:
@@ -65,7 +67,7 @@ def policy_eval(obj: Context, source, env_id, spec_path, episodes, seed, ipfs_ap
     import torch
 
     torch.set_num_threads(1)
-    result = evaluate(trained, env_id, episodes=episodes, seed=seed)
+    result = evaluate(trained, env, episodes=episodes, seed=seed)
     click.echo(f"{env_id}: mean return {result.mean_return:.2f} +- {result.std_return:.2f} over {episodes} "
                f"episodes (seeds {seed}..{seed + episodes - 1}, {result.env_steps:,} env steps)")
     if spec is not None and spec.env_id == env_id:

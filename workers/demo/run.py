@@ -335,7 +335,7 @@ class Demo:
         torch.set_num_threads(1)
         result = verify_checkpoint(self.store.get(cid), root)
         policy = round_policy(self.spec, result.policy_bytes)
-        return result, evaluate(policy, self.spec.env_id, episodes=episodes, seed=10_000).mean_return
+        return result, evaluate(policy, self.spec.env_config(), episodes=episodes, seed=10_000).mean_return
 
     # -- the end ---------------------------------------------------------------------------------
 
