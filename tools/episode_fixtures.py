@@ -4,7 +4,8 @@ forge tests of DisputeManager.proveFault check the contract against the Python e
 
 Shard: task seed 7, round 0, shard 0. Items (index = position):
   0 honest, 1 honest with an env id that needs JSON escapes, 2 names round 1, 3 names shard 1
-  (with the seeds of shard 1), 4 seeds off by one, 5 not an episode encoding (bad magic).
+  (with the seeds of shard 1), 4 seeds off by one, 5 not an episode encoding (bad magic),
+  6 honest in encoding version 2 (image observations, snapshots), 7 the same with seeds off by one.
 
 Run: .venv/bin/python tools/episode_fixtures.py
 """
@@ -17,29 +18,33 @@ import numpy as np
 
 from workers.merkle import MerkleTree
 from workers.rl.envs import DISCRETE
-from workers.rl.rollout import Episode, derive_seeds, encode_episode
+from workers.rl.episode import Episode, encode_episode
+from workers.rl.rollout import derive_seeds
 
 TASK_SEED, ROUND, SHARD = 7, 0, 0
 OUT = Path(__file__).resolve().parent.parent / "tests" / "forge" / "disputes" / "EpisodeFixtures.sol"
 
 
 def episode(index: int, *, round_: int = ROUND, shard: int = SHARD, env_id: str = "CartPole-v1",
-            seed_shift: int = 0) -> bytes:
+            seed_shift: int = 0, image: bool = False) -> bytes:
     env_seed, sample_seed = derive_seeds(TASK_SEED, round_, shard, index)
     steps = 2
+    obs = np.zeros((steps + 1, 2, 2, 1), np.uint8) if image else np.zeros((steps + 1, 4), np.float32)
     ep = Episode(env_id=env_id, task_seed=TASK_SEED, round=round_, shard=shard, index=index,
                  env_seed=env_seed + seed_shift, sample_seed=sample_seed, policy=bytes(range(32)),
-                 end="cut", action_kind=DISCRETE, obs=np.zeros((steps + 1, 4), np.float32),
+                 end="cut", action_kind=DISCRETE, obs=obs,
                  actions=np.array([0, 1], np.int64), rewards=np.ones(steps), terminated=np.zeros(steps, bool),
                  truncated=np.zeros(steps, bool), logp=np.full(steps, -0.69, np.float32),
-                 values=np.zeros(steps, np.float32))
+                 values=np.zeros(steps, np.float32), steps_per_snapshot=1 if image else 0,
+                 snapshots=(b"s0", b"s1") if image else ())
     return encode_episode(ep)
 
 
 def items() -> list[bytes]:
     honest = episode(0)
     return [honest, episode(1, env_id='Caf\u00e9-"q"/v1'), episode(2, round_=1), episode(3, shard=1),
-            episode(4, seed_shift=1), b"XXXX" + honest[4:]]
+            episode(4, seed_shift=1), b"XXXX" + honest[4:], episode(6, image=True),
+            episode(7, image=True, seed_shift=1)]
 
 
 def render() -> str:

@@ -20,7 +20,8 @@ Layout (version 1):
      "policy": {"activation": str, "hidden_sizes": [int, ...], "init_log_std": float},
      "ppo": {every PPOConfig field except "device" and "norm_reward"}, "rollout": {"steps_per_shard": int},
      "seed": int, "verification": {"challenges_per_sampler": int, "challenges_per_trainer": int,
-                                   "logp_tolerance": float, "steps_per_leaf": int},
+                                   "logp_tolerance": float, "steps_per_leaf": int,
+                                   "steps_per_snapshot": int (only when nonzero)},
      "version": 1}
 
 plus, only when the requester encrypted inputs (SPECIFICATION 5.7), "inputs": the public
@@ -67,6 +68,9 @@ MAX_EVAL_EPISODES = 10_000
 MAX_CHALLENGES = 10_000
 MAX_LOGP_TOLERANCE = 0.1
 MAX_STEPS_PER_LEAF = 10_000
+MAX_SNAPSHOT_SHARD_STEPS = 2**16 - 1
+"""A shard's steps when it carries snapshots: a dispute's item (uint32) names an episode and a
+segment in 16 bits each (workers.roles.challenges.segment_item)."""
 MAX_HIDDEN_WEIGHTS = 10**8
 """Weights between the policy's hidden layers (400 MB of float32 per network): a larger policy is
 more than a node's memory and the nodes' transfers per round can hold. A CNN policy's parameters,
@@ -127,6 +131,11 @@ class TaskSpec:
     steps_per_leaf: int = 1
     """Gradient steps between two state leaves of the trainer's trace (workers.roles.trace): a
     challenged transition re-executes this many steps; the trainer stores S / k states a round."""
+    steps_per_snapshot: int = 0
+    """Env steps between two environment snapshots a sampler commits in each episode (at step 0
+    and after every this many steps; workers.rl.rollout): a validator then replays challenged
+    segments of this many steps instead of whole episodes. 0: no snapshots, whole-episode replay.
+    Written to the canonical bytes only when nonzero."""
     version: int = SPEC_VERSION
     """Spec format version; this code reads version 1 only."""
     encrypted_inputs: encrypted.EncryptedInputs | None = None
@@ -190,7 +199,8 @@ class TaskSpec:
             "evaluation": {"episodes": self.eval_episodes, "target_return": self.target_return},
             "verification": {"challenges_per_sampler": self.challenges_per_sampler,
                              "challenges_per_trainer": self.challenges_per_trainer,
-                             "logp_tolerance": self.logp_tolerance, "steps_per_leaf": self.steps_per_leaf},
+                             "logp_tolerance": self.logp_tolerance, "steps_per_leaf": self.steps_per_leaf}
+            | ({"steps_per_snapshot": self.steps_per_snapshot} if self.steps_per_snapshot else {}),
         } | env | ({} if self.encrypted_inputs is None else {"inputs": self.encrypted_inputs.to_dict()})
 
     def to_bytes(self) -> bytes:
@@ -316,11 +326,16 @@ def _validate(d: dict) -> dict:
     target = _float("evaluation.target_return", ev["target_return"])
 
     ver = _object("verification", d["verification"],
-                  ("challenges_per_sampler", "challenges_per_trainer", "logp_tolerance", "steps_per_leaf"))
+                  ("challenges_per_sampler", "challenges_per_trainer", "logp_tolerance", "steps_per_leaf",
+                   "steps_per_snapshot"), optional=("steps_per_snapshot",))
     challenges = _int("verification.challenges_per_sampler", ver["challenges_per_sampler"], 1, MAX_CHALLENGES + 1)
     trainer_challenges = _int("verification.challenges_per_trainer", ver["challenges_per_trainer"], 1,
                               MAX_CHALLENGES + 1)
     steps_per_leaf = _int("verification.steps_per_leaf", ver["steps_per_leaf"], 1, MAX_STEPS_PER_LEAF + 1)
+    steps_per_snapshot = _int("verification.steps_per_snapshot", ver.get("steps_per_snapshot", 0), 0, MAX_INT)
+    if steps_per_snapshot and steps > MAX_SNAPSHOT_SHARD_STEPS:
+        raise SpecError("verification.steps_per_snapshot", f"needs rollout.steps_per_shard at most "
+                                                           f"{MAX_SNAPSHOT_SHARD_STEPS}, got {steps}")
     tol = _float("verification.logp_tolerance", ver["logp_tolerance"])
     if not 0 < tol <= MAX_LOGP_TOLERANCE:
         raise SpecError("verification.logp_tolerance", f"must be in (0, {MAX_LOGP_TOLERANCE}], got {tol!r}")
@@ -334,7 +349,8 @@ def _validate(d: dict) -> dict:
                 env_kwargs=env.kwargs, wrappers=env.wrappers, policy_kind=kind, obs_norm=obs_norm,
                 init_log_std=init_log_std, steps_per_shard=steps, ppo=ppo, eval_episodes=episodes,
                 target_return=target, challenges_per_sampler=challenges, logp_tolerance=tol,
-                challenges_per_trainer=trainer_challenges, steps_per_leaf=steps_per_leaf, encrypted_inputs=inputs)
+                challenges_per_trainer=trainer_challenges, steps_per_leaf=steps_per_leaf,
+                steps_per_snapshot=steps_per_snapshot, encrypted_inputs=inputs)
 
 
 def _env_config(env_id: str, kwargs, wrappers) -> tuple[EnvConfig, object]:

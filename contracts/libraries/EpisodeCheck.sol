@@ -3,7 +3,8 @@ pragma solidity 0.8.30;
 
 /// @title EpisodeCheck
 /// @notice The faults of one sampler episode that the chain can establish by itself, from the
-///         episode's canonical bytes (workers/rl/rollout.py `encode_episode`, version 1):
+///         episode's canonical bytes (workers/rl/episode.py `encode_episode`, version 1, or version 2
+///         for image observations and snapshots: same framing, more header keys, more after it):
 ///         b"DRLE", uint8 version, uint32 LE header length, canonical JSON header (sorted keys,
 ///         "," and ":" separators, ASCII), then the arrays. Only the header is read.
 /// @dev Sound in both directions: a fault is only reported for a field the parser read, and an
@@ -12,6 +13,7 @@ pragma solidity 0.8.30;
 library EpisodeCheck {
     bytes4 internal constant MAGIC = "DRLE";
     uint8 internal constant VERSION = 1;
+    uint8 internal constant IMAGE_VERSION = 2;
     /// @dev workers/rl/rollout.py SEED_DOMAIN.
     bytes internal constant SEED_DOMAIN = "decentrl.rollout.v1";
     uint256 private constant MAX_DIGITS = 77; // keeps every parsed integer below 2**256
@@ -19,7 +21,7 @@ library EpisodeCheck {
     /// @notice What is provably wrong with an episode (None: nothing the chain can show).
     enum Fault {
         None,
-        BadEncoding, // not a version-1 episode encoding, or its header runs past the item
+        BadEncoding, // not a version-1 or -2 episode encoding, or its header runs past the item
         WrongRound, // the header names another round than the one it was submitted for
         WrongShard, // the header names another shard than the submitter's slot
         WrongSeeds // env_seed / sample_seed are not derive_seeds(task_seed, round, shard, index)
@@ -39,7 +41,8 @@ library EpisodeCheck {
 
     /// @notice The first fault of `item` as an episode of `round` on shard `shard`.
     function faultOf(bytes calldata item, uint256 round, uint256 shard) internal pure returns (Fault) {
-        if (item.length < 9 || bytes4(item[0:4]) != MAGIC || uint8(item[4]) != VERSION) return Fault.BadEncoding;
+        if (item.length < 9 || bytes4(item[0:4]) != MAGIC) return Fault.BadEncoding;
+        if (uint8(item[4]) != VERSION && uint8(item[4]) != IMAGE_VERSION) return Fault.BadEncoding;
         uint256 hlen = uint256(uint8(item[5])) | uint256(uint8(item[6])) << 8 | uint256(uint8(item[7])) << 16
             | uint256(uint8(item[8])) << 24;
         if (9 + hlen > item.length) return Fault.BadEncoding;

@@ -90,7 +90,8 @@ def _where(d) -> str:
               help="What failed: the whole submission, a sampler's episode, a trainer's trace transition or "
                    "pre-update data chunk (name it with --item).")
 @click.option("--item", type=click.IntRange(min=0), default=None,
-              help="The episode, transition (state N to N+1) or chunk index, with --evidence.")
+              help="The episode, transition (state N to N+1) or chunk index, with --evidence. In a task with "
+                   "snapshots, segment S of episode E is E + S * 65536 (as the validator's rejection names it).")
 @click.pass_obj
 def dispute_open(obj: Context, task_id, round_no, role, slot, bond, evidence, item):
     """Dispute the verdict on ROLE slot SLOT of ROUND of TASK_ID within the round's dispute window,

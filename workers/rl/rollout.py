@@ -1,4 +1,4 @@
-"""Deterministic rollouts, their canonical byte encoding and their Merkle root.
+"""Deterministic rollouts and their Merkle root.
 
 A sampler's work for (task seed, round, shard) is a list of episodes. Everything random in an
 episode comes from two seeds derived from its coordinates (`derive_seeds`): the env's reset seed
@@ -13,56 +13,40 @@ uint256(shard) ++ uint256(index)) (big-endian 32-byte words, i.e. `abi.encodePac
 and four uint256); env_seed = uint32(h[0:4]); sample_seed = uint64(h[4:12]) >> 1 (a torch seed
 must fit an int64).
 
-Episode encoding (`encode_episode`, version 1): fixed binary layout, little-endian, no padding:
-
-    magic      4 bytes  b"DRLE"
-    version    uint8    1
-    H          uint32   length of the JSON header
-    header     H bytes  canonical JSON (sorted keys, separators "," and ":", ASCII) with keys
-                        action_dim, action_kind, end, env_id, env_seed, index, obs_dim, policy
-                        (hex digest of the policy that acted), round, sample_seed, shard, steps,
-                        task_seed
-    obs        float32  (steps + 1) x obs_dim: every observation acted on, then the final one
-    actions    int64    steps (discrete) | float32 steps x action_dim (box; as sampled, unclipped)
-    rewards    float64  steps
-    terminated uint8    steps (0 or 1)
-    truncated  uint8    steps (0 or 1)
-    logp       float32  steps: log-probability of each action under the acting policy
-    values     float32  steps: the critic's value of each observation
-
-`end` is "terminated" or "truncated" (the env ended the episode at its last step) or "cut" (a
-step budget ended it). Decoding accepts only the canonical form: `encode(decode(b)) == b`. The
-Merkle leaf of an episode is over these bytes (`episode_root`, `workers.merkle`).
+Episodes and their canonical bytes (the Merkle leaf's item, `episode_root`) are
+`workers.rl.episode`'s (re-exported here). With `steps_per_snapshot` s > 0, each episode also
+records `workers.rl.snapshot.capture` of its env after the reset and after every s steps, so a
+validator can replay one segment of s steps from its snapshot (`workers.rl.replay.replay_segment`).
 """
 
 from __future__ import annotations
-
-import json
-import math
-import struct
-from dataclasses import dataclass, field
 
 import numpy as np
 import torch
 
 from workers import deadline
-from workers.framing import Malformed, brief, is_count, is_hex32, json_header
 from workers.hashing import keccak256
 from workers.merkle import MerkleTree
-from workers.rl.envs import BOX, DISCRETE, SpaceSpec, make_env, space_spec
+from workers.rl.envs import DISCRETE, EnvConfig, as_config, space_spec
+from workers.rl.episode import (  # noqa: F401 (re-exported: the episode's home before version 2)
+    ENCODING_VERSION,
+    ENDS,
+    MAGIC,
+    Episode,
+    decode_episode,
+    encode_episode,
+    misfit,
+    snapshot_count,
+)
 from workers.rl.policy import ActorCritic, digest
+from workers.rl.snapshot import capture
 
 SEED_DOMAIN = b"decentrl.rollout.v1"
-MAGIC = b"DRLE"
-ENCODING_VERSION = 1
-ENDS = ("terminated", "truncated", "cut")
 LANES = 4
 """Episodes a shard rolls in lockstep (`rollout`). Part of the rollout's definition: a batched
 forward pass rounds differently from a one-row one, so the last bits of the recorded log-probs,
 values and Gaussian actions (a categorical action only in a near tie) depend on how the episodes
 were batched."""
-_HEADER_KEYS = {"action_dim", "action_kind", "end", "env_id", "env_seed", "index", "obs_dim",
-                "policy", "round", "sample_seed", "shard", "steps", "task_seed"}
 
 
 def _word(x: int, name: str) -> bytes:
@@ -78,159 +62,6 @@ def derive_seeds(task_seed: int, round_: int, shard: int, index: int) -> tuple[i
     return int.from_bytes(h[0:4], "big"), int.from_bytes(h[4:12], "big") >> 1
 
 
-@dataclass(eq=False)
-class Episode:
-    """One recorded episode (arrays as documented in the module docstring)."""
-
-    env_id: str
-    task_seed: int
-    round: int
-    shard: int
-    index: int
-    env_seed: int
-    sample_seed: int
-    policy: bytes
-    """keccak digest of the acting policy's checkpoint (32 bytes)."""
-    end: str
-    action_kind: str
-    obs: np.ndarray
-    actions: np.ndarray
-    rewards: np.ndarray
-    terminated: np.ndarray
-    truncated: np.ndarray
-    logp: np.ndarray
-    values: np.ndarray
-    meta: dict = field(default_factory=dict, repr=False)
-    """Free-form, not encoded (e.g. timing); never part of the episode's identity."""
-
-    @property
-    def steps(self) -> int:
-        return int(self.rewards.shape[0])
-
-    @property
-    def total_reward(self) -> float:
-        return float(self.rewards.sum())
-
-    def __eq__(self, other) -> bool:
-        return isinstance(other, Episode) and encode_episode(self) == encode_episode(other)
-
-
-# -- encoding -------------------------------------------------------------------------------------
-
-def _header(ep: Episode) -> bytes:
-    obs_dim = int(ep.obs.shape[1])
-    action_dim = 1 if ep.action_kind == DISCRETE else int(ep.actions.shape[1])
-    h = {"action_dim": action_dim, "action_kind": ep.action_kind, "end": ep.end,
-         "env_id": ep.env_id, "env_seed": ep.env_seed, "index": ep.index, "obs_dim": obs_dim,
-         "policy": ep.policy.hex(), "round": ep.round, "sample_seed": ep.sample_seed,
-         "shard": ep.shard, "steps": ep.steps, "task_seed": ep.task_seed}
-    return json.dumps(h, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
-
-
-def encode_episode(ep: Episode) -> bytes:
-    """The canonical bytes of `ep` (layout in the module docstring)."""
-    t = ep.steps
-    if ep.end not in ENDS:
-        raise ValueError(f"end must be one of {ENDS}, got {ep.end!r}")
-    if ep.obs.shape[0] != t + 1 or len(ep.policy) != 32:
-        raise ValueError(f"episode needs steps + 1 = {t + 1} observations and a 32-byte policy digest")
-    header = _header(ep)
-    parts = [MAGIC, struct.pack("<BI", ENCODING_VERSION, len(header)), header,
-             np.ascontiguousarray(ep.obs, dtype="<f4").tobytes(),
-             np.ascontiguousarray(ep.actions, dtype="<i8" if ep.action_kind == DISCRETE else "<f4").tobytes(),
-             np.ascontiguousarray(ep.rewards, dtype="<f8").tobytes(),
-             np.ascontiguousarray(ep.terminated, dtype="u1").tobytes(),
-             np.ascontiguousarray(ep.truncated, dtype="u1").tobytes(),
-             np.ascontiguousarray(ep.logp, dtype="<f4").tobytes(),
-             np.ascontiguousarray(ep.values, dtype="<f4").tobytes()]
-    return b"".join(parts)
-
-
-def decode_episode(data: bytes) -> Episode:
-    """The episode in `data`; Malformed (a ValueError) saying why unless `data` is exactly a
-    canonical encoding. Every size in the header is checked against the data before use."""
-    data = bytes(data)
-    if data[:4] != MAGIC or len(data) < 9:
-        raise Malformed("not an encoded episode: bad magic")
-    version, hlen = struct.unpack_from("<BI", data, 4)
-    if version != ENCODING_VERSION:
-        raise Malformed(f"episode encoding version {version} is not supported (expected {ENCODING_VERSION})")
-    start = 9
-    if start + hlen > len(data):
-        raise Malformed(f"episode announces a {hlen}-byte header but holds {len(data) - start} bytes after its prefix")
-    raw = data[start:start + hlen]
-    h = json_header(raw, "episode header")
-    if not isinstance(h, dict) or set(h) != _HEADER_KEYS:
-        raise Malformed(f"episode header keys {brief(sorted(h) if isinstance(h, dict) else h)} differ from "
-                        f"{sorted(_HEADER_KEYS)}")
-    if json.dumps(h, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode() != raw:
-        raise Malformed("episode header is not canonical JSON")
-    _check_header(h)
-    t, d, k, kind = h["steps"], h["obs_dim"], h["action_dim"], h["action_kind"]
-    if kind == DISCRETE and k != 1:
-        raise Malformed("a discrete episode has action_dim 1")
-    # (name, stored dtype, shape, in-memory dtype): each array is read from the bytes and copied
-    # once into its in-memory dtype (numpy's per-call costs, not the data, dominate an episode)
-    layout = [("obs", "<f4", (t + 1, d), np.float32),
-              ("actions", "<i8", (t,), np.int64) if kind == DISCRETE else ("actions", "<f4", (t, k), np.float32),
-              ("rewards", "<f8", (t,), np.float64), ("terminated", "u1", (t,), bool), ("truncated", "u1", (t,), bool),
-              ("logp", "<f4", (t,), np.float32), ("values", "<f4", (t,), np.float32)]
-    off = start + hlen
-    arrays = {}
-    for name, dtype, shape, target in layout:
-        count = math.prod(shape)
-        n = count * np.dtype(dtype).itemsize
-        if off + n > len(data):
-            raise Malformed(f"episode data too short for {name}")
-        stored = np.frombuffer(data, dtype=dtype, count=count, offset=off).reshape(shape)
-        if target is bool and count and stored.max() > 1:
-            raise Malformed(f"{name} flags must be 0 or 1")
-        arrays[name] = stored.astype(target)
-        off += n
-    if off != len(data):
-        raise Malformed(f"episode data has {len(data) - off} trailing bytes")
-    ep = Episode(env_id=h["env_id"], task_seed=h["task_seed"], round=h["round"], shard=h["shard"],
-                 index=h["index"], env_seed=h["env_seed"], sample_seed=h["sample_seed"],
-                 policy=bytes.fromhex(h["policy"]), end=h["end"], action_kind=kind, **arrays)
-    if encode_episode(ep) != data:
-        raise Malformed("episode bytes are not in canonical form")
-    return ep
-
-
-_HEADER_INTS = {"action_dim": 1, "env_seed": 0, "index": 0, "obs_dim": 1, "round": 0, "sample_seed": 0, "shard": 0,
-                "steps": 0, "task_seed": 0}
-"""The header's integer fields and their least values (all are below 2**256, a protocol word)."""
-
-
-def _check_header(h: dict) -> None:
-    """Malformed naming the first field of an episode header that has the wrong type or range."""
-    for name, least in _HEADER_INTS.items():
-        v = h[name]
-        if not is_count(v, least) or v >= 2**256:
-            raise Malformed(f"episode header {name} must be an integer in [{least}, 2**256), got {brief(v)}")
-    if not isinstance(h["env_id"], str):
-        raise Malformed(f"episode header env_id must be a string, got {brief(h['env_id'])}")
-    if h["end"] not in ENDS or h["action_kind"] not in (DISCRETE, BOX):
-        raise Malformed(f"episode header end {brief(h['end'])} or action_kind {brief(h['action_kind'])} is unknown")
-    policy = h["policy"]
-    if not is_hex32(policy):
-        raise Malformed(f"episode header policy must be 64 lowercase hex digits, got {brief(policy)}")
-
-
-def misfit(ep: Episode, space: SpaceSpec) -> str | None:
-    """Why a policy for `space` cannot replay or train on `ep` (observation size, action kind or
-    size, a discrete action out of range), or None: an episode decoded from another node's shard
-    may hold any of these, and torch would fail on them deep inside a forward pass."""
-    if ep.action_kind != space.action_kind or ep.obs.shape[1] != space.obs_dim:
-        return f"{ep.action_kind} actions and {ep.obs.shape[1]} observation values"
-    if space.action_kind == DISCRETE:
-        if ep.steps and not 0 <= int(ep.actions.min()) <= int(ep.actions.max()) < space.action_dim:
-            return f"a discrete action outside [0, {space.action_dim})"
-    elif ep.actions.shape[1] != space.action_dim:
-        return f"actions of {ep.actions.shape[1]} values"
-    return None
-
-
 def episode_tree(episodes) -> MerkleTree:
     """The Merkle tree whose leaves are the episodes' encodings, in order."""
     return MerkleTree([encode_episode(ep) for ep in episodes])
@@ -244,15 +75,18 @@ def episode_root(episodes) -> bytes:
 # -- rolling out ----------------------------------------------------------------------------------
 
 class _Recorder:
-    """Episode `index` of a shard while it is being rolled: its env, its generator, its steps."""
+    """Episode `index` of a shard while it is being rolled: its env, its generator, its steps and,
+    every `steps_per_snapshot` steps (when > 0), the env's snapshot."""
 
-    def __init__(self, env, index: int, seeds: tuple[int, int]):
-        self.env, self.index = env, index
+    def __init__(self, env, index: int, seeds: tuple[int, int], obs_dtype: str, steps_per_snapshot: int):
+        self.env, self.index, self.obs_dtype = env, index, obs_dtype
         self.env_seed, self.sample_seed = seeds
+        self.steps_per_snapshot = steps_per_snapshot
         self.generator = torch.Generator().manual_seed(self.sample_seed)
         obs, _ = env.reset(seed=self.env_seed)
-        self.obs = [np.asarray(obs, dtype=np.float32)]
+        self.obs = [np.asarray(obs, dtype=obs_dtype)]
         self.actions, self.rewards, self.terminated, self.truncated, self.logp, self.values = [], [], [], [], [], []
+        self.snapshots = [capture(env)] if steps_per_snapshot else []
         self.ended = False
         """The env ended the episode (terminated or truncated) at its last recorded step."""
 
@@ -263,7 +97,7 @@ class _Recorder:
     def record(self, policy: ActorCritic, action, logp: float, value: float) -> None:
         """One step with `action` (an int, or a float32 tensor row for Box actions)."""
         obs, reward, terminated, truncated, _ = self.env.step(policy.env_action(action))
-        self.obs.append(np.asarray(obs, dtype=np.float32))
+        self.obs.append(np.asarray(obs, dtype=self.obs_dtype))
         self.actions.append(action)
         self.rewards.append(float(reward))
         self.terminated.append(bool(terminated))
@@ -271,6 +105,8 @@ class _Recorder:
         self.logp.append(logp)
         self.values.append(value)
         self.ended = bool(terminated or truncated)
+        if self.steps_per_snapshot and self.steps % self.steps_per_snapshot == 0 and not self.ended:
+            self.snapshots.append(capture(self.env))
 
     def episode(self, policy: ActorCritic, env_id: str, coords: dict, policy_digest: bytes,
                 steps: int) -> Episode:
@@ -292,14 +128,19 @@ class _Recorder:
             terminated=np.asarray(self.terminated[:steps], dtype=bool),
             truncated=np.asarray(self.truncated[:steps], dtype=bool),
             logp=np.asarray(self.logp[:steps], dtype=np.float32),
-            values=np.asarray(self.values[:steps], dtype=np.float32))
+            values=np.asarray(self.values[:steps], dtype=np.float32),
+            steps_per_snapshot=self.steps_per_snapshot,
+            snapshots=tuple(self.snapshots[:snapshot_count(steps, self.steps_per_snapshot)]))
 
 
-def rollout(policy: ActorCritic, env_id: str, *, task_seed: int, round_: int, shard: int,
-            num_episodes: int | None = None, num_steps: int | None = None) -> list[Episode]:
+def rollout(policy: ActorCritic, env: str | EnvConfig, *, task_seed: int, round_: int, shard: int,
+            num_episodes: int | None = None, num_steps: int | None = None,
+            steps_per_snapshot: int = 0) -> list[Episode]:
     """A shard's episodes: exactly `num_episodes` whole episodes, or episodes totalling exactly
     `num_steps` steps (the last one cut by the budget unless it ends on its own). Give one of the
-    two. Deterministic in (policy parameters, env_id, task_seed, round, shard, budget).
+    two. Deterministic in (policy parameters, env, task_seed, round, shard, budget, snapshots).
+    `env`: a gymnasium id or an EnvConfig. `steps_per_snapshot` > 0: each episode carries the
+    env's snapshot after its reset and after every that many steps (module doc).
 
     The episodes are those of rolling episode 0, 1, 2, ... one after the other, but up to `LANES`
     of them run in lockstep with one batched policy forward per step (the per-call cost of torch
@@ -312,9 +153,13 @@ def rollout(policy: ActorCritic, env_id: str, *, task_seed: int, round_: int, sh
     budget = num_episodes if num_episodes is not None else num_steps
     if not isinstance(budget, int) or budget < 1:
         raise ValueError(f"the rollout budget must be a positive integer, got {budget!r}")
+    if isinstance(steps_per_snapshot, bool) or not isinstance(steps_per_snapshot, int) or steps_per_snapshot < 0:
+        raise ValueError(f"steps_per_snapshot must be a non-negative integer, got {steps_per_snapshot!r}")
+    config = as_config(env)
+    env_id = config.env_id
     envs = []
     try:
-        envs.append(make_env(env_id))
+        envs.append(config.make())
         if space_spec(envs[0]) != policy.spec:
             raise ValueError(f"policy was built for {policy.spec}, but {env_id} has {space_spec(envs[0])}")
         coords = {"task_seed": task_seed, "round": round_, "shard": shard}
@@ -327,9 +172,10 @@ def rollout(policy: ActorCritic, env_id: str, *, task_seed: int, round_: int, sh
             while len(running) < LANES and (len(started) < num_episodes if num_episodes is not None
                                             else sum(r.steps for r in started) < num_steps):
                 if len(envs) <= len(running):
-                    envs.append(make_env(env_id))
+                    envs.append(config.make())
                 free = next(e for e in envs if all(r.env is not e for r in running))
-                rec = _Recorder(free, len(started), derive_seeds(task_seed, round_, shard, len(started)))
+                rec = _Recorder(free, len(started), derive_seeds(task_seed, round_, shard, len(started)),
+                                policy.spec.obs_dtype, steps_per_snapshot)
                 started.append(rec)
                 running.append(rec)
             if not running:

@@ -22,7 +22,7 @@ from workers.rl.rollout import derive_seeds
 from workers.roles.sampler import MAGIC as SHARD_MAGIC
 from workers.roles.sampler import VERSION as SHARD_VERSION
 
-EPISODE_MAGIC, EPISODE_VERSION = b"DRLE", 1
+EPISODE_MAGIC, EPISODE_VERSIONS = b"DRLE", (1, 2)
 HEADER_FIELDS = ("env_seed", "index", "round", "sample_seed", "shard", "task_seed")
 
 
@@ -89,7 +89,7 @@ def _header(item: bytes) -> dict | None:
 def fault_of(item: bytes, round_: int, shard: int) -> Fault:
     """EpisodeCheck.faultOf(item, round, shard)."""
     item = bytes(item)
-    if len(item) < 9 or item[:4] != EPISODE_MAGIC or item[4] != EPISODE_VERSION:
+    if len(item) < 9 or item[:4] != EPISODE_MAGIC or item[4] not in EPISODE_VERSIONS:
         return Fault.BAD_ENCODING
     if 9 + int.from_bytes(item[5:9], "little") > len(item):
         return Fault.BAD_ENCODING

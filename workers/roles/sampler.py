@@ -1,7 +1,8 @@
 """Sampler: roll out the round's policy on one shard, bundle the episodes, commit to their root.
 
 Shard = the sampler's slot index: slot i rolls episodes (task seed, round, i, 0..) until the
-spec's `steps_per_shard` steps are done (`workers.rl.rollout.rollout`). The round's policy is the
+spec's `steps_per_shard` steps are done (`workers.rl.rollout.rollout`), each episode with the
+env's snapshots every `spec.steps_per_snapshot` steps when that is > 0. The round's policy is the
 task's current checkpoint (`policy_bytes`), or, while no checkpoint has been accepted yet
 (`policy_bytes=None`, always so in round 0), the initial policy the spec's seed gives.
 
@@ -113,8 +114,8 @@ def sample_shard(spec: TaskSpec, task_id: int, round_: int, shard: int,
     """Roll out `shard` of `round_` under the round's policy; deterministic in all arguments."""
     policy = round_policy(spec, policy_bytes)
     with single_thread():
-        episodes = rollout(policy, spec.env_id, task_seed=spec.seed, round_=round_, shard=shard,
-                           num_steps=spec.steps_per_shard)
+        episodes = rollout(policy, spec.env_config(), task_seed=spec.seed, round_=round_, shard=shard,
+                           num_steps=spec.steps_per_shard, steps_per_snapshot=spec.steps_per_snapshot)
     return bundle_shard(task_id, round_, shard, episodes)
 
 

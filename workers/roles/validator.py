@@ -16,7 +16,12 @@ and values within tolerance) and their largest log-prob error must be at most
 min(spec.challenges_per_sampler, n) episodes with the lowest keccak scores under this validator's
 secret `challenge_seed` (e.g. os.urandom(32)) are challenged, so a sampler cannot know which
 episodes will be checked; a fraud in episodes that no validator challenges goes unseen
-(SPECIFICATION.md "Verification cost and detection" gives the odds).
+(SPECIFICATION.md "Verification cost and detection" gives the odds). When the spec has
+`steps_per_snapshot` s > 0, every episode must carry snapshots every s steps, and the items are
+the shard's segments instead (`challenged_segments`): each challenged segment is replayed from
+its committed snapshot and joined to the next (`workers.rl.replay.replay_segment`), so a
+validator steps at most k * s env steps per sampler whatever the episodes' length. A segment's
+rejection names it as `segment_item(episode, segment)`.
 
 **Trainer.** The bundle must be there and hash to its revealed root; its metadata must name this
 task, round and spec, and the previous checkpoint's root; each input (slot, root) it trained on
@@ -68,10 +73,11 @@ from dataclasses import dataclass, field
 from workers import deadline
 from workers.protocol import Evidence, Role, encode_vote
 from workers.rl.envs import time_limit
+from workers.rl.episode import segment_bounds
 from workers.rl.policy import digest
-from workers.rl.replay import replay_episode
+from workers.rl.replay import replay_episode, replay_segment
 from workers.rl.rollout import derive_seeds, misfit
-from workers.roles.challenges import challenged_indices
+from workers.roles.challenges import challenged_indices, challenged_segments, segment_item
 from workers.roles.determinism import single_thread
 from workers.roles.plants import inconsistent_plant
 from workers.roles.sampler import ShardMismatch, ShardResult, verify_shard
@@ -177,7 +183,7 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
     except ShardMismatch as error:
         return _reject(f"blob does not match the revealed root: {error}"), None
     policy_digest = digest(policy) if policy_digest is None else policy_digest
-    limit = time_limit(spec.env_id)
+    limit = time_limit(spec.env_config())
     if (shard.task_id, shard.round, shard.shard) != (task_id, round_, slot):
         return _reject(f"blob is of task {shard.task_id} round {shard.round} shard {shard.shard}, "
                        f"expected task {task_id} round {round_} shard {slot}"), shard
@@ -194,36 +200,63 @@ def verify_sampler(spec: TaskSpec, task_id: int, round_: int, slot: int, root: b
                            f"{coords}, expected {want}", i), shard
         if (ep.env_seed, ep.sample_seed) != derive_seeds(spec.seed, round_, slot, i):
             return _reject(f"episode {i} has seeds that derive_seeds does not give", i), shard
+        if spec.steps_per_snapshot and ep.steps == 0:  # none is rolled; and items name < 2**16 episodes
+            return _reject(f"episode {i} has no steps", i), shard
         if ep.end == "cut" and i != len(shard.episodes) - 1:
             return _reject(f"episode {i} is cut but is not the shard's last episode", i), shard
         # Deterministic, so every episode is checked: only the env's TimeLimit truncates, at its limit.
         if ep.end == "truncated" and ep.steps != limit:
             return _reject(f"episode {i} is marked truncated after {ep.steps} steps; {spec.env_id} truncates "
                            f"{'never' if limit is None else f'at step {limit}'}", i), shard
+        if ep.steps_per_snapshot != spec.steps_per_snapshot:
+            return _reject(f"episode {i} has a snapshot every {ep.steps_per_snapshot} steps, the spec asks for "
+                           f"{spec.steps_per_snapshot} (0: none)", i), shard
         problem = misfit(ep, policy.spec)
         if problem:
             return _reject(f"episode {i} does not fit the round policy's spaces: it has {problem}", i), shard
-    picked = challenged_indices(challenge_seed, task_id, round_, slot, len(shard.episodes),
-                                spec.challenges_per_sampler, also=also)
+    return _replay_challenged(spec, task_id, round_, slot, shard, policy, challenge_seed, policy_digest, also), shard
+
+
+def _replay_challenged(spec: TaskSpec, task_id: int, round_: int, slot: int, shard: ShardResult, policy,
+                       challenge_seed: bytes, policy_digest: bytes, also: tuple[int, ...]) -> Judgement:
+    """The verdict of replaying the shard's challenged episodes, or segments where the task's
+    episodes carry snapshots (module doc, "Challenges")."""
+    episodes = shard.episodes
+    if spec.steps_per_snapshot:
+        picked = challenged_segments(challenge_seed, task_id, round_, slot, [ep.segments for ep in episodes],
+                                     spec.challenges_per_sampler, also)
+        what = "segments (episode, segment)"
+    else:
+        picked = [(i, None) for i in challenged_indices(challenge_seed, task_id, round_, slot, len(episodes),
+                                                        spec.challenges_per_sampler, also=also)]
+        what = "episodes"
     planted, exact = [], []
-    for i in picked:
+    kwargs = dict(env=spec.env_config(), task_seed=spec.seed, round_=round_, shard=slot, policy_digest=policy_digest)
+    for i, j in picked:
         deadline.check()  # a vote past the Attest deadline is of no use (workers.deadline)
-        verdict = replay_episode(shard.episodes[i], policy, env_id=spec.env_id, task_seed=spec.seed,
-                                 round_=round_, shard=slot, policy_digest=policy_digest)
+        if j is None:
+            verdict, item, name = replay_episode(episodes[i], policy, **kwargs), i, f"episode {i}"
+        else:
+            start, stop = segment_bounds(episodes[i], j)
+            verdict = replay_segment(episodes[i], policy, j, **kwargs)
+            item, name = segment_item(i, j), f"episode {i} segment {j} (steps {start}..{stop - 1})"
         if not verdict.ok and not verdict.planted:
-            return _reject(f"episode {i} does not replay: {verdict.mismatch}", i), shard
+            return _reject(f"{name} does not replay: {verdict.mismatch}", item)
         if verdict.max_logp_error > spec.logp_tolerance:
-            return _reject(f"episode {i}: log-prob error {verdict.max_logp_error:.3g} exceeds the spec's "
-                           f"tolerance {spec.logp_tolerance:.3g}", i), shard
-        (planted if verdict.planted else exact).append(i)
+            return _reject(f"{name}: log-prob error {verdict.max_logp_error:.3g} exceeds the spec's "
+                           f"tolerance {spec.logp_tolerance:.3g}", item)
+        (planted if verdict.planted else exact).append(item)
+    shown = [i for i, _ in picked] if not spec.steps_per_snapshot else picked
     if planted and exact:
-        reason, item = inconsistent_plant("episodes", planted, exact)
-        return _reject(reason, item), shard
+        reason, item = inconsistent_plant("episodes" if not spec.steps_per_snapshot else "segment items",
+                                          planted, exact)
+        return _reject(reason, item)
     if planted:
-        return Judgement(False, f"planted: the only discrepancy of the {len(picked)} replayed episodes {picked} is "
-                                f"the forced-error plant (obs[-1][0] of each)",
-                         evidence=(Evidence.EPISODE, planted[0]), planted=True), shard
-    return Judgement(True, f"root, headers and {len(picked)} replayed episodes {picked} check"), shard
+        where = "obs[-1][0] of each" if not spec.steps_per_snapshot else "the last reward of each"
+        return Judgement(False, f"planted: the only discrepancy of the {len(picked)} replayed {what} {shown} is "
+                                f"the forced-error plant ({where})",
+                         evidence=(Evidence.EPISODE, planted[0]), planted=True)
+    return Judgement(True, f"root, headers and {len(picked)} replayed {what} {shown} check")
 
 
 # -- trainer ---------------------------------------------------------------------------------------

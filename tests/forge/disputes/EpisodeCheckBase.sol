@@ -15,6 +15,8 @@ abstract contract EpisodeCheckBase is TestBase {
     uint256 internal constant OF_SHARD_1 = 3; // an honest episode of shard 1 (index 3)
     uint256 internal constant SEEDS_OFF = 4; // env_seed off by one
     uint256 internal constant BAD_MAGIC = 5;
+    uint256 internal constant IMAGE_HONEST = 6; // encoding version 2 (image observations, snapshots)
+    uint256 internal constant IMAGE_SEEDS_OFF = 7; // version 2, env_seed off by one
     /// @dev Array bytes after the header of every fixture: obs 3x4 float32, 2 int64 actions,
     ///      2 float64 rewards, 2 + 2 flags, 2 float32 logp, 2 float32 values.
     uint256 internal constant ARRAYS = 48 + 16 + 16 + 2 + 2 + 8 + 8;

@@ -33,6 +33,13 @@ contract EpisodeFaultTest is EpisodeCheckBase {
         assertEq(sample, 1825459114165501174, "sample shard 1");
     }
 
+    function test_version_2_episodes_are_read_like_version_1() public view {
+        // Its header's extra keys (obs_dtype and obs_shape strings, steps_per_snapshot) are skipped.
+        _assertFault(EpisodeFixtures.item(IMAGE_HONEST), 0, 0, EpisodeCheck.Fault.None, "honest version 2");
+        _assertFault(EpisodeFixtures.item(IMAGE_HONEST), 1, 0, EpisodeCheck.Fault.WrongRound, "version 2 round");
+        _assertFault(EpisodeFixtures.item(IMAGE_SEEDS_OFF), 0, 0, EpisodeCheck.Fault.WrongSeeds, "version 2 seeds");
+    }
+
     function test_an_item_shorter_than_its_prefix_is_bad_encoding() public view {
         bytes memory honest = EpisodeFixtures.item(HONEST);
         for (uint256 n = 0; n <= 9; ++n) {
@@ -48,7 +55,7 @@ contract EpisodeFaultTest is EpisodeCheckBase {
             item[k] = item[k] ^ 0x20; // "DRLE" -> "dRLE", "DrLE", ...
             _assertFault(item, 0, 0, EpisodeCheck.Fault.BadEncoding, "magic byte");
         }
-        uint8[3] memory versions = [0, 2, 255];
+        uint8[3] memory versions = [0, 3, 255];
         for (uint256 k = 0; k < 3; ++k) {
             bytes memory item = _slice(honest, 0, honest.length);
             item[4] = bytes1(versions[k]);

@@ -31,3 +31,15 @@ def test_faulty_episodes_are_offered_the_named_one_first_with_proofs_that_reach_
     assert [(f.index, f.fault) for f in offered] == [(2, Fault.WRONG_SEEDS), (0, Fault.WRONG_SEEDS)]
     for f in offered:
         assert f.item == encode_episode(episodes[f.index]) and merkle.verify(shard.root, f.item, f.proof)
+
+
+def test_episodes_with_snapshots_are_read_like_version_1():
+    snap = dataclasses.replace(SPEC, steps_per_snapshot=16)
+    honest = sample_shard(snap, TASK, ROUND, SLOT, None)
+    assert honest.episode_bytes[0][4] == 2  # encoding version 2
+    assert proof_candidates(honest.blob, honest.root, ROUND, SLOT, named=0) == []
+    episodes = [decode_episode(b) for b in honest.episode_bytes]
+    episodes[1] = dataclasses.replace(episodes[1], sample_seed=episodes[1].sample_seed + 1)
+    shard = bundle_shard(TASK, ROUND, SLOT, episodes)
+    assert [(f.index, f.fault) for f in proof_candidates(shard.blob, shard.root, ROUND, SLOT, named=1)] == [
+        (1, Fault.WRONG_SEEDS)]
