@@ -218,7 +218,11 @@ log std -2, constant learning rate 2.06e-5, minibatches of 64, 20 epochs, gamma 
 policy.obs_norm and ppo.norm_reward), with 2 samplers x 1024 steps a round (the zoo updates every
 512: fewer, larger rounds cost the network less). 640 gradient steps a round of a 256x256 policy
 (~1.7 MB of parameters and Adam state a trace leaf): leaves of 32 steps (20 a round), 2 of them
-re-executed by each validator (10% of the trainer's steps). MEASURED_CHEETAH"""
+re-executed by each validator (10% of the trainer's steps). Measured through the whole network
+(`decentrl demo --env HalfCheetah-v5`, task seed 1, 10 rounds, 20,480 env steps): the samplers'
+mean return went from -14 (round 1) to 24 (round 10) while the deterministic evaluation stayed at
+0 (the Gaussian mean barely moves at this learning rate and budget); the zoo gives it 1M env steps
+(~500 rounds). A round took ~5 s of the network's time on 2 CPU cores."""
 
 HOPPER = Preset(
     env_id="Hopper-v5",
@@ -237,7 +241,7 @@ HOPPER = Preset(
 """Hopper-v5 (gymnasium's threshold 3800). rl-zoo's tuned Hopper PPO as it is (256x256 ReLU, log std
 -2, learning rate 9.8e-5, minibatches of 32, 5 epochs, gamma 0.999, GAE lambda 0.99, observation and
 reward normalization), 2 samplers x 1024 steps a round. 320 gradient steps a round: leaves of 16
-steps, 2 re-executed by each validator (10%). MEASURED_HOPPER"""
+steps, 2 re-executed by each validator (10%). Not measured here."""
 
 MINATAR_BREAKOUT = Preset(
     env_id="MinAtar/Breakout-v1",
