@@ -261,7 +261,11 @@ and 128 units). rl-zoo has no MinAtar entry; the settings are PPO's usual ones f
 rate 5e-4, 4 epochs, minibatches of 256, entropy 0.01, gamma 0.99, GAE lambda 0.95), 2 samplers x
 2048 steps a round, 64 gradient steps: leaves of 4 steps, 2 re-executed (12.5%). Target 10: a
 paddle that keeps the ball in play for a few rows of bricks (random play scores under 1).
-MEASURED_MINATAR"""
+Measured through the roles in one process (task seed 0): the samplers' mean episode return rose
+from 0.37 (round 1) to 0.62 (round 20, 81,920 env steps) and the deterministic evaluation from 0
+to 0.6 by round 4, where it stayed to round 25 (argmax play repeats itself); a learning rate of
+2.5e-3 was no faster (0.65 at round 20). MinAtar agents are trained for millions of steps: this
+preset learns, slowly, on a CPU."""
 
 ATARI_BREAKOUT = Preset(
     env_id="ALE/Breakout-v5",
