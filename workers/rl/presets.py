@@ -23,12 +23,12 @@ from dataclasses import dataclass, field
 
 from workers.rl.config import PolicyConfig, PPOConfig
 
-CLASSIC = "classic-control"
+CLASSIC = "classic_control"
 MUJOCO = "mujoco"
 MINATAR = "minatar"
 ATARI = "atari"
 FAMILIES = (CLASSIC, MUJOCO, MINATAR, ATARI)
-"""Environment families, as `decentrl task spec --list` groups them."""
+"""Environment families, as `decentrl task spec --list` shows them (workers.rl.envs.families' names)."""
 
 
 @dataclass(frozen=True)
@@ -119,12 +119,12 @@ ACROBOT = Preset(
 learning rate of 5e-4 (decaying), an entropy bonus of 0.01 and no value clipping replace the zoo's
 observation normalization: clipping the value update to 0.2 around returns of -100 kept the critic
 from learning, and without the entropy bonus task seed 1 stayed at -500 for 10 rounds. Measured
-through the roles in one process (tuning, 10 evaluation episodes, seed 10000), task seeds 0, 1, 2:
-round 0 (the initial policy)
-to round 8, seed 0: -500, -500, -500, -170, -92, -81, -84, -89, -85; seed 1: -500, -500, -500, -422,
--77, -76, -86, -87, -108; seed 2 learned sooner and then fell back: -500, -500, -225, -97, -182,
--416, -419 (round 6): Acrobot's deterministic policy is touchy; 8 rounds (32,768 env steps) is
-where seeds 0 and 1 held about -85. 128 gradient steps a round (trace leaves of 4 steps)."""
+through the roles in one process (10 evaluation episodes, seed 10000), from round 0 (the initial
+policy) to round 8: seed 0: -500, -500, -500, -170, -92, -81, -84, -89, -85; seed 1: -500, -500,
+-500, -422, -77, -76, -86, -87, -108; seed 2 learned sooner and then fell back: -500, -500, -225,
+-97, -182, -416, -419 (round 6). Acrobot's deterministic policy is touchy; by 8 rounds (32,768 env
+steps) seeds 0 and 1 held about -85. Tuned before policy.obs_norm existed. 128 gradient steps a
+round (trace leaves of 4 steps)."""
 
 PENDULUM = Preset(
     env_id="Pendulum-v1",
@@ -144,9 +144,8 @@ up and held). rl-zoo's 4 envs x 1024 steps become 2 samplers x 2048, with its ga
 cannot ask for; what made the plain Gaussian policy learn instead was no value clipping (returns
 of -100 to -1,000 against a clip of 0.2: with it, 10 rounds went from -1,082 to -1,227) and a
 gradient-norm clip of 10 rather than 0.5 (the critic's large gradients otherwise shrink the
-actor's step). Measured through the roles in one process (10 evaluation episodes, seed 10000):
-rounds 0
-to 15, seed 0: -1082, -1247, -1158, -1125, -1032, -991, -882, -653, -513, -311, -195, -156, -157,
+actor's step). Measured through the roles in one process (10 evaluation episodes, seed 10000),
+rounds 0 to 15, seed 0: -1082, -1247, -1158, -1125, -1032, -991, -882, -653, -513, -311, -195, -156, -157,
 -144, -144, -144; seed 1 to round 10: -1067, -1069, -1061, -1008, -994, -821, -842, -702, -458,
 -296, -247. So it learns after about 5 rounds and reaches -200 in 10-12 rounds (41k-49k env steps).
 640 gradient steps a round: trace leaves of 8 steps."""
@@ -168,8 +167,7 @@ epochs) with 4,096 env steps a round. PPO does NOT learn it on a small budget: t
 every step until the car reaches the flag, which independent random actions practically never do
 in 200 steps, so there is no gradient to follow. Measured through the roles in one process (10
 evaluation episodes): -200 in every round of 5 with these settings, and of 10 with value clipping
-on (task seed 0).
-rl-zoo gives PPO 1,000,000 env steps (about 250 rounds here) with observation normalization. Pick
+on (task seed 0). rl-zoo gives PPO 1,000,000 env steps (about 250 rounds here) with observation normalization. Pick
 it to pay for that budget, or choose another env."""
 
 MOUNTAIN_CAR_CONTINUOUS = Preset(
@@ -195,8 +193,8 @@ through the roles in one process (10 evaluation episodes, seed 10000), rounds 0 
 -0, -0.3, -0.9, -0, -0.3, -1.4, 38, 57, 62. With log std 0.5 seed 0 reached 84 in 5 rounds but
 seeds 1 and 2 stayed at 0 for 6 and 8 rounds: no episode reached the top, so nothing was learned.
 Once one does, 2-3 rounds take it to about 85; when none does, the policy learns to stand still
-(return 0), so a seed can need more rounds.
-640 gradient steps a round: trace leaves of 8 steps."""
+(return 0), so a seed can need more rounds; seed 0 also slid back from 86 to 53 by round 8. 640
+gradient steps a round: trace leaves of 8 steps."""
 
 HALF_CHEETAH = Preset(
     env_id="HalfCheetah-v5",

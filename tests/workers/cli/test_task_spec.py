@@ -59,7 +59,7 @@ def test_list_shows_each_preset_with_its_work_rounds_and_target():
     assert lines[0].split() == ["ENV", "FAMILY", "STEPS/ROUND", "SAMPLERS", "x", "STEPS", "ROUNDS", "TARGET"]
     rows = {line.split()[0]: line.split() for line in lines[1:]}
     assert set(rows) == set(ENV_PRESETS)
-    assert rows["MountainCarContinuous-v0"] == ["MountainCarContinuous-v0", "classic-control", "8,192", "2", "x",
+    assert rows["MountainCarContinuous-v0"] == ["MountainCarContinuous-v0", "classic_control", "8,192", "2", "x",
                                                 "4,096", "8", "90"]
     assert CliRunner().invoke(cli, ["task", "spec", "--list", "--env", "Acrobot-v1"]).exit_code == 2
 
