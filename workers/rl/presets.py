@@ -181,7 +181,7 @@ MOUNTAIN_CAR_CONTINUOUS = Preset(
     max_rounds=50,
     solved_return=90.0,
     rounds=8,
-    spec_fields=(("challenges_per_trainer", 4), ("steps_per_leaf", 8)),
+    spec_fields=(("challenges_per_trainer", 4), ("steps_per_leaf", 8), ("steps_per_snapshot", 100)),
 )
 """MountainCarContinuous-v0 (gymnasium's threshold 90). rl-zoo's gamma 0.9999, GAE lambda 0.9,
 10 epochs, gradient clip 5 and value weight 0.19; 2 samplers x 4096 steps (8 episodes of up to 999
@@ -194,7 +194,9 @@ through the roles in one process (10 evaluation episodes, seed 10000), rounds 0 
 seeds 1 and 2 stayed at 0 for 6 and 8 rounds: no episode reached the top, so nothing was learned.
 Once one does, 2-3 rounds take it to about 85; when none does, the policy learns to stand still
 (return 0), so a seed can need more rounds; seed 0 also slid back from 86 to 53 by round 8. 640
-gradient steps a round: trace leaves of 8 steps."""
+gradient steps a round: trace leaves of 8 steps. Snapshots every 100 steps: a validator replays 4
+segments of 100 steps of each shard, not 4 episodes of up to 999 (seed 0's curve is the same with
+them, to round 4)."""
 
 HALF_CHEETAH = Preset(
     env_id="HalfCheetah-v5",
@@ -208,19 +210,20 @@ HALF_CHEETAH = Preset(
     max_rounds=500,
     solved_return=4800.0,
     rounds=10,
-    spec_fields=(("challenges_per_trainer", 2), ("steps_per_leaf", 32)),
+    spec_fields=(("challenges_per_trainer", 2), ("steps_per_leaf", 32), ("steps_per_snapshot", 25)),
 )
 """HalfCheetah-v5 (gymnasium's threshold 4800). rl-zoo's tuned HalfCheetah PPO as it is (256x256 ReLU,
 log std -2, constant learning rate 2.06e-5, minibatches of 64, 20 epochs, gamma 0.98, GAE lambda
 0.92, clip 0.1, SB3's unclipped value loss, VecNormalize's observation and reward normalization as
 policy.obs_norm and ppo.norm_reward), with 2 samplers x 1024 steps a round (the zoo updates every
 512: fewer, larger rounds cost the network less). 640 gradient steps a round of a 256x256 policy
-(~1.7 MB of parameters and Adam state a trace leaf): leaves of 32 steps (20 a round), 2 of them
-re-executed by each validator (10% of the trainer's steps). Measured through the whole network
-(`decentrl demo --env HalfCheetah-v5`, task seed 1, 10 rounds, 20,480 env steps): the samplers'
-mean return went from -14 (round 1) to 24 (round 10) while the deterministic evaluation stayed at
-0 (the Gaussian mean barely moves at this learning rate and budget); the zoo gives it 1M env steps
-(~500 rounds). A round took ~5 s of the network's time on 2 CPU cores."""
+(~1.7 MB of parameters and Adam state a trace leaf): leaves of 32 steps (20 a round), 2 of them re-
+executed by each validator (10% of the trainer's steps); snapshots every 25 steps, so a validator
+replays 4 segments of 25 steps of each 1024-step shard (10%), not 4 episodes of 1,000. Measured
+through the whole network (`decentrl demo --env HalfCheetah-v5`, task seed 1, 10 rounds, 20,480 env
+steps): the samplers' mean return went from -14 (round 1) to 24 (round 10) while the deterministic
+evaluation stayed at 0 (the Gaussian mean barely moves at this learning rate and budget); the zoo
+gives it 1M env steps (~500 rounds). A round took ~5 s of the network's time on 2 CPU cores."""
 
 HOPPER = Preset(
     env_id="Hopper-v5",
@@ -234,12 +237,13 @@ HOPPER = Preset(
     max_rounds=500,
     solved_return=3800.0,
     rounds=10,
-    spec_fields=(("challenges_per_trainer", 2), ("steps_per_leaf", 16)),
+    spec_fields=(("challenges_per_trainer", 2), ("steps_per_leaf", 16), ("steps_per_snapshot", 25)),
 )
 """Hopper-v5 (gymnasium's threshold 3800). rl-zoo's tuned Hopper PPO as it is (256x256 ReLU, log std
 -2, learning rate 9.8e-5, minibatches of 32, 5 epochs, gamma 0.999, GAE lambda 0.99, observation and
 reward normalization), 2 samplers x 1024 steps a round. 320 gradient steps a round: leaves of 16
-steps, 2 re-executed by each validator (10%). Not measured here."""
+steps, 2 re-executed by each validator (10%); snapshots every 25 steps (4 segments replayed, 10% of
+a shard). Not measured here."""
 
 MINATAR_BREAKOUT = Preset(
     env_id="MinAtar/Breakout-v1",
@@ -252,12 +256,13 @@ MINATAR_BREAKOUT = Preset(
     max_rounds=250,
     solved_return=10.0,
     rounds=10,
-    spec_fields=(("challenges_per_trainer", 2), ("steps_per_leaf", 4)),
+    spec_fields=(("challenges_per_trainer", 2), ("steps_per_leaf", 4), ("steps_per_snapshot", 50)),
 )
 """MinAtar Breakout (10x10x4 grids; the MinAtar paper's small CNN, one 3x3 convolution of 16 channels
 and 128 units). rl-zoo has no MinAtar entry; the settings are PPO's usual ones for MinAtar (learning
 rate 5e-4, 4 epochs, minibatches of 256, entropy 0.01, gamma 0.99, GAE lambda 0.95), 2 samplers x
-2048 steps a round, 64 gradient steps: leaves of 4 steps, 2 re-executed (12.5%). Target 10: a
+2048 steps a round, 64 gradient steps: leaves of 4 steps, 2 re-executed (12.5%); snapshots every
+50 steps (4 segments replayed, 10% of a shard). Target 10: a
 paddle that keeps the ball in play for a few rows of bricks (random play scores under 1).
 Measured through the roles in one process (task seed 0): the samplers' mean episode return rose
 from 0.37 (round 1) to 0.62 (round 20, 81,920 env steps) and the deterministic evaluation from 0
@@ -279,7 +284,7 @@ ATARI_BREAKOUT = Preset(
     rounds=50,
     spec_fields=(("wrappers", ({"name": "atari_preprocessing"}, {"name": "frame_stack", "size": 4},
                                {"name": "clip_reward"})),
-                 ("challenges_per_trainer", 1), ("steps_per_leaf", 16)),
+                 ("challenges_per_trainer", 1), ("steps_per_leaf", 16), ("steps_per_snapshot", 100)),
 )
 """Atari Breakout through ale-py with rl-zoo's Atari PPO: AtariWrapper's preprocessing (no-op starts,
 frame skip 4, 84x84 grayscale) and 4 stacked frames as spec wrappers, rewards clipped to their sign,
@@ -287,8 +292,9 @@ the Nature CNN, learning rate 2.5e-4 decaying to 0 over the zoo's 10M steps, cli
 minibatches of 256, entropy 0.01. 2 samplers x 4096 steps a round (the zoo's 8 envs x 128 = 1024 an
 update, made larger for the network's per-round cost): 128 gradient steps of a 1.7M-parameter
 network (~20 MB of parameters and Adam state a trace leaf), so leaves of 16 steps (8 a round) and 1
-re-executed (12.5%). Target 400 (rl-zoo's agents score about that after 10M frames). It needs a
-GPU trainer and hundreds of rounds; not measured here."""
+re-executed (12.5%); snapshots every 100 steps (4 segments replayed, 10% of a shard). Target 400
+(rl-zoo's agents score about that after 10M frames). It needs a GPU trainer and hundreds of rounds;
+not measured here."""
 
 ENV_PRESETS: dict[str, Preset] = {
     "CartPole-v1": CARTPOLE_NETWORK,
