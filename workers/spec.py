@@ -18,7 +18,7 @@ Layout (version 1):
 
     {"env_id": str, "evaluation": {"episodes": int, "target_return": float},
      "policy": {"activation": str, "hidden_sizes": [int, ...], "init_log_std": float},
-     "ppo": {every PPOConfig field except "device"}, "rollout": {"steps_per_shard": int},
+     "ppo": {every PPOConfig field except "device" and "norm_reward"}, "rollout": {"steps_per_shard": int},
      "seed": int, "verification": {"challenges_per_sampler": int, "challenges_per_trainer": int,
                                    "logp_tolerance": float, "steps_per_leaf": int,
                                    "steps_per_snapshot": int (only when nonzero)},
@@ -37,6 +37,11 @@ time_limit), every argument written out. Observation and reward normalisation ar
 their statistics are committed with the policy. `TaskSpec.env_config()` is the EnvConfig they make.
 
 `ppo.device` is not part of a spec: each trainer node picks its device (PPOConfig's "auto").
+
+Optional fields, written only when not at their defaults (so a spec without them keeps its bytes
+and digest): "policy": {"kind": "nature_cnn" | "minatar_cnn" (default "mlp"), "obs_norm": true}
+and "ppo": {"norm_reward": true}. A CNN kind takes image observations and an MLP flat ones; for a
+CNN kind, hidden_sizes are the linear layers after the convolutions (workers.rl.config).
 """
 
 from __future__ import annotations
@@ -50,9 +55,10 @@ from itertools import pairwise
 from eth_utils import keccak
 
 from workers.crypto import inputs as encrypted
-from workers.rl.config import ACTIVATIONS, PolicyConfig, PPOConfig
+from workers.rl import architecture
+from workers.rl.config import ACTIVATIONS, KINDS, MLP, PolicyConfig, PPOConfig
 from workers.rl.envs import EnvConfig, EnvError, WrapperConfig, env_space_spec, wrapper_config
-from workers.rl.presets import CARTPOLE
+from workers.rl.presets import Preset, preset_for
 
 SPEC_VERSION = 1
 MAX_INT = 2**53
@@ -67,7 +73,8 @@ MAX_SNAPSHOT_SHARD_STEPS = 2**16 - 1
 segment in 16 bits each (workers.roles.challenges.segment_item)."""
 MAX_HIDDEN_WEIGHTS = 10**8
 """Weights between the policy's hidden layers (400 MB of float32 per network): a larger policy is
-more than a node's memory and the nodes' transfers per round can hold."""
+more than a node's memory and the nodes' transfers per round can hold. A CNN policy's parameters,
+all of them counted, are held to the same bound."""
 MAX_SPEC_BYTES = 1 << 20
 """A spec's JSON is ~1 KB; its encrypted-inputs descriptor keeps it far under this."""
 MAX_NESTING = 16
@@ -75,6 +82,8 @@ MAX_NESTING = 16
 MAX_UPDATE_EPOCHS = 1_000
 MAX_LEARNING_RATE = 1.0
 _PPO_FIELDS = tuple(f.name for f in dataclasses.fields(PPOConfig) if f.name != "device")
+_PPO_WRITTEN_WHEN_SET = ("norm_reward",)
+"""PPO fields a spec holds only when not at their default (added after specs were published)."""
 
 
 class SpecError(ValueError):
@@ -95,10 +104,11 @@ class TaskSpec:
     seed: int = 0
     """Task seed: seeds every rollout (with round, shard and episode index, see
     `workers.rl.rollout.derive_seeds`) and the initial policy's parameters (`policy_config`)."""
-    hidden_sizes: tuple[int, ...] = (64, 64)
-    """Widths of the hidden layers of actor and critic."""
-    activation: str = "tanh"
-    """Hidden-layer nonlinearity: "tanh" or "relu"."""
+    hidden_sizes: tuple[int, ...] | None = None
+    """Widths of the hidden layers of actor and critic (for a CNN kind: the linear layers after the
+    convolutions); None: the kind's default, (64, 64) for the MLP (workers.rl.config.PolicyConfig)."""
+    activation: str | None = None
+    """Hidden-layer nonlinearity: "tanh" or "relu"; None: the kind's default ("tanh" for the MLP)."""
     init_log_std: float = 0.0
     """Initial log standard deviation of Gaussian actions (unused for discrete actions)."""
     steps_per_shard: int = 1024
@@ -134,8 +144,17 @@ class TaskSpec:
     """Keyword arguments for the environment's constructor, sorted by name (a dict is accepted)."""
     wrappers: tuple[WrapperConfig, ...] = ()
     """Wrappers applied to the environment in order (JSON dicts are accepted), every argument filled in."""
+    policy_kind: str = MLP
+    """The policy network: "mlp", "nature_cnn" or "minatar_cnn" (workers.rl.config.KINDS)."""
+    obs_norm: bool = False
+    """Normalise observations by running statistics the policy carries (PolicyConfig.obs_norm)."""
 
     def __post_init__(self):
+        defaults = PolicyConfig(kind=self.policy_kind if self.policy_kind in KINDS else MLP)
+        if self.hidden_sizes is None:
+            object.__setattr__(self, "hidden_sizes", defaults.hidden_sizes)
+        if self.activation is None:
+            object.__setattr__(self, "activation", defaults.activation)
         object.__setattr__(self, "hidden_sizes", tuple(self.hidden_sizes))
         if not isinstance(self.ppo, PPOConfig):
             raise SpecError("ppo", f"must be a PPOConfig, got {type(self.ppo).__name__}")
@@ -149,14 +168,22 @@ class TaskSpec:
     def policy_config(self) -> PolicyConfig:
         """The architecture, with the task seed as the initialisation seed (round 0's policy)."""
         return PolicyConfig(hidden_sizes=self.hidden_sizes, activation=self.activation,
-                            init_log_std=self.init_log_std, seed=self.seed)
+                            init_log_std=self.init_log_std, seed=self.seed, kind=self.policy_kind,
+                            obs_norm=self.obs_norm)
 
     def env_config(self) -> EnvConfig:
         """The environment the task's nodes make: id, kwargs and wrappers."""
         return EnvConfig(self.env_id, self.env_kwargs, self.wrappers)
 
     def to_dict(self) -> dict:
-        ppo = {name: getattr(self.ppo, name) for name in _PPO_FIELDS}
+        ppo = {name: getattr(self.ppo, name) for name in _PPO_FIELDS
+               if name not in _PPO_WRITTEN_WHEN_SET or getattr(self.ppo, name) != getattr(PPOConfig, name)}
+        policy = {"hidden_sizes": list(self.hidden_sizes), "activation": self.activation,
+                  "init_log_std": self.init_log_std}
+        if self.policy_kind != MLP:
+            policy["kind"] = self.policy_kind
+        if self.obs_norm:
+            policy["obs_norm"] = True
         env = {}  # written only when set: a spec without them keeps its bytes
         if self.env_kwargs:
             env["env_kwargs"] = dict(self.env_kwargs)
@@ -166,8 +193,7 @@ class TaskSpec:
             "version": self.version,
             "env_id": self.env_id,
             "seed": self.seed,
-            "policy": {"hidden_sizes": list(self.hidden_sizes), "activation": self.activation,
-                       "init_log_std": self.init_log_std},
+            "policy": policy,
             "rollout": {"steps_per_shard": self.steps_per_shard},
             "ppo": ppo,
             "evaluation": {"episodes": self.eval_episodes, "target_return": self.target_return},
@@ -265,10 +291,17 @@ def _validate(d: dict) -> dict:
         raise SpecError("version", f"this node reads spec version {SPEC_VERSION}, got {version!r}; "
                                    f"upgrade the node or write a version-{SPEC_VERSION} spec")
     env_id = _str("env_id", d["env_id"])
-    env = _env_config(env_id, d.get("env_kwargs", {}), d.get("wrappers", []))
+    env, space = _env_config(env_id, d.get("env_kwargs", {}), d.get("wrappers", []))
     seed = _int("seed", d["seed"], 0, MAX_INT)
 
-    pol = _object("policy", d["policy"], ("hidden_sizes", "activation", "init_log_std"))
+    pol = _object("policy", d["policy"], ("hidden_sizes", "activation", "init_log_std", "kind", "obs_norm"),
+                  optional=("kind", "obs_norm"))
+    kind = _str("policy.kind", pol.get("kind", MLP))
+    if kind not in KINDS:
+        raise SpecError("policy.kind", f"must be one of {', '.join(KINDS)}, got {kind!r}")
+    obs_norm = pol.get("obs_norm", False)
+    if not isinstance(obs_norm, bool):
+        raise SpecError("policy.obs_norm", f"must be true or false, got {obs_norm!r}")
     hidden = pol["hidden_sizes"]
     if not isinstance(hidden, (list, tuple)) or not hidden:
         raise SpecError("policy.hidden_sizes", f"must be a non-empty list of layer widths, got {hidden!r}")
@@ -281,6 +314,7 @@ def _validate(d: dict) -> dict:
     if activation not in ACTIVATIONS:
         raise SpecError("policy.activation", f"must be one of {', '.join(sorted(ACTIVATIONS))}, got {activation!r}")
     init_log_std = _float("policy.init_log_std", pol["init_log_std"])
+    _check_network(space, PolicyConfig(hidden_sizes=hidden, activation=activation, kind=kind, obs_norm=obs_norm))
 
     roll = _object("rollout", d["rollout"], ("steps_per_shard",))
     steps = _int("rollout.steps_per_shard", roll["steps_per_shard"], 1, MAX_STEPS_PER_SHARD + 1)
@@ -312,15 +346,16 @@ def _validate(d: dict) -> dict:
         except encrypted.InputsFieldError as error:
             raise SpecError(f"inputs.{error.field}".rstrip("."), error.problem) from None
     return dict(version=version, env_id=env_id, seed=seed, hidden_sizes=hidden, activation=activation,
-                env_kwargs=env.kwargs, wrappers=env.wrappers,
+                env_kwargs=env.kwargs, wrappers=env.wrappers, policy_kind=kind, obs_norm=obs_norm,
                 init_log_std=init_log_std, steps_per_shard=steps, ppo=ppo, eval_episodes=episodes,
                 target_return=target, challenges_per_sampler=challenges, logp_tolerance=tol,
                 challenges_per_trainer=trainer_challenges, steps_per_leaf=steps_per_leaf,
                 steps_per_snapshot=steps_per_snapshot, encrypted_inputs=inputs)
 
 
-def _env_config(env_id: str, kwargs, wrappers) -> EnvConfig:
-    """The EnvConfig of a spec's env_id, env_kwargs and wrappers, made once to check it builds."""
+def _env_config(env_id: str, kwargs, wrappers) -> tuple[EnvConfig, object]:
+    """The EnvConfig of a spec's env_id, env_kwargs and wrappers, made once to check it builds, and
+    its SpaceSpec."""
     if not isinstance(kwargs, dict):
         raise SpecError("env_kwargs", f"must be a JSON object of keyword arguments, got {type(kwargs).__name__}")
     if not isinstance(wrappers, (list, tuple)):
@@ -334,10 +369,24 @@ def _env_config(env_id: str, kwargs, wrappers) -> EnvConfig:
         except EnvError as error:
             raise SpecError(path, str(error)) from None
     try:
-        env_space_spec(config)
+        space = env_space_spec(config)
     except EnvError as error:
         raise SpecError("wrappers" if wrappers else "env_kwargs" if kwargs else "env_id", str(error)) from None
-    return config
+    return config, space
+
+
+def _check_network(space, config: PolicyConfig) -> None:
+    """SpecError if the policy network cannot take the environment's observations (saying which
+    kind to set), or if a CNN has more parameters than MAX_HIDDEN_WEIGHTS."""
+    problem = architecture.misfit(space, config)
+    if problem:
+        raise SpecError("policy.kind", problem)
+    if config.cnn:
+        count = architecture.parameter_count(space, config)
+        if count > MAX_HIDDEN_WEIGHTS:
+            raise SpecError("policy.hidden_sizes", f"the {config.kind} network on {space.obs_shape} images has "
+                                                   f"{count:,} parameters, more than the {MAX_HIDDEN_WEIGHTS:,} a "
+                                                   f"node is asked to hold: use smaller hidden_sizes or images")
 
 
 def from_dict(d: dict) -> TaskSpec:
@@ -387,28 +436,26 @@ def _nesting(data: bytes) -> int:
     return deepest
 
 
-# -- the demo ---------------------------------------------------------------------------------------
+# -- presets ---------------------------------------------------------------------------------------
 
-DEMO_CARTPOLE = TaskSpec(
-    env_id=CARTPOLE.env_id,
-    seed=1,
-    hidden_sizes=CARTPOLE.policy.hidden_sizes,
-    activation=CARTPOLE.policy.activation,
-    init_log_std=CARTPOLE.policy.init_log_std,
-    steps_per_shard=2048,
-    ppo=dataclasses.replace(CARTPOLE.ppo, update_epochs=20, clip_coef=0.3),
-    eval_episodes=100,
-    target_return=CARTPOLE.solved_return,
-    challenges_per_sampler=4,
-    logp_tolerance=1e-4,
-    challenges_per_trainer=4,
-    steps_per_leaf=4,
-)
-"""The demo's CartPole-v1 task: presets.CARTPOLE with 2048 steps per shard, 20 epochs per round and
-clip 0.3 (a PPO round may move the policy further), so 2 samplers solve it in 5 rounds (20,480 env
-steps). Measured through the roles (tests/workers/roles/test_demo_spec.py), 1 thread: evaluation
-return 500.0 of 100 episodes after round 5, 12-20 s of sampling and training. Other task seeds
-(same loop): 2, 3, 4 reach >= 499.9, but 5 and 6 only 450.4 and 474.4, so a spec with another
-seed may need a 6th round. With 10 epochs and clip 0.2 it takes ~7 rounds.
+def preset_spec(preset: Preset | str, seed: int = 0) -> TaskSpec:
+    """The TaskSpec of a preset (workers.rl.presets), or of the preset of an env id (KeyError
+    naming the ids that have one), with the task seed `seed`."""
+    preset = preset_for(preset) if isinstance(preset, str) else preset
+    policy = preset.policy
+    return TaskSpec(env_id=preset.env_id, seed=seed, hidden_sizes=policy.hidden_sizes, activation=policy.activation,
+                    init_log_std=policy.init_log_std, policy_kind=policy.kind, obs_norm=policy.obs_norm,
+                    steps_per_shard=preset.steps_per_shard, ppo=preset.ppo, target_return=preset.solved_return,
+                    **dict(preset.spec_fields))
+
+
+DEMO_CARTPOLE = preset_spec("CartPole-v1", seed=1)
+"""The demo's CartPole-v1 task: presets.CARTPOLE_NETWORK (presets.CARTPOLE with 2048 steps per shard,
+20 epochs per round and clip 0.3, so a PPO round may move the policy further) with task seed 1: 2
+samplers solve it in 5 rounds (20,480 env steps). Measured through the roles
+(tests/workers/roles/test_demo_spec.py), 1 thread: evaluation return 500.0 of 100 episodes after
+round 5, 12-20 s of sampling and training. Other task seeds (same loop): 2, 3, 4 reach >= 499.9, but
+5 and 6 only 450.4 and 474.4, so a spec with another seed may need a 6th round. With 10 epochs and
+clip 0.2 it takes ~7 rounds.
 A round is 320 gradient steps (2 x 2048 samples / 256 x 20 epochs): the trace has 80 state leaves
 of 4 steps (~9 MB stored a round) and a validator re-executes 4 of them, 16 steps (5%)."""

@@ -74,14 +74,16 @@ def test_the_shared_evaluation_matches_workers_rl_evaluate():
     assert vs.evaluate_fn(act, 3) == ours
 
 
-def test_gpu_bench_reports_both_policies_and_the_result_line():
+def test_gpu_bench_reports_every_policy_and_the_result_line():
     lines = []
     tiny = {"cartpole": gpu.Workload("cartpole", (64, 64), 64, 2, 512),
+            "nature_cnn": gpu.Workload("nature_cnn", (512,), 4, 1, 8, kind="nature_cnn"),
             "large": gpu.Workload("large", (128, 128), 128, 1, 1024)}
     figures, result = gpu.run(rounds=1, threads=1, override=tiny, out=lines.append)
     m = re.fullmatch(rf"RESULT gpu_samples_s={NUM} cpu_samples_s={NUM}", result)
     assert m, result
-    assert set(figures) == {"cartpole", "large"}
+    assert set(figures) == {"cartpole", "nature_cnn", "large"} and figures["nature_cnn"][1] > 0
+    assert any("nature_cnn 84x84x4 minibatch     4" in line for line in lines), lines
     assert float(m.group(3)) == round(figures["large"][1]) > 0
     if torch.cuda.is_available():
         assert float(m.group(1)) > 0

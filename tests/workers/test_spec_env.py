@@ -13,6 +13,8 @@ from workers.rl.envs import EnvConfig, WrapperConfig
 from workers.spec import DEMO_CARTPOLE, SpecError, TaskSpec, from_dict, parse
 
 ATARI = [{"name": "atari_preprocessing"}, {"name": "frame_stack", "size": 4}]
+CNN = {"hidden_sizes": [512], "activation": "relu", "init_log_std": 0.0, "kind": "nature_cnn"}
+"""A policy that takes the frames (an MLP's spec is refused for image observations: test_spec_policy.py)."""
 
 
 def demo_with(**top):
@@ -33,7 +35,7 @@ def test_a_spec_without_them_keeps_its_bytes():
 
 
 def test_round_trip_fills_every_wrapper_argument():
-    spec = from_dict(demo_with(env_id="ALE/Breakout-v5", wrappers=ATARI))
+    spec = from_dict(demo_with(env_id="ALE/Breakout-v5", wrappers=ATARI, policy=CNN))
     data = spec.to_bytes()
     assert parse(data) == spec and parse(data).to_bytes() == data
     written = json.loads(data)["wrappers"]
@@ -44,7 +46,7 @@ def test_round_trip_fills_every_wrapper_argument():
                                                                                if k != "name"))),
                              WrapperConfig("frame_stack", (("size", 4),)))
     assert spec.env_config().space().obs_shape == (84, 84, 4)
-    explicit = from_dict(demo_with(env_id="ALE/Breakout-v5", wrappers=written))
+    explicit = from_dict(demo_with(env_id="ALE/Breakout-v5", wrappers=written, policy=CNN))
     assert explicit.digest() == spec.digest()  # defaults written out: one meaning, one digest
 
 
@@ -93,7 +95,7 @@ def test_bad_env_fields_name_the_field_and_what_is_accepted(top, path, message):
 
 FUZZED = [TaskSpec(env_id="Hopper-v5", env_kwargs={"frame_skip": 4, "reset_noise_scale": 0.005, "healthy_reward": 1},
                    wrappers=[{"name": "clip_reward"}, {"name": "time_limit", "max_episode_steps": 100}]),
-          TaskSpec(env_id="MinAtar/Breakout-v1", env_kwargs={"sticky_action_prob": 0.1},
+          TaskSpec(env_id="MinAtar/Breakout-v1", env_kwargs={"sticky_action_prob": 0.1}, policy_kind="minatar_cnn",
                    wrappers=[{"name": "resize", "height": 5, "width": 5}, {"name": "frame_stack", "size": 2}])]
 
 

@@ -30,6 +30,7 @@ from torch import nn
 from workers import deadline
 from workers.framing import Malformed, brief, is_count
 from workers.rl.config import PPOConfig
+from workers.rl.normalization import RunningStats, obs_stats_after, return_stats_after, scaled_rewards
 from workers.rl.policy import ActorCritic, safetensors_bytes, safetensors_header, safetensors_tensors
 from workers.rl.rollout import Episode, misfit
 
@@ -50,6 +51,9 @@ class TrainState:
     """`env_steps` at the last due checkpoint."""
     adam: dict = field(default_factory=dict)
     """Adam state per parameter index: {"step", "exp_avg", "exp_avg_sq"} (cpu tensors)."""
+    ret_rms: RunningStats | None = None
+    """With `norm_reward`: the running statistics of discounted returns after the rounds so far
+    (workers.rl.normalization); None before the first such round, and always without it."""
 
     def to_bytes(self) -> bytes:
         """safetensors bytes: Adam moments as tensors, counters as JSON metadata."""
@@ -61,6 +65,9 @@ class TrainState:
         meta = {"format": TRAIN_STATE_FORMAT, "version": TRAIN_STATE_VERSION, "env_steps": self.env_steps,
                 "rounds": self.rounds, "updates": self.updates,
                 "last_checkpoint": self.last_checkpoint, "adam_steps": steps}
+        if self.ret_rms is not None:  # written only when set: every state before it keeps its bytes
+            meta["ret_rms"] = {"count": self.ret_rms.count, "mean": float(self.ret_rms.mean),
+                               "var": float(self.ret_rms.var)}
         return safetensors_bytes(tensors, meta)
 
     @classmethod
@@ -89,7 +96,22 @@ class TrainState:
         adam = {i: {"step": torch.tensor(step), "exp_avg": tensors[f"adam.{i}.exp_avg"],
                     "exp_avg_sq": tensors[f"adam.{i}.exp_avg_sq"]}
                 for i, step in adam_steps.items()}
-        return cls(*counters, adam)
+        return cls(*counters, adam, _ret_rms(meta))
+
+
+def _ret_rms(meta: dict) -> RunningStats | None:
+    """The return statistics of train state metadata (None when absent); Malformed if they are not."""
+    if "ret_rms" not in meta:
+        return None
+    raw = meta["ret_rms"]
+    if not isinstance(raw, dict) or set(raw) != {"count", "mean", "var"} or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) for v in raw.values()):
+        raise Malformed(f"train state ret_rms must be {{count, mean, var}} numbers, got {brief(raw)}")
+    stats = RunningStats(np.float64(raw["mean"]), np.float64(raw["var"]), float(raw["count"]))
+    problem = stats.problem()
+    if problem:
+        raise Malformed(f"train state ret_rms: {problem}")
+    return stats
 
 
 def resolve_device(name: str) -> torch.device:
@@ -152,16 +174,24 @@ def pre_update(policy: ActorCritic, episodes: list[Episode], device: torch.devic
     return obs, actions, old_logp, old_values, final_values
 
 
+def round_return_stats(state: TrainState, episodes: list[Episode], config: PPOConfig) -> RunningStats | None:
+    """With `norm_reward`, the return statistics this round scales its rewards by: the state's
+    updated by the round's returns (workers.rl.normalization); None without it."""
+    return return_stats_after(state.ret_rms, episodes, config.gamma) if config.norm_reward else None
+
+
 def make_batch(episodes: list[Episode], obs, actions, old_logp, old_values, final_values: np.ndarray,
-               config: PPOConfig) -> Batch:
-    """The Batch with GAE advantages and returns computed (float64, then float32) from the values."""
+               config: PPOConfig, ret_rms: RunningStats | None = None) -> Batch:
+    """The Batch with GAE advantages and returns computed (float64, then float32) from the values,
+    on rewards scaled by `ret_rms` when given (`round_return_stats`)."""
     device = obs.device
     values_np = old_values.cpu().numpy().astype(np.float64)
     advantages, returns, start = [], [], 0
     for i, ep in enumerate(episodes):
         v = values_np[start:start + ep.steps]
         last = 0.0 if ep.end == "terminated" else final_values[i]
-        a, r = gae(ep.rewards, v, last, config.gamma, config.gae_lambda)
+        rewards = ep.rewards if ret_rms is None else scaled_rewards(ep.rewards, ret_rms)
+        a, r = gae(rewards, v, last, config.gamma, config.gae_lambda)
         advantages.append(a)
         returns.append(r)
         start += ep.steps
@@ -270,8 +300,11 @@ def gradient_step(policy: ActorCritic, optimizer: torch.optim.Optimizer, mb: tup
             "clipfrac": clipfrac}
 
 
-def finish_round(state: TrainState, samples: int, config: PPOConfig) -> bool:
-    """Count a finished round of `samples` env steps into `state`; whether a checkpoint is due."""
+def finish_round(state: TrainState, samples: int, config: PPOConfig, ret_rms: RunningStats | None = None) -> bool:
+    """Count a finished round of `samples` env steps into `state` (and its return statistics,
+    `round_return_stats`, with norm_reward); whether a checkpoint is due."""
+    if config.norm_reward:
+        state.ret_rms = ret_rms
     state.rounds += 1
     state.env_steps += samples
     checkpoint_due = state.env_steps - state.last_checkpoint >= config.checkpoint_every
@@ -280,11 +313,24 @@ def finish_round(state: TrainState, samples: int, config: PPOConfig) -> bool:
     return checkpoint_due
 
 
+def update_obs_stats_(policy: ActorCritic, episodes: list[Episode]) -> None:
+    """With obs_norm, the policy's observation statistics updated by the round's observations
+    (workers.rl.normalization.obs_stats_after): what the next round's policy acts with."""
+    stats = policy.obs_stats()
+    if stats is not None:
+        policy.set_obs_stats_(obs_stats_after(stats, episodes))
+
+
 def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
-                state: TrainState, on_step=None) -> tuple[ActorCritic, dict]:
+                state: TrainState, on_step=None, update_obs_stats: bool = True) -> tuple[ActorCritic, dict]:
     """One round of PPO on `episodes`. Updates `policy` and `state` in place and returns
     (policy, stats); stats are plain floats/ints (losses, KL, clip fraction, learning rate,
     samples, mean return of finished episodes, env_steps, checkpoint_due).
+
+    The gradient steps normalise observations by the statistics the round's policy acted with;
+    then (with obs_norm, unless `update_obs_stats` is False: a trainer node does it after
+    recording its trace, whose states hold the round's statistics) `update_obs_stats_`.
+    With norm_reward, rewards are scaled by `round_return_stats`, which the state then keeps.
 
     `on_step(steps, policy, optimizer, batch)`, if given, is called once before the first
     gradient step (steps = 0) and after each one (steps = gradient steps taken so far): the
@@ -299,7 +345,8 @@ def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
     policy.to(device).train()
 
     # ALGO LOGIC: old log-probs, values and GAE under the incoming policy
-    batch = make_batch(episodes, *pre_update(policy, episodes, device), config)
+    ret_rms = round_return_stats(state, episodes, config)
+    batch = make_batch(episodes, *pre_update(policy, episodes, device), config, ret_rms)
 
     # ALGO LOGIC: optimizer with the carried-over Adam moments, lr from the schedule
     lr = learning_rate(config, state.env_steps)
@@ -331,8 +378,10 @@ def train_round(policy: ActorCritic, episodes: list[Episode], config: PPOConfig,
     # ALGO LOGIC: carry state, report
     state.adam = adam_state(optimizer)
     state.updates += steps_taken
-    checkpoint_due = finish_round(state, n, config)
+    checkpoint_due = finish_round(state, n, config, ret_rms)
     policy.to("cpu").eval()
+    if update_obs_stats:
+        update_obs_stats_(policy, episodes)
     with torch.no_grad():
         y = batch.returns.cpu()
         var_y = float(y.var())

@@ -32,7 +32,7 @@ from workers import protocol
 from workers.framing import Malformed, brief, canonical, frame, is_count, unframe
 from workers.merkle import merkle_root
 from workers.rl.envs import env_space_spec
-from workers.rl.policy import ActorCritic, from_bytes, make_policy
+from workers.rl.policy import ActorCritic, check_architecture, from_bytes, make_policy
 from workers.rl.rollout import Episode, decode_episode, encode_episode, rollout
 from workers.roles.determinism import single_thread
 from workers.spec import TaskSpec
@@ -103,10 +103,7 @@ def round_policy(spec: TaskSpec, policy_bytes: bytes | None) -> ActorCritic:
     if policy_bytes is None:
         return initial_policy(spec)
     policy = from_bytes(policy_bytes)
-    want = (env_space_spec(spec.env_id), spec.hidden_sizes, spec.activation)
-    got = (policy.spec, policy.config.hidden_sizes, policy.config.activation)
-    if got != want:
-        raise ValueError(f"checkpoint policy {got} does not have the spec's architecture {want}")
+    check_architecture(policy, env_space_spec(spec.env_id), spec.policy_config())
     return policy
 
 

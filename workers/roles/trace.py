@@ -14,7 +14,9 @@ sorted pairs do not fix positions.
 **State bytes**: uint64 LE length of the policy bytes ++ the policy's safetensors
 (`workers.rl.policy.to_bytes`) ++ a TrainState's safetensors (`TrainState.to_bytes`) holding the
 Adam moments after b_j steps, `updates` = the round's starting count + b_j, and the round's
-starting env_steps, rounds and last_checkpoint.
+starting env_steps, rounds, last_checkpoint and return statistics (ret_rms). The policy of every
+state carries the round's observation statistics (obs_norm): the checkpoint's policy is the last
+state's with the statistics updated by the round's observations (ppo.update_obs_stats_).
 
 **Chunk bytes**: b"DRLD" ++ uint32 LE (index, first row, rows, finals) ++ uint32 episode index of
 each final ++ float32 old log-prob[rows] ++ float32 old value[rows] ++ float32 final value[finals].
@@ -201,14 +203,15 @@ class TraceRecorder:
     """Records a trace while ppo.train_round runs: pass `on_step` to it, then `close()`."""
 
     def __init__(self, start: TrainState, steps_per_leaf: int):
-        self.start = TrainState(start.env_steps, start.rounds, start.updates, start.last_checkpoint)
+        self.start = TrainState(start.env_steps, start.rounds, start.updates, start.last_checkpoint,
+                                ret_rms=start.ret_rms)
         self.steps_per_leaf = steps_per_leaf
         self.states: list[tuple[int, bytes]] = []
         self.batch: Batch | None = None
 
     def _record(self, steps: int, policy, adam: dict) -> None:
         s = self.start
-        state = TrainState(s.env_steps, s.rounds, s.updates + steps, s.last_checkpoint, adam)
+        state = TrainState(s.env_steps, s.rounds, s.updates + steps, s.last_checkpoint, adam, s.ret_rms)
         self.states.append((steps, state_bytes(to_bytes(policy), state.to_bytes())))
 
     def on_step(self, steps: int, policy, optimizer, batch: Batch) -> None:

@@ -11,6 +11,12 @@ re-execute only the challenged transitions and recompute only the challenged dat
 2. Its first state is the previous checkpoint's policy and train state (computed locally, so
    compared by digest); its last state, fetched, is the checkpoint's policy, and finishing the
    round on it (`ppo.finish_round`) gives the checkpoint's train state, byte for byte.
+   Normalisation statistics (workers.rl.normalization) are recomputed in full, in float64 on the
+   CPU, from the round's episodes, and compared exactly: with obs_norm, every state's policy
+   carries the round's observation statistics and the checkpoint's policy is the last state's with
+   them updated by the round's observations; with norm_reward, every state carries the round's
+   starting return statistics, the advantages are computed on rewards scaled by their update, and
+   the checkpoint's train state holds that update.
 3. Data: the chunks describe exactly the planned rows and finals; the challenged chunks
    (challenges.TRAINER_DATA_DOMAIN) are recomputed under the incoming policy, within
    workers.rl.replay's tolerances (a batched float32 forward pass may differ in the last bits
@@ -56,7 +62,9 @@ from workers.rl.ppo import (
     gradient_step,
     make_batch,
     make_optimizer,
+    round_return_stats,
     samples,
+    update_obs_stats_,
 )
 from workers.rl.replay import LOGP_ATOL, RTOL, VALUE_ATOL
 from workers.roles.challenges import TRAINER_DATA_DOMAIN, TRAINER_STEPS_DOMAIN, challenged_indices
@@ -183,19 +191,53 @@ class _Checker:
         if counters != expected:
             raise Rejected(f"state {j} has counters (env_steps, rounds, last_checkpoint, updates) {counters}, "
                            f"expected {expected}")
+        if not _same_stats(s.ret_rms, want.ret_rms):
+            raise Rejected(f"state {j}'s return statistics are not the round's starting ones")
         return policy_bytes, state
+
+    def round_policy(self, j: int, policy_bytes: bytes):
+        """State j's policy: the task's architecture, acting with the round's observation statistics."""
+        try:
+            policy = from_bytes(policy_bytes)
+        except Malformed as error:
+            raise Rejected(f"state {j}'s policy is malformed: {error}") from None
+        if policy.config != self.policy0.config or policy.spec != self.policy0.spec:
+            raise Rejected(f"state {j}'s policy has another architecture than the task's")
+        if not _same_stats(policy.obs_stats(), self.policy0.obs_stats()):
+            raise Rejected(f"state {j}'s observation statistics are not the round's (those of its first state)")
+        return policy
 
     def check_ends(self) -> None:
         if keccak(self.first_state) != bytes.fromhex(self.trace.states[0]["digest"]):
             raise Rejected("the trace's first state is not the previous checkpoint's policy and train state")
         m = len(self.b) - 1
         policy_bytes, last = self.load_state(m)
+        if self.policy0.obs_rms is not None:
+            policy_bytes = self.with_new_obs_stats(m, policy_bytes)
         if policy_bytes != self.claimed.policy_bytes:
             raise Rejected(f"the trace's last state (after step {self.b[m]}) is not the checkpoint's policy")
-        finish_round(last, self.n, self.config)
+        finish_round(last, self.n, self.config, self.ret_rms)
         if last.to_bytes() != self.claimed.train_state_bytes:
             raise Rejected(f"the trace's last state (after step {self.b[m]}) does not finish into the "
                            f"checkpoint's train state")
+
+    def with_new_obs_stats(self, m: int, policy_bytes: bytes) -> bytes:
+        """The last state's policy with the round's observation statistics updated by its episodes
+        (what the checkpoint's must be); Rejected naming the statistics if only they differ."""
+        policy = self.round_policy(m, policy_bytes)
+        update_obs_stats_(policy, self.episodes)
+        expected = to_bytes(policy)
+        if expected != self.claimed.policy_bytes:
+            try:
+                claimed = from_bytes(self.claimed.policy_bytes)
+            except Malformed as error:
+                raise Rejected(f"the checkpoint's policy is malformed: {error}") from None
+            if claimed.obs_stats() is not None and not _same_stats(claimed.obs_stats(), policy.obs_stats()):
+                claimed.set_obs_stats_(policy.obs_stats())
+                if to_bytes(claimed) == expected:
+                    raise Rejected("the checkpoint's observation statistics are not the round's updated by its "
+                                   "observations (recomputed in float64)")
+        return expected
 
     # -- data --------------------------------------------------------------------------------------
 
@@ -214,7 +256,7 @@ class _Checker:
             finals[eps] = c.finals.astype(np.float64)
         obs, actions = samples(self.episodes, torch.device("cpu"))
         return make_batch(self.episodes, obs, actions, torch.from_numpy(np.concatenate(logp)),
-                          torch.from_numpy(np.concatenate(values)), finals, self.config)
+                          torch.from_numpy(np.concatenate(values)), finals, self.config, self.ret_rms)
 
     def check_chunk(self, i: int) -> None:
         first, rows, eps = self.plan[i]
@@ -241,12 +283,7 @@ class _Checker:
         a, b = self.b[j], self.b[j + 1]
         policy_bytes, state = self.load_state(j)
         want_policy, want_state = self.load_state(j + 1)
-        try:
-            policy = from_bytes(policy_bytes)
-        except Malformed as error:
-            raise Rejected(f"state {j}'s policy is malformed: {error}") from None
-        if policy.config != self.policy0.config or policy.spec != self.policy0.spec:
-            raise Rejected(f"state {j}'s policy has another architecture than the task's")
+        policy = self.round_policy(j, policy_bytes)
         policy.train()
         try:
             optimizer = make_optimizer(policy, state, self.config)
@@ -260,7 +297,8 @@ class _Checker:
             self.steps_run += 1
             self.check_stop(s, float(stats["approx_kl"]))
         s0 = self.start
-        rerun = TrainState(s0.env_steps, s0.rounds, s0.updates + b, s0.last_checkpoint, adam_state(optimizer))
+        rerun = TrainState(s0.env_steps, s0.rounds, s0.updates + b, s0.last_checkpoint, adam_state(optimizer),
+                           s0.ret_rms)
         rerun_policy = to_bytes(policy)
         if not self.cuda:
             want, rerun_state = bytes.fromhex(self.trace.states[j + 1]["digest"]), rerun.to_bytes()
@@ -272,6 +310,7 @@ class _Checker:
                 raise Rejected(f"{_where(self.b, j)} does not re-execute: the re-run gives another state "
                                f"than the trace's state {j + 1}")
             return
+        self.round_policy(j + 1, want_policy)  # its observation statistics, exactly: no tolerance there
         try:
             problem, used = compare_within_gpu_tolerance(want_policy, want_state, rerun_policy, rerun, policy_bytes)
         except Malformed as error:
@@ -298,6 +337,7 @@ class _Checker:
         self.n = sum(ep.steps for ep in self.episodes)
         self.schedule = MinibatchSchedule(self.n, self.config, self.start.updates)
         self.plan = chunk_plan([ep.steps for ep in self.episodes])
+        self.ret_rms = round_return_stats(self.start, self.episodes, self.config)
         self.trace = self.load_trace()
         self.b = self.check_structure(self.trace, self.n)
         self.tree = self.trace.tree()
@@ -358,6 +398,11 @@ def check_trace(spec, task_id: int, round_: int, claimed, policy0, start: TrainS
     except Rejected as rejection:
         reason, accepted, evidence = str(rejection), False, rejection.evidence
     return accepted, reason, (checker.tolerance_used if checker.cuda else None), evidence, planted
+
+
+def _same_stats(a, b) -> bool:
+    """Both None, or the same running statistics bit for bit."""
+    return a is None and b is None or a is not None and b is not None and a.same(b)
 
 
 def _max_abs_diff(a: dict, b: dict) -> float:

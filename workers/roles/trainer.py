@@ -42,7 +42,7 @@ from eth_utils import keccak
 from workers.framing import Malformed, brief, canonical, frame, is_count, unframe
 from workers.merkle import merkle_root
 from workers.rl.policy import ActorCritic, to_bytes
-from workers.rl.ppo import TrainState, resolve_device
+from workers.rl.ppo import TrainState, resolve_device, update_obs_stats_
 from workers.rl.ppo import train_round as ppo_train_round
 from workers.rl.rollout import misfit
 from workers.roles.determinism import single_thread
@@ -257,10 +257,11 @@ def train_round(spec: TaskSpec, task_id: int, round_: int, prev_bundle: bytes | 
         recorder.on_step(steps, policy_, optimizer, batch)
 
     with single_thread():
-        policy, stats = ppo_train_round(policy, episodes, config, state, on_step=hook)
+        policy, stats = ppo_train_round(policy, episodes, config, state, on_step=hook, update_obs_stats=False)
         if forced and (state.updates - first_update) % spec.steps_per_leaf:
             plant_policy_(policy)  # the last leaf is shorter: its state is recorded by close()
         trace = recorder.close(policy, state, [ep.steps for ep in episodes])
+        update_obs_stats_(policy, episodes)  # the trace's states act with the round's statistics
     return make_checkpoint(task_id=task_id, round_=round_, spec_digest=spec.digest(), prev_root=prev_root,
                            inputs=[(slot, root) for slot, root, _ in shards], device=resolved,
                            policy_bytes=to_bytes(policy), train_state_bytes=state.to_bytes(),
