@@ -58,7 +58,7 @@ from workers.crypto import inputs as encrypted
 from workers.rl import architecture
 from workers.rl.config import ACTIVATIONS, KINDS, MLP, PolicyConfig, PPOConfig
 from workers.rl.envs import EnvConfig, EnvError, SpaceSpec, WrapperConfig, env_space_spec, wrapper_config
-from workers.rl.presets import CARTPOLE
+from workers.rl.presets import Preset, preset_for
 
 SPEC_VERSION = 1
 MAX_INT = 2**53
@@ -351,7 +351,7 @@ def _validate(d: dict) -> dict:
         except encrypted.InputsFieldError as error:
             raise SpecError(f"inputs.{error.field}".rstrip("."), error.problem) from None
     return dict(version=version, env_id=env_id, seed=seed, hidden_sizes=hidden, activation=activation,
-                policy_kind=kind, obs_norm=obs_norm, env_kwargs=env.kwargs, wrappers=env.wrappers,
+                env_kwargs=env.kwargs, wrappers=env.wrappers, policy_kind=kind, obs_norm=obs_norm,
                 init_log_std=init_log_std, steps_per_shard=steps, ppo=ppo, eval_episodes=episodes,
                 target_return=target, challenges_per_sampler=challenges, logp_tolerance=tol,
                 challenges_per_trainer=trainer_challenges, steps_per_leaf=steps_per_leaf,
@@ -359,8 +359,8 @@ def _validate(d: dict) -> dict:
 
 
 def _env_config(env_id: str, kwargs, wrappers) -> tuple[EnvConfig, SpaceSpec]:
-    """The EnvConfig of a spec's env_id, env_kwargs and wrappers, made once to check it builds,
-    and its spaces."""
+    """The EnvConfig of a spec's env_id, env_kwargs and wrappers, made once to check it builds, and
+    its SpaceSpec."""
     if not isinstance(kwargs, dict):
         raise SpecError("env_kwargs", f"must be a JSON object of keyword arguments, got {type(kwargs).__name__}")
     if not isinstance(wrappers, (list, tuple)):
@@ -441,28 +441,26 @@ def _nesting(data: bytes) -> int:
     return deepest
 
 
-# -- the demo ---------------------------------------------------------------------------------------
+# -- presets ---------------------------------------------------------------------------------------
 
-DEMO_CARTPOLE = TaskSpec(
-    env_id=CARTPOLE.env_id,
-    seed=1,
-    hidden_sizes=CARTPOLE.policy.hidden_sizes,
-    activation=CARTPOLE.policy.activation,
-    init_log_std=CARTPOLE.policy.init_log_std,
-    steps_per_shard=2048,
-    ppo=dataclasses.replace(CARTPOLE.ppo, update_epochs=20, clip_coef=0.3),
-    eval_episodes=100,
-    target_return=CARTPOLE.solved_return,
-    challenges_per_sampler=4,
-    logp_tolerance=1e-4,
-    challenges_per_trainer=4,
-    steps_per_leaf=4,
-)
-"""The demo's CartPole-v1 task: presets.CARTPOLE with 2048 steps per shard, 20 epochs per round and
-clip 0.3 (a PPO round may move the policy further), so 2 samplers solve it in 5 rounds (20,480 env
-steps). Measured through the roles (tests/workers/roles/test_demo_spec.py), 1 thread: evaluation
-return 500.0 of 100 episodes after round 5, 12-20 s of sampling and training. Other task seeds
-(same loop): 2, 3, 4 reach >= 499.9, but 5 and 6 only 450.4 and 474.4, so a spec with another
-seed may need a 6th round. With 10 epochs and clip 0.2 it takes ~7 rounds.
+def preset_spec(preset: Preset | str, seed: int = 0) -> TaskSpec:
+    """The TaskSpec of a preset (workers.rl.presets), or of the preset of an env id (KeyError
+    naming the ids that have one), with the task seed `seed`."""
+    preset = preset_for(preset) if isinstance(preset, str) else preset
+    policy = preset.policy
+    return TaskSpec(env_id=preset.env_id, seed=seed, hidden_sizes=policy.hidden_sizes, activation=policy.activation,
+                    init_log_std=policy.init_log_std, policy_kind=policy.kind, obs_norm=policy.obs_norm,
+                    steps_per_shard=preset.steps_per_shard, ppo=preset.ppo, target_return=preset.solved_return,
+                    **dict(preset.spec_fields))
+
+
+DEMO_CARTPOLE = preset_spec("CartPole-v1", seed=1)
+"""The demo's CartPole-v1 task: presets.CARTPOLE_NETWORK (presets.CARTPOLE with 2048 steps per shard,
+20 epochs per round and clip 0.3, so a PPO round may move the policy further) with task seed 1: 2
+samplers solve it in 5 rounds (20,480 env steps). Measured through the roles
+(tests/workers/roles/test_demo_spec.py), 1 thread: evaluation return 500.0 of 100 episodes after
+round 5, 12-20 s of sampling and training. Other task seeds (same loop): 2, 3, 4 reach >= 499.9, but
+5 and 6 only 450.4 and 474.4, so a spec with another seed may need a 6th round. With 10 epochs and
+clip 0.2 it takes ~7 rounds.
 A round is 320 gradient steps (2 x 2048 samples / 256 x 20 epochs): the trace has 80 state leaves
 of 4 steps (~9 MB stored a round) and a validator re-executes 4 of them, 16 steps (5%)."""

@@ -6,7 +6,8 @@ what a node prices its work by and estimates its time from (workers.node.market)
                them through `update_epochs` epochs of gradient steps (E x N samples), plus one
                forward pass over N (counted in the rate it is timed at).
     validator  replays `challenges_per_sampler` whole episodes of each shard (each at most the
-               env's time limit, and never more than the shard) and re-executes
+               env's time limit, and never more than the shard), or as many segments of
+               `steps_per_snapshot` steps where the task commits snapshots, and re-executes
                `challenges_per_trainer` x `steps_per_leaf` of the trainer's gradient steps of
                `batch_size` samples each (workers.roles.challenges, workers.roles.validator).
 
@@ -43,7 +44,8 @@ def round_work(spec: TaskSpec, role: Role, num_samplers: int) -> RoundWork:
     if role == Role.TRAINER:
         consumed = num_samplers * spec.steps_per_shard
         return RoundWork(consumed, 0, spec.ppo.update_epochs * consumed)
-    episode_cap = time_limit(spec.env_id) or spec.steps_per_shard
+    # a challenge replays a segment between two snapshots, else a whole episode (up to the time limit)
+    episode_cap = spec.steps_per_snapshot or time_limit(spec.env_id) or spec.steps_per_shard
     replayed = num_samplers * min(spec.steps_per_shard, spec.challenges_per_sampler * episode_cap)
     re_trained = spec.challenges_per_trainer * spec.steps_per_leaf * spec.ppo.batch_size
     return RoundWork(replayed + re_trained, replayed, re_trained)

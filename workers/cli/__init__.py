@@ -17,7 +17,8 @@
     decentrl task result ID -o DIR              download and verify the final policy
     decentrl task report ID -o DIR              plots and a page: curve, verdicts, gas, payouts
     decentrl task cancel ID / advance ID        cancel before rounds start / close a phase past its deadline
-    decentrl task spec [--demo] -o FILE         a spec with every field at its default
+    decentrl task spec [--env ID] -o FILE       an env's tuned preset (--list: every preset), or the defaults
+    decentrl policy eval DIR|FILE|CID           a trained policy's mean return on its env (--episodes, --seed)
     decentrl spec put FILE                      publish a spec alone (checked as nodes read it): its CID and digest
     decentrl wallet balance [ADDRESS]           DRL and ETH of the node's account
     decentrl wallet send TO AMOUNT [--eth]      send DRL (or ETH) from the node's account
@@ -28,8 +29,10 @@
     decentrl dispute status [ID | --task T]     a dispute's jurors, votes, deadlines and outcome
     decentrl dispute claim                      withdraw bonds and awards; release held pay past its window
     decentrl explorer [--port 8850]             a read-only web page of the network
-    decentrl demo [--explorer PORT] [--linger]  the whole network on a local chain (watch it on the explorer;
-                                                --linger keeps it up afterwards and prints how to use it)
+    decentrl demo [--env ID] [--explorer PORT] [--linger]
+                                                the whole network on a local chain, training ID's preset (default
+                                                CartPole-v1; watch it on the explorer; --linger keeps it up
+                                                afterwards and prints how to use it)
 
 Global options, before or after the command: --rpc URL (default http://127.0.0.1:8545),
 --deployment PATH or --network NAME (deployments/<NAME>.json; default "development"), --node-dir
@@ -42,7 +45,7 @@ imported inside the commands that use them.
 
 from __future__ import annotations
 
-from workers.cli import demo, dispute, explorer, node, node_stop, report, spec, stake, task, task_list, wallet  # noqa: F401  (each registers its commands on `cli`)
+from workers.cli import demo, dispute, explorer, node, node_stop, policy, report, spec, stake, task, task_list, wallet  # noqa: F401  (each registers its commands on `cli`)
 from workers.cli.group import cli
 
 __all__ = ["cli", "main"]

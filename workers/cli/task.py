@@ -26,26 +26,46 @@ WINDOW = click.IntRange(60, 30 * 24 * 3600)
 
 
 @task.command("spec")
+@click.option("--env", "env_id", default=None,
+              help="Write this environment's preset: tuned hyperparameters and its own target (see --list).")
 @click.option("--demo", is_flag=True, help="The demo's CartPole-v1 spec (solves in 5 rounds of 2 samplers).")
-@click.option("--env", "env_id", default=None, help="gymnasium id of the environment (default CartPole-v1).")
+@click.option("--list", "list_presets", is_flag=True,
+              help="List the environments that have a preset: family, work per round, samplers, rounds, target.")
 @click.option("--seed", type=click.IntRange(0, 2**53 - 1), default=None, help="The task seed.")
 @click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True), default="-", show_default=True,
               help="Where to write the spec (- for stdout).")
-def task_spec(demo, env_id, seed, output):
-    """Write a task spec with every field at its default: edit it, then `task submit` it.
+def task_spec(env_id, demo, list_presets, seed, output):
+    """Write a task spec: with --env ID that environment's tuned preset, else every field at its
+    design default (CartPole-v1). Edit it, then `task submit` it with the samplers and rounds the
+    preset names (--list, or the note this command prints).
 
     The file is the spec's JSON, indented for editing (`task submit` publishes its canonical form);
     `task submit` checks every field and names the first bad one (docs/requesters.md lists the
-    fields, defaults and limits)."""
+    fields, defaults and limits, and how to choose a preset)."""
     import dataclasses
 
-    from workers.spec import DEMO_CARTPOLE, SpecError, TaskSpec
+    from workers.rl.presets import ENV_PRESETS
+    from workers.spec import DEMO_CARTPOLE, SpecError, TaskSpec, preset_spec
 
-    base = DEMO_CARTPOLE if demo else TaskSpec()
-    changes = {k: v for k, v in (("env_id", env_id), ("seed", seed)) if v is not None}
+    if list_presets:
+        if env_id or demo:
+            raise click.UsageError("--list lists every preset; leave out --env and --demo")
+        show_presets()
+        return
+    if demo and env_id:
+        raise click.UsageError("--demo is the CartPole-v1 demo's spec; use either --demo or --env")
+    preset = None
+    if env_id is not None:
+        preset = ENV_PRESETS.get(env_id)
+        if preset is None:
+            raise click.ClickException(
+                f"no preset for {env_id!r}; presets exist for {', '.join(ENV_PRESETS)} (decentrl task spec "
+                f"--list). For another environment write the defaults (decentrl task spec -o spec.json), set "
+                f"env_id and tune the ppo fields: task submit checks that the nodes can run it")
     try:
-        spec = dataclasses.replace(base, **changes)
-    except SpecError as exc:
+        base = DEMO_CARTPOLE if demo else TaskSpec() if preset is None else preset_spec(preset)
+        spec = base if seed is None else dataclasses.replace(base, seed=seed)
+    except SpecError as exc:  # an env this machine cannot make (a missing extra package, say)
         raise click.ClickException(f"bad spec: {exc}") from None
     text = json.dumps(spec.to_dict(), indent=2, sort_keys=True) + "\n"
     if output == "-":
@@ -54,6 +74,21 @@ def task_spec(demo, env_id, seed, output):
         with writing("the spec"):
             Path(output).write_text(text)
         click.echo(f"wrote {output}", err=True)
+    if preset is not None:
+        click.echo(f"{env_id}: submit it with --samplers {preset.shards} --rounds {preset.rounds} "
+                   f"({preset.steps_per_round:,} env steps a round; target {preset.solved_return:g})", err=True)
+
+
+def show_presets() -> None:
+    """The preset table: env, family, env steps per round (samplers x steps per shard), rounds, target."""
+    from workers.rl.presets import ENV_PRESETS
+
+    rows = [("ENV", "FAMILY", "STEPS/ROUND", "SAMPLERS x STEPS", "ROUNDS", "TARGET")]
+    rows += [(p.env_id, p.family, f"{p.steps_per_round:,}", f"{p.shards} x {p.steps_per_shard:,}", str(p.rounds),
+              f"{p.solved_return:g}") for p in ENV_PRESETS.values()]
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    for row in rows:
+        click.echo("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=True)).rstrip())
 
 
 def load_spec(path: str):

@@ -1,15 +1,18 @@
-"""`decentrl demo`: the whole network on this machine, solving CartPole-v1.
+"""`decentrl demo`: the whole network on this machine, training an environment's preset (default
+CartPole-v1, which it solves; `--env ID` runs workers.rl.presets.ENV_PRESETS[ID] with as many
+samplers and rounds as the preset names, and task seed DEMO_SEED).
 
 1-4 through workers.localnet.network:
 1. its own anvil (free port, automine + a 1 s evm_mine ticker) and the protocol deployed with
    plain web3 from build/contracts to a temporary deployment record;
 2. one embedded Redis (a database per account) and one shared embedded content store;
-3. seven accounts, each with its own encrypted keystore and node folder: 2 samplers, 1 trainer,
-   3 validators (funded with ETH and DRL, staked at the minimum for their role) and a requester;
+3. an account for each node, with its own encrypted keystore and node folder: the preset's
+   samplers (2 for CartPole-v1), 1 trainer, 3 validators (funded with ETH and DRL, staked at the
+   minimum for their role) and a requester;
 4. each worker node's processes through the node's entry point (workers.node.run: a
    Celery worker for its role plus the chain watcher, under a Supervisor);
 5. the requester signs the CreateTask request (EIP-712) and a permit for the bounty, and submits
-   the demo task (workers.spec.DEMO_CARTPOLE) with workers.chain.requester.create_task;
+   the demo task (workers.spec.DEMO_CARTPOLE, or the preset's spec) with workers.chain.requester.create_task;
 6. shows the task's phases, votes (each validator's attest: three are too few for a BLS aggregate
    to pay, workers.roles.aggregation.MIN_AGGREGATE_SIGNERS),
    verdicts and rounds as the events arrive, with each accepted
@@ -40,15 +43,19 @@ import click
 TOKEN = 10**18
 PASSWORD = "decentrl-demo"  # the demo's throwaway keystores; a real node prompts for its own
 SCRYPT_N = 2**14  # lighter than the default 2**18: twelve processes decrypt a keystore at start
-ROLES = (("sampler-1", "sampler"), ("sampler-2", "sampler"), ("trainer", "trainer"),
-         ("validator-1", "validator"), ("validator-2", "validator"), ("validator-3", "validator"))
 NODE_DRL = 1_000
 BOUNTY_DRL = 1_000
+DEMO_ENV = "CartPole-v1"
+DEMO_SEED = 1
+"""The task seed of the demo's spec (workers.spec.DEMO_CARTPOLE and every `--env` preset's)."""
 TASK = dict(num_samplers=2, num_validators=3, num_rounds=5, claim_window=600, commit_window=120,
             reveal_window=60, attest_window=120)
 QUICK_EPISODES = 10
 FINAL_EPISODES = 100
 TIMEOUT_S = 540.0
+DEMO_WORK = 5 * 2 * 2048
+"""Env steps of the CartPole-v1 demo (5 rounds of 2 x 2048), which TIMEOUT_S and TASK's commit and
+attest windows are sized for; a preset with more work gets them scaled up in proportion."""
 ANVIL_PORTS = range(8690, 8700)  # the first free one, else an ephemeral port
 EXPLORER_PORTS = 10  # --explorer PORT: the first free of PORT..PORT+9
 HEALTH_INTERVAL_S = 15.0  # each node's health check (as `node start` runs it), for `decentrl node status`
@@ -66,6 +73,29 @@ def vote_text(accept: int, plant: int) -> str:
     return f"accept {accept:#b}" + (f", plant {plant:#b}" if plant else "")
 
 
+def roles(samplers: int, validators: int) -> list[tuple[str, str]]:
+    """(node name, role) of the demo's worker nodes: `samplers` samplers, a trainer, `validators` validators."""
+    return ([(f"sampler-{i}", "sampler") for i in range(1, samplers + 1)] + [("trainer", "trainer")]
+            + [(f"validator-{i}", "validator") for i in range(1, validators + 1)])
+
+
+def preset_demo(env_id: str) -> tuple[object, dict, float]:
+    """(spec, TaskParams settings, timeout in seconds) of the demo of `env_id`'s preset: its spec with
+    task seed DEMO_SEED, its samplers and rounds, and windows and timeout scaled to its work.
+    ClickException naming the envs that have a preset."""
+    from workers.rl.presets import ENV_PRESETS
+    from workers.spec import preset_spec
+
+    preset = ENV_PRESETS.get(env_id)
+    if preset is None:
+        raise click.ClickException(f"no preset for {env_id!r}; the demo runs one of {', '.join(ENV_PRESETS)}")
+    scale = max(1.0, preset.rounds * preset.steps_per_round / DEMO_WORK)
+    task = dict(num_samplers=preset.shards, num_rounds=preset.rounds,
+                commit_window=math.ceil(TASK["commit_window"] * scale),
+                attest_window=math.ceil(TASK["attest_window"] * scale))
+    return preset_spec(preset, seed=DEMO_SEED), task, TIMEOUT_S * scale
+
+
 @dataclass
 class Curve:
     rounds: list = field(default_factory=list)
@@ -75,15 +105,18 @@ class Curve:
 
 
 class Demo:
-    def __init__(self, out_dir: Path, keep: bool, spec=None, task: dict | None = None, live_eval: bool = True):
+    def __init__(self, out_dir: Path, keep: bool, spec=None, task: dict | None = None, live_eval: bool = True,
+                 timeout_s: float | None = None):
         """`spec` and `task` replace the demo's task spec and TaskParams settings (tests);
         `live_eval` False: no evaluation of each round's checkpoint while the task runs (it takes a
-        CPU core from the nodes, bench/overhead.py measures the network without it)."""
+        CPU core from the nodes, bench/overhead.py measures the network without it); `timeout_s`:
+        how long the task may take (default TIMEOUT_S)."""
         self.out_dir = Path(out_dir)
         self.keep = keep
         self.live_eval = live_eval
         self.spec = spec
         self.task = {**TASK, **(task or {})}
+        self.timeout_s = TIMEOUT_S if timeout_s is None else timeout_s
         self.workdir = Path(tempfile.mkdtemp(prefix="decentrl-demo-"))
         self.net = None
         self.explorer = None
@@ -107,7 +140,7 @@ class Demo:
         self.store = open_store(None, self.net.store_dir)
         say(f"services  embedded Redis {self.net.redis.url} (pid {self.net.redis.pid}), "
             f"embedded store {self.net.store_dir}")
-        everyone = list(ROLES) + [("requester", "requester")]
+        everyone = roles(self.task["num_samplers"], self.task["num_validators"]) + [("requester", "requester")]
         with click.progressbar(everyone, label="accounts  keystores, funds and stakes", file=None) as bar:
             for name, role in bar:
                 if role == "requester":
@@ -215,7 +248,7 @@ class Demo:
                                ws_url=self.net.anvil.ws_url, start_block=self.started_block).start()
         names = {n.account.address: n.name for n in self.nodes}
         curve = Curve()
-        deadline = time.monotonic() + TIMEOUT_S
+        deadline = time.monotonic() + self.timeout_s
         ended_in = None  # the block whose TaskStatusChanged ended the task
         try:
             while True:
@@ -227,7 +260,7 @@ class Demo:
                     if time.monotonic() > deadline:
                         status = Status(self.dep.state.functions.taskOf(self.task_id).call().status)
                         raise click.ClickException(
-                            f"task {self.task_id} not finished within {TIMEOUT_S:g} s "
+                            f"task {self.task_id} not finished within {self.timeout_s:g} s "
                             f"(status {status.name.lower()}; logs in {self.workdir / 'nodes'})") from None
                     continue
                 if ended_in is not None and e.block > ended_in:
@@ -302,7 +335,7 @@ class Demo:
         torch.set_num_threads(1)
         result = verify_checkpoint(self.store.get(cid), root)
         policy = round_policy(self.spec, result.policy_bytes)
-        return result, evaluate(policy, self.spec.env_id, episodes=episodes, seed=10_000).mean_return
+        return result, evaluate(policy, self.spec.env_config(), episodes=episodes, seed=10_000).mean_return
 
     # -- the end ---------------------------------------------------------------------------------
 
@@ -390,7 +423,6 @@ class Demo:
         ax.set_ylabel("mean return")
         ax.set_title(f"decentrl demo: {self.spec.env_id}, task {self.task_id} "
                      f"({self.task['num_samplers']} samplers, 1 trainer, {self.task['num_validators']} validators)")
-        ax.set_ylim(0, 520)
         ax.grid(alpha=0.3)
         ax.legend(loc="lower right", fontsize=8)
         fig.tight_layout()
@@ -416,9 +448,10 @@ class Demo:
 
 
 def main(out_dir: Path = Path("reports/demo"), keep: bool = False, explorer_port: int | None = None,
-         linger_s: float = 0.0) -> int:
+         linger_s: float = 0.0, env_id: str = DEMO_ENV) -> int:
     started = time.time()
-    demo = Demo(out_dir, keep)
+    spec, task, timeout_s = preset_demo(env_id)
+    demo = Demo(out_dir, keep, spec=spec, task=task, timeout_s=timeout_s)
     mean, rounds, code = float("nan"), 0, 1
     try:
         demo.start_network()

@@ -150,7 +150,7 @@ def _evaluate(store, cache: CurveCache, spec, cid: str, root: bytes, episodes: i
 
         torch.set_num_threads(1)
         result = verify_checkpoint(cache.fetch(store, cid), root)
-        mean = evaluate(round_policy(spec, result.policy_bytes), spec.env_id, episodes=episodes,
+        mean = evaluate(round_policy(spec, result.policy_bytes), spec.env_config(), episodes=episodes,
                         seed=EVAL_SEED).mean_return
         cache.evals[(cid, episodes)] = mean
         return mean

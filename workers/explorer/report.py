@@ -56,8 +56,10 @@ def plot_curve(h: TaskHistory, curve: Curve, path: Path) -> Path:
     ax.set_ylabel("mean return")
     ax.set_title(f"task {h.task_id}: {curve.env_id or 'spec unreadable'}, learning curve")
     ax.grid(alpha=0.3)
-    if rollout or evals or curve.target_return is not None:
-        ax.set_ylim(bottom=0)
+    values = [v for _, v in rollout + evals] + ([] if curve.target_return is None else [curve.target_return])
+    if values:
+        if min(values) >= 0:  # returns that cannot go below 0 (CartPole) start at 0; negative ones (Pendulum) show
+            ax.set_ylim(bottom=0)
         ax.legend(loc="best", fontsize=8)
     return _save(fig, path)
 

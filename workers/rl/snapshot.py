@@ -2,13 +2,16 @@
 
 `capture(env)` reads everything a step depends on, from the outermost wrapper down to the base env:
 gymnasium's TimeLimit elapsed steps, our wrappers' state (frame stack frames, Atari preprocessing's
-lives), and the family's own state:
+lives and last action, for its sticky actions), and the family's own state:
 
 - classic control: `state` (+ CartPole's `steps_beyond_terminated`);
-- MuJoCo: `mj_getState(mjSTATE_INTEGRATION)` (time, qpos, qvel, act, warm start, controls, applied
-  forces, mocap, ...), plus the body positions a step reads before simulating (Ant's `xpos`);
-- Atari: `ale.cloneState(include_rng=True).serialize()` (emulator, sticky-action RNG and last action);
-- MinAtar: the game objects' plain attributes and their numpy RandomState (`get_state()`);
+- MuJoCo: `mj_getState(mjSTATE_FULLPHYSICS | mjSTATE_WARMSTART)` (time, qpos, qvel, act, ...; not
+  the user inputs, see `_mj_state`), plus the body positions a step reads before simulating (Ant's
+  `xpos`);
+- Atari: `ale.cloneState(include_rng=True).serialize()` (the emulator and its RNG; its mode and
+  difficulty must be the env's own);
+- MinAtar: the game objects' plain attributes and their numpy RandomState (`get_state()`); the
+  settings among them (`_MINATAR_SETTINGS`) must be the env's own;
 
 and the base env's `np_random` generator (gymnasium envs; it draws Atari's no-ops and stochastic
 frame skips). `restore(env, data)` writes it into an env made from the same EnvConfig and reset
@@ -21,6 +24,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
+from workers.framing import brief
 from workers.rl.envs import MinAtarPlanes
 from workers.rl.envs.wrappers import AtariPreprocessing, ClipReward, FrameStack, Grayscale, Resize
 from workers.rl.snapshot_codec import SnapshotError, decode, encode
@@ -33,7 +37,7 @@ _CLASSIC = {
 }
 """Classic-control envs -> what their step reads besides `state` (Pendulum's `last_u` only renders)."""
 _MUJOCO = ("HopperEnv", "HalfCheetahEnv", "Walker2dEnv", "AntEnv")
-"""MuJoCo envs whose steps read nothing but the integration state and body positions (checked in
+"""MuJoCo envs whose steps read nothing but the physics state and body positions (checked in
 tests/workers/rl/test_snapshot.py)."""
 _STATELESS = (Grayscale, Resize, ClipReward, MinAtarPlanes, gym.wrappers.PassiveEnvChecker)
 """Wrappers whose step depends on nothing they keep (PassiveEnvChecker's flags only govern warnings)."""
@@ -52,7 +56,7 @@ def restore(env: gym.Env, data: bytes) -> None:
     described, state = decode(data)
     expected = _describe(env)
     if described != expected:
-        raise SnapshotError(f"a snapshot of {_brief(described)}, not of this env ({_brief(expected)})")
+        raise SnapshotError(f"a snapshot of {brief(described, 300)}, not of this env ({brief(expected, 300)})")
     wrappers = _wrappers(env)
     if not isinstance(state, dict) or sorted(state) != ["base", "layers"] or not isinstance(state["layers"], list) \
             or len(state["layers"]) != len(wrappers):
@@ -104,10 +108,6 @@ def _settings(w: gym.Wrapper) -> dict:
     return {}
 
 
-def _brief(described: dict) -> str:
-    return f"{described.get('env_id')!r} with {[name for name, _ in described.get('layers', [])]}"
-
-
 # -- wrappers --------------------------------------------------------------------------------------
 
 def _layer_state(w: gym.Wrapper):
@@ -152,8 +152,8 @@ def _base_state(base: gym.Env) -> dict:
     if name in _MUJOCO:
         import mujoco
 
-        physics = np.empty(mujoco.mj_stateSize(base.model, mujoco.mjtState.mjSTATE_INTEGRATION))
-        mujoco.mj_getState(base.model, base.data, physics, mujoco.mjtState.mjSTATE_INTEGRATION)
+        physics = np.empty(mujoco.mj_stateSize(base.model, _mj_state()))
+        mujoco.mj_getState(base.model, base.data, physics, _mj_state())
         return {"physics": physics, "xpos": base.data.xpos.copy(), "xipos": base.data.xipos.copy(),
                 "np_random": _rng_state(base)}
     if name == "AtariEnv":
@@ -184,7 +184,7 @@ def _restore_base(base: gym.Env, state) -> None:
 
         physics = _like(state["physics"], want["physics"], "MuJoCo state")
         xpos, xipos = _like(state["xpos"], want["xpos"], "xpos"), _like(state["xipos"], want["xipos"], "xipos")
-        mujoco.mj_setState(base.model, base.data, physics, mujoco.mjtState.mjSTATE_INTEGRATION)
+        mujoco.mj_setState(base.model, base.data, physics, _mj_state())
         base.data.xpos[...], base.data.xipos[...] = xpos, xipos
     elif name == "AtariEnv":
         import ale_py
@@ -196,10 +196,28 @@ def _restore_base(base: gym.Env, state) -> None:
             ale_state = ale_py.ALEState(raw.tobytes())
         except Exception as exc:  # noqa: BLE001 - ale-py raises bare runtime errors for bad bytes
             raise SnapshotError(f"not an ALE state: {exc}") from None
-        base.ale.restoreState(ale_state)
+        own = base.ale.cloneState()
+        if (ale_state.getCurrentMode(), ale_state.getDifficulty()) != (own.getCurrentMode(), own.getDifficulty()):
+            raise SnapshotError(f"the ALE state is of game mode {ale_state.getCurrentMode()} and difficulty "
+                                f"{ale_state.getDifficulty()}, the env's are {own.getCurrentMode()} and "
+                                f"{own.getDifficulty()}")
+        try:
+            base.ale.restoreState(ale_state)
+        except Exception as exc:  # noqa: BLE001 - as above
+            raise SnapshotError(f"not an ALE state of this game: {exc}") from None
         if base.ale.cloneState(include_rng=True).serialize() != raw.tobytes():  # it skips parts it cannot read
             raise SnapshotError("not an ALE state of this game: the emulator does not read it back as written")
     _restore_rng(base, state["np_random"])
+
+
+def _mj_state() -> int:
+    """What a MuJoCo snapshot holds: everything the simulation evolves (time, qpos, qvel, act,
+    history, plugin and plastic state) and the solver's warm start. Not the user inputs (controls,
+    applied forces, mocap, equality activation, userdata): the env sets its controls before each
+    step and never touches the rest, so a snapshot cannot push the robot."""
+    import mujoco
+
+    return int(mujoco.mjtState.mjSTATE_FULLPHYSICS) | int(mujoco.mjtState.mjSTATE_WARMSTART)
 
 
 def _rng_state(base: gym.Env):
@@ -218,7 +236,7 @@ def _restore_rng(base: gym.Env, state) -> None:
     generator = np.random.Generator(np.random.PCG64())
     try:
         generator.bit_generator.state = state
-    except (TypeError, ValueError, KeyError) as exc:
+    except (TypeError, ValueError, KeyError, IndexError, OverflowError) as exc:
         raise SnapshotError(f"not a PCG64 state: {exc}") from None
     if generator.bit_generator.state != state:
         raise SnapshotError("not a PCG64 state (it does not read back as written)")
@@ -245,16 +263,49 @@ def _restore_minatar(base, state) -> None:
         if not isinstance(got, dict) or sorted(got) != sorted(want[part]):
             raise SnapshotError(f"MinAtar {part} attributes are {sorted(want[part])}")
         for k, v in got.items():
-            _check_kind(v, want[part][k], f"MinAtar {part}.{k}")
+            _check_minatar(v, want[part][k], f"MinAtar {part}.{k}", setting=k in _MINATAR_SETTINGS[part])
     random = state["random"]
     _check_kind(random, want["random"], "MinAtar random state")
+    if not (isinstance(random, tuple) and len(random) == 5 and random[0] == "MT19937"):
+        raise SnapshotError("MinAtar's random state is RandomState.get_state(): ('MT19937', keys, pos, has_gauss, "
+                            "cached_gaussian)")
     try:
         game.random.set_state(random)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, IndexError, OverflowError) as exc:
         raise SnapshotError(f"not a RandomState state: {exc}") from None
     for part, target in (("environment", game), ("game", game.env)):
         for k, v in state[part].items():
             setattr(target, k, v)
+
+
+_MINATAR_SETTINGS = {"environment": ("closed", "env_name", "n_channels", "sticky_action_prob", "visualized"),
+                     "game": ("action_map", "channels", "ramping")}
+"""Attributes fixed when the env is made: a snapshot must hold the env's own values (it restores a
+game's state, never its rules)."""
+_MAX_GAME_INT = 1 << 31
+
+
+def _check_minatar(value, like, what: str, setting: bool) -> None:
+    """SnapshotError unless `value` can stand where `like` is: equal to it for a setting, else an
+    array of its dtype and shape, or the same kind of value made of ints (|n| < 2**31), bools and
+    None only (what MinAtar's games keep)."""
+    if setting:
+        if _category(value) != _category(like) or value != like:
+            raise SnapshotError(f"{what} is a setting of the env: {like!r}")
+    elif isinstance(like, np.ndarray):
+        _like(value, like, what)
+    else:
+        _check_kind(value, like, what)
+        if not _small_ints(value):
+            raise SnapshotError(f"{what} holds something other than ints below 2**31, bools and None")
+
+
+def _small_ints(value) -> bool:
+    if value is None or isinstance(value, (bool, np.bool_)):
+        return True
+    if isinstance(value, (int, np.integer)):
+        return -_MAX_GAME_INT < int(value) < _MAX_GAME_INT
+    return isinstance(value, (list, tuple)) and all(_small_ints(v) for v in value)
 
 
 def _check_kind(value, like, what: str) -> None:

@@ -5,6 +5,8 @@ signed by the requester and created; then everything stops. The learning curve i
 scripted curve. (The whole run, rounds and all, is `decentrl demo`.)"""
 
 
+import math
+
 import pytest
 
 from workers.demo import run as demo_run
@@ -111,3 +113,24 @@ def linger_and_use_the_printed_commands(demo, capsys, pids):
     result = CliRunner().invoke(cli, argv, env={"DECENTRL_KEYSTORE_PASSWORD": demo_run.PASSWORD})
     assert result.exit_code == 0, result.output
     assert f"task {demo.task_id}: " in result.output and "waiting for " in result.output
+
+
+def test_demo_env_runs_that_envs_preset_with_its_samplers_and_rounds():
+    import click
+
+    from workers.rl.presets import ENV_PRESETS
+    from workers.spec import DEMO_CARTPOLE, preset_spec
+
+    spec, task, timeout_s = demo_run.preset_demo("CartPole-v1")  # the default demo, unchanged
+    assert spec == DEMO_CARTPOLE and {**demo_run.TASK, **task} == demo_run.TASK and timeout_s == demo_run.TIMEOUT_S
+    spec, task, timeout_s = demo_run.preset_demo("MountainCarContinuous-v0")
+    preset = ENV_PRESETS["MountainCarContinuous-v0"]
+    assert spec == preset_spec(preset, seed=demo_run.DEMO_SEED) and spec.target_return == 90.0
+    assert (task["num_samplers"], task["num_rounds"]) == (preset.shards, preset.rounds)
+    scale = preset.rounds * preset.steps_per_round / demo_run.DEMO_WORK  # 8 rounds of 8,192 steps: 3.2 x CartPole's
+    assert task["commit_window"] == math.ceil(120 * scale) and timeout_s == demo_run.TIMEOUT_S * scale
+    assert demo_run.roles(preset.shards, 3) == [("sampler-1", "sampler"), ("sampler-2", "sampler"),
+                                                ("trainer", "trainer"), ("validator-1", "validator"),
+                                                ("validator-2", "validator"), ("validator-3", "validator")]
+    with pytest.raises(click.ClickException, match="no preset for 'NoSuchEnv-v0'; the demo runs one of CartPole-v1, "):
+        demo_run.preset_demo("NoSuchEnv-v0")

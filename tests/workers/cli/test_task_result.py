@@ -1,6 +1,7 @@
 """A real one-round task run by the demo's network (reduced spec), then `decentrl task status`
 and `decentrl task result` against that chain and store: the final checkpoint is fetched by CID,
-verified against the on-chain checkpointRoot and written as policy.safetensors + metadata."""
+verified against the on-chain checkpointRoot and written as policy.safetensors + metadata; then
+`decentrl policy eval` evaluates what was downloaded."""
 
 import dataclasses
 import json
@@ -18,20 +19,21 @@ SPEC = dataclasses.replace(DEMO_CARTPOLE, steps_per_shard=384, challenges_per_sa
                            ppo=dataclasses.replace(DEMO_CARTPOLE.ppo, batch_size=64, update_epochs=4))
 
 
-@pytest.fixture
-def finished(tmp_path, monkeypatch):
-    monkeypatch.setattr(demo_run, "ANVIL_PORTS", range(8671, 8680))
-    monkeypatch.setattr(demo_run, "TIMEOUT_S", 240.0)
-    d = demo_run.Demo(tmp_path / "out", keep=False, spec=SPEC,
-                      task=dict(num_rounds=1, commit_window=60, reveal_window=60, attest_window=60))
-    try:
-        d.start_network()
-        d.start_nodes()
-        d.submit()
-        d.follow(__import__("time").time())
-        yield d
-    finally:
-        d.stop()
+@pytest.fixture(scope="module")
+def finished(tmp_path_factory):
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(demo_run, "ANVIL_PORTS", range(8671, 8680))
+        d = demo_run.Demo(tmp_path_factory.mktemp("finished") / "out", keep=False, spec=SPEC,
+                          task=dict(num_rounds=1, commit_window=60, reveal_window=60, attest_window=60),
+                          timeout_s=240.0)
+        try:
+            d.start_network()
+            d.start_nodes()
+            d.submit()
+            d.follow(__import__("time").time())
+            yield d
+        finally:
+            d.stop()
 
 
 def test_result_downloads_and_verifies_the_final_policy(finished, tmp_path):
@@ -92,3 +94,60 @@ def test_result_downloads_and_verifies_the_final_policy(finished, tmp_path):
                                            *extra])
         assert refused.exit_code == 1 and isinstance(refused.exception, SystemExit), refused.output
         assert message in refused.output, refused.output
+
+
+def test_policy_eval_evaluates_the_downloaded_result_on_its_spec_env(finished, tmp_path):
+    import torch
+
+    from workers.rl.evaluate import evaluate
+    from workers.roles.sampler import round_policy
+    from workers.roles.trainer import verify_checkpoint
+
+    d = finished
+    task = d.dep.state.functions.taskOf(d.task_id).call()
+    chain = ["--rpc", d.net.anvil.http_url, "--deployment", str(d.net.deployment_path),
+             "--node-dir", str(tmp_path / "reader"), "--store-dir", str(d.net.store_dir)]
+    out = tmp_path / "result"
+    assert CliRunner().invoke(cli, [*chain, "task", "result", str(d.task_id), "-o", str(out)]).exit_code == 0
+    torch.set_num_threads(1)
+    policy = round_policy(SPEC, verify_checkpoint(d.store.get(task.checkpointCid), task.checkpointRoot).policy_bytes)
+    expected = evaluate(policy, SPEC.env_id, episodes=5, seed=3)
+    line = (f"CartPole-v1: mean return {expected.mean_return:.2f} +- {expected.std_return:.2f} over 5 episodes "
+            f"(seeds 3..7, {expected.env_steps:,} env steps)")
+
+    def evaluated(*args, store=True):
+        result = CliRunner().invoke(cli, [*(chain if store else chain[:-2]), "policy", "eval", *args,
+                                          "--episodes", "5", "--seed", "3"])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    # the folder: the env and target come from the spec metadata.json names, fetched and digest-checked
+    from_dir = evaluated(str(out))
+    assert line in from_dir and f"target {SPEC.target_return:g} (the spec's evaluation.target_return): " in from_dir
+    assert line in evaluated(str(out / "policy.safetensors"), "--env", "CartPole-v1", store=False)
+    spec_file = tmp_path / "spec.json"
+    spec_file.write_bytes(SPEC.to_bytes())
+    assert line in evaluated(task.checkpointCid, "--spec", str(spec_file))  # a checkpoint bundle by CID
+
+
+def test_policy_eval_refuses_what_it_cannot_evaluate_saying_why(finished, tmp_path):
+    d = finished
+    out = tmp_path / "result"
+    chain = ["--rpc", d.net.anvil.http_url, "--deployment", str(d.net.deployment_path),
+             "--node-dir", str(tmp_path / "reader"), "--store-dir", str(d.net.store_dir)]
+    assert CliRunner().invoke(cli, [*chain, "task", "result", str(d.task_id), "-o", str(out)]).exit_code == 0
+    (tmp_path / "not-a-policy.safetensors").write_bytes(b"{}" * 10)
+    bare = tmp_path / "bare"
+    bare.mkdir()
+    (bare / "policy.safetensors").write_bytes((out / "policy.safetensors").read_bytes())
+    for args, message in [
+        ([str(out), "--env", "Pendulum-v1"], "was trained for other spaces than Pendulum-v1's"),
+        ([str(tmp_path / "not-a-policy.safetensors"), "--env", "CartPole-v1"], "is not a decentrl policy: "),
+        ([str(tmp_path / "missing")], "no such file or folder, and not a CID"),
+        ([str(tmp_path)], "has no policy.safetensors"),
+        ([str(bare / "policy.safetensors")], "does not name its task's spec: pass --env ID, or --spec FILE"),
+        ([str(out), "--env", "NoSuchEnv-v0"], "cannot evaluate on NoSuchEnv-v0: unknown environment id"),
+    ]:
+        result = CliRunner().invoke(cli, [*chain, "policy", "eval", *args, "--episodes", "1"])
+        assert result.exit_code == 1 and isinstance(result.exception, SystemExit), (args, result.output)
+        assert message in result.output, (args, result.output)

@@ -48,6 +48,9 @@ def test_round_work_per_role():
     assert round_work(spec, Role.VALIDATOR, 2) == RoundWork(2 * 2000 + 4096, 2 * 2000, 4096)
     short = dataclasses.replace(spec, steps_per_shard=100)
     assert round_work(short, Role.VALIDATOR, 1).rollout_steps == 100  # never more than the shard
+    # with snapshots every 50 steps a challenge replays one 50-step segment, not an episode
+    segments = dataclasses.replace(spec, steps_per_snapshot=50)
+    assert round_work(segments, Role.VALIDATOR, 2) == RoundWork(2 * 4 * 50 + 4096, 2 * 4 * 50, 4096)
     with pytest.raises(ValueError):
         round_work(spec, Role.SAMPLER, 0)
 

@@ -197,3 +197,32 @@ def test_a_busy_worker_still_answers_the_ping(health_node, anvil, deployment_fil
     assert client.exists(lease), "the handler must still be running during the check"
     assert doc["services"]["sampler"]["ok"] and doc["actions"] == []
     wait_for(lambda: client.llen(f"obs:ran:{key}"), timeout=30)
+
+
+def test_a_worker_busy_with_a_job_is_not_restarted_for_missing_the_ping(health_node, anvil, deployment_file, w3):
+    """A worker in Celery's solo pool (workers.localnet's nodes, the demo's) answers no ping while it
+    runs a handler: one holding a job lease is busy, not hung, and is left to finish its job (it was
+    once killed mid-verification, and its validator missed the round's vote). Without a lease it is
+    restarted as before."""
+    import redis
+
+    check = checker(health_node, anvil, deployment_file, w3.eth.accounts[3], startup_grace_s=0, ping_timeout_s=1)
+    validator = health_node.children["validator"]
+    pid = validator.pid
+    client = redis.Redis.from_url(health_node.config.redis_url)
+    lease = health_node.config.key("lease", "validator", "0xabc:0")
+    client.set(lease, "token", px=60_000)
+    os.kill(pid, signal.SIGSTOP)  # answers no ping, as a solo worker inside a handler
+    try:
+        doc = check.check()
+        assert doc["actions"] == [] and validator.pid == pid, doc["actions"]
+        assert doc["services"]["validator"]["ok"] and "busy: a validator job holds its lease" in \
+            doc["services"]["validator"]["detail"]
+        client.delete(lease)
+        doc = check.check()
+        assert "restarted validator (no answer to ping)" in doc["actions"] and validator.pid != pid
+    finally:
+        if validator.pid == pid:
+            os.kill(pid, signal.SIGCONT)
+    app = create_app(health_node.config)
+    wait_ready(app, "validate", timeout=90)

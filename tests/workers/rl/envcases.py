@@ -8,6 +8,7 @@ test_snapshot.py and test_env_determinism.py, and run as a script in a subproces
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import struct
@@ -21,8 +22,12 @@ from workers.rl.snapshot import capture, restore
 ATARI_WRAPPERS = ({"name": "atari_preprocessing"}, {"name": "frame_stack", "size": 4})
 CASES = {
     "cartpole": EnvConfig("CartPole-v1"),
+    "acrobot": EnvConfig("Acrobot-v1"),
+    "pendulum": EnvConfig("Pendulum-v1"),
     "mountaincar_continuous": EnvConfig("MountainCarContinuous-v0"),
     "hopper": EnvConfig("Hopper-v5"),
+    "halfcheetah": EnvConfig("HalfCheetah-v5"),
+    "walker2d": EnvConfig("Walker2d-v5"),
     "ant": EnvConfig("Ant-v5"),
     "breakout": EnvConfig("ALE/Breakout-v5", wrappers=ATARI_WRAPPERS),
     "minatar_seaquest": EnvConfig("MinAtar/Seaquest-v1"),
@@ -64,8 +69,10 @@ def roll(env, acts: list, first: int = 0, snapshot_at=()) -> tuple[list[bytes], 
     return records, snapshots
 
 
+@functools.lru_cache(maxsize=32)
 def run(name: str, snapshot_at=SNAPSHOT_AT) -> tuple[list[bytes], dict[int, bytes], list]:
-    """(records, snapshots, actions) of case `name` from a fresh env reset with SEED."""
+    """(records, snapshots, actions) of case `name` from a fresh env reset with SEED (computed once
+    per process: callers only read them)."""
     env = CASES[name].make()
     acts = actions(env, STEPS.get(name, DEFAULT_STEPS))
     env.reset(seed=SEED)
@@ -74,14 +81,17 @@ def run(name: str, snapshot_at=SNAPSHOT_AT) -> tuple[list[bytes], dict[int, byte
     return records, snapshots, acts
 
 
-def resumed(name: str, step: int, snapshot: bytes, acts: list) -> list[bytes]:
-    """The records of steps `step`... after restoring `snapshot` into a fresh env (reset with another seed)."""
+def resumed(name: str, snapshots: dict[int, bytes], acts: list) -> dict[int, list[bytes]]:
+    """step -> the records of steps `step`... after restoring `snapshots[step]`, each into the same
+    env of case `name` reset with another seed (a snapshot overwrites whatever an earlier one left)."""
     env = CASES[name].make()
     env.reset(seed=SEED + 1000)
-    restore(env, snapshot)
-    records, _ = roll(env, acts[step:], first=step)
+    out = {}
+    for step, snapshot in snapshots.items():
+        restore(env, snapshot)
+        out[step], _ = roll(env, acts[step:], first=step)
     env.close()
-    return records
+    return out
 
 
 def digest(chunks) -> str:
@@ -94,8 +104,8 @@ def main(snapshots_file: str) -> None:
     for name in CASES:
         records, snapshots, acts = run(name)
         out[name] = {"records": digest(records), "snapshots": {str(k): digest([v]) for k, v in snapshots.items()},
-                     "resumed": {k: digest(resumed(name, int(k), bytes.fromhex(v), acts))
-                                 for k, v in parent[name].items()}}
+                     "resumed": {str(k): digest(v) for k, v in resumed(
+                         name, {int(k): bytes.fromhex(v) for k, v in parent[name].items()}, acts).items()}}
     print(json.dumps(out, sort_keys=True))
 
 

@@ -1,6 +1,7 @@
 """workers/rl/envs: every family by id, kwargs and wrappers checked, clear errors for unknown ids,
 kwargs, wrappers and spaces."""
 
+import gymnasium as gym
 import numpy as np
 import pytest
 
@@ -179,3 +180,17 @@ def test_atari_preprocessing_does_the_frame_skip_and_sticky_actions():
     before = base.ale.getEpisodeFrameNumber()
     env.step(1)
     assert base.ale.getEpisodeFrameNumber() - before == 3
+
+
+def test_atari_episodes_are_cut_by_a_time_limit_of_agent_steps_only():
+    config = EnvConfig("ALE/Pong-v5", wrappers=[{"name": "atari_preprocessing"}])
+    assert config.time_limit() == 27_000
+    env = config.make()
+    assert isinstance(env, gym.wrappers.TimeLimit) and env.unwrapped.ale.getInt("max_num_frames_per_episode") == 0
+    short = EnvConfig("ALE/Pong-v5", wrappers=[{"name": "atari_preprocessing"},
+                                               {"name": "time_limit", "max_episode_steps": 5}])
+    env = short.make()
+    env.reset(seed=0)
+    assert [env.step(0)[3] for _ in range(5)] == [False] * 4 + [True] and short.time_limit() == 5
+    with pytest.raises(EnvError, match="episode length is the \"time_limit\" wrapper's max_episode_steps"):
+        EnvConfig("ALE/Pong-v5", {"max_num_frames_per_episode": 100})

@@ -6,7 +6,7 @@ import pytest
 
 from tests.workers.rl.envcases import CASES, SEED, actions, roll, run
 from workers.framing import Malformed
-from workers.rl.envs import EnvConfig
+from workers.rl.envs import ATARI, SUPPORTED, EnvConfig
 from workers.rl.snapshot import SnapshotError, capture, restore
 from workers.rl.snapshot_codec import decode, encode
 
@@ -127,3 +127,47 @@ def test_atari_sticky_actions_come_back_with_the_snapshot():
     restore(other, snaps[10])
     roll(other, acts[10:20], first=10)
     assert roll(other, acts[20:], first=20)[0] == later
+
+
+def test_a_snapshot_restores_state_never_rules():
+    hopper = fresh(CASES["hopper"], SEED)
+    hopper.unwrapped.data.xfrc_applied[1] = 50.0  # a force no Hopper step applies
+    other = fresh(CASES["hopper"])
+    restore(other, capture(hopper))
+    assert not other.unwrapped.data.xfrc_applied.any()
+    game = fresh(CASES["minatar_breakout"], SEED)
+    data = capture(game)
+    described, state = decode(data)
+    for part, key, value in (("game", "action_map", ["n"] * 6), ("environment", "sticky_action_prob", 0.0),
+                             ("game", "pos", "left"), ("game", "ball_x", 2**40)):
+        edited = {**state, "base": {**state["base"], part: {**state["base"][part], key: value}}}
+        with pytest.raises(SnapshotError, match=f"MinAtar {part}.{key}"):
+            restore(fresh(CASES["minatar_breakout"]), encode(described, edited))
+
+
+@pytest.mark.parametrize("env_id", SUPPORTED)
+def test_every_supported_id_snapshots_and_resumes(env_id):
+    wrappers = CASES["breakout"].wrappers if SUPPORTED[env_id] == ATARI else ()
+    config = EnvConfig(env_id, wrappers=wrappers)
+    env = fresh(config, SEED)
+    acts = actions(env, 12)
+    _, snaps = roll(env, acts[:6], snapshot_at=(3,))
+    later, _ = roll(env, acts[6:], first=6)
+    other = fresh(config)
+    restore(other, snaps[3])
+    roll(other, acts[3:6], first=3)
+    assert roll(other, acts[6:], first=6)[0] == later
+
+
+@pytest.mark.parametrize("name", ["cartpole", "hopper", "breakout", "minatar_seaquest", "minatar_breakout"])
+def test_an_env_reset_for_a_new_episode_starts_as_a_fresh_one(name):
+    """A sampler reuses its envs from episode to episode; a validator replays an episode in a new
+    env. Whatever the earlier episode left behind (MinAtar's last action, which a sticky step
+    repeats) must not reach the next one."""
+    used = fresh(CASES[name], SEED)
+    roll(used, actions(used, 40, seed=3))
+    used.reset(seed=SEED + 99)
+    new = fresh(CASES[name], SEED + 99)
+    assert capture(used) == capture(new)
+    acts = actions(new, 40)
+    assert roll(used, acts)[0] == roll(new, acts)[0]

@@ -14,7 +14,7 @@ from tests.workers.rl.envcases import CASES, SEED, run
 from workers.rl.snapshot import SnapshotError, capture, restore
 from workers.rl.snapshot_codec import MAGIC, VERSION
 
-NAMES = ("cartpole", "hopper", "minatar_seaquest")
+NAMES = ("cartpole", "hopper", "breakout", "minatar_seaquest")
 SNAPSHOTS = {name: run(name, snapshot_at=(23,))[1][23] for name in NAMES}
 ENVS = {}
 
@@ -62,6 +62,19 @@ def test_a_snapshot_with_any_header_values_restores_or_is_refused(data, name):
     (hlen,) = struct.unpack_from("<I", valid, 5)
     header = json.loads(valid[9:9 + hlen])
     raw = json.dumps(data.draw(edited_json(header)), sort_keys=True, separators=(",", ":")).encode()
+    restores_or_refuses(name, MAGIC + struct.pack("<BI", VERSION, len(raw)) + raw + valid[9 + hlen:])
+
+
+@FUZZ
+@given(data=st.data(), name=st.sampled_from(NAMES), part=st.sampled_from(["env", "state"]))
+def test_a_snapshot_with_any_env_description_or_state_restores_or_is_refused(data, name, part):
+    """The same, one part of the header at a time: the description an env is matched against, and
+    the state tree without its arrays table."""
+    valid = SNAPSHOTS[name]
+    (hlen,) = struct.unpack_from("<I", valid, 5)
+    header = json.loads(valid[9:9 + hlen])
+    header[part] = data.draw(edited_json(header[part]))
+    raw = json.dumps(header, sort_keys=True, separators=(",", ":")).encode()
     restores_or_refuses(name, MAGIC + struct.pack("<BI", VERSION, len(raw)) + raw + valid[9 + hlen:])
 
 

@@ -138,6 +138,19 @@ def ping_workers(app, hostnames: list[str], timeout: float) -> set[str]:
     return {name for answer in answers for name in answer}
 
 
+def holds_lease(config, role: str) -> bool:
+    """Whether a `role` handler of this node holds a job lease now (workers.node.queues.jobs): its
+    worker is busy with a job. A worker in Celery's solo pool (workers.localnet's nodes) runs the
+    handler in the process that answers pings, so it answers none until the job ends."""
+    import redis
+
+    client = redis.Redis.from_url(config.redis_url, socket_connect_timeout=2, socket_timeout=2)
+    try:
+        return next(client.scan_iter(match=config.key("lease", role, "*"), count=1000), None) is not None
+    finally:
+        client.close()
+
+
 def account_figures(view, address: str, roles) -> dict:
     """Reputation, claimable rewards, and stake/eligibility for each of the node's roles."""
     from workers.protocol import Role
@@ -233,6 +246,10 @@ class HealthChecker:
             detail = f"pid {child.pid} does not answer Celery ping within {self.ping_timeout_s:g} s" + \
                 (f" ({ping_error})" if ping_error else "") + restart_note(child)
             young = time.time() - child.started_at < self.startup_grace_s
+            if child.alive() and ping_error is None and holds_lease(sup.config, name):  # busy, not hung
+                services[name] = _result(True, f"pid {child.pid} busy: a {name} job holds its lease (the worker "
+                                               "answers pings between jobs)" + restart_note(child), started)
+                continue
             if child.alive() and not young and ping_error is None:
                 sup.restart(name)
                 actions.append(f"restarted {name} (no answer to ping)")

@@ -7,6 +7,7 @@ environment takes an EnvConfig or an id (an id means `EnvConfig(env_id)`).
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import gymnasium as gym
@@ -18,6 +19,7 @@ from workers.rl.envs.spaces import EnvError, SpaceSpec, space_spec
 from workers.rl.envs.wrappers import (
     ALE_KWARGS,
     ATARI_PREPROCESSING,
+    ATARI_TIME_LIMIT,
     FRAME_STACK,
     TIME_LIMIT,
     WrapperConfig,
@@ -43,14 +45,17 @@ class EnvConfig:
 
     def __post_init__(self):
         families.check_id(self.env_id)
-        pairs = self.kwargs.items() if isinstance(self.kwargs, dict) else self.kwargs
-        kwargs = dict(pairs)
-        if len(kwargs) != len(tuple(pairs)):
+        try:
+            pairs = tuple(self.kwargs.items() if isinstance(self.kwargs, dict) else self.kwargs)
+            kwargs = dict(pairs)
+        except (TypeError, ValueError):
+            raise EnvError(f"{self.env_id}: kwargs are a dict or (name, value) pairs, got {self.kwargs!r}") from None
+        if len(kwargs) != len(pairs):
             raise EnvError(f"{self.env_id}: a keyword argument is given twice in {self.kwargs!r}")
         families.check_kwargs(self.env_id, kwargs)
         object.__setattr__(self, "kwargs", tuple(sorted(kwargs.items())))
         object.__setattr__(self, "wrappers", tuple(wrapper_config(w) for w in self.wrappers))
-        check_order(self.wrappers, self.env_id, atari=self.family == families.ATARI)
+        check_order(self.wrappers, atari=self.family == families.ATARI)
 
     @property
     def family(self) -> str:
@@ -79,6 +84,8 @@ class EnvConfig:
                 env = MinAtarPlanes(env)
             for wrapper in self.wrappers:
                 env = apply(env, wrapper)
+            if ATARI_PREPROCESSING in self.wrapper_names() and TIME_LIMIT not in self.wrapper_names():
+                env = gym.wrappers.TimeLimit(env, ATARI_TIME_LIMIT)
             self._check_made(env)
         except BaseException:
             env.close()
@@ -94,26 +101,20 @@ class EnvConfig:
                 f'frames, 4 stacked; frame skip and sticky actions are {ATARI_PREPROCESSING}\'s arguments)')
 
     def space(self) -> SpaceSpec:
-        """The `SpaceSpec` of the environment (made, reset, stepped once, read and closed), or
-        EnvError: kwargs a constructor takes may still break its reset or step."""
-        env = self.make()
-        try:
-            env.action_space.seed(0)
-            env.reset(seed=0)
-            env.step(env.action_space.sample())
-        except Exception as exc:  # noqa: BLE001 - the env's own code, run with a spec's kwargs
-            raise EnvError(f"{self.env_id} with env_kwargs {dict(self.kwargs)} fails on its first reset or step: "
-                           f"{type(exc).__name__}: {exc}") from exc
-        finally:
-            env.close()
-        return space_spec(env)
+        """The `SpaceSpec` of the environment, or EnvError: made, reset, stepped once (kwargs a
+        constructor takes may still break its reset or step), read and closed; remembered per
+        EnvConfig, as every spec validation asks again."""
+        return _checked_space(self)
 
     def time_limit(self) -> int | None:
-        """The step at which episodes are truncated (None: no limit): the time_limit wrapper's, else
-        the registered TimeLimit's."""
+        """The step at which episodes are truncated, the only truncation there is (None: no
+        limit): the time_limit wrapper's, else ATARI_TIME_LIMIT under atari_preprocessing, else the
+        registered TimeLimit's."""
         for w in self.wrappers:
             if w.name == TIME_LIMIT:
                 return int(w.arg("max_episode_steps"))
+        if ATARI_PREPROCESSING in self.wrapper_names():
+            return ATARI_TIME_LIMIT
         return gym.spec(self.env_id).max_episode_steps
 
     def kwargs_dict(self) -> dict:
@@ -125,12 +126,34 @@ class EnvConfig:
         return [w.to_dict() for w in self.wrappers]
 
 
+@functools.lru_cache(maxsize=256)
+def _checked_space(config: EnvConfig) -> SpaceSpec:
+    env = config.make()
+    try:
+        env.action_space.seed(0)
+        env.reset(seed=0)
+        env.step(env.action_space.sample())
+    except Exception as exc:  # noqa: BLE001 - the env's own code, run with a spec's kwargs
+        raise EnvError(f"{config.env_id} with env_kwargs {dict(config.kwargs)} fails on its first reset or step: "
+                       f"{type(exc).__name__}: {exc}") from exc
+    finally:
+        env.close()
+    return space_spec(env)
+
+
 class MinAtarPlanes(gym.ObservationWrapper):
     """MinAtar's bool channel planes recorded as uint8 0/1 (every MinAtar id gets it)."""
 
     def __init__(self, env: gym.Env):
         super().__init__(env)
         self.observation_space = spaces.Box(0, 1, shape=env.observation_space.shape, dtype=np.uint8)
+
+    def reset(self, *, seed=None, options=None):
+        # MinAtar's reset keeps the last action, which a sticky step repeats: an env reused for a
+        # new episode would not start as a fresh one does (the validator's), so start it from
+        # the action a new minatar.Environment holds
+        self.env.unwrapped.game.last_action = 0
+        return super().reset(seed=seed, options=options)
 
     def observation(self, observation):
         return np.asarray(observation, dtype=np.uint8)

@@ -1,7 +1,7 @@
 """The closed registry of observation/reward wrappers a spec may name, and their implementations.
 
-Each wrapper's state that changes the data (the frame stack's frames, Atari preprocessing's lives)
-is captured by `workers.rl.snapshot`. Observation and reward normalisation are not wrappers here:
+Each wrapper's state that changes the data (the frame stack's frames, Atari preprocessing's lives
+and last action) is captured by `workers.rl.snapshot`. Observation and reward normalisation are not wrappers here:
 their statistics belong to the policy and trainer (`policy.obs_norm`, `ppo.norm_reward`), where
 they are committed with the policy.
 """
@@ -20,7 +20,7 @@ from workers.rl.envs.spaces import EnvError
 
 @dataclass(frozen=True)
 class Arg:
-    """One wrapper argument: its type (bool or int), default and inclusive range."""
+    """One wrapper argument: its type (bool, int or float), default and inclusive range (numbers)."""
 
     kind: type
     default: bool | int | float
@@ -106,7 +106,7 @@ def wrapper_config(d) -> WrapperConfig:
     return WrapperConfig(name, tuple(sorted(args.items())))
 
 
-def check_order(wrappers: tuple[WrapperConfig, ...], env_id: str, atari: bool) -> None:
+def check_order(wrappers: tuple[WrapperConfig, ...], atari: bool) -> None:
     """EnvError unless the list is one we can build: each wrapper at most once, Atari preprocessing
     first and only on Atari ids, time limit last (it counts the agent's steps)."""
     names = [w.name for w in wrappers]
@@ -213,9 +213,13 @@ class FrameStack(gym.Wrapper):
         return np.ascontiguousarray(self.frames.transpose(1, 2, 0, 3).reshape(h, w, size * c))
 
 
-ALE_KWARGS = {"frameskip": 1, "repeat_action_probability": 0.0}
-"""What EnvConfig makes an ALE env with under atari_preprocessing, which does both itself: ALE keeps
-its last (sticky) action outside its cloneable state, so sticky actions are drawn here instead."""
+ALE_KWARGS = {"frameskip": 1, "repeat_action_probability": 0.0, "max_num_frames_per_episode": 0}
+"""What EnvConfig makes an ALE env with under atari_preprocessing, which skips frames and repeats
+actions itself (ALE keeps its last, sticky, action outside its cloneable state, so sticky actions
+are drawn here instead); episodes are cut by a TimeLimit of agent steps, ATARI_TIME_LIMIT unless a
+time_limit wrapper says otherwise, not by ALE's frame count (which includes the reset's no-ops)."""
+ATARI_TIME_LIMIT = 27_000
+"""Agent steps of an Atari episode: 108,000 frames (ALE v5's limit, 30 minutes) at frame skip 4."""
 
 
 class AtariPreprocessing(gym.Wrapper):
