@@ -38,21 +38,23 @@ def calibrate(spec) -> dict[str, float]:
 
     with single_thread():
         policy = make_policy(spec.space(), spec.policy_config())  # the spec's kind and sizes
+        env, every = spec.env_config(), spec.steps_per_snapshot  # its wrappers and snapshots cost too
         config = dataclasses.replace(spec.ppo, device="cpu", update_epochs=UPDATE_EPOCHS,
                                      batch_size=min(spec.ppo.batch_size, UPDATE_SAMPLES // 2))
         # untimed: the first-use costs of each (a node's workers paid most of them at start)
-        episodes = rollout(policy, spec.env_id, task_seed=0, round_=0, shard=0, num_steps=CALIBRATION_STEPS)
-        samples = rollout(policy, spec.env_id, task_seed=0, round_=0, shard=1, num_steps=UPDATE_SAMPLES)
+        episodes = rollout(policy, env, task_seed=0, round_=0, shard=0, num_steps=CALIBRATION_STEPS,
+                           steps_per_snapshot=every)
+        samples = rollout(policy, env, task_seed=0, round_=0, shard=1, num_steps=UPDATE_SAMPLES)
         trained = make_policy(policy.spec, policy.config)  # updated in place, run after run: as fast
         train_round(trained, samples, config, TrainState())
         policy_digest = digest(policy)
 
         def replay():
             for ep in episodes:
-                replay_episode(ep, policy, policy_digest=policy_digest)
+                replay_episode(ep, policy, env=env, policy_digest=policy_digest)
 
-        rollout_s = _fastest(lambda: rollout(policy, spec.env_id, task_seed=0, round_=0, shard=0,
-                                             num_steps=CALIBRATION_STEPS))
+        rollout_s = _fastest(lambda: rollout(policy, env, task_seed=0, round_=0, shard=0,
+                                             num_steps=CALIBRATION_STEPS, steps_per_snapshot=every))
         replay_s = _fastest(replay)
         update_s = _fastest(lambda: train_round(trained, samples, config, TrainState()))
     return {"rollout": CALIBRATION_STEPS / rollout_s, "replay": CALIBRATION_STEPS / replay_s,
