@@ -44,7 +44,7 @@ def _shifted_joints(ep):
 
 def _flipped_pixels(ep):
     obs = ep.obs.copy()
-    obs[..., 0] ^= 1  # the first plane (MinAtar's paddle) in every frame
+    obs[..., 0] ^= 255  # the first plane (MinAtar's paddle) inverted in every frame
     return dataclasses.replace(ep, obs=obs)
 
 

@@ -3,7 +3,7 @@ can drive.
 
 Families (`SUPPORTED` maps each tested id to one): classic control, MuJoCo (`Hopper-v5`, ...),
 Atari through ale-py (`ALE/Breakout-v5`, ... with the `atari_preprocessing` wrapper) and MinAtar
-(`MinAtar/Breakout-v1`, ..., bool planes recorded as uint8 0/1). A task spec names an `EnvConfig`;
+(`MinAtar/Breakout-v1`, ..., bool planes recorded as uint8 0/255). A task spec names an `EnvConfig`;
 `make_env`, `env_space_spec` and `time_limit` take one or a plain id. Snapshots of a running env's
 state: `workers.rl.snapshot`.
 """

@@ -66,7 +66,7 @@ class EnvConfig:
 
     def make(self) -> gym.Env:
         """The environment: `gymnasium.make` with the kwargs, the family's own adapter (MinAtar's
-        bool planes -> uint8 0/1), then the wrappers. EnvError if it cannot be built or its spaces
+        bool planes -> uint8 0/255), then the wrappers. EnvError if it cannot be built or its spaces
         are not ones our policies take (the env is closed first)."""
         made = {"max_episode_steps": -1} if TIME_LIMIT in self.wrapper_names() else {}
         if ATARI_PREPROCESSING in self.wrapper_names():
@@ -142,11 +142,12 @@ def _checked_space(config: EnvConfig) -> SpaceSpec:
 
 
 class MinAtarPlanes(gym.ObservationWrapper):
-    """MinAtar's bool channel planes recorded as uint8 0/1 (every MinAtar id gets it)."""
+    """MinAtar's bool channel planes recorded as uint8 0/255 (every MinAtar id gets it): pixels, as
+    every image observation here, which a policy scales by 1/255 into [0, 1]."""
 
     def __init__(self, env: gym.Env):
         super().__init__(env)
-        self.observation_space = spaces.Box(0, 1, shape=env.observation_space.shape, dtype=np.uint8)
+        self.observation_space = spaces.Box(0, 255, shape=env.observation_space.shape, dtype=np.uint8)
 
     def reset(self, *, seed=None, options=None):
         # MinAtar's reset keeps the last action, which a sticky step repeats: an env reused for a
@@ -156,7 +157,7 @@ class MinAtarPlanes(gym.ObservationWrapper):
         return super().reset(seed=seed, options=options)
 
     def observation(self, observation):
-        return np.asarray(observation, dtype=np.uint8)
+        return np.asarray(observation, dtype=np.uint8) * np.uint8(255)
 
 
 def as_config(env: str | EnvConfig) -> EnvConfig:
