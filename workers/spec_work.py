@@ -45,7 +45,7 @@ def round_work(spec: TaskSpec, role: Role, num_samplers: int) -> RoundWork:
         consumed = num_samplers * spec.steps_per_shard
         return RoundWork(consumed, 0, spec.ppo.update_epochs * consumed)
     # a challenge replays a segment between two snapshots, else a whole episode (up to the time limit)
-    episode_cap = spec.steps_per_snapshot or time_limit(spec.env_id) or spec.steps_per_shard
+    episode_cap = spec.steps_per_snapshot or time_limit(spec.env_config()) or spec.steps_per_shard
     replayed = num_samplers * min(spec.steps_per_shard, spec.challenges_per_sampler * episode_cap)
     re_trained = spec.challenges_per_trainer * spec.steps_per_leaf * spec.ppo.batch_size
     return RoundWork(replayed + re_trained, replayed, re_trained)

@@ -51,6 +51,9 @@ def test_round_work_per_role():
     # with snapshots every 50 steps a challenge replays one 50-step segment, not an episode
     segments = dataclasses.replace(spec, steps_per_snapshot=50)
     assert round_work(segments, Role.VALIDATOR, 2) == RoundWork(2 * 4 * 50 + 4096, 2 * 4 * 50, 4096)
+    # a spec's time_limit wrapper caps episodes below the registered 500
+    capped = dataclasses.replace(spec, wrappers=({"name": "time_limit", "max_episode_steps": 100},))
+    assert round_work(capped, Role.VALIDATOR, 2).rollout_steps == 2 * 4 * 100
     with pytest.raises(ValueError):
         round_work(spec, Role.SAMPLER, 0)
 

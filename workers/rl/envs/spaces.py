@@ -119,8 +119,9 @@ def space_spec(env: gym.Env) -> SpaceSpec:
                 if isinstance(obs, spaces.Box) and len(obs.shape) in (2, 3) else "")
         raise EnvError(
             f"{name}: observation space {obs} is not supported; policies here take a flat Box "
-            f"(1-D vector) or a uint8 image (H, W, C) observation.{hint} Wrap the env (e.g. "
-            f"gymnasium.wrappers.FlattenObservation) or pick a supported id (workers.rl.envs.SUPPORTED)")
+            f"(1-D vector) or a uint8 image (H, W, C) observation.{hint} A spec's wrappers reshape images "
+            f"only (atari_preprocessing, grayscale, resize, frame_stack), so pick an environment with a "
+            f"supported space: `decentrl task spec --list` shows those with a preset")
     obs_fields = (dict(obs_dim=math.prod(obs.shape), obs_shape=tuple(int(n) for n in obs.shape), obs_dtype=UINT8)
                   if image else dict(obs_dim=int(obs.shape[0])))
     act = env.action_space
