@@ -2,25 +2,11 @@
 seconds, checking the protocol's bookkeeping and the RESULT line's format (never the performance)."""
 
 import dataclasses
-import importlib.util
 import math
 import re
-import sys
-from pathlib import Path
 
 import torch
-
-ROOT = Path(__file__).resolve().parents[2]
-NUM = r"(nan|inf|\d+(\.\d+)?)"
-
-
-def load(name):
-    spec = importlib.util.spec_from_file_location(f"bench_{name}", ROOT / "bench" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up there
-    spec.loader.exec_module(module)
-    return module
-
+from bench_modules import NUM, load
 
 vs = load("ppo_vs_sb3")
 gpu = load("gpu")
