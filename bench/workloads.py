@@ -134,7 +134,9 @@ def run_ours(workload: Workload, seed: int, eval_episodes: int, out: Path) -> tu
         demo.submit()
         demo.follow(started)
         figures["wall_s"] = time.time() - started
-        cpu = handler_cpu(demo.nodes)
+        events = {}
+        cpu = handler_cpu(demo.nodes, events)
+        figures["cpu_by_event"] = events
         torch.set_num_threads(1)
         for e in demo.dep.registry.events.RoundFinalized().get_logs(from_block=demo.started_block):
             a = e["args"]
@@ -170,8 +172,9 @@ def _acting(policy):
     return act
 
 
-def handler_cpu(nodes) -> dict[tuple[str, str], float]:
-    """{(node, role): CPU seconds of its handler runs} from each node's metrics folder."""
+def handler_cpu(nodes, by_event: dict | None = None) -> dict[tuple[str, str], float]:
+    """{(node, role): CPU seconds of its handler runs} from each node's metrics folder; with
+    `by_event`, also adds each role's seconds per event into it ({(role, event): seconds})."""
     from prometheus_client import CollectorRegistry
     from prometheus_client.multiprocess import MultiProcessCollector
 
@@ -182,7 +185,12 @@ def handler_cpu(nodes) -> dict[tuple[str, str], float]:
         total = 0.0
         for family in registry.collect():
             if family.name == "decentrl_handler_cpu_seconds":
-                total += sum(s.value for s in family.samples if s.name.endswith("_total"))
+                for sample in family.samples:
+                    if sample.name.endswith("_total"):
+                        total += sample.value
+                        if by_event is not None:
+                            key = (node.role, sample.labels["event"])
+                            by_event[key] = by_event.get(key, 0.0) + sample.value
         out[(node.name, node.role)] = total
     return out
 
@@ -325,6 +333,8 @@ def main() -> None:
               f"{figures.get('wall_s', float('nan')):.0f} s through the network); verify cost {cost:.3f}", flush=True)
         for (name, role), s in sorted(figures.get("cpu", {}).items()):
             print(f"    {name:<12} {role:<9} handler CPU {s:8.1f} s")
+        for (role, event), s in sorted(figures.get("cpu_by_event", {}).items(), key=lambda kv: -kv[1])[:12]:
+            print(f"      {role:<9} {event:<22} {s:8.1f} s (all nodes of the role)")
         checkpoints = ours.steps or [w.steps]
         sb3 = run_sb3(w, args.seed, args.eval_episodes, checkpoints)
         print(f"{w.env_id}: SB3 {sb3.final:.1f} after {sb3.steps[-1]} steps; both in {time.time() - t:.0f} s",
