@@ -80,22 +80,23 @@ class Run:
     total_steps: int
 
 
-def evaluate_fn(act: Callable[[np.ndarray], np.ndarray], episodes: int, seed: int = EVAL_SEED) -> float:
-    """Mean return of `episodes` CartPole-v1 episodes (env seeds seed, seed + 1, ...) run in lockstep;
-    `act` maps a float32 batch of observations to deterministic actions."""
+def evaluate_fn(act: Callable[[np.ndarray], np.ndarray], episodes: int, seed: int = EVAL_SEED,
+                make_env: Callable | None = None) -> float:
+    """Mean return of `episodes` episodes (env seeds seed, seed + 1, ...) run in lockstep, of
+    CartPole-v1 or of the envs `make_env()` builds; `act` maps a batch of observations (as the env
+    gives them) to deterministic actions."""
     import gymnasium as gym
 
-    envs = [gym.make(ENV_ID) for _ in range(episodes)]
+    envs = [make_env() if make_env is not None else gym.make(ENV_ID) for _ in range(episodes)]
     try:
-        obs = [np.asarray(env.reset(seed=seed + i)[0], dtype=np.float32) for i, env in enumerate(envs)]
+        obs = [env.reset(seed=seed + i)[0] for i, env in enumerate(envs)]
         returns = [0.0] * episodes
         running = list(range(episodes))
         while running:
             actions = act(np.stack([obs[i] for i in running]))
             still = []
             for i, a in zip(running, actions, strict=True):
-                o, r, terminated, truncated, _ = envs[i].step(int(a))
-                obs[i] = np.asarray(o, dtype=np.float32)
+                obs[i], r, terminated, truncated, _ = envs[i].step(a)
                 returns[i] += float(r)
                 if not (terminated or truncated):
                     still.append(i)

@@ -41,16 +41,13 @@ import json
 import math
 import sys
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import numpy as np
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-EVAL_SEED = 10_000
+from bench.ppo_vs_sb3 import evaluate_fn  # noqa: E402 - the one evaluation both benches' learners get
 
 
 @dataclass(frozen=True)
@@ -83,28 +80,6 @@ SB3_ATARI = dict(normalize=False, n_envs=8, n_steps=128, n_epochs=4, batch_size=
                  clip_range=("lin", 0.1), vf_coef=0.5, ent_coef=0.01, gamma=0.99, gae_lambda=0.95, max_grad_norm=0.5)
 """rl-zoo hyperparams/ppo.yml, `atari` (ppo.yml has no MinAtar entry); the network is our preset's
 MinAtar CNN, so the two learners differ in the algorithm's implementation, not in the network."""
-
-
-def evaluate_fn(act: Callable[[np.ndarray], np.ndarray], make_env, episodes: int, seed: int = EVAL_SEED) -> float:
-    """Mean return of `episodes` episodes with actions `act(batch of observations)`, env seeds
-    seed, seed + 1, ...: the one evaluation both learners get."""
-    envs = [make_env() for _ in range(episodes)]
-    try:
-        obs = [env.reset(seed=seed + i)[0] for i, env in enumerate(envs)]
-        returns, running = [0.0] * episodes, list(range(episodes))
-        while running:
-            actions = act(np.stack([obs[i] for i in running]))
-            still = []
-            for i, a in zip(running, actions, strict=True):
-                obs[i], r, terminated, truncated, _ = envs[i].step(a)
-                returns[i] += float(r)
-                if not (terminated or truncated):
-                    still.append(i)
-            running = still
-        return float(np.mean(returns))
-    finally:
-        for env in envs:
-            env.close()
 
 
 # -- ours, through the network --------------------------------------------------------------------
@@ -146,7 +121,7 @@ def run_ours(workload: Workload, seed: int, eval_episodes: int, out: Path) -> tu
             bundle = verify_checkpoint(demo.store.get(a["checkpointCid"]), bytes(a["checkpointRoot"]))
             policy = round_policy(spec, bundle.policy_bytes)
             curve.steps.append((int(a["round"]) + 1) * per_round)
-            curve.returns.append(evaluate_fn(_acting(policy), make_env, eval_episodes))
+            curve.returns.append(evaluate_fn(_acting(policy), eval_episodes, make_env=make_env))
         figures.update(rounds=rounds, accepted_checkpoints=len(curve.steps), cpu=cpu)
     finally:
         demo.stop()
@@ -242,7 +217,7 @@ def run_sb3(workload: Workload, seed: int, eval_episodes: int, checkpoints: list
             while pending and self.num_timesteps >= pending[0]:
                 pending.pop(0)
                 curve.steps.append(self.num_timesteps)
-                curve.returns.append(evaluate_fn(act, make_env, eval_episodes))
+                curve.returns.append(evaluate_fn(act, eval_episodes, make_env=make_env))
 
         def _on_step(self) -> bool:
             return True
@@ -250,7 +225,7 @@ def run_sb3(workload: Workload, seed: int, eval_episodes: int, checkpoints: list
     model.learn(total_timesteps=checkpoints[-1], callback=Evaluate())
     if pending:  # the last update
         curve.steps.append(model.num_timesteps)
-        curve.returns.append(evaluate_fn(act, make_env, eval_episodes))
+        curve.returns.append(evaluate_fn(act, eval_episodes, make_env=make_env))
     return curve
 
 
