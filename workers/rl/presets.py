@@ -210,7 +210,7 @@ HALF_CHEETAH = Preset(
     max_rounds=2000,
     solved_return=4800.0,
     rounds=40,
-    spec_fields=(("challenges_per_sampler", 2), ("challenges_per_trainer", 1), ("steps_per_leaf", 8),
+    spec_fields=(("challenges_per_sampler", 2), ("challenges_per_trainer", 1), ("steps_per_leaf", 16),
                  ("steps_per_snapshot", 8)),
 )
 """HalfCheetah-v5 (gymnasium's threshold 4800). rl-zoo's tuned HalfCheetah PPO as it is (256x256 ReLU,
@@ -218,12 +218,13 @@ log std -2, constant learning rate 2.06e-5, minibatches of 64, 20 epochs, gamma 
 0.92, clip 0.1, SB3's unclipped value loss, VecNormalize's observation and reward normalization as
 policy.obs_norm and ppo.norm_reward), and the zoo's update size: 2 samplers x 256 steps, 512 env
 steps a round. Rounds of 2 x 1024 learned far slower on the same steps (bench/workloads.py, task seed
-1, 40,960 env steps: 15.8 against 1,190; the same number of gradient steps, 4 times fewer policy
-updates between rollouts). 160 gradient steps a round in trace leaves of 8, one re-executed by each
-validator; snapshots every 8 steps, 2 segments replayed of each 256-step shard (a 1,000-step
+1, 40,960 env steps: 15.8 against 1,312; the same number of gradient steps, 4 times fewer policy
+updates between rollouts). 160 gradient steps a round in trace leaves of 16, one re-executed by each
+validator (10%): 10 trace states of ~1.7 MB (parameters and Adam state) stored a round, 17 MB (leaves
+of 8 filled a disk with 2.7 GB in 80 rounds); snapshots every 8 steps, 2 segments replayed of each 256-step shard (a 1,000-step
 episode is never replayed whole). Measured through the whole network (bench/workloads.py, task seed
-1): the deterministic evaluation (10 episodes) rose from -0.2 to 1,190 in 80 rounds (40,960 env
-steps, 115 s), against SB3's PPO at 742 on the same steps and seed; see docs/benchmarks.md. The zoo
+1): the deterministic evaluation (10 episodes) rose from -0.2 to 1,312 in 80 rounds (40,960 env
+steps, 106 s), against SB3's PPO at 742 on the same steps and seed; see docs/benchmarks.md. The zoo
 gives it 1M env steps."""
 
 HOPPER = Preset(
@@ -265,8 +266,8 @@ rate 5e-4, 4 epochs, minibatches of 256, entropy 0.01, gamma 0.99, GAE lambda 0.
 2048 steps a round, 64 gradient steps: leaves of 4 steps, 2 re-executed (12.5%); snapshots every
 50 steps (4 segments replayed, 10% of a shard). Target 10: a paddle that keeps the ball in play for
 a few rows of bricks (random play scores under 1). Measured through the whole network
-(bench/workloads.py, task seed 1): the deterministic evaluation (10 episodes) rose from 0 to 6.0 in
-24 rounds (98,304 env steps, 76 s), against 3.3 for SB3's PPO with the same CNN, steps and seed
+(bench/workloads.py, task seed 1): the deterministic evaluation (10 episodes) rose from 0 to 5.5 in
+24 rounds (98,304 env steps, 49 s), against 3.3 for SB3's PPO with the same CNN, steps and seed
 (docs/benchmarks.md). MinAtar agents are trained for millions of steps: this preset learns on a CPU,
 not to the target in a few rounds."""
 
