@@ -220,12 +220,12 @@ policy.obs_norm and ppo.norm_reward), and the zoo's update size: 2 samplers x 25
 steps a round. Rounds of 2 x 1024 learned far slower on the same steps (bench/workloads.py, task seed
 1, 40,960 env steps: 15.8 against 1,312; the same number of gradient steps, 4 times fewer policy
 updates between rollouts). 160 gradient steps a round in trace leaves of 16, one re-executed by each
-validator (10%): 10 trace states of ~1.7 MB (parameters and Adam state) stored a round, 17 MB (leaves
-of 8 filled a disk with 2.7 GB in 80 rounds); snapshots every 8 steps, 2 segments replayed of each 256-step shard (a 1,000-step
-episode is never replayed whole). Measured through the whole network (bench/workloads.py, task seed
-1): the deterministic evaluation (10 episodes) rose from -0.2 to 1,312 in 80 rounds (40,960 env
-steps, 106 s), against SB3's PPO at 742 on the same steps and seed; see docs/benchmarks.md. The zoo
-gives it 1M env steps."""
+validator (10%): 10 trace states of ~1.7 MB (parameters and Adam state) stored a round, 17 MB
+(leaves of 8 filled a disk with 2.7 GB in 80 rounds); snapshots every 8 steps, 2 segments replayed
+of each 256-step shard (a 1,000-step episode is never replayed whole). Measured through the whole
+network (bench/workloads.py, task seed 1): the deterministic evaluation (10 episodes) rose from -0.2
+to 1,312 in 80 rounds (40,960 env steps, 106 s), against SB3's PPO at 742 on the same steps and
+seed; see docs/benchmarks.md. The zoo gives it 1M env steps."""
 
 HOPPER = Preset(
     env_id="Hopper-v5",
