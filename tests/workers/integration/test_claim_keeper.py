@@ -50,7 +50,10 @@ def test_an_unfilled_task_is_failed_at_its_claim_deadline(net, scheduled):
         protocol_time = d.registry.functions.protocolTime().call
         before = protocol_time()
         keeper_handlers.claim_deadline_reached(ctx, handled("ClaimDeadlineReached", "validator", **args))  # early
-        after = protocol_time()  # the network's block ticker may mine between the handler's read and ours
+        # the network's block ticker may mine between the handler's read and ours, and the handler
+        # reads protocol time at the pending block (ChainView.protocol_time), a second past the
+        # latest one once the clock has moved on
+        after = protocol_time(block_identifier="pending")
         assert ctx.view.task(task_id).status == Status.OPEN
         name, key, again, countdown = scheduled[-1]
         assert (key, again["hop"]) == (f"claim-deadline:{task_id}:1", 1)
