@@ -302,27 +302,35 @@ class Demo:
             watcher.stop()
 
     def _round_done(self, curve: Curve, round_: int, root: bytes, cid: str, t: float):
-        from workers.node.handlers.context import Secrets
-        from workers.protocol import Role
-
         if not cid or cid == getattr(self, "_last_cid", None):
             say(f"{t:6.1f}s  round {round_ + 1} ended without a new checkpoint")
             return
         self._last_cid = cid
         _, quick = self.checkpoint_return(root, cid, QUICK_EPISODES)
-        sample = []
-        for node in self.nodes:
-            if node.role == "sampler":
-                for note in Secrets(node.node_dir / "secrets.sqlite").notes(self.task_id):
-                    if note["round"] == round_ and note["role"] == Role.SAMPLER and note["kind"] == "work":
-                        sample.append(note["data"]["mean_return"])
-        sample_mean = sum(sample) / len(sample) if sample else float("nan")
+        sample_mean = self.samplers_return(round_)
         curve.rounds.append(round_ + 1)
         curve.env_steps.append((round_ + 1) * self.task["num_samplers"] * self.spec.steps_per_shard)
         curve.eval_return.append(quick)
         curve.sample_return.append(sample_mean)
         say(f"{t:6.1f}s  round {round_ + 1} finalized: checkpoint {cid[:16]}..  mean return {quick:.1f} "
-            f"({QUICK_EPISODES} eval episodes; samplers' rollouts {sample_mean:.1f})")
+            f"({QUICK_EPISODES} eval episodes; samplers' rollouts "
+            f"{'ended no episode' if math.isnan(sample_mean) else f'{sample_mean:.1f}'})")
+
+    def samplers_return(self, round_: int) -> float:
+        """The mean of the samplers' mean episode returns of `round_` (their work notes), nan when
+        no shard ended an episode (one shorter than the env's episodes, as HalfCheetah's 256-step
+        shards of 1,000-step episodes)."""
+        from workers.node.handlers.context import Secrets
+        from workers.protocol import Role
+
+        returns = []
+        for node in self.nodes:
+            if node.role == "sampler":
+                for note in Secrets(node.node_dir / "secrets.sqlite").notes(self.task_id):
+                    if note["round"] == round_ and note["role"] == Role.SAMPLER and note["kind"] == "work":
+                        returns.append(note["data"]["mean_return"])
+        returns = [r for r in returns if r is not None]
+        return sum(returns) / len(returns) if returns else float("nan")
 
     def checkpoint_return(self, root: bytes, cid: str, episodes: int):
         """(verified checkpoint, mean return over `episodes` deterministic episodes)."""

@@ -69,6 +69,25 @@ def test_learning_curve_png(tmp_path):
     assert not d.workdir.exists()
 
 
+def test_samplers_return_skips_shards_that_ended_no_episode(tmp_path):
+    from types import SimpleNamespace
+
+    from workers.node.handlers.context import Secrets
+
+    d = demo_run.Demo(tmp_path, keep=False)
+    d.task_id = 3
+    d.nodes = [SimpleNamespace(role=role, node_dir=tmp_path / name) for name, role in
+               (("s1", "sampler"), ("s2", "sampler"), ("t", "trainer"))]
+    for node in d.nodes:
+        node.node_dir.mkdir()
+    notes = {"s1": {0: None, 1: 12.5}, "s2": {0: None, 1: None}}
+    for name, by_round in notes.items():
+        for round_, mean in by_round.items():
+            Secrets(tmp_path / name / "secrets.sqlite").note(3, round_, Role.SAMPLER, "work", {"mean_return": mean})
+    assert math.isnan(d.samplers_return(0)) and d.samplers_return(1) == 12.5
+    d.stop()
+
+
 def watch_a_node_with_node_status(demo):
     """The command the demo prints under `status` shows a demo node running, with its health."""
     import re
