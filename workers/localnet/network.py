@@ -222,7 +222,7 @@ class LocalNetwork:
         pending = {n.name: n for n in started}
         while pending:
             for name, node in list(pending.items()):
-                workers = {f"{child}@{name}" for child in node.sup.children if child != "watcher"}
+                workers = {f"{child}@{name}" for child, c in node.sup.children.items() if c.celery}
                 try:
                     answered = {host for reply in apps[name].control.ping(destination=sorted(workers), timeout=0.5)
                                 for host in reply}
