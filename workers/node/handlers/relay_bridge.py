@@ -100,27 +100,15 @@ def _republish_forever(outbox, publish, stop: threading.Event) -> None:
             log.warning("outbox: %s: %s", type(exc).__name__, exc)
 
 
-def run(config, stop: threading.Event) -> None:
-    """Bridges the topic of the deployment in config.settings into the node's relay until `stop`."""
+def bridge(ipfs_api: str, topic: str, inbox: Inbox, outbox, stop: threading.Event) -> None:
+    """Follows `topic` at the IPFS node `ipfs_api` into `inbox`, and publishes `outbox`'s due
+    entries there, until `stop` is set."""
     from web3.exceptions import Web3RPCError
 
-    from workers.chain.deployment import load_deployment
-    from workers.chain.rpc import http_w3
-    from workers.chain.view import ChainView
-    from workers.node.handlers.relay_gate import chain_gate
-    from workers.node.handlers.relay_gossip import Outbox
-    from workers.node.handlers.relay_wire import relay_topic
     from workers.storage.ipfs_pubsub import follow, publish
 
-    settings = config.settings
-    deployment = load_deployment(http_w3(settings.rpc_url), path=settings.deployment)
-    chain_id, registry = deployment.chain_id, deployment.registry.address
-    relay = AttestRelay.from_url(config.redis_url, chain_id, registry)
-    inbox = Inbox(relay, chain_gate(ChainView(deployment)), chain_id, registry)
-    topic = relay_topic(chain_id, registry)
-    outbox = Outbox(relay.client, chain_id, registry, relay.ttl_s)
-    threading.Thread(target=_republish_forever, args=(outbox, lambda data: publish(settings.ipfs_api, topic, data),
-                                                       stop), daemon=True, name="republish").start()
+    threading.Thread(target=_republish_forever, args=(outbox, lambda data: publish(ipfs_api, topic, data), stop),
+                     daemon=True, name="republish").start()
     summary_at = [time.monotonic() + SUMMARY_S]
 
     def on_message(message) -> None:
@@ -132,8 +120,27 @@ def run(config, stop: threading.Event) -> None:
             log.info("relay topic %s: %s", topic, inbox.summary())
             summary_at[0] = time.monotonic() + SUMMARY_S
 
-    log.info("relay bridge: topic %s on the IPFS node at %s into %s", topic, settings.ipfs_api, relay.prefix)
-    follow(settings.ipfs_api, topic, on_message, stop)
+    log.info("relay bridge: topic %s on the IPFS node at %s into %s", topic, ipfs_api, inbox.relay.prefix)
+    follow(ipfs_api, topic, on_message, stop)
+
+
+def run(config, stop: threading.Event) -> None:
+    """The bridge of the node of `config` (NodeConfig): its deployment's topic, its IPFS node, its
+    own Redis, the chain's slot holders (relay_gate.chain_gate)."""
+    from workers.chain.deployment import load_deployment
+    from workers.chain.rpc import http_w3
+    from workers.chain.view import ChainView
+    from workers.node.handlers.relay_gate import chain_gate
+    from workers.node.handlers.relay_gossip import Outbox
+    from workers.node.handlers.relay_wire import relay_topic
+
+    settings = config.settings
+    deployment = load_deployment(http_w3(settings.rpc_url), path=settings.deployment)
+    chain_id, registry = deployment.chain_id, deployment.registry.address
+    relay = AttestRelay.from_url(config.redis_url, chain_id, registry)
+    inbox = Inbox(relay, chain_gate(ChainView(deployment)), chain_id, registry)
+    bridge(settings.ipfs_api, relay_topic(chain_id, registry), inbox, Outbox(relay.client, chain_id, registry,
+                                                                             relay.ttl_s), stop)
 
 
 def main() -> None:
