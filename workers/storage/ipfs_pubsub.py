@@ -3,8 +3,8 @@ topic's messages. Plain HTTP (requests): ipfshttpclient 0.7's pubsub helpers pre
 multibase encoding, in which topics (the `arg`) and each message's `data` travel as `u` +
 base64url without padding.
 
-The node delivers a message only to the subscriptions its peers held when it was published (no
-history), and never to the publisher's own subscription."""
+A message reaches the subscriptions that the publishing node and its peers hold when it is
+published (no history: a subscription opened later never sees it)."""
 from __future__ import annotations
 
 import base64
