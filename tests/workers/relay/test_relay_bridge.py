@@ -2,6 +2,7 @@
 takes from the topic into the node's relay, and when the node's own entries are published again."""
 import json
 
+import pytest
 from eth_account import Account
 
 from workers.node.handlers.relay import AttestRelay, RelayEntry
@@ -84,3 +85,18 @@ def test_an_ipfs_node_down_or_without_peers_keeps_the_schedule(redis_client):
     assert republish_due(outbox, down, REPUBLISH_AFTER_S[0]) == 0
     assert republish_due(outbox, alone, REPUBLISH_AFTER_S[1]) == 0
     assert json.loads(redis_client.hget(outbox.data_key, outbox.due(REPUBLISH_AFTER_S[2])[0][0]))["posted"] == 0.0
+
+
+def test_posting_through_an_ipfs_node_that_is_down_is_the_relay_being_down(redis_client):
+    """The validator then opens its vote alone at once (aggregate_handlers catches RelayUnavailable);
+    nothing is kept to publish later."""
+    from tests.ports import dead_port
+    from workers.node.handlers.relay import RelayUnavailable
+    from workers.node.handlers.relay_gossip import GossipRelay
+
+    relay = AttestRelay(redis_client, CHAIN, REGISTRY)
+    with dead_port() as port:
+        gossip = GossipRelay(relay, ALICE, CHAIN, REGISTRY, f"/ip4/127.0.0.1/tcp/{port}/http")
+        with pytest.raises(RelayUnavailable, match="unreachable for pubsub"):
+            gossip.post(3, 1, 2, entry(ALICE))
+    assert relay.entries(3, 1, 4) == {} and gossip.outbox.due(float("inf")) == []
