@@ -4,7 +4,8 @@ processes under their Supervisors, each node its own Redis database) whose sampl
 val-a use IPFS node 1 and whose val-b uses IPFS node 2, the two online and connected. Each
 validator runs its relay bridge; the round's votes are opened by one attestAggregate of both, so
 each validator's signature reached the other's Redis over pubsub (and val-b's checks fetched the
-round's content from node 1 over bitswap)."""
+round's content from node 1 over bitswap). val-b's bridge is killed before the task starts: its
+supervisor restarts it, and it subscribes again."""
 import dataclasses
 import socket
 import sys
@@ -40,6 +41,14 @@ PARAMS = dict(bounty=600 * TOKEN, num_samplers=1, num_validators=2, num_rounds=1
 TIMEOUT_S = 240
 
 
+def eventually(predicate, what: str, timeout: float = 20.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not within {timeout:g} s: {what}")
+        time.sleep(0.05)
+
+
 def free_swarm() -> str:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -65,6 +74,10 @@ def run(tmp_path_factory):
         store.close()
         net.start()
         net.wait_ready()
+        val_b = net.node("val-b")
+        killed = val_b.sigkill("relay")  # a bridge that dies is restarted by the node's supervisor
+        eventually(lambda: val_b.child("relay").alive() and val_b.child("relay").pid != killed,
+                   "val-b's relay bridge restarted")
         d = net.deployment
         d.w3.eth.wait_for_transaction_receipt(
             d.token.functions.approve(d.registry.address, params.bounty).transact({"from": net.admin}))
@@ -78,7 +91,7 @@ def run(tmp_path_factory):
             time.sleep(0.05)
         net.wait_caught_up()
         net.stop_nodes()
-        yield SimpleNamespace(net=net, task_id=task_id, params=params)
+        yield SimpleNamespace(net=net, task_id=task_id, params=params, killed=killed)
     finally:
         if net is not None:
             net.stop()
@@ -109,5 +122,6 @@ def test_each_validators_entry_reached_the_others_own_redis(run):
         assert {slot: e.node for slot, e in entries.items()} == \
             {slots[v]: run.net.node(v).address for v in ("val-a", "val-b")}, name
         assert "subscribed to decentrl/attest-relay/v1/" in (node.node_dir / "logs" / "relay.log").read_text()
+    assert run.net.node("val-b").restarts == ["relay"]
     shared = AttestRelay(run.net.redis.client(), d.chain_id, d.registry.address)  # database 0: nobody used it
     assert shared.entries(run.task_id, 0, run.params.num_validators) == {}
