@@ -1,7 +1,8 @@
 """A decentrl network of separate hosts (workers.localnet.hosts.network): a chain host, a
 requester host and the demo's six operators (2 samplers, 1 trainer, 3 validators), each in its
 own network namespace with its own folder, IPFS node, Redis and `decentrl node start`. Built
-once for the folder's tests (its nodes are started by the task's fixture). Needs root: without
+once for the folder's tests (tests/conftest.py keeps its files on one test worker); `nodes` starts
+the operators' nodes, recording first what each IPFS node was connected to. Needs root: without
 it the tests fail, saying so (CI runs as root)."""
 from pathlib import Path
 
@@ -20,6 +21,20 @@ def hosts(tmp_path_factory):
     require_root()
     with HostsNetwork(tmp_path_factory.mktemp("hosts"), OPERATORS) as net:
         yield net
+
+
+@pytest.fixture(scope="session")
+def nodes(hosts):
+    """Every operator's node running (`decentrl node start` on its host) until the session ends;
+    hosts.peers_before_nodes: the peers each operator's IPFS node had before."""
+    from workers.storage.swarm_peers import SwarmPeers
+
+    hosts.peers_before_nodes = {op.name: op.host.call(SwarmPeers(op.ipfs.api, []).connected)
+                                for op in hosts.operators.values()}
+    hosts.start_nodes()
+    yield hosts.operators
+    for name in hosts.operators:
+        hosts.stop_node(name)
 
 
 def pytest_collection_modifyitems(items):

@@ -1,4 +1,5 @@
-"""Operators on separate hosts (conftest.py): they share no folder and no Redis; content added on
+"""Operators on separate hosts (conftest.py): they share no folder and no Redis; their IPFS nodes
+start knowing no peer and the nodes (`--ipfs-peer`) connect each to every other; content added on
 one operator's IPFS node reaches another's over the swarm; and a 1-round CartPole task, its spec
 published from the requester's own IPFS node, completes with every node paid its slot share, as
 on one machine (tests/workers/integration/test_task_over_ipfs.py)."""
@@ -16,6 +17,7 @@ from workers.payouts import slot_share
 from workers.protocol import Role, Status, TaskParams
 from workers.roles.trainer import verify_checkpoint
 from workers.storage.store import IpfsStore
+from workers.storage.swarm_peers import DIAL_INTERVAL_S, SwarmPeers
 
 TASK = dict(bounty=1000 * TOKEN, num_samplers=2, num_validators=3, num_rounds=1, claim_window=600,
             commit_window=120, reveal_window=60, attest_window=120)
@@ -54,7 +56,17 @@ def test_operators_share_no_redis(hosts):
         assert op.redis.proc.pid in netns_pids(op.host.ns)
 
 
-def test_content_reaches_a_node_that_never_had_it(hosts):
+def test_the_nodes_connect_every_ipfs_node_to_every_other(hosts, nodes):
+    assert all(peers == set() for peers in hosts.peers_before_nodes.values())  # no IPFS node knew a peer
+    for op in nodes.values():
+        peers = SwarmPeers(op.ipfs.api, hosts.peers_of(op.name))
+        deadline = time.monotonic() + DIAL_INTERVAL_S + 10
+        while (missing := set(peers.peers) - op.host.call(peers.connected)):
+            assert time.monotonic() < deadline, f"{op.name}'s IPFS node is not connected to {missing}"
+            time.sleep(0.5)
+
+
+def test_content_reaches_a_node_that_never_had_it(hosts, nodes):
     sampler, trainer = hosts.operators["sampler0"], hosts.operators["trainer"]
     data = os.urandom(600 * 1024)  # three blocks, new to every node
     cid = _store_call(sampler, lambda store: store.put(data))
@@ -64,15 +76,12 @@ def test_content_reaches_a_node_that_never_had_it(hosts):
 
 
 @pytest.fixture(scope="module")
-def task_run(hosts):
-    hosts.start_nodes()
+def task_run(hosts, nodes):
     params = TaskParams(hosts.publish(SPEC.to_bytes()), SPEC.digest(), **TASK)
     started = time.monotonic()
     task_id = hosts.create_task(params)
     hosts.wait_final(task_id, TIMEOUT_S)
     wall_s = time.monotonic() - started
-    for name in hosts.operators:
-        hosts.stop_node(name)
     return SimpleNamespace(task_id=task_id, params=params, wall_s=wall_s)
 
 
@@ -87,3 +96,4 @@ def test_task_completes_with_every_node_paid(hosts, task_run):
     assert verify_checkpoint(bundle, task.checkpoint_root).round == 0
     print(f"\ntask {task_run.task_id} across {len(hosts.operators)} operator hosts: rounds=1 "
           f"wall_s={task_run.wall_s:.1f}")
+

@@ -24,6 +24,11 @@ from pathlib import Path
 
 PREFIX = "dh"  # "decentrl hosts": every namespace and interface a Lan makes starts with it
 STALE = re.compile(rf"^{PREFIX}(\d+)[a-z](?:-|[dDhb]\d*$)")
+RUN_ENV = "DECENTRL_HOSTS_RUN"
+"""Set (to the Lan's tag) in the environment of every process started on a host, which its children
+inherit: how `close` and `sweep_stale` find them all, also where a namespace's name no longer
+leads to it (`ip netns add` run under `ip netns exec` mounts the name in that process's own mount
+namespace, gone with the process)."""
 CLONE_NEWNET = 0x40000000
 _instances = itertools.count()
 
@@ -73,9 +78,44 @@ def delete_netns(ns: str) -> None:
     ip("netns", "del", ns, check=False)  # its veth ends go with it, and so their peers
 
 
+def tagged_pids(tag_matches) -> list[int]:
+    """The processes whose environment has RUN_ENV set to a tag for which tag_matches(tag) holds."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/environ", "rb") as env:
+                variables = env.read().split(b"\0")
+        except OSError:  # gone, or not ours to read
+            continue
+        for variable in variables:
+            if variable.startswith(RUN_ENV.encode() + b"=") and tag_matches(variable.split(b"=", 1)[1].decode()):
+                found.append(int(entry))
+    return found
+
+
+def kill_tagged(tag_matches, grace_s: float = 5.0) -> None:
+    """SIGTERM every process tagged_pids finds, SIGKILL those still there after `grace_s`."""
+    for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 2.0)):
+        pids = tagged_pids(tag_matches)
+        for pid in pids:
+            try:
+                os.kill(pid, sig)
+            except ProcessLookupError:
+                pass
+        deadline = time.monotonic() + wait
+        while pids and time.monotonic() < deadline:
+            time.sleep(0.05)
+            pids = tagged_pids(tag_matches)
+        if not pids:
+            return
+
+
 def sweep_stale() -> list[str]:
     """Deletes the namespaces and driver interfaces of runs whose process is gone (a run killed
     outright cannot clean up after itself); what it deleted."""
+    kill_tagged(_of_a_dead_run)
     gone = []
     names = [line.split()[0] for line in ip("netns", "list", check=False).splitlines() if line.strip()]
     links = _links()
@@ -89,6 +129,11 @@ def sweep_stale() -> list[str]:
             ip("link", "del", name, check=False)
         gone.append(name)
     return gone
+
+
+def _of_a_dead_run(tag: str) -> bool:
+    match = STALE.match(f"{tag}-")
+    return match is not None and not _alive(int(match.group(1)))
 
 
 def _links() -> list[str]:
@@ -128,17 +173,18 @@ class Host:
     ns: str
     address: str
     bridge_port: str  # its veth's end on the bridge (in the hub namespace): down = link cut
+    tag: str  # its Lan's: RUN_ENV of every process started here
+
+    def environ(self, env: dict | None = None) -> dict:
+        """`env` (default: this process's environment) with RUN_ENV set to the Lan's tag."""
+        return {**(os.environ if env is None else env), RUN_ENV: self.tag}
 
     def popen(self, argv: list[str], *, log: Path, env: dict | None = None, cwd: Path | None = None):
         """Starts `argv` in this host's namespace (`ip netns exec` execs it: the pid is the
         program's), in its own session, output to `log`."""
         with open(log, "ab") as out:
             return subprocess.Popen(["ip", "netns", "exec", self.ns, *argv], stdin=subprocess.DEVNULL, stdout=out,
-                                    stderr=subprocess.STDOUT, env=env, cwd=cwd, start_new_session=True)
-
-    def run(self, argv: list[str], *, env: dict | None = None, cwd: Path | None = None, timeout: float = 180.0):
-        return subprocess.run(["ip", "netns", "exec", self.ns, *argv], capture_output=True, text=True, env=env,
-                              cwd=cwd, timeout=timeout)
+                                    stderr=subprocess.STDOUT, env=self.environ(env), cwd=cwd, start_new_session=True)
 
     def call(self, fn, *args, **kwargs):
         """fn(*args, **kwargs) run with this host's network (its 127.0.0.1): see in_netns."""
@@ -220,7 +266,7 @@ class Lan:
         index = len(self.hosts) + 1
         if index > 250:
             raise HostsError("a Lan holds at most 250 hosts")
-        host = Host(name, f"{self.tag}-{name}", f"{self.subnet}.{index}", f"{self.tag}b{index}")
+        host = Host(name, f"{self.tag}-{name}", f"{self.subnet}.{index}", f"{self.tag}b{index}", self.tag)
         self._add_netns(host.ns)
         inner = f"{self.tag}h{index}"
         ip("link", "add", inner, "type", "veth", "peer", "name", host.bridge_port)
@@ -242,6 +288,7 @@ class Lan:
     def close(self) -> None:
         for ns in reversed(self._namespaces):
             delete_netns(ns)
+        kill_tagged(lambda tag: tag == self.tag)  # any that left its namespace's reach
         self._namespaces.clear()
         for link in _links():  # the driver's end (gone with the hub already), a veth not yet moved
             if link.startswith(self.tag):

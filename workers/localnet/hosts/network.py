@@ -10,6 +10,9 @@ hosts"): each host a network namespace on one LAN (workers.localnet.hosts.netns)
   `decentrl node start --ipfs-api ... --ipfs-peer <each other host's swarm address>` with
   REDIS_URL set, pointed at the chain host's RPC.
 
+The IPFS nodes start knowing no peer: the nodes' --ipfs-peer dialing connects the swarm (the
+requester's IPFS node included, which every operator is given).
+
 Operators share nothing but the chain and the IPFS swarm. Accounts are funded and staked by this
 process (anvil's impersonation stands in for `decentrl node stake`); a validator's node registers
 its BLS key itself when it starts. `close` stops every process and deletes every namespace, also
@@ -102,7 +105,6 @@ class HostsNetwork:
             everyone += [(host, self._folder(name) / "ipfs") for name, host in hosts.items()]
             for daemon in start_ipfs(everyone):
                 self.ipfs[daemon.host.name] = daemon
-            self.connect_swarm()
             for name, role in operators:
                 self.operators[name] = self._operator(name, role, hosts[name], scrypt_n)
         except BaseException:
@@ -128,13 +130,6 @@ class HostsNetwork:
     def peers_of(self, name: str) -> list[str]:
         """The swarm multiaddrs of every IPFS node but `name`'s."""
         return [d.swarm for n, d in self.ipfs.items() if n != name]
-
-    def connect_swarm(self) -> None:
-        """Each IPFS node dials the others it is not connected to (what the nodes' SwarmPeers keeps up)."""
-        from workers.storage.swarm_peers import SwarmPeers
-
-        for name, daemon in self.ipfs.items():
-            daemon.host.call(SwarmPeers(daemon.api, self.peers_of(name)).dial)
 
     def _operator(self, name: str, role: str, host: Host, scrypt_n: int) -> Operator:
         folder = self._folder(name)
@@ -228,8 +223,9 @@ class HostsNetwork:
         _mined(self.w3, d.registry.functions.createTask(params.as_tuple()).transact({"from": self.admin}))
         return d.state.functions.taskCount().call()
 
-    def wait_final(self, task_id: int, timeout: float):
-        """The task once its status is final; TimeoutError naming where the logs are if not in time."""
+    def wait_final(self, task_id: int, timeout: float, on_tick=lambda task: None):
+        """The task once its status is final, calling on_tick(task) (StateView.taskOf) every
+        0.05 s until then; TimeoutError naming where the logs are if not in time."""
         from workers.protocol import FINAL_STATUSES
 
         deadline = time.monotonic() + timeout
@@ -240,7 +236,8 @@ class HostsNetwork:
             if time.monotonic() > deadline:
                 raise TimeoutError(f"task {task_id} not final within {timeout:g} s: {task} (logs in "
                                    f"{self.workdir / 'hosts'}/*/node.log and */node/logs)")
-            time.sleep(0.1)
+            on_tick(task)
+            time.sleep(0.05)
 
     # -- the end ---------------------------------------------------------------------------------
 

@@ -87,7 +87,8 @@ def start_ipfs(hosts: list[tuple[Host, Path]], timeout: float = 180.0) -> list[I
         argv = [sys.executable, str(ROOT / "tools" / "ipfs_node.py"), "start", "--repo", str(repo),
                 "--port", str(IPFS_API_PORT), "--swarm", f"/ip4/{host.address}/tcp/{SWARM_PORT}"]
         starting.append((host, repo, subprocess.Popen(["ip", "netns", "exec", host.ns, *argv], text=True,
-                                                      stdout=subprocess.PIPE, stderr=subprocess.STDOUT)))
+                                                      env=host.environ(), stdout=subprocess.PIPE,
+                                                      stderr=subprocess.STDOUT)))
     daemons, failed = [], []
     for host, repo, proc in starting:
         out, _ = proc.communicate(timeout=timeout)
