@@ -33,8 +33,7 @@ def nodes(hosts):
                                 for op in hosts.operators.values()}
     hosts.start_nodes()
     yield hosts.operators
-    for name in hosts.operators:
-        hosts.stop_node(name)
+    hosts.stop_nodes()
 
 
 def pytest_collection_modifyitems(items):

@@ -192,10 +192,19 @@ class HostsNetwork:
             time.sleep(0.2)
 
     def stop_node(self, name: str) -> None:
-        op = self.operators[name]
-        if op.node is not None:
-            stop_pid(op.node, timeout=30.0)  # the node stops its own children on SIGTERM
-            op.node = None
+        self.stop_nodes([name])
+
+    def stop_nodes(self, names=None) -> None:
+        """SIGTERMs the nodes of `names` (default: all) together, which stop their own children,
+        and waits for each (SIGKILL after 30 s)."""
+        ops = [self.operators[n] for n in (self.operators if names is None else names)]
+        running = [op for op in ops if op.node is not None and op.node.poll() is None]
+        for op in running:
+            op.node.terminate()
+        for op in ops:
+            if op.node is not None:
+                stop_pid(op.node, timeout=30.0)
+                op.node = None
 
     # -- faults ----------------------------------------------------------------------------------
 
@@ -245,8 +254,7 @@ class HostsNetwork:
         """Stops every node, IPFS node, Redis, the ticker and anvil, then deletes every namespace
         (killing whatever still runs in one) and interface the network made."""
         try:
-            for name in list(self.operators):
-                self.stop_node(name)
+            self.stop_nodes()
             if self.ticker is not None:
                 self.ticker.stop()
                 self.ticker = None
