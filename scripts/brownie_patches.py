@@ -1,4 +1,4 @@
-"""Three fixes for brownie 1.22, installed by tests/conftest.py and the scripts.
+"""Four fixes for brownie 1.22, installed by tests/conftest.py and the scripts.
 
 1. A mined transaction called "dropped". Brownie decides a transaction was dropped when the
    sender's nonce has moved past it but no receipt is found. anvil advances the nonce a moment
@@ -20,8 +20,16 @@
    run on a live network, and a live deploy printed a traceback per contract from brownie's
    confirmation threads. The project keeps its own record (deployments/<network>.json, written by
    scripts/deploy.py), so brownie's database is not written.
+
+4. anvil's old states filling the disk. anvil writes the states it evicts from memory to
+   ~/.foundry/anvil/tmp/anvil-state-*, and removes them only on a graceful exit; brownie kills it
+   (SIGKILL), so each test session left up to ~740 MB behind (72 GB had piled up on one machine).
+   The anvil brownie launches now keeps them in a folder of its own (`--cache-path`), removed when
+   brownie kills it (its exit hook does too).
 """
 
+import shutil
+import tempfile
 import threading
 import time
 
@@ -84,6 +92,31 @@ def _no_deployments_db(*args, **kwargs) -> None:
     """brownie's deployments.db is not written (fix 3)."""
 
 
+_anvil_caches: list[str] = []
+
+
+def _remove_anvil_caches() -> None:
+    while _anvil_caches:
+        shutil.rmtree(_anvil_caches.pop(), ignore_errors=True)
+
+
+def _launching_with_own_cache(launch):
+    def launch_with_own_cache(cmd: str, **kwargs):
+        cache = tempfile.mkdtemp(prefix="decentrl-anvil-cache-")
+        _anvil_caches.append(cache)
+        return launch(f"{cmd} --cache-path {cache}" if cmd.split(" ")[0].endswith("anvil") else cmd, **kwargs)
+    return launch_with_own_cache
+
+
+def _killing_and_removing_caches(kill):
+    def kill_and_remove_caches(self, exc: bool = True) -> None:
+        try:
+            kill(self, exc)
+        finally:
+            _remove_anvil_caches()
+    return kill_and_remove_caches
+
+
 def install() -> None:
     """Idempotent: patches brownie once per process."""
     if getattr(TxHistory, "_decentrl_patched", False):
@@ -91,6 +124,11 @@ def install() -> None:
     import brownie.network.contract as contract_module  # pure Python: its calls go through this name
 
     contract_module._add_deployment = _no_deployments_db
+    from brownie.network.rpc import Rpc
+    from brownie.network.rpc import anvil as anvil_backend
+
+    anvil_backend.launch = _launching_with_own_cache(anvil_backend.launch)
+    Rpc.kill = _killing_and_removing_caches(Rpc.kill)  # brownie's exit hook kills through it
     _PrivateKeyAccount._await_confirmation = _await_confirmation
     TxHistory.__getattribute__ = _locked_getattribute
     for name in ("_revert", "_add_tx", "_reset", "clear", "filter", "from_sender", "to_receiver", "copy"):

@@ -50,7 +50,8 @@ def live_chain(tmp_path_factory):
     port = free_port()
     chain_id = 700_000 + port
     proc = subprocess.Popen([ANVIL, "--port", str(port), "--chain-id", str(chain_id), "--hardfork", "prague",
-                             "--silent"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                             "--cache-path", str(tmp_path_factory.mktemp("anvil-cache")), "--silent"],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"
     try:
         for _ in range(100):

@@ -256,8 +256,9 @@ def _websocket_url(ctx, param, value):
 @click.option("--log-format", type=click.Choice(("json", "text")), default="json", show_default=True,
               help="The processes' log lines in NODE_DIR/logs: JSON objects with task id, round, role; or text.")
 @click.option("--attest-relay", default=lambda: os.environ.get("DECENTRL_ATTEST_RELAY"),
-              help="Redis URL where the task's validators exchange BLS signatures to aggregate their votes "
-                   "($DECENTRL_ATTEST_RELAY; default: the node's own Redis; 'off': always attest alone).")
+              help="Where the task's validators exchange BLS signatures to aggregate their votes "
+                   "($DECENTRL_ATTEST_RELAY): 'ipfs' (peer to peer over the --ipfs-api node's pubsub), a Redis "
+                   "URL they all reach, or 'off' (always attest alone); default: the node's own Redis.")
 @click.option("--aggregate-wait", type=click.FloatRange(min=0), default=AGGREGATE_WAIT_S, show_default=True,
               help="Seconds a round's aggregator waits for the other validators' signatures.")
 @click.option("--attest-fallback", type=click.FloatRange(min=0), default=ATTEST_FALLBACK_S, show_default=True,

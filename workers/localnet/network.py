@@ -145,8 +145,9 @@ class LocalNetwork:
                  attest_relay: str | None = "shared", **settings) -> Node:
         """A staked node (`stake` wei, default its role's minimum) with its Supervisor, not started.
         A validator registers its BLS key. attest_relay: "shared" (the network's relay_url), None
-        (the node's own Redis database: a relay no other node sees), "off", or a URL; `settings`:
-        other NodeSettings fields (aggregate_wait_s, attest_fallback_s, aggregate_min_signers...)."""
+        (the node's own Redis database: a relay no other node sees), "off", "ipfs" or a URL; `settings`:
+        other NodeSettings fields (aggregate_wait_s, attest_fallback_s, aggregate_min_signers..., and
+        ipfs_api: this node's own IPFS node instead of the network's)."""
         from workers.node.handlers.relay import ensure_bls_key
 
         base = self.account(name, drl)
@@ -157,9 +158,10 @@ class LocalNetwork:
         node.sender.send(d.stakes.functions.stake(ROLE_OF[role], amount))
         if role == "validator":
             ensure_bls_key(d, node.sender, node.account)
-        store_dir = node.node_dir / "store" if self.ipfs_api else self.store_dir
+        ipfs_api = settings.pop("ipfs_api", self.ipfs_api)
+        store_dir = node.node_dir / "store" if ipfs_api else self.store_dir
         relay = self.relay_url if attest_relay == "shared" else attest_relay
-        settings = NodeSettings(rpc_url=self.anvil.http_url, ws_url=self.anvil.ws_url, ipfs_api=self.ipfs_api,
+        settings = NodeSettings(rpc_url=self.anvil.http_url, ws_url=self.anvil.ws_url, ipfs_api=ipfs_api,
                                 deployment=self.deployment_path, node_dir=node.node_dir, store_dir=store_dir,
                                 attest_relay=relay, **settings)
         node.config = node_config(node.redis_url, name, settings, **self.node_settings)
@@ -190,7 +192,7 @@ class LocalNetwork:
             write_node_state(node.node_dir, node.sup, (node.role,))
             if health_interval_s:
                 node.health = HealthChecker(node.sup, self.anvil.http_url, str(self.deployment_path), node.address,
-                                            str(node.config.settings.store_dir), ipfs_api=self.ipfs_api,
+                                            str(node.config.settings.store_dir), ipfs_api=node.config.settings.ipfs_api,
                                             interval_s=health_interval_s)
         self._supervising = threading.Thread(target=self._supervise, args=(on_restart, every_s), daemon=True,
                                              name="supervise")
@@ -222,7 +224,7 @@ class LocalNetwork:
         pending = {n.name: n for n in started}
         while pending:
             for name, node in list(pending.items()):
-                workers = {f"{child}@{name}" for child in node.sup.children if child != "watcher"}
+                workers = {f"{child}@{name}" for child, c in node.sup.children.items() if c.celery}
                 try:
                     answered = {host for reply in apps[name].control.ping(destination=sorted(workers), timeout=0.5)
                                 for host in reply}

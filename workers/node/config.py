@@ -97,7 +97,8 @@ class NodeSettings:
     """Seconds between the watcher's passes dropping results older than retention_s."""
     attest_relay: str | None = None
     """The Redis where the task's validators exchange BLS signatures (workers.node.handlers.relay):
-    None is the node's own Redis; "off" means always vote alone."""
+    None is the node's own Redis; "ipfs" the node's own Redis filled over its IPFS node's pubsub
+    (needs ipfs_api); "off" means always vote alone."""
     aggregate_wait_s: float = AGGREGATE_WAIT_S
     """How long a round's aggregator waits for the other validators' signatures (capped inside the
     Attest deadline: SPECIFICATION 5.5.2)."""
@@ -147,6 +148,9 @@ class NodeSettings:
         if self.aggregate_wait_s < 0 or self.attest_fallback_s < 0:
             raise ValueError("aggregate_wait_s and attest_fallback_s must be >= 0")
         check_min_signers(self.aggregate_min_signers)
+        from workers.node.handlers.relay import check_setting
+
+        check_setting(self.attest_relay, self.ipfs_api)
         if self.trainer_device not in DEVICES:
             raise ValueError(f"trainer_device must be one of {', '.join(DEVICES)}, got {self.trainer_device!r}")
         if self.keeper_turn_blocks < 0:

@@ -31,6 +31,8 @@ from workers.node.handlers.table import HANDLER_MODULES
 
 WATCHER = "workers.node.queues.watch:watch"
 """The watcher process's body (module:callable, as workers.node.processes.watcher_runner takes it)."""
+RELAY_BRIDGE = "workers.node.handlers.relay_bridge"
+"""A validator's relay bridge over IPFS pubsub (`--attest-relay ipfs`), run as `python -m`."""
 
 
 class StartError(RuntimeError):
@@ -44,10 +46,13 @@ def node_config(redis_url: str, node_name: str, settings: NodeSettings, **fields
 
 
 def supervisor(config: NodeConfig, roles, **kwargs):
-    """A Supervisor for one node: a Celery worker per role, the claim lane and the chain watcher."""
+    """A Supervisor for one node: a Celery worker per role, the claim lane and the chain watcher;
+    a validator whose attestation relay is "ipfs" also runs its relay bridge ("relay")."""
+    from workers.node.handlers.relay import IPFS
     from workers.node.processes.supervisor import Supervisor
 
-    return Supervisor(config, config.settings.node_dir, tuple(roles), watcher=WATCHER, **kwargs)
+    services = {"relay": RELAY_BRIDGE} if "validator" in roles and config.settings.attest_relay == IPFS else {}
+    return Supervisor(config, config.settings.node_dir, tuple(roles), watcher=WATCHER, services=services, **kwargs)
 
 
 def _echo(message: str, err: bool = False) -> None:

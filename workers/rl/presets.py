@@ -152,23 +152,31 @@ rounds 0 to 15, seed 0: -1082, -1247, -1158, -1125, -1032, -991, -882, -653, -51
 
 MOUNTAIN_CAR = Preset(
     env_id="MountainCar-v0",
-    policy=PolicyConfig(hidden_sizes=(64, 64), activation="tanh"),
+    policy=PolicyConfig(hidden_sizes=(64, 64), activation="tanh", obs_norm=True),
     ppo=PPOConfig(learning_rate=1e-3, final_learning_rate=1e-4, anneal_steps=100_000, batch_size=128,
                   update_epochs=4, gamma=0.99, gae_lambda=0.98, ent_coef=0.01, clip_vloss=False),
     shards=2,
-    steps_per_shard=2048,
-    max_rounds=250,
+    steps_per_shard=1024,
+    max_rounds=100,
     solved_return=-110.0,
-    rounds=10,
-    spec_fields=(("challenges_per_trainer", 4), ("steps_per_leaf", 4)),
+    rounds=5,
+    spec_fields=(("challenges_per_trainer", 4), ("steps_per_leaf", 4),
+                 ("wrappers", ({"name": "action_repeat", "times": 4},
+                               {"name": "time_limit", "max_episode_steps": 250}))),
 )
-"""MountainCar-v0 (gymnasium's threshold -110). rl-zoo's settings (gamma 0.99, GAE lambda 0.98, 4
-epochs) with 4,096 env steps a round. PPO does NOT learn it on a small budget: the reward is -1
-every step until the car reaches the flag, which independent random actions practically never do
-in 200 steps, so there is no gradient to follow. Measured through the roles in one process (10
-evaluation episodes): -200 in every round of 5 with these settings, and of 10 with value clipping
-on (task seed 0). rl-zoo gives PPO 1,000,000 env steps (about 250 rounds here) with observation normalization. Pick
-it to pay for that budget, or choose another env."""
+"""MountainCar-v0 (gymnasium's threshold -110). The reward is -1 every step until the car reaches the
+flag, which independent random actions practically never do in gymnasium's 200 steps (0 of 100
+random episodes; PPO then has no gradient to follow and stays at -200: rl-zoo gives it 1,000,000
+steps). Three changes make it learn on a small budget, none of which changes what a return means
+(minus the steps taken to the flag): the policy decides every 4 steps (`action_repeat`: held
+actions build momentum; 19% of random episodes of 1,000 steps then reach the flag), episodes last
+up to 1,000 env steps (`time_limit` 250 decisions), and observations are normalised (rl-zoo's
+`normalize`; the velocity, within +-0.07, is otherwise invisible to the network: without it the
+curve stayed flat). rl-zoo's gamma 0.99, GAE lambda 0.98, 4 epochs; 2 samplers x 1,024 decisions a
+round. Measured through the roles in one process (10 evaluation episodes, seed 10000), rounds 0 to
+5: seed 0: -1000, -668, -179, -168, -126, -121; seed 1: -1000, -1000, -121, -121, -133, -151;
+seed 2: -1000, -1000, -140, -115, -119, -115. Without action repeat (episodes of 1,000 steps,
+normalised) seed 0 reached -125 in round 6 and fell back to -303."""
 
 MOUNTAIN_CAR_CONTINUOUS = Preset(
     env_id="MountainCarContinuous-v0",

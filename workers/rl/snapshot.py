@@ -26,7 +26,7 @@ import numpy as np
 
 from workers.framing import brief
 from workers.rl.envs import MinAtarPlanes
-from workers.rl.envs.wrappers import AtariPreprocessing, ClipReward, FrameStack, Grayscale, Resize
+from workers.rl.envs.wrappers import ActionRepeat, AtariPreprocessing, ClipReward, FrameStack, Grayscale, Resize
 from workers.rl.snapshot_codec import SnapshotError, decode, encode
 
 __all__ = ["SnapshotError", "capture", "restore"]
@@ -39,7 +39,7 @@ _CLASSIC = {
 _MUJOCO = ("HopperEnv", "HalfCheetahEnv", "Walker2dEnv", "AntEnv")
 """MuJoCo envs whose steps read nothing but the physics state and body positions (checked in
 tests/workers/rl/test_snapshot.py)."""
-_STATELESS = (Grayscale, Resize, ClipReward, MinAtarPlanes, gym.wrappers.PassiveEnvChecker)
+_STATELESS = (Grayscale, Resize, ClipReward, ActionRepeat, MinAtarPlanes, gym.wrappers.PassiveEnvChecker)
 """Wrappers whose step depends on nothing they keep (PassiveEnvChecker's flags only govern warnings)."""
 
 
@@ -101,6 +101,8 @@ def _settings(w: gym.Wrapper) -> dict:
         return {"size": w.size}
     if isinstance(w, Resize):
         return {"size": list(w.size)}
+    if isinstance(w, ActionRepeat):
+        return {"times": w.times}
     if isinstance(w, AtariPreprocessing):
         return {"noop_max": w.noop_max, "frame_skip": w.frame_skip, "screen_size": w.screen_size,
                 "repeat_action_probability": repr(w.repeat_action_probability), "grayscale": w.grayscale,

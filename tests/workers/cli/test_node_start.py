@@ -142,6 +142,8 @@ def test_start_refuses_unknown_roles_and_a_wrong_password(node, invoke, monkeypa
     assert lone.exit_code == 2 and "'--aggregate-min-signers': 1 is not in the range x>=2" in lone.output
     http = invoke(node_dir, "node", "start", "--roles", "sampler", "--ws", "http://127.0.0.1:8545")
     assert http.exit_code == 2 and "'http://127.0.0.1:8545' is not a websocket URL" in http.output
+    relay = invoke(node_dir, "node", "start", "--roles", "validator", "--attest-relay", "ipfs")
+    assert relay.exit_code == 2 and "'ipfs' needs the node's IPFS node (--ipfs-api)" in relay.output
     wrong = invoke(node_dir, "node", "start", "--roles", "sampler", password="nope")
     assert wrong.exit_code == 1 and "wrong password" in wrong.output
     assert not (node_dir / "node.json").exists()

@@ -250,6 +250,36 @@ def test_the_trainer_device_is_the_nodes_choice(monkeypatch):
     assert used == [("cpu", False), ("cuda", False)]
 
 
+def test_a_trainer_leaves_out_a_shard_it_cannot_fetch_only_after_a_few_deliveries(monkeypatch):
+    """Its sampler was the only holder and has gone: validators reject the shard as missing data
+    after FETCH_DELIVERIES, and the trainer, which fetches it the same way, leaves it out."""
+    from types import SimpleNamespace
+
+    from workers.node.handlers import round_handlers
+    from workers.node.handlers.common import FETCH_DELIVERIES
+    from workers.roles import trainer
+    from workers.storage import ContentNotFound
+
+    trained_on = []
+    monkeypatch.setattr(trainer, "train_round", lambda spec, t, r, prev, shards, device, forced:
+                        trained_on.append([s[0] for s in shards]) or "ckpt")
+    monkeypatch.setattr(round_handlers, "_revealed_samplers", lambda ctx, task, rnd: [
+        SimpleNamespace(slot=0, root=b"r0", cid="held"), SimpleNamespace(slot=1, root=b"r1", cid="gone")])
+
+    def get(cid):
+        if cid == "gone":
+            raise ContentNotFound(cid)
+        return b"blob"
+
+    ctx = SimpleNamespace(store=SimpleNamespace(get=get), settings=NodeSettings(**SETTINGS, trainer_device="cpu"))
+    for attempt in range(1, FETCH_DELIVERIES):
+        with pytest.raises(ContentNotFound):  # retried: the holder may be back
+            round_handlers._train_on_revealed(ctx, None, 1, 0, None, False, attempt)
+    assert trained_on == []
+    assert round_handlers._train_on_revealed(ctx, None, 1, 0, None, False, FETCH_DELIVERIES)[:2] == ("ckpt", [1])
+    assert trained_on == [[0]]
+
+
 def test_node_settings_say_what_to_fix():
     for bad, message in [(dict(rpc_url=""), "rpc_url is empty: give the chain's HTTP RPC URL"),
                          (dict(confirmations=-1), "confirmations must be >= 0 blocks, got -1"),

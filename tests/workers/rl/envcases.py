@@ -25,6 +25,8 @@ CASES = {
     "acrobot": EnvConfig("Acrobot-v1"),
     "pendulum": EnvConfig("Pendulum-v1"),
     "mountaincar_continuous": EnvConfig("MountainCarContinuous-v0"),
+    "mountaincar_held": EnvConfig("MountainCar-v0", wrappers=({"name": "action_repeat", "times": 4},
+                                                              {"name": "time_limit", "max_episode_steps": 250})),
     "hopper": EnvConfig("Hopper-v5"),
     "halfcheetah": EnvConfig("HalfCheetah-v5"),
     "walker2d": EnvConfig("Walker2d-v5"),

@@ -132,7 +132,7 @@ def test_wrapper_arguments_are_filled_in_and_checked():
     with pytest.raises(EnvError, match=r"'repeat_action_probability' must be a number in \[0, 1\]"):
         wrapper_config({"name": "atari_preprocessing", "repeat_action_probability": 2})
     with pytest.raises(EnvError, match="known wrappers: atari_preprocessing, frame_stack, grayscale, resize, "
-                                       "clip_reward, time_limit"):
+                                       "clip_reward, action_repeat, time_limit"):
         wrapper_config({"name": "NormalizeObservation"})
 
 
@@ -170,6 +170,29 @@ def test_clip_reward_and_time_limit():
     env.reset(seed=0)
     steps = [env.step(np.zeros(1, np.float32)) for _ in range(7)]
     assert {s[1] for s in steps} <= {-1.0, 0.0} and [s[3] for s in steps] == [False] * 6 + [True]
+
+
+def test_action_repeat_holds_each_action_and_sums_the_rewards():
+    config = EnvConfig("MountainCar-v0", wrappers=[{"name": "action_repeat", "times": 4},
+                                                   {"name": "time_limit", "max_episode_steps": 3}])
+    assert config.time_limit() == 3  # decisions, not env steps
+    env, plain = config.make(), EnvConfig("MountainCar-v0").make()
+    obs, _ = env.reset(seed=3)
+    assert np.array_equal(obs, plain.reset(seed=3)[0])
+    for decision, action in enumerate([2, 0, 2]):
+        obs, reward, terminated, truncated, _ = env.step(action)
+        held = [plain.step(action) for _ in range(4)]
+        assert np.array_equal(obs, held[-1][0]) and reward == sum(h[1] for h in held) == -4.0
+        assert (terminated, truncated) == (False, decision == 2)
+    with pytest.raises(EnvError, match=r"'times' must be an integer in \[2, 100\]"):
+        wrapper_config({"name": "action_repeat", "times": 1})
+
+
+def test_action_repeat_stops_holding_when_the_episode_ends():
+    env = EnvConfig("CartPole-v1", wrappers=[{"name": "action_repeat", "times": 50}]).make()
+    env.reset(seed=0)
+    _, reward, terminated, truncated, _ = env.step(1)  # pushing right 50 times topples the pole first
+    assert terminated and not truncated and 1.0 <= reward < 50.0
 
 
 def test_atari_preprocessing_does_the_frame_skip_and_sticky_actions():

@@ -16,11 +16,10 @@ import dataclasses
 import logging
 import time
 
-from redis.exceptions import RedisError as RelayUnavailable
-
 from workers.chain.errors import TxReverted
 from workers.node.handlers.common import current, my_slot, on, schedule_check, sealed, send, voted
 from workers.node.handlers.context import NodeContext
+from workers.node.handlers.relay import RelayUnavailable
 from workers.node.queues.dispatch import HandledEvent
 from workers.protocol import Phase, Role
 
@@ -28,13 +27,12 @@ log = logging.getLogger(__name__)
 
 
 def _relay(ctx: NodeContext):
-    """This process's AttestRelay, or None when the node's relay is "off"."""
-    from workers.node.handlers.relay import AttestRelay, relay_url
+    """This process's relay (workers.node.handlers.relay.open_relay), or None when it is "off"."""
+    from workers.node.handlers.relay import open_relay
 
     if "relay" not in ctx._cache:
-        url = relay_url(ctx.settings.attest_relay, ctx.config.redis_url)
-        ctx._cache["relay"] = None if url is None else AttestRelay.from_url(
-            url, ctx.deployment.chain_id, ctx.deployment.registry.address)
+        ctx._cache["relay"] = open_relay(ctx.settings, ctx.config.redis_url, ctx.deployment.chain_id,
+                                         ctx.deployment.registry.address, ctx.account)
     return ctx._cache["relay"]
 
 

@@ -147,12 +147,22 @@ def in_phases(*phases: Phase):
     return lambda args: int(args["phase"]) in phases
 
 
+FETCH_DELIVERIES = 3
+"""Deliveries of a job after which content that could not be fetched is missing data."""
+
+
 def fetch(ctx: NodeContext, cid: str, ev: HandledEvent) -> bytes | None:
     """The content, or None (missing data: reject) once a few deliveries could not get it."""
+    return fetch_content(ctx, cid, ev.attempt)
+
+
+def fetch_content(ctx: NodeContext, cid: str, attempt: int) -> bytes | None:
+    """`fetch` for a job on its `attempt`-th delivery: the store's transient errors are raised
+    (the job is retried) until FETCH_DELIVERIES, then None."""
     try:
         return ctx.store.get(cid)
     except STORE_RETRYABLE:
-        if ev.attempt < 3:
+        if attempt < FETCH_DELIVERIES:
             raise
         return None
 

@@ -2,8 +2,9 @@
 
 RELAY. A Redis that every validator of a task can reach: `--attest-relay URL` /
 $DECENTRL_ATTEST_RELAY, by default the node's own REDIS_URL (shared by every node of a local
-network and by the hosts of one operator's cluster); operators of different organisations point at
-one common relay. `off` disables it: the node then always votes with its own `attest`.
+network and by the hosts of one operator's cluster). `ipfs`: the node's own Redis, filled over
+IPFS pubsub by every validator node of the deployment, with no server they must all reach
+(relay_gossip, relay_bridge). `off` disables it: the node then always votes with its own `attest`.
 
 Per (chain id, registry, task, round) one hash,
     decentrl:attest-relay:<chainId>:<registry>:<taskId>:<round>
@@ -29,11 +30,16 @@ import redis as redis_py
 
 from workers.crypto.attest_messages import key_from_node_key, registration_args
 from workers.crypto.bls import BlsKey
+from workers.storage.ipfs_pubsub import PubsubUnavailable
 
 log = logging.getLogger(__name__)
 
 RELAY_ENV = "DECENTRL_ATTEST_RELAY"
 OFF = "off"
+IPFS = "ipfs"
+REDIS_SCHEMES = ("redis://", "rediss://", "unix://")
+RelayUnavailable = (redis_py.exceptions.RedisError, PubsubUnavailable)
+"""What posting to or reading the relay raises when it is down: the validator then votes alone."""
 RELAY_TTL_S = 3600
 """How long a round's entries stay after the last post: well past any Attest window the nodes
 serve, short enough that an abandoned relay does not fill up."""
@@ -109,12 +115,39 @@ class AttestRelay:
         return out
 
 
+def check_setting(setting: str | None, ipfs_api: str | None) -> None:
+    """ValueError, saying what to give, unless `setting` is a valid attest_relay (NodeSettings)."""
+    if setting is None or setting == OFF or setting.startswith(REDIS_SCHEMES):
+        return
+    if setting == IPFS:
+        if not ipfs_api:
+            raise ValueError("attest relay 'ipfs' needs the node's IPFS node (--ipfs-api): the validators' "
+                             "signatures travel over its pubsub")
+        return
+    raise ValueError(f"attest relay {setting!r}: give a Redis URL ({', '.join(REDIS_SCHEMES)}), "
+                     f"'{IPFS}' (over the IPFS node's pubsub) or '{OFF}'")
+
+
 def relay_url(setting: str | None, redis_url: str) -> str | None:
-    """The relay's URL from the node's attest_relay setting (NodeSettings): None means the node's
-    own Redis; "off" means no relay (None)."""
+    """The Redis the relay is read from, from the node's attest_relay setting (NodeSettings): the
+    node's own for None and "ipfs" (which the relay bridge fills); "off" means no relay (None)."""
     if setting == OFF:
         return None
-    return setting or redis_url
+    return redis_url if setting in (None, IPFS) else setting
+
+
+def open_relay(settings, redis_url: str, chain_id: int, registry: str, account):
+    """The relay the node's handlers post to and read (an AttestRelay, or a GossipRelay over IPFS
+    pubsub that `account` signs for), or None when it is "off"."""
+    url = relay_url(settings.attest_relay, redis_url)
+    if url is None:
+        return None
+    local = AttestRelay.from_url(url, chain_id, registry)
+    if settings.attest_relay != IPFS:
+        return local
+    from workers.node.handlers.relay_gossip import GossipRelay
+
+    return GossipRelay(local, account, chain_id, registry, settings.ipfs_api)
 
 
 # -- the node's BLS key ----------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from workers.node.handlers.common import (
     ZERO32,
     checkpoint_bundle,
     current,
+    fetch_content,
     in_phases,
     my_slot,
     on,
@@ -82,10 +83,10 @@ def commit_work(ctx: NodeContext, ev: HandledEvent, role: Role, phase: Phase) ->
         return  # committed before (this is a redelivery)
     # the work stops at the commit deadline (a commit after it reverts): the worker is freed
     with within_phase(ctx, task, f"round {round_} {phase.name.lower()}"):
-        _commit_work(ctx, task, round_, role, phase, slot)
+        _commit_work(ctx, task, round_, role, phase, slot, ev.attempt)
 
 
-def _commit_work(ctx: NodeContext, task, round_: int, role: Role, phase: Phase, slot: int) -> None:
+def _commit_work(ctx: NodeContext, task, round_: int, role: Role, phase: Phase, slot: int, attempt: int) -> None:
     task_id = task.task_id
     spec = spec_of(ctx, task)
     started = time.time()
@@ -106,7 +107,7 @@ def _commit_work(ctx: NodeContext, task, round_: int, role: Role, phase: Phase, 
         if ahead is None:
             throughput.observe(ctx, "rollout", spec, note["steps"], rolled_out_s)
     else:
-        root, blob, note = _train(ctx, spec, task_id, round_, checkpoint_bundle(ctx, task), forced)
+        root, blob, note = _train(ctx, spec, task_id, round_, checkpoint_bundle(ctx, task), forced, attempt)
         if root is None:
             return  # nothing revealed to train on
         metrics.trained("trainer", int(note["stats"].get("samples", 0)), time.time() - started)
@@ -170,14 +171,21 @@ def _revealed_samplers(ctx: NodeContext, task_id: int, round_: int):
     return [s for s in ctx.view.submissions(task_id, round_) if s.role == Role.SAMPLER and s.revealed]
 
 
-def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None, forced: bool):
+def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None, forced: bool,
+                       attempt: int = 1):
     """(CheckpointResult or None, slots left out, seconds of the update): the round's update on
     every revealed shard whose blob matches its root (a sampler's bad blob is left out, as an
-    honest trainer does)."""
+    honest trainer does), and that could be fetched: a shard whose sampler is the only holder and
+    has gone is missing data after a few deliveries (`fetch`), left out here as validators reject it."""
     from workers.roles.trainer import ShardError, train_round
 
-    shards = [(s.slot, bytes(s.root), ctx.store.get(s.cid)) for s in _revealed_samplers(ctx, task_id, round_)]
-    left_out = []
+    fetched = [(s.slot, bytes(s.root), fetch_content(ctx, s.cid, attempt))
+               for s in _revealed_samplers(ctx, task_id, round_)]
+    left_out = [slot for slot, _, blob in fetched if blob is None]
+    for slot in left_out:
+        log.warning("task %d round %d: leaving out sampler slot %d: its shard could not be fetched", task_id,
+                    round_, slot)
+    shards = [s for s in fetched if s[2] is not None]
     while shards:
         try:
             started = time.time()
@@ -191,9 +199,9 @@ def _train_on_revealed(ctx: NodeContext, spec, task_id: int, round_: int, prev: 
     return None, left_out, 0.0
 
 
-def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None, forced: bool):
+def _train(ctx: NodeContext, spec, task_id: int, round_: int, prev: bytes | None, forced: bool, attempt: int):
     started = time.time()
-    result, left_out, update_s = _train_on_revealed(ctx, spec, task_id, round_, prev, forced)
+    result, left_out, update_s = _train_on_revealed(ctx, spec, task_id, round_, prev, forced, attempt)
     if result is None:
         return None, None, {}
     stats = {k: v for k, v in (result.stats or {}).items() if isinstance(v, (int, float, str))}

@@ -222,7 +222,7 @@ class HealthChecker:
         services["store"] = check_store(self.ipfs_api, self.store_dir)
 
         actions += [f"restarted {name} (process had exited)" for name in sup.check()]
-        workers = {name: c for name, c in sup.children.items() if name != "watcher"}
+        workers = {name: c for name, c in sup.children.items() if c.celery}
         hostnames = {name: f"{name}@{sup.config.node_name}" for name in workers}
         started = time.time()
         try:
@@ -233,9 +233,9 @@ class HealthChecker:
             answered, ping_error = set(), _error(exc)
         starting = False
         for name, child in sup.children.items():
-            if name == "watcher":
+            if not child.celery:
                 ok = child.alive()
-                block = watcher_block(self.node_dir)
+                block = watcher_block(self.node_dir) if name == "watcher" else None
                 at = "" if block is None else f", processed up to block {block}"
                 services[name] = _result(ok, (f"pid {child.pid} alive" if ok else "not running") + at
                                          + restart_note(child), started, block=block)

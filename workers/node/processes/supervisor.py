@@ -58,6 +58,8 @@ class Child:
     """Deaths in a row within STABLE_S of a start (a crash loop's length)."""
     restart_at: float | None = None
     """When a dead child found by check() is due to start again (None: not found dead yet)."""
+    celery: bool = True
+    """A Celery worker (answers pings), or a plain process (the watcher, a service)."""
     _status: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
     """Reading a process's exit status consumes it (multiprocessing's sentinel pipe), so threads
     that look at once (LocalNetwork's supervise thread and its caller) take turns."""
@@ -102,6 +104,8 @@ class Supervisor:
     """Children's log lines: "json" (one object a line, workers.node.observe.logs) or "text"."""
     env: dict = field(default_factory=dict)
     """Extra environment for the children (e.g. PYTHONPATH for handler modules)."""
+    services: dict = field(default_factory=dict)
+    """Further plain processes: name -> module run as `python -m module` (the relay bridge)."""
     children: dict[str, Child] = field(default_factory=dict)
 
     def __post_init__(self):
@@ -126,7 +130,9 @@ class Supervisor:
         if self.watcher:
             argv = [sys.executable, "-m", "workers.node.processes.watcher_runner", self.watcher,
                     "--roles", ",".join(self.roles)]
-            self.children["watcher"] = Child("watcher", argv, log_dir / "watcher.log")
+            self.children["watcher"] = Child("watcher", argv, log_dir / "watcher.log", celery=False)
+        for name, module in self.services.items():
+            self.children[name] = Child(name, [sys.executable, "-m", module], log_dir / f"{name}.log", celery=False)
 
     def _claims(self, role: str) -> bool:
         """Whether the node's handler modules give `role` a claiming handler (importing them is

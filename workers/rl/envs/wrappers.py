@@ -33,6 +33,7 @@ FRAME_STACK = "frame_stack"
 GRAYSCALE = "grayscale"
 RESIZE = "resize"
 CLIP_REWARD = "clip_reward"
+ACTION_REPEAT = "action_repeat"
 TIME_LIMIT = "time_limit"
 
 ARGS = {
@@ -44,6 +45,7 @@ ARGS = {
     GRAYSCALE: {},
     RESIZE: {"height": Arg(int, 84, 1, 1024), "width": Arg(int, 84, 1, 1024)},
     CLIP_REWARD: {},
+    ACTION_REPEAT: {"times": Arg(int, 4, 2, 100)},
     TIME_LIMIT: {"max_episode_steps": Arg(int, 1000, 1, 10_000_000)},
 }
 """Every wrapper a spec may name -> its arguments."""
@@ -133,6 +135,8 @@ def apply(env: gym.Env, config: WrapperConfig) -> gym.Env:
         return Resize(env, a["height"], a["width"])
     if config.name == CLIP_REWARD:
         return ClipReward(env)
+    if config.name == ACTION_REPEAT:
+        return ActionRepeat(env, a["times"])
     if config.name == TIME_LIMIT:
         return gym.wrappers.TimeLimit(env, a["max_episode_steps"])
     raise EnvError(f"unknown wrapper {config.name!r}; known wrappers: {', '.join(ARGS)}")
@@ -183,6 +187,26 @@ class ClipReward(gym.RewardWrapper):
 
     def reward(self, reward):
         return float(np.sign(reward))
+
+
+class ActionRepeat(gym.Wrapper):
+    """Each action applied `times` steps in a row (fewer when the episode ends first), the rewards
+    summed, the last observation returned: the agent decides every `times` steps. Exploration in
+    envs whose reward needs momentum (MountainCar) comes from held actions, which independent
+    per-step draws practically never make. Keeps nothing between steps."""
+
+    def __init__(self, env: gym.Env, times: int):
+        super().__init__(env)
+        self.times = times
+
+    def step(self, action):
+        total = 0.0
+        for _ in range(self.times):
+            obs, reward, terminated, truncated, info = self.env.step(action)
+            total += float(reward)
+            if terminated or truncated:
+                break
+        return obs, total, terminated, truncated, info
 
 
 class FrameStack(gym.Wrapper):
