@@ -29,7 +29,8 @@ def _run(hosts, on_tick):
     """A task of TASK run to its end, calling on_tick(task_id, task) meanwhile; its id."""
     params = TaskParams(hosts.publish(SPEC.to_bytes()), SPEC.digest(), **TASK)
     task_id = hosts.create_task(params)
-    hosts.wait_final(task_id, TIMEOUT_S, lambda task: on_tick(task_id, task))
+    final = hosts.wait_final(task_id, TIMEOUT_S, lambda task: on_tick(task_id, task))
+    print(f"\ntask {task_id} final: {final}, block {hosts.w3.eth.block_number}")
     return task_id
 
 

@@ -2,7 +2,8 @@
 start knowing no peer and the nodes (`--ipfs-peer`) connect each to every other; content added on
 one operator's IPFS node reaches another's over the swarm; and a 1-round CartPole task, its spec
 published from the requester's own IPFS node, completes with every node paid its slot share, as
-on one machine (tests/workers/integration/test_task_over_ipfs.py)."""
+on one machine (tests/workers/integration/test_task_over_ipfs.py), its three validators' votes in
+one BLS aggregate whose signatures travelled between their hosts over IPFS pubsub."""
 import os
 import time
 from types import SimpleNamespace
@@ -92,6 +93,9 @@ def test_task_completes_with_every_node_paid(hosts, task_run):
     for op in hosts.operators.values():
         held = view.read(hosts.deployment.vault, "heldOf", task_run.task_id, 0, op.address)
         assert held == slot_share(task, Role[op.role.upper()]), op.name  # held for the dispute window
+    aggregates = [e for e in hosts.deployment.registry.events.AggregateAttested.get_logs(
+        from_block=hosts.deployment.block) if e.args["taskId"] == task_run.task_id]
+    assert [bin(e.args["signerBitmap"]).count("1") for e in aggregates] == [3]  # signatures met over pubsub
     bundle = _store_call(hosts.operators["validator0"], lambda store: store.get(task.checkpoint_cid, timeout=30))
     assert verify_checkpoint(bundle, task.checkpoint_root).round == 0
     print(f"\ntask {task_run.task_id} across {len(hosts.operators)} operator hosts: rounds=1 "
