@@ -9,6 +9,8 @@
 #   make subgraph  graph codegen + graph build of subgraph/ (NETWORK=<name>: for deployments/<name>.json)
 #   make demo    the real network: anvil, Redis, Celery nodes (2 samplers, 1 trainer, 3 validators) train CartPole;
 #                watch it on the explorer page it serves (http://127.0.0.1:8850/)
+#   make demo-hosts  the same task with each operator on a host of its own (network namespaces, own IPFS
+#                node and Redis; needs root)
 #   make demo-scripted  the protocol walked by scripted actors (brownie run scripts/demo.py)
 #   make gas     brownie run bench/gas.py
 #   make clean   build outputs;  make distclean  also .venv, node_modules and tools/bin
@@ -56,7 +58,7 @@ ifeq ($(wildcard node_modules/.package-lock.json),)
   $(shell rm -f $(STAMPS)/npm-*)
 endif
 
-.PHONY: help setup python node links solc brownie-networks browser test test-brownie contract-checks lint test-forge slither coverage subgraph demo demo-scripted gas clean distclean FORCE
+.PHONY: help setup python node links solc brownie-networks browser test test-brownie contract-checks lint test-forge slither coverage subgraph demo demo-hosts hosts-tools demo-scripted gas clean distclean FORCE
 
 help:
 	@sed -n '3,15p' Makefile | sed 's/^# \{0,1\}//'
@@ -122,10 +124,17 @@ browser:
 	  "(apt-get install -y chromium) for the explorer's browser test"; exit 1; fi
 	@test -x $(CHROMIUM)
 
+# tests/workers/hosts/ (and make demo-hosts) make network namespaces with iproute2's `ip`, as root.
+hosts-tools:
+	@if command -v ip >/dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ]; then echo "setup: apt-get install iproute2"; \
+	  apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iproute2 >/dev/null; \
+	else echo "setup: the multi-host tests need iproute2's ip and root: run make test as root"; exit 1; fi
+
 # The Python suite and the contract checks run side by side, on every core the machine has (both
 # are CPU-bound: the suite runs anvil, Redis and node processes, the checks mostly solc-js).
 # --output-sync prints each side's output whole once it ends; either failing fails `make test`.
-test: setup browser
+test: setup browser hosts-tools
 	$(MAKE) -j2 --output-sync=recurse test-brownie contract-checks
 
 # The lint goes first here (a second; a failure stops this side, the Python suite runs on). The
@@ -208,6 +217,11 @@ DEMO_ARGS ?= --explorer 8850
 demo: setup
 	brownie compile >/dev/null
 	decentrl demo $(DEMO_ARGS)
+
+# The demo's task with each operator on a host of its own (network namespaces: needs root).
+demo-hosts: setup hosts-tools
+	brownie compile >/dev/null
+	decentrl demo --hosts
 
 # brownie_cli.py is `brownie` that also runs scripts in a checkout path with a dot in it.
 BROWNIE_RUN := python tools/brownie_cli.py run

@@ -16,13 +16,13 @@ SPEC_CID = "bafkreigh2akiscaildcqabsyg3dfr6chu3fgpregiymsck7e7aqa4s52zy"
 SPEC_DIGEST = bytes.fromhex("11" * 32)
 
 
-SHARED_RUN_FOLDER = "tests/workers/integration/"
-"""Its files share session-scoped network runs (its conftest.py): they go to one worker."""
+SHARED_RUN_FOLDERS = ("tests/workers/integration/", "tests/workers/hosts/")
+"""Each one's files share session-scoped network runs (its conftest.py): they go to one worker."""
 
 
 @pytest.hookimpl(tryfirst=True)  # before brownie's own, which always answers plain loadfile
 def pytest_xdist_make_scheduler(config, log):
-    """`--dist loadfile`, except that the files of SHARED_RUN_FOLDER are one unit: a session
+    """`--dist loadfile`, except that the files of each of SHARED_RUN_FOLDERS are one unit: a session
     fixture is built once per worker that uses it, so with the files split over two workers the
     folder's 70 s CartPole task ran twice."""
     if config.getvalue("dist") != "loadfile":
@@ -32,7 +32,7 @@ def pytest_xdist_make_scheduler(config, log):
     class SharedRunScheduling(LoadFileScheduling):
         def _split_scope(self, nodeid: str) -> str:
             scope = super()._split_scope(nodeid)
-            return SHARED_RUN_FOLDER if scope.startswith(SHARED_RUN_FOLDER) else scope
+            return next((folder for folder in SHARED_RUN_FOLDERS if scope.startswith(folder)), scope)
 
     return SharedRunScheduling(config, log)
 

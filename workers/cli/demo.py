@@ -23,10 +23,19 @@ from workers.cli.group import cli
               metavar="[SECONDS]",
               help="Keep the whole network (chain, nodes, store, explorer) up after the run and print how to use "
                    "it: until Ctrl-C, or for SECONDS.")
-def demo(env_id, out_dir, keep, explorer_port, linger_s):
+@click.option("--hosts", "on_hosts", is_flag=True,
+              help="Run each operator on a host of its own (a network namespace with its own IPFS node, Redis and "
+                   "`node start`; the CartPole-v1 demo only; needs root): `make demo-hosts`.")
+def demo(env_id, out_dir, keep, explorer_port, linger_s, on_hosts):
     """A whole network on a local chain: deploy, the preset's samplers (2 for CartPole-v1), 1 trainer,
     3 validators, a task of the preset's spec, its rounds live, the evaluation, payouts and a
     learning curve. Exits 0 when the final evaluation reaches the spec's target."""
+    if on_hosts:
+        if env_id != "CartPole-v1" or explorer_port is not None or linger_s:
+            raise click.UsageError("--hosts runs the CartPole-v1 demo only, without --explorer or --linger")
+        from workers.demo import hosts
+
+        sys.exit(hosts.main(keep=keep))
     from workers.demo import run
 
     sys.exit(run.main(out_dir=Path(out_dir), keep=keep, explorer_port=explorer_port, linger_s=linger_s,

@@ -242,6 +242,11 @@ def _websocket_url(ctx, param, value):
                    f"machine, {REMOTE_CONFIRMATIONS} for any other.")
 @click.option("--ipfs-api", default=lambda: os.environ.get("DECENTRL_IPFS_API"),
               help="IPFS RPC API multiaddr ($DECENTRL_IPFS_API); default: the embedded store (--store-dir).")
+@click.option("--ipfs-peer", "ipfs_peers", multiple=True, metavar="MULTIADDR",
+              default=lambda: os.environ.get("DECENTRL_IPFS_PEERS", "").split(),
+              help="Another operator's IPFS swarm multiaddr, /ip4/ADDRESS/tcp/PORT/p2p/PEER_ID (repeatable; "
+                   "$DECENTRL_IPFS_PEERS, space-separated): the node keeps its IPFS node connected to each, "
+                   "dialing again every few seconds one that is not (a host that comes back). With --ipfs-api.")
 @click.option("--retention-days", type=click.FloatRange(min=0, min_open=True), default=7.0, show_default=True,
               help="Days the node's store keeps intermediate results (rollouts, checkpoints) it did not pin.")
 @click.option("--metrics-port", type=click.IntRange(0, 65535), default=9400, show_default=True,
@@ -280,7 +285,8 @@ def _websocket_url(ctx, param, value):
                    "0 for any other.")
 @price_options
 @click.pass_obj
-def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirmations, ipfs_api, retention_days,
+def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirmations, ipfs_api, ipfs_peers,
+               retention_days,
                metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
                aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks, nudge_after, price_sampler,
                price_trainer, price_validator, feasibility_margin):
@@ -308,6 +314,16 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
             check_ipfs_api(ipfs_api)
         except ValueError as exc:
             raise click.UsageError(f"--ipfs-api: {exc}") from None
+    if ipfs_peers:
+        from workers.storage.swarm_peers import peer_id_of
+
+        if not ipfs_api:
+            raise click.UsageError("--ipfs-peer needs --ipfs-api: the peers are dialed from that IPFS node")
+        for peer in ipfs_peers:
+            try:
+                peer_id_of(peer)
+            except ValueError as exc:
+                raise click.UsageError(f"--ipfs-peer: {exc}") from None
     from workers.chain.keystore import PASSWORD_ENV
     from workers.node.config import NodeSettings
     from workers.node.processes.redis_service import RedisUnavailable
@@ -346,7 +362,7 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
         try:
             run_node(obj.deployment, settings, names, account, password, concurrency=concurrency,
                      metrics_port=metrics_port, health_interval_s=health_interval, log_format=log_format,
-                     claim_burst=claim_burst, send=send, echo=click.echo)
+                     claim_burst=claim_burst, ipfs_peers=tuple(ipfs_peers), send=send, echo=click.echo)
         except (RedisUnavailable, StartError) as exc:
             raise click.ClickException(str(exc)) from None
     finally:

@@ -65,7 +65,7 @@ def _send(sender, call, what: str):
 
 def run_node(deployment, settings: NodeSettings, roles: tuple[str, ...], account, password: str, *,
              concurrency: int = 1, metrics_port: int = 0, health_interval_s: float = 60.0, log_format: str = "json",
-             claim_burst: int = NodeConfig.burst, send: Callable = _send,
+             claim_burst: int = NodeConfig.burst, ipfs_peers: tuple[str, ...] = (), send: Callable = _send,
              echo: Callable[..., None] = _echo) -> None:
     """Runs the node of `account` (unlocked with `password`, which its workers get too) in this
     process until SIGTERM or SIGINT: its Redis ($REDIS_URL, else an embedded one in node_dir/redis;
@@ -73,7 +73,9 @@ def run_node(deployment, settings: NodeSettings, roles: tuple[str, ...], account
     it, then its processes under a Supervisor with the health check and the metrics server
     (run_supervisor); everything it started is stopped when it returns. `deployment` is the loaded
     record of settings.deployment. `send(sender, call, what)` sends the registration (the CLI's
-    names a revert to the operator); `echo(message, err=False)` says what happens."""
+    names a revert to the operator); `echo(message, err=False)` says what happens. `ipfs_peers`:
+    the other operators' IPFS swarm multiaddrs, which its IPFS node is kept connected to
+    (workers.storage.swarm_peers)."""
     from workers.chain.keystore import PASSWORD_ENV
     from workers.chain.view import ChainView
     from workers.node.observe.health import HealthChecker
@@ -102,7 +104,14 @@ def run_node(deployment, settings: NodeSettings, roles: tuple[str, ...], account
         checker = HealthChecker(sup, settings.rpc_url, str(settings.deployment), account.address,
                                 str(settings.store_dir), ipfs_api=settings.ipfs_api, interval_s=health_interval_s,
                                 metrics_port=metrics_port or None, restart_redis=lambda: restart_redis(holder))
-        run_supervisor(settings.node_dir, sup, roles, service, checker=checker, metrics_port=metrics_port, echo=echo)
+        swarm = None
+        if ipfs_peers:
+            from workers.storage.swarm_peers import SwarmPeers
+
+            swarm = SwarmPeers(settings.ipfs_api, ipfs_peers)
+            echo(f"IPFS peers: keeping {len(ipfs_peers)} connected (dialed again every {swarm.interval_s:g} s)")
+        run_supervisor(settings.node_dir, sup, roles, service, checker=checker, metrics_port=metrics_port, echo=echo,
+                       swarm=swarm)
     finally:
         holder["service"].stop()
 
@@ -142,11 +151,12 @@ def restart_redis(holder: dict) -> bool:
 
 
 def run_supervisor(node_dir: Path, supervisor, roles, service, checker=None, metrics_port: int = 0,
-                   echo: Callable[..., None] = _echo) -> None:
+                   echo: Callable[..., None] = _echo, swarm=None) -> None:
     """Starts the supervisor (and the metrics server on 127.0.0.1:metrics_port unless 0), records
     its children in NODE_DIR/node.json for `node status`, restarts dead children (one in a crash
     loop after growing waits: workers.node.processes.supervisor) and runs the health check
-    (`checker`) every checker.interval_s, until SIGTERM/SIGINT; then stops them all."""
+    (`checker`) every checker.interval_s, and dials the IPFS peers `swarm` (SwarmPeers) is not
+    connected to every swarm.interval_s, until SIGTERM/SIGINT; then stops them all."""
     from workers.node.processes.redis_service import redacted
     from workers.node.processes.state import clear_node_state, write_node_state
 
@@ -172,6 +182,9 @@ def run_supervisor(node_dir: Path, supervisor, roles, service, checker=None, met
         echo(f"node running: roles {','.join(roles)}, Redis {redacted(service.url)}; logs in {Path(node_dir) / 'logs'}"
              f"{where}")
         while not stopping:
+            if swarm is not None and swarm.due():
+                for peer, outcome in swarm.dial().items():
+                    echo(f"IPFS peer {peer}: {outcome}", err=outcome != "connected")
             time.sleep(1.0)
             if stopping:
                 break
