@@ -15,6 +15,7 @@ from workers.node.config import (
     REMOTE_CONFIRMATIONS,
     REMOTE_POLL_S,
     NodeConfig,
+    NodeSettings,
     default_confirmations,
     default_poll_interval,
 )
@@ -247,6 +248,11 @@ def _websocket_url(ctx, param, value):
               help="Another operator's IPFS swarm multiaddr, /ip4/ADDRESS/tcp/PORT/p2p/PEER_ID (repeatable; "
                    "$DECENTRL_IPFS_PEERS, space-separated): the node keeps its IPFS node connected to each, "
                    "dialing again every few seconds one that is not (a host that comes back). With --ipfs-api.")
+@click.option("--ipfs-timeout", type=click.FloatRange(min=0, min_open=True), default=NodeSettings.ipfs_timeout_s,
+              show_default=True,
+              help="Seconds each call to the IPFS node may take. A fetch of content no reachable peer gives in "
+                   "that time is tried again; content not fetched in 3 tries is missing data (the round "
+                   "rejects its submission), so a round's phase windows must fit 3 such timeouts.")
 @click.option("--retention-days", type=click.FloatRange(min=0, min_open=True), default=7.0, show_default=True,
               help="Days the node's store keeps intermediate results (rollouts, checkpoints) it did not pin.")
 @click.option("--metrics-port", type=click.IntRange(0, 65535), default=9400, show_default=True,
@@ -286,7 +292,7 @@ def _websocket_url(ctx, param, value):
 @price_options
 @click.pass_obj
 def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirmations, ipfs_api, ipfs_peers,
-               retention_days,
+               ipfs_timeout, retention_days,
                metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
                aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks, nudge_after, price_sampler,
                price_trainer, price_validator, feasibility_margin):
@@ -344,7 +350,7 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
         try:
             settings = NodeSettings(
                 rpc_url=rpc, ws_url=ws_url, deployment=obj.deployment_file(), node_dir=obj.node_dir,
-                store_dir=obj.store_dir, ipfs_api=ipfs_api, address=account.address,
+                store_dir=obj.store_dir, ipfs_api=ipfs_api, ipfs_timeout_s=ipfs_timeout, address=account.address,
                 poll_interval=poll_interval or default_poll_interval(rpc),
                 confirmations=default_confirmations(rpc) if confirmations is None else confirmations,
                 keeper_turn_blocks=default_turn_blocks(rpc) if keeper_turn_blocks is None else keeper_turn_blocks,

@@ -14,6 +14,7 @@ from pathlib import Path
 
 from workers.rl.config import DEVICES
 from workers.roles.aggregation import AGGREGATE_WAIT_S, ATTEST_FALLBACK_S, MIN_AGGREGATE_SIGNERS, check_min_signers
+from workers.storage.store import DEFAULT_TIMEOUT
 
 ENV_VAR = "DECENTRL_NODE_CONFIG"
 
@@ -85,6 +86,10 @@ class NodeSettings:
     """Websocket endpoint for the watcher (None: it polls over HTTP)."""
     ipfs_api: str | None = None
     """Multiaddr of an IPFS node's RPC API (None: the embedded store)."""
+    ipfs_timeout_s: float = DEFAULT_TIMEOUT
+    """Seconds each call to the IPFS node may take: a fetch of content that no reachable peer
+    gives in that time is tried again with its job, and is missing data after
+    handlers.common.FETCH_DELIVERIES deliveries."""
     address: str | None = None
     """Which keystore of node_dir to use (None: its only one)."""
     confirmations: int = 0
@@ -145,6 +150,8 @@ class NodeSettings:
         if self.retention_s <= 0 or self.gc_interval_s <= 0:
             raise ValueError(f"retention_s and gc_interval_s must be > 0 seconds, got {self.retention_s} and "
                              f"{self.gc_interval_s}")
+        if self.ipfs_timeout_s <= 0:
+            raise ValueError(f"ipfs_timeout_s must be > 0 seconds, got {self.ipfs_timeout_s}")
         if self.aggregate_wait_s < 0 or self.attest_fallback_s < 0:
             raise ValueError("aggregate_wait_s and attest_fallback_s must be >= 0")
         check_min_signers(self.aggregate_min_signers)

@@ -176,7 +176,7 @@ class ContentStore(ABC):
             self._put(data, cid)
 
     @abstractmethod
-    def _get(self, cid: str, timeout: float) -> bytes: ...
+    def _get(self, cid: str, timeout: float | None) -> bytes: ...
 
     @abstractmethod
     def has(self, cid: str) -> bool:
@@ -211,9 +211,9 @@ class ContentStore(ABC):
         self.observer.stored("put", sum(map(len, items)))
         return cids
 
-    def get(self, cid: str, timeout: float = DEFAULT_TIMEOUT) -> bytes:
+    def get(self, cid: str, timeout: float | None = None) -> bytes:
         """The bytes named `cid`, checked against it (CIDMismatch if they do not match; NotACid if
-        `cid` is no CID)."""
+        `cid` is no CID). `timeout`: how long a fetch from the network may take (None: the store's own)."""
         try:
             data = self._get(_a_cid(cid), timeout)
             verify(data, cid)
@@ -296,7 +296,7 @@ class EmbeddedStore(ContentStore):
             for fd, _, _ in staged:
                 os.close(fd)
 
-    def _get(self, cid: str, timeout: float) -> bytes:
+    def _get(self, cid: str, timeout: float | None) -> bytes:
         try:
             return self._path(cid).read_bytes()
         except FileNotFoundError:
@@ -349,7 +349,8 @@ def check_ipfs_api(api: str) -> str:
 class IpfsStore(ContentStore):
     """A real IPFS node's RPC API (kubo, or js-ipfs as in the tests). `api` is a multiaddr
     such as `/ip4/127.0.0.1/tcp/5001/http`, or its URL (`http://127.0.0.1:5001`); the ledger lives
-    at `ledger_path`. `outage_s`: how long a call waits for a node it cannot reach (its daemon
+    at `ledger_path`. `timeout`: how long each call may take (a `get` of content no reachable peer
+    has ends with ContentNotFound after it). `outage_s`: how long a call waits for a node it cannot reach (its daemon
     restarting) before StoreUnavailable, trying again every second or so (a node's own store rides
     out its IPFS node's restart and goes on at once; a command line answers at once with 0)."""
 
@@ -415,7 +416,7 @@ class IpfsStore(ContentStore):
             raise StoreUnavailable(f"IPFS node at {self.api} stored the data as {answer}, not {cid}: it must "
                                    "import with kubo's defaults (256 KiB chunks, balanced DAG)")
 
-    def _get(self, cid: str, timeout: float) -> bytes:
+    def _get(self, cid: str, timeout: float | None) -> bytes:
         return self._call("cat", self._client.cat, cid, timeout=timeout, missing=cid)
 
     def has(self, cid: str) -> bool:
@@ -463,11 +464,12 @@ def gc_forever(store: ContentStore, interval: float, stop: threading.Event) -> N
             return
 
 
-def open_store(ipfs_api: str | None, root: Path | str, outage_s: float = 0.0, **kwargs) -> ContentStore:
-    """An IpfsStore when `ipfs_api` is set (ledger under `root`; `outage_s`: IpfsStore's), else an
-    EmbeddedStore at `root`."""
+def open_store(ipfs_api: str | None, root: Path | str, outage_s: float = 0.0, timeout: float = DEFAULT_TIMEOUT,
+               **kwargs) -> ContentStore:
+    """An IpfsStore when `ipfs_api` is set (ledger under `root`; `outage_s`, `timeout`: IpfsStore's),
+    else an EmbeddedStore at `root`."""
     if ipfs_api:
-        return IpfsStore(ipfs_api, Path(root) / "ipfs-ledger.sqlite", outage_s=outage_s, **kwargs)
+        return IpfsStore(ipfs_api, Path(root) / "ipfs-ledger.sqlite", timeout=timeout, outage_s=outage_s, **kwargs)
     return EmbeddedStore(root, **kwargs)
 
 

@@ -4,16 +4,27 @@
   opened) and comes back after its TrainCommit deadline: it is vacated as Missed (not slashed),
   the samples are still attested and paid, and the task ends without a result, the rest refunded;
 - one validator's Redis is stopped mid-round and started again 3 s later (its append-only file
-  keeps what was queued): the task completes with every node paid its share.
+  keeps what was queued): the task completes with every node paid its share;
+- content whose only holder has gone: a sampler's IPFS node hangs once its commit is in (nobody
+  can have fetched its shard: its CID is not out before the reveal) and its host is cut once its
+  reveal lands. The trainer and the validators cannot fetch the shard (the harness's nodes give a
+  fetch 3 s): after 3 deliveries the validators reject it as missing data and the trainer, which
+  fetches the same way, leaves it out; the gone sampler is rejected (slashed, vacated), the
+  trainer, the other sampler and the validators are accepted and paid, the task completes.
 
-Nothing is paid twice: what TaskSettled says each role was paid is what the operators hold."""
+Nothing is paid twice: what TaskSettled says each role was paid is what the operators hold. Every
+event is handled once: each operator's own job records (in its own Redis, one per event and
+role, keyed by txHash:logIndex) of the task's events are all done, none sent again by the sweep."""
 import time
 
 from tests.workers.integration.network import SPEC
 from workers.chain.view import ChainView
 from workers.localnet.chain import MIN_STAKES, TOKEN
+from workers.node.handlers.common import FETCH_DELIVERIES
+from workers.node.handlers.context import Secrets
+from workers.node.queues.jobs import DONE, EVENT_KEY, QUEUED, RUNNING, JobRecord
 from workers.payouts import slot_share
-from workers.protocol import Outcome, Phase, Role, Status, TaskParams
+from workers.protocol import Outcome, Phase, Role, Status, TaskParams, Verdict
 
 TASK = dict(bounty=1000 * TOKEN, num_samplers=2, num_validators=3, num_rounds=1, claim_window=600,
             commit_window=120, reveal_window=60, attest_window=120)
@@ -48,11 +59,53 @@ def _paid_once(hosts, task_id: int, held: dict) -> None:
                                                             by_role["validator"]]
 
 
-def _unslashed(hosts) -> None:
+def _unslashed(hosts, but=()) -> None:
     view = ChainView(hosts.deployment)
     for op in hosts.operators.values():
+        if op.name in but:
+            continue
         stake = view.stake(op.address, Role[op.role.upper()])
         assert (stake.staked, stake.locked) == (MIN_STAKES[Role[op.role.upper()]], 0), op.name
+
+
+def _task_jobs(op, task_id: int) -> dict:
+    """{(role, event key): JobRecord} of the jobs of the task's chain events in the operator's own Redis."""
+    def read(client):
+        jobs = {}
+        for key in client.scan_iter(match="decentrl:*:job:*", count=1000):
+            role, _, event_key = key.decode().split(":job:", 1)[1].partition(":")
+            record = JobRecord.parse(client.hgetall(key))
+            if EVENT_KEY.fullmatch(event_key) and record.run and int(record.run["args"].get("taskId", -1)) == task_id:
+                jobs[(role, event_key)] = record
+        return jobs
+
+    return op.redis.client_call(read)
+
+
+def _handled_once(hosts, task_id: int, timeout: float = 60.0) -> dict:
+    """Once no operator has a job of the task's events queued or running (a host back from a cut
+    catches up first): each job is done, none failed or sent again by the stale-job sweep. Each
+    event has one record per role that handles it (its key is the event's txHash:logIndex), so
+    done once is handled once. {operator: {(role, event key): JobRecord}}."""
+    deadline = time.monotonic() + timeout
+    while True:
+        jobs = {op.name: _task_jobs(op, task_id) for op in hosts.operators.values()}
+        unfinished = {name: key for name, records in jobs.items() for key, r in records.items()
+                      if r.status in (QUEUED, RUNNING)}
+        if not unfinished or time.monotonic() > deadline:
+            break
+        time.sleep(0.5)
+    for name, records in jobs.items():
+        assert records, f"{name} handled no event of task {task_id}"
+        for key, record in records.items():
+            assert (record.status, record.requeued) == (DONE, 0), (name, key, record)
+    return jobs
+
+
+def _retried(jobs: dict) -> dict:
+    """{(operator, role, event name): attempts} of the jobs that ran more than once."""
+    return {(name, role, r.event): r.attempts for name, records in jobs.items()
+            for (role, _), r in records.items() if r.attempts != 1}
 
 
 def test_a_trainer_cut_off_mid_round_is_vacated_unslashed_and_the_samples_are_paid(hosts, nodes):
@@ -87,6 +140,8 @@ def test_a_trainer_cut_off_mid_round_is_vacated_unslashed_and_the_samples_are_pa
         assert held[op.name] == expected, op.name
     _paid_once(hosts, task_id, held)
     _unslashed(hosts)
+    jobs = _handled_once(hosts, task_id)
+    print(f"retried: {_retried(jobs)}")
 
 
 def test_a_validator_whose_redis_restarts_mid_round_still_votes(hosts, nodes):
@@ -110,3 +165,70 @@ def test_a_validator_whose_redis_restarts_mid_round_still_votes(hosts, nodes):
         assert held[op.name] == slot_share(task, Role[op.role.upper()]), op.name
     _paid_once(hosts, task_id, held)
     _unslashed(hosts)
+    jobs = _handled_once(hosts, task_id)
+    print(f"retried: {_retried(jobs)}")
+
+
+def test_a_shard_whose_only_holder_has_gone_is_rejected_and_the_round_goes_on(hosts, nodes):
+    gone = hosts.operators["sampler0"]
+    d, view = hosts.deployment, ChainView(hosts.deployment)
+    seen = {}
+
+    def hang_its_ipfs_then_cut_it(task_id, task):
+        if task.status != Status.ACTIVE or "cut" in seen:
+            return
+        membership = view.membership(task_id, gone.address)
+        if not membership.assigned:
+            return
+        sub = view.read(d.state, "submissionOf", task_id, 0, Role.SAMPLER, membership.slot)
+        if "hung" not in seen and bytes(sub.commitment) != b"\x00" * 32:
+            gone.ipfs.pause()  # its shard is on its IPFS node only; its CID is not out before its reveal
+            seen.update(hung=True, revealed_when_hung=sub.revealed, slot=membership.slot)
+        elif "hung" in seen and sub.revealed:
+            hosts.cut(gone.name)
+            seen["cut"] = True
+
+    started = time.monotonic()
+    try:
+        task_id = _run(hosts, hang_its_ipfs_then_cut_it)
+        wall_s = time.monotonic() - started
+    finally:
+        if "hung" in seen:
+            gone.ipfs.resume()
+        hosts.restore(gone.name)
+    assert seen.get("cut") and seen["revealed_when_hung"] is False
+    task = ChainView(d).task(task_id)
+    assert task.status == Status.COMPLETED
+    verdicts = {(e.args["node"], Role(e.args["role"])): Verdict(e.args["verdict"])
+                for e in _events(hosts, "VerdictReached", task_id)}
+    expected = {(op.address, Role[op.role.upper()]): Verdict.ACCEPTED
+                for op in hosts.operators.values() if op.role in ("sampler", "trainer")}
+    expected[(gone.address, Role.SAMPLER)] = Verdict.REJECTED
+    assert verdicts == expected
+    vacated = [(e.args["node"], Outcome(e.args["reason"])) for e in _events(hosts, "SlotVacated", task_id)]
+    assert vacated == [(gone.address, Outcome.REJECTED)]
+    for name in ("validator0", "validator1", "validator2"):  # each rejected it as missing data
+        (note,) = [n for n in Secrets(hosts.operators[name].node_dir / "secrets.sqlite").notes(task_id)
+                   if n["kind"] == "verdict"]
+        assert note["data"]["samplers"][str(seen["slot"])][:2] == [False, f"missing data: the blob of sampler "
+                                                                          f"slot {seen['slot']} could not be fetched"]
+    (work,) = [n for n in Secrets(hosts.operators["trainer"].node_dir / "secrets.sqlite").notes(task_id)
+               if n["kind"] == "work"]
+    assert work["data"]["left_out"] == [seen["slot"]]
+    held = _held(hosts, task_id)
+    for op in hosts.operators.values():
+        assert held[op.name] == (0 if op is gone else slot_share(task, Role[op.role.upper()])), op.name
+    _paid_once(hosts, task_id, held)
+    slashed = [(e.args["node"], e.args["amount"]) for e in d.stakes.events.Slashed.get_logs(from_block=d.block)]
+    (amount,) = [a for node, a in slashed if node == gone.address]
+    assert [node for node, _ in slashed] == [gone.address]  # in this whole session: no honest node
+    stake = ChainView(d).stake(gone.address, Role.SAMPLER)
+    assert (stake.staked, stake.locked) == (MIN_STAKES[Role.SAMPLER] - amount, 0)
+    _unslashed(hosts, but=(gone.name,))
+    jobs = _handled_once(hosts, task_id)
+    retried = _retried(jobs)
+    print(f"retried: {retried}; missing data judged in {wall_s:.1f} s of task")
+    for name in ("trainer", "validator0", "validator1", "validator2"):
+        assert FETCH_DELIVERIES in [n for (who, _, _), n in retried.items() if who == name], name
+    hosts.back_in_service(gone.name)  # for the later tests of the session
+

@@ -45,11 +45,14 @@ from workers.protocol import Role
 PASSWORD = "hosts-network-password"
 ROLE_OF = {"sampler": Role.SAMPLER, "trainer": Role.TRAINER, "validator": Role.VALIDATOR}
 NODE_OPTIONS = ("--confirmations", "0", "--keeper-turn-blocks", "0", "--poll-interval", "0.05", "--metrics-port", "0",
-                "--log-format", "text", "--attest-relay", "ipfs", "--aggregate-min-signers", "3")
+                "--log-format", "text", "--attest-relay", "ipfs", "--aggregate-min-signers", "3",
+                "--ipfs-timeout", "3")
 """`node start` options of every operator: anvil does not reorganise its chain, so no confirmations
 and no keeper turns (the defaults for an RPC on another host assume a public chain); validators
 exchange their BLS signatures over the IPFS nodes' pubsub and aggregate from 3 signers (the demo's
-three validators; the default 4 would have each vote alone)."""
+three validators; the default 4 would have each vote alone); a fetch gives up after 3 s (content
+between these hosts arrives in milliseconds), so content whose only holder has gone is missing
+data after 3 deliveries within seconds, not the default 30 s each."""
 
 
 @dataclass
@@ -215,6 +218,40 @@ class HostsNetwork:
 
     def restore(self, name: str) -> None:
         self.lan.restore(name)
+
+    def stop_ipfs(self, name: str) -> None:
+        """Stops operator `name`'s IPFS node (its repo, and so what it holds, stays)."""
+        self.operators[name].ipfs.stop()
+
+    def start_ipfs(self, name: str) -> None:
+        """Starts operator `name`'s IPFS node again on its repo: the same peer id, swarm and API
+        addresses; the node's --ipfs-peer dialing connects it to the swarm again."""
+        op = self.operators[name]
+        (daemon,) = start_ipfs([(op.host, op.ipfs.repo)])
+        op.ipfs = self.ipfs[name] = daemon
+
+    def back_in_service(self, name: str) -> None:
+        """What the operator of a penalised node does to take new work again, sent as its account
+        through anvil's impersonation: below the reputation threshold, `recover()` once its cooldown
+        has passed (anvil's clock is moved past it), and a stake topped up to its role's minimum (as
+        `decentrl node recover` and `node stake` send)."""
+        op, d, w3 = self.operators[name], self.deployment, self.w3
+        role = ROLE_OF[op.role]
+        available_at = d.reputation.functions.recoveryAvailableAt(op.address).call()
+        if available_at:
+            now = w3.eth.get_block("latest").timestamp
+            w3.provider.make_request("evm_increaseTime", [max(0, available_at - now) + 1])
+            w3.provider.make_request("evm_mine", [])
+        short = d.stakes.functions.minStake(role).call() - d.stakes.functions.stakeOf(op.address, role).call()[0]
+        w3.provider.make_request("anvil_impersonateAccount", [op.address])
+        try:
+            if available_at:
+                _mined(w3, d.reputation.functions.recover().transact({"from": op.address}))
+            if short > 0:
+                _mined(w3, d.token.functions.approve(d.stakes.address, short).transact({"from": op.address}))
+                _mined(w3, d.stakes.functions.stake(role, short).transact({"from": op.address}))
+        finally:
+            w3.provider.make_request("anvil_stopImpersonatingAccount", [op.address])
 
     # -- the requester ---------------------------------------------------------------------------
 

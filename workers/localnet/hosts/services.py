@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import signal
 import socket
 import subprocess
@@ -76,6 +77,13 @@ class IpfsDaemon:
 
     def stop(self) -> None:
         ipfs_tool().stop(self.pid)
+
+    def pause(self) -> None:
+        """Freezes the daemon (SIGSTOP): it holds its connections and answers nothing, as a hung node."""
+        os.kill(self.pid, signal.SIGSTOP)
+
+    def resume(self) -> None:
+        os.kill(self.pid, signal.SIGCONT)
 
 
 def start_ipfs(hosts: list[tuple[Host, Path]], timeout: float = 180.0) -> list[IpfsDaemon]:

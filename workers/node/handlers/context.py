@@ -194,7 +194,8 @@ class NodeContext:
         account = account or load_account(find_keystore(node_dir, settings.address))
         client = redis_client(config.redis_url)  # rides out a Redis restart (the nonce lives there)
         sender = TxSender(w3, account, client, max_fee_per_gas=settings.max_fee_per_gas, observer=OBSERVER)
-        store = open_store(settings.ipfs_api, settings.store_dir, observer=OBSERVER, outage_s=OUTAGE_S)
+        store = open_store(settings.ipfs_api, settings.store_dir, observer=OBSERVER, outage_s=OUTAGE_S,
+                           timeout=settings.ipfs_timeout_s)
         return cls(config, settings, w3, deployment, sender, store, ChainView(deployment), node_dir,
                    Secrets(node_dir / "secrets.sqlite"), account=account)
 
