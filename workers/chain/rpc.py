@@ -1,6 +1,7 @@
 """The node's HTTP connection to its chain."""
 from __future__ import annotations
 
+import errno
 import http.client
 import os
 import select
@@ -15,6 +16,9 @@ from web3.exceptions import Web3RPCError
 # Only answers that cannot change while a node runs: web3 validates every call and transaction
 # against the chain id, which otherwise costs one eth_chainId round trip each time.
 CACHEABLE = {"eth_chainId", "net_version", "web3_clientVersion"}
+UNREACHABLE = frozenset({errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EHOSTDOWN, errno.ENETDOWN})
+"""Socket errors of a route gone (the host's link down, the chain's host away): the socket raises
+them as a plain OSError, not a ConnectionError, though they pass like a refused connection."""
 
 
 def is_local_url(url: str) -> bool:
@@ -39,8 +43,10 @@ class ChainHTTPProvider(Web3.HTTPProvider):
     A connection the chain closed while idle is noticed before reuse and reopened (urllib3's
     check); a read that still fails on a reused connection is asked once more on a new one, a
     transaction is never sent twice. Errors are the socket's, ConnectionError and TimeoutError
-    (retryable for the node's handlers); an answer other than 200 raises requests.HTTPError, as
-    web3.py's path does. web3.py's retries of timed-out reads are not repeated: handlers retry."""
+    (retryable for the node's handlers; a route gone, UNREACHABLE, is raised as a ConnectionError
+    too: a job that met its host's link down is retried, not failed); an answer other than 200
+    raises requests.HTTPError, as web3.py's path does. web3.py's retries of timed-out reads are
+    not repeated: handlers retry."""
 
     SENDS = frozenset({"eth_sendRawTransaction", "eth_sendTransaction"})
 
@@ -66,6 +72,11 @@ class ChainHTTPProvider(Web3.HTTPProvider):
                 conn.close()
                 if attempt == 2 or not reused or method in self.SENDS:
                     raise
+            except OSError as error:
+                conn.close()
+                if error.errno in UNREACHABLE:  # retryable like any ConnectionError, which it is
+                    raise ConnectionError(error.errno, f"{error.strerror}: {self.endpoint_uri}") from error
+                raise
             except BaseException:
                 conn.close()  # a half-read answer must not be read as the next request's
                 raise

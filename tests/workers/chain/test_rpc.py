@@ -195,6 +195,22 @@ def test_an_unreachable_chain_raises_a_retryable_connection_error():
     assert is_retryable(raised.value)
 
 
+def test_a_chain_with_no_route_to_it_raises_a_retryable_connection_error(monkeypatch):
+    """A host whose link is down gets EHOSTUNREACH from connect(): a plain OSError, which the
+    node's job would take for a failure; it is a ConnectionError like a refused connection."""
+    import errno
+    import http.client
+
+    def no_route(self):
+        raise OSError(errno.EHOSTUNREACH, "No route to host")
+
+    url = "http://10.0.0.7:8545"
+    monkeypatch.setattr(http.client.HTTPConnection, "connect", no_route)
+    with pytest.raises(ConnectionError, match=f"No route to host: {url}") as raised:
+        raw_request(http_w3(url), "eth_blockNumber", [])
+    assert is_retryable(raised.value) and raised.value.errno == errno.EHOSTUNREACH
+
+
 def test_a_proxy_set_at_creation_is_used(fake_chain, monkeypatch):
     # the keep-alive transport would reach the chain directly; the proxy must be honoured
     _, url = fake_chain

@@ -77,6 +77,25 @@ def test_default_timeout_is_the_design_value(ipfs_store):
     assert ipfs_store.timeout == 30.0
 
 
+def test_a_get_without_a_timeout_waits_the_stores_own(ipfs_node, tmp_path):
+    """A node's store (node start --ipfs-timeout, through open_store): what its fetches wait."""
+    from workers.node.config import NodeSettings
+    from workers.storage.store import open_store
+
+    store = open_store(ipfs_node.api, tmp_path, timeout=1.0)
+    cid = compute(b"never added anywhere, waited for by the store's own timeout")
+    try:
+        started = time.monotonic()
+        with pytest.raises(ContentNotFound, match=f"{cid} could not be fetched .* within 1 s"):
+            store.get(cid)
+        assert 0.9 < time.monotonic() - started < 5
+    finally:
+        store.close()
+    with pytest.raises(ValueError, match="ipfs_timeout_s must be > 0 seconds, got 0"):
+        NodeSettings(rpc_url="http://127.0.0.1:8545", deployment=tmp_path / "d.json", node_dir=tmp_path,
+                     store_dir=tmp_path, ipfs_api=ipfs_node.api, ipfs_timeout_s=0)
+
+
 def test_an_unreachable_node_is_one_error_and_no_library_warning(tmp_path):
     """Run as a user runs it, with Python's default warning filters (FutureWarning is shown)."""
     import subprocess

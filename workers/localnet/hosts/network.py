@@ -46,12 +46,12 @@ PASSWORD = "hosts-network-password"
 ROLE_OF = {"sampler": Role.SAMPLER, "trainer": Role.TRAINER, "validator": Role.VALIDATOR}
 NODE_OPTIONS = ("--confirmations", "0", "--keeper-turn-blocks", "0", "--poll-interval", "0.05", "--metrics-port", "0",
                 "--log-format", "text", "--attest-relay", "ipfs", "--aggregate-min-signers", "3",
-                "--ipfs-timeout", "3")
+                "--ipfs-timeout", "5")
 """`node start` options of every operator: anvil does not reorganise its chain, so no confirmations
 and no keeper turns (the defaults for an RPC on another host assume a public chain); validators
 exchange their BLS signatures over the IPFS nodes' pubsub and aggregate from 3 signers (the demo's
-three validators; the default 4 would have each vote alone); a fetch gives up after 3 s (content
-between these hosts arrives in milliseconds), so content whose only holder has gone is missing
+three validators; the default 4 would have each vote alone); a fetch gives up after 5 s (content
+between these hosts arrives in about a second), so content whose only holder has gone is missing
 data after 3 deliveries within seconds, not the default 30 s each."""
 
 
