@@ -21,7 +21,8 @@
 
 Nothing is paid twice: what TaskSettled says each role was paid is what the operators hold. Every
 event is handled once: each operator's own job records (in its own Redis, one per event and
-role, keyed by txHash:logIndex) of the task's events are all done, none sent again by the sweep."""
+role, keyed by txHash:logIndex) of the task's events are all done, none failed, none sent again
+by the stale-job sweep but where a Redis restarted; which ran more than once is checked per fault."""
 import time
 
 import pytest
