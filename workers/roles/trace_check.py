@@ -22,7 +22,8 @@ re-execute only the challenged transitions and recompute only the challenged dat
    workers.rl.replay's tolerances (a batched float32 forward pass may differ in the last bits
    from the trainer's). Advantages and returns follow from the committed values by GAE.
 4. Steps: for each challenged transition j (challenges.TRAINER_STEPS_DOMAIN; plus the last one
-   when the trace stopped early), states j and j+1 are fetched by CID and proven against the
+   when the trace stopped early), states j and j+1 are fetched by CID (content checked against its
+   CID by the store; bytes that are not the state fail its proof all the same) and proven against the
    trace root (workers.merkle), their counters checked, and the steps b_j .. b_(j+1) - 1
    re-executed from state j on the CPU with ppo.gradient_step on the minibatches that
    ppo.MinibatchSchedule gives (the trainer's own schedule). A CPU-trained trace must give state j+1 bit for bit; a CUDA
@@ -179,11 +180,9 @@ class _Checker:
             data = self.first_state
         else:
             entry = self.trace.states[j]
-            data = self.fetch(entry["cid"])
+            data = self.fetch(entry["cid"])  # the CID only finds it (a store's get checks it): the proof binds it
             if data is None:
                 raise Rejected(f"missing data: state {j} of the trace ({entry['cid']}) could not be fetched")
-            if cids.compute(data) != entry["cid"]:
-                raise Rejected(f"state {j} of the trace fetched for {entry['cid']} does not match that CID")
         if not merkle.verify(self.claimed.trace_root, data, self.tree.proof(j)):
             raise Rejected(f"state {j} is not leaf {j} of the committed trace root (Merkle proof fails)")
         self.proven[j] = data

@@ -137,8 +137,9 @@ def test_a_tampered_stored_state_is_rejected(rnd):
     good = fetcher(rnd.checkpoint)
     tampered = bytearray(good(last))
     tampered[-50] ^= 1
+    # served for its CID (a store's get would refuse it): the state's Merkle proof refuses it all the same
     j = judge(rnd, rnd.checkpoint, fetch=lambda cid: bytes(tampered) if cid == last else good(cid))
-    assert j == Judgement(False, f"state 12 of the trace fetched for {last} does not match that CID")
+    assert j == Judgement(False, "state 12 is not leaf 12 of the committed trace root (Merkle proof fails)")
     j = judge(rnd, rnd.checkpoint, fetch=lambda cid: None if cid == last else good(cid))
     assert j == Judgement(False, f"missing data: state 12 of the trace ({last}) could not be fetched")
 
