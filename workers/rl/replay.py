@@ -25,7 +25,9 @@ policy, an action or a reward produces.
 steps [a, b), the same way from its committed snapshot instead of from the reset: segment 0 resets
 the env with the episode's seed and requires obs[0] and the env's snapshot (`workers.rl.snapshot
 .capture`) to be the committed snapshot 0, bit for bit; a later segment restores its snapshot into
-a freshly reset env (bytes that are not a snapshot of this env: a "snapshot" mismatch). Then it
+an env just reset with the episode's seed (bytes that are not a snapshot of this env: a "snapshot"
+mismatch; the env may be one an earlier replay used, where a reset makes it a fresh one's equal:
+workers.rl.env_pool). Then it
 steps the segment's recorded actions with the exact checks of 2., and checks the **join**: the
 env's snapshot after step b - 1 is the committed snapshot of the next segment, byte for byte (for
 the last segment, the episode's recorded end, as 2.). The policy checks of 3. cover the segment's
@@ -51,6 +53,7 @@ import torch
 
 from workers.framing import Malformed
 from workers.hashing import keccak256
+from workers.rl.env_pool import lent
 from workers.rl.envs import EnvConfig, as_config
 from workers.rl.episode import segment_bounds
 from workers.rl.plants import is_planted_obs, is_planted_reward
@@ -293,8 +296,7 @@ def replay_episode(episode: Episode, policy: ActorCritic, *, env: str | EnvConfi
                                   shard, policy_digest)
     if mismatch is not None:
         return _reject(mismatch, 0)
-    instance = config.make()
-    try:
+    with lent(config) as instance:
         sim = _Simulation(instance, ep, policy)
         obs, _ = instance.reset(seed=ep.env_seed)
         mismatch = sim.obs(0, obs) or (sim.join(0) if ep.steps_per_snapshot else None)
@@ -302,8 +304,6 @@ def replay_episode(episode: Episode, policy: ActorCritic, *, env: str | EnvConfi
             mismatch, simulated = sim.run(0, ep.steps, joins=True)
         else:
             simulated = 0
-    finally:
-        instance.close()
     if mismatch is not None:
         return _reject(mismatch, simulated)
     return _verdict(sim, ep, policy, 0, ep.steps)
@@ -324,8 +324,7 @@ def replay_segment(episode: Episode, policy: ActorCritic, segment: int, *, env: 
                                   shard, policy_digest)
     if mismatch is not None:
         return _reject(mismatch, 0)
-    instance = config.make()
-    try:
+    with lent(config) as instance:
         sim = _Simulation(instance, ep, policy)
         obs, _ = instance.reset(seed=ep.env_seed)
         if segment == 0:
@@ -337,8 +336,6 @@ def replay_segment(episode: Episode, policy: ActorCritic, segment: int, *, env: 
             mismatch, simulated = sim.run(start, stop, joins=False)
         if mismatch is None and stop < ep.steps:
             mismatch = sim.join(stop)
-    finally:
-        instance.close()
     if mismatch is not None:
         return _reject(mismatch, simulated)
     return _verdict(sim, ep, policy, start, stop)

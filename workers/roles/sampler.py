@@ -118,8 +118,10 @@ def sample_shard(spec: TaskSpec, task_id: int, round_: int, shard: int,
     return bundle_shard(task_id, round_, shard, episodes)
 
 
-def bundle_shard(task_id: int, round_: int, shard: int, episodes: list[Episode]) -> ShardResult:
-    """The ShardResult (root and blob) of `episodes`, which must share env, seed and policy."""
+def bundle_shard(task_id: int, round_: int, shard: int, episodes: list[Episode],
+                 items: list[bytes] | None = None) -> ShardResult:
+    """The ShardResult (root and blob) of `episodes`, which must share env, seed and policy.
+    `items`: their encode_episode bytes, when the caller has them."""
     if not episodes:
         raise ValueError("a shard needs at least one episode")
     first = episodes[0]
@@ -127,7 +129,7 @@ def bundle_shard(task_id: int, round_: int, shard: int, episodes: list[Episode])
         if (ep.env_id, ep.task_seed, ep.policy) != (first.env_id, first.task_seed, first.policy):
             raise ValueError(f"episode {ep.index} differs from episode {first.index} in env, task "
                              f"seed or policy; a shard has one of each")
-    items = [encode_episode(ep) for ep in episodes]
+    items = [encode_episode(ep) for ep in episodes] if items is None else items
     root = merkle_root(items)
     header = {"env_id": first.env_id, "episodes": len(items), "format": FORMAT,
               "policy": first.policy.hex(), "root": root.hex(), "round": round_, "shard": shard,
@@ -163,8 +165,8 @@ def unbundle_shard(blob: bytes) -> ShardResult:
         episodes = [decode_episode(item) for item in items]
     except Malformed as error:
         raise ShardMismatch(f"shard blob holds a malformed episode: {error}") from None
-    try:
-        result = bundle_shard(header["task_id"], header["round"], header["shard"], episodes)
+    try:  # each item is its episode's canonical bytes (decode_episode checks it): not encoded again
+        result = bundle_shard(header["task_id"], header["round"], header["shard"], episodes, items)
     except ValueError as error:
         raise ShardMismatch(str(error)) from None
     if result.blob != blob:

@@ -22,7 +22,8 @@ re-execute only the challenged transitions and recompute only the challenged dat
    workers.rl.replay's tolerances (a batched float32 forward pass may differ in the last bits
    from the trainer's). Advantages and returns follow from the committed values by GAE.
 4. Steps: for each challenged transition j (challenges.TRAINER_STEPS_DOMAIN; plus the last one
-   when the trace stopped early), states j and j+1 are fetched by CID and proven against the
+   when the trace stopped early), states j and j+1 are fetched by CID (content checked against its
+   CID by the store; bytes that are not the state fail its proof all the same) and proven against the
    trace root (workers.merkle), their counters checked, and the steps b_j .. b_(j+1) - 1
    re-executed from state j on the CPU with ppo.gradient_step on the minibatches that
    ppo.MinibatchSchedule gives (the trainer's own schedule). A CPU-trained trace must give state j+1 bit for bit; a CUDA
@@ -117,6 +118,7 @@ class _Checker:
         self.also_transitions: tuple[int, ...] = ()
         self.cuda = claimed.meta["device"] == "cuda"
         self.steps_run, self.tolerance_used = 0, 0.0  # what run() re-executed, however far it got
+        self.proven: dict[int, bytes] = {}  # state_data's
         self.planted: list[int] = []  # re-executed transitions that match only with the plant (CPU)
         self.exact: list[int] = []  # and those that match as they are
 
@@ -167,20 +169,27 @@ class _Checker:
         return state_bytes(to_bytes(self.policy0), self.start.to_bytes())
 
     def load_state(self, j: int) -> tuple[bytes, TrainState]:
-        if j == 0:
-            return self.open_state(0, self.first_state, self.tree.proof(0))
-        entry = self.trace.states[j]
-        data = self.fetch(entry["cid"])
-        if data is None:
-            raise Rejected(f"missing data: state {j} of the trace ({entry['cid']}) could not be fetched")
-        if cids.compute(data) != entry["cid"]:
-            raise Rejected(f"state {j} of the trace fetched for {entry['cid']} does not match that CID")
-        return self.open_state(j, data, self.tree.proof(j))
+        return self.open_state(j, self.state_data(j))
 
-    def open_state(self, j: int, data: bytes, proof: list[bytes]) -> tuple[bytes, TrainState]:
-        """State j's (policy bytes, train state) once `data` is proven against the trace root."""
-        if not merkle.verify(self.claimed.trace_root, data, proof):
+    def state_data(self, j: int) -> bytes:
+        """State j's bytes, proven to be leaf j of the trace root; fetched and hashed once per check
+        (a state can be the end of one re-executed transition and the start of the next)."""
+        if j in self.proven:
+            return self.proven[j]
+        if j == 0:
+            data = self.first_state
+        else:
+            entry = self.trace.states[j]
+            data = self.fetch(entry["cid"])  # the CID only finds it (a store's get checks it): the proof binds it
+            if data is None:
+                raise Rejected(f"missing data: state {j} of the trace ({entry['cid']}) could not be fetched")
+        if not merkle.verify(self.claimed.trace_root, data, self.tree.proof(j)):
             raise Rejected(f"state {j} is not leaf {j} of the committed trace root (Merkle proof fails)")
+        self.proven[j] = data
+        return data
+
+    def open_state(self, j: int, data: bytes) -> tuple[bytes, TrainState]:
+        """State j's (policy bytes, train state) from its proven bytes (`state_data`)."""
         try:
             policy_bytes, ts_bytes = split_state(data)
             state = TrainState.from_bytes(ts_bytes)
@@ -211,6 +220,7 @@ class _Checker:
     def check_ends(self) -> None:
         if keccak(self.first_state) != bytes.fromhex(self.trace.states[0]["digest"]):
             raise Rejected("the trace's first state is not the previous checkpoint's policy and train state")
+        self.proven[0] = self.first_state  # its digest is leaf 0's, and the tree's root is the trace root
         m = len(self.b) - 1
         policy_bytes, last = self.load_state(m)
         if self.policy0.obs_rms is not None:
@@ -283,7 +293,8 @@ class _Checker:
     def check_transition(self, j: int) -> None:
         a, b = self.b[j], self.b[j + 1]
         policy_bytes, state = self.load_state(j)
-        want_policy, want_state = self.load_state(j + 1)
+        want_data = self.state_data(j + 1)
+        want_policy, want_state = self.open_state(j + 1, want_data)
         policy = self.state_policy(j, policy_bytes)
         policy.train()
         try:
@@ -302,10 +313,11 @@ class _Checker:
                            s0.ret_rms)
         rerun_policy = to_bytes(policy)
         if not self.cuda:
-            want, rerun_state = bytes.fromhex(self.trace.states[j + 1]["digest"]), rerun.to_bytes()
-            if keccak(state_bytes(rerun_policy, rerun_state)) == want:
+            # byte for byte against state j + 1, proven to be leaf j + 1: the same test as its digest
+            rerun_state = rerun.to_bytes()
+            if state_bytes(rerun_policy, rerun_state) == want_data:
                 self.exact.append(j)
-            elif keccak(state_bytes(planted_policy_bytes(rerun_policy), rerun_state)) == want:
+            elif state_bytes(planted_policy_bytes(rerun_policy), rerun_state) == want_data:
                 self.planted.append(j)
             else:
                 raise Rejected(f"{_where(self.b, j)} does not re-execute: the re-run gives another state "

@@ -33,14 +33,15 @@ so the policy alone can be proven against the root with the other two leaves as 
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from eth_utils import keccak
-
+from workers.content_memo import ContentMemo, memoized
 from workers.framing import Malformed, brief, canonical, frame, is_count, unframe
-from workers.merkle import merkle_root
+from workers.hashing import keccak256 as keccak
+from workers.merkle import MerkleTree
 from workers.rl.policy import ActorCritic, to_bytes
 from workers.rl.ppo import TrainState, resolve_device, update_obs_stats_
 from workers.rl.ppo import train_round as ppo_train_round
@@ -142,14 +143,33 @@ def make_checkpoint(*, task_id: int, round_: int, spec_digest: bytes, prev_root:
             "train_state": keccak(train_state_bytes).hex(), "train_state_size": len(train_state_bytes)}
     raw = canonical(meta)
     bundle = frame(MAGIC, VERSION, raw, policy_bytes, train_state_bytes)
-    root = merkle_root([policy_bytes, train_state_bytes, raw])
+    # merkle_root([policy, train_state, raw]) from the digests just taken: each part hashed once
+    root = MerkleTree([bytes.fromhex(meta["policy"]), bytes.fromhex(meta["train_state"]), keccak(raw)],
+                      digests=True).root
     return CheckpointResult(meta, bytes(policy_bytes), bytes(train_state_bytes), bundle, root, stats, trace,
                             tuple(trace_states))
 
 
+UNBUNDLED: ContentMemo[CheckpointResult] = ContentMemo(max_items=4, max_bytes=256 * 2**20)
+"""The bundles this process unbundled, by their bytes (workers.content_memo): a node reads the
+task's current checkpoint in several jobs of a round, and a validator checks in one round the
+checkpoint the next one starts from. Four: a round's previous and new checkpoints, twice over."""
+
+
 def unbundle_checkpoint(bundle: bytes) -> CheckpointResult:
-    """The parts of a bundle; CheckpointMismatch if it is malformed or not canonical."""
-    bundle = bytes(bundle)
+    """The parts of a bundle; CheckpointMismatch if it is malformed or not canonical. Hashing
+    megabytes, so kept for the exact bytes (UNBUNDLED)."""
+    result = memoized(UNBUNDLED, bytes(bundle), _unbundle)
+    return dataclasses.replace(result, meta=copy.deepcopy(result.meta))  # the caller's to change
+
+
+def known_bundle(root: bytes) -> bytes | None:
+    """A bundle this process unbundled that hashes to `root` (so it need not be fetched and checked
+    again), or None."""
+    return next((bundle for bundle, r in UNBUNDLED.items() if r.root == bytes(root)), None)
+
+
+def _unbundle(bundle: bytes) -> CheckpointResult:
     meta, start = unframe(bundle, MAGIC, VERSION, "checkpoint bundle", CheckpointMismatch)
     if not isinstance(meta, dict) or set(meta) != _META_KEYS or meta["format"] != FORMAT:
         raise CheckpointMismatch(f"checkpoint metadata must have keys {sorted(_META_KEYS)} and format {FORMAT!r}")

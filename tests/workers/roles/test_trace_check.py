@@ -137,8 +137,9 @@ def test_a_tampered_stored_state_is_rejected(rnd):
     good = fetcher(rnd.checkpoint)
     tampered = bytearray(good(last))
     tampered[-50] ^= 1
+    # served for its CID (a store's get would refuse it): the state's Merkle proof refuses it all the same
     j = judge(rnd, rnd.checkpoint, fetch=lambda cid: bytes(tampered) if cid == last else good(cid))
-    assert j == Judgement(False, f"state 12 of the trace fetched for {last} does not match that CID")
+    assert j == Judgement(False, "state 12 is not leaf 12 of the committed trace root (Merkle proof fails)")
     j = judge(rnd, rnd.checkpoint, fetch=lambda cid: None if cid == last else good(cid))
     assert j == Judgement(False, f"missing data: state 12 of the trace ({last}) could not be fetched")
 
@@ -228,3 +229,22 @@ def test_the_first_state_is_neither_stored_nor_fetched(rnd):
     j = judge(rnd, rnd.checkpoint, seed, fetch=lambda cid: asked.append(cid) or good(cid))
     assert j.accepted, j.reason
     assert first not in asked and asked  # transition 0 was challenged, s_1 fetched, s_0 rebuilt
+
+
+def test_a_state_two_checks_need_is_fetched_once(rnd):
+    """State 12 ends the trace (the ends check) and transition 11 (a dispute's focus here): it is
+    fetched and proven once; a tampered copy is refused whichever check asks first."""
+    last = rnd.checkpoint.trace.states[12]["cid"]
+    good = fetcher(rnd.checkpoint)
+    asked = []
+    focus = Focus(Role.TRAINER, 0, Evidence.TRANSITION, 11)
+    judged = lambda fetch: verify_round(SPEC, TASK_ID, rnd.round, rnd.prev, rnd.revealed,  # noqa: E731
+                                        (rnd.checkpoint.root, rnd.checkpoint.bundle), SEEDS[0], fetch,
+                                        focus=focus).trainer
+    j = judged(lambda cid: asked.append(cid) or good(cid))
+    assert j.accepted and "11" in j.reason.split("transitions")[1], j.reason
+    assert asked.count(last) == 1 and len(asked) == len(set(asked))
+    tampered = bytearray(good(last))
+    tampered[-50] ^= 1
+    j = judged(lambda cid: bytes(tampered) if cid == last else good(cid))
+    assert not j.accepted and "state 12" in j.reason, j

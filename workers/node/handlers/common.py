@@ -98,15 +98,20 @@ def spec_by(ctx: NodeContext, cid: str, digest: bytes):
 
 
 def checkpoint_bundle(ctx: NodeContext, task) -> bytes | None:
-    """The task's current checkpoint bundle (checked against checkpointRoot). Before any: the
-    initial bundle of its encrypted inputs (workers.node.handlers.encrypted_inputs), else None."""
+    """The task's current checkpoint bundle (checked against checkpointRoot): one this process
+    already found hashing to that root (a validator's check of the round that made it, an earlier
+    job of this round: workers.roles.trainer.known_bundle), else fetched by checkpointCid and
+    checked. Before any: the initial bundle of its encrypted inputs
+    (workers.node.handlers.encrypted_inputs), else None."""
     from workers.node.handlers.encrypted_inputs import initial_bundle
-    from workers.roles.trainer import verify_checkpoint
+    from workers.roles.trainer import known_bundle, verify_checkpoint
 
     if not task.checkpoint_cid:
         return initial_bundle(ctx, task, spec_of(ctx, task))
-    bundle = ctx.store.get(task.checkpoint_cid)
-    verify_checkpoint(bundle, task.checkpoint_root)
+    bundle = known_bundle(task.checkpoint_root)
+    if bundle is None:
+        bundle = ctx.store.get(task.checkpoint_cid)
+        verify_checkpoint(bundle, task.checkpoint_root)
     return bundle
 
 

@@ -1,8 +1,7 @@
 """Environment families: which gymnasium ids we support, how they register, which kwargs they take.
 
 A family is recognised by the entry point gymnasium registered for the id. Atari (ale-py) and
-MinAtar ids are registered on first use, so importing this package stays cheap (MinAtar's import
-loads matplotlib).
+MinAtar ids are registered on first use, so importing this package stays cheap.
 """
 
 from __future__ import annotations
@@ -11,6 +10,7 @@ import difflib
 import inspect
 import logging
 import math
+import sys
 
 import gymnasium as gym
 from gymnasium.envs.registration import load_env_creator
@@ -95,14 +95,27 @@ def prepare(env_id: str) -> None:
         _done.add(MUJOCO)
 
 
+_MINATAR_RENDERING = ("matplotlib", "seaborn")
+"""What minatar imports only to draw its games (inside a try: it runs without them). We never render
+(render_mode is a refused kwarg), and importing them (scipy with seaborn) cost every node process
+about a second of CPU on its first MinAtar task."""
+
+
 def _register_minatar() -> None:
     root = logging.getLogger()
     quiet = logging.NullHandler()
+    # a None entry in sys.modules makes `import name` raise ImportError: minatar then goes without
+    # its rendering libraries; one already imported stays as it is
+    blocked = [name for name in _MINATAR_RENDERING if name not in sys.modules]
+    sys.modules.update(dict.fromkeys(blocked))
     root.addHandler(quiet)  # minatar logs a warning at import when seaborn is missing; without a
     try:  # handler on the root logger, logging.warning would also configure it for the whole process
         import minatar.gym
     finally:
         root.removeHandler(quiet)
+        for name in blocked:
+            if sys.modules.get(name, False) is None:
+                del sys.modules[name]
     minatar.gym.register_envs()
 
 
