@@ -6,6 +6,7 @@ on one machine (tests/workers/integration/test_task_over_ipfs.py), its three val
 one BLS aggregate whose signatures travelled between their hosts over IPFS pubsub."""
 import os
 import time
+from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
@@ -46,6 +47,12 @@ def test_operators_share_no_folder(hosts):
             assert op.folder in path.parents, (op.name, path)
         argv = " ".join(hosts.node_argv(op))
         assert not any(str(f) in argv for f in others), op.name
+
+
+def test_the_chain_hosts_anvil_keeps_evicted_states_in_the_runs_folder(hosts):
+    args = Path(f"/proc/{hosts.anvil.pid}/cmdline").read_bytes().decode().split("\0")
+    cache = Path(args[args.index("--cache-path") + 1])
+    assert cache == hosts._anvil_cache() and hosts.workdir in cache.parents  # close removes it
 
 
 def test_operators_share_no_redis(hosts):

@@ -98,7 +98,7 @@ class HostsNetwork:
             self.chain_host = self.lan.add("chain")
             self.requester_host = self.lan.add("requester")
             hosts = {name: self.lan.add(name) for name, _ in operators}
-            self.anvil = start_anvil(self.chain_host, self._folder("chain") / "anvil.log")
+            self.anvil = start_anvil(self.chain_host, self._folder("chain") / "anvil.log", self._anvil_cache())
             self.w3 = http_w3(self.rpc_url)
             self.ticker = Ticker(self.w3, tick_s, ws_url=self.ws_url) if tick_s else None
             self.admin, treasury = self.w3.eth.accounts[0], self.w3.eth.accounts[9]
@@ -121,6 +121,11 @@ class HostsNetwork:
         folder = self.workdir / "hosts" / name
         folder.mkdir(parents=True, exist_ok=True)
         return folder
+
+    def _anvil_cache(self) -> Path:
+        """Where anvil keeps the old states it evicts (its default, ~/.foundry/anvil/tmp, outlives
+        a killed anvil): removed once anvil has stopped."""
+        return self._folder("chain") / "anvil-cache"
 
     @property
     def rpc_url(self) -> str:
@@ -303,6 +308,7 @@ class HostsNetwork:
                 op.redis.stop()
             if self.anvil is not None:
                 stop_pid(self.anvil)
+                shutil.rmtree(self._anvil_cache(), ignore_errors=True)
         finally:
             self.lan.close()
 

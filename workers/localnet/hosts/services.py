@@ -58,10 +58,11 @@ def wait_tcp(address: str, port: int, proc: subprocess.Popen, what: str, timeout
         time.sleep(0.05)
 
 
-def start_anvil(host: Host, log: Path) -> subprocess.Popen:
-    """anvil on the chain host's address (chain 31337, prague, as workers.localnet.chain.Anvil)."""
+def start_anvil(host: Host, log: Path, cache: Path) -> subprocess.Popen:
+    """anvil on the chain host's address (chain 31337, prague, as workers.localnet.chain.Anvil),
+    the old states it evicts from memory kept in `cache` (the caller removes it after the stop)."""
     proc = host.popen([anvil_binary(), "--host", host.address, "--port", str(RPC_PORT), "--chain-id", "31337",
-                       "--hardfork", "prague", "--balance", "1000000"], log=log)
+                       "--hardfork", "prague", "--balance", "1000000", "--cache-path", str(cache)], log=log)
     wait_tcp(host.address, RPC_PORT, proc, f"anvil on {host.name}")
     return proc
 
