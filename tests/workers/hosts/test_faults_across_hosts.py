@@ -124,6 +124,18 @@ def _retried(jobs: dict) -> dict:
             for (role, _), r in records.items() if r.attempts != 1}
 
 
+
+def _completed_with_every_node_paid_once(hosts, task_id: int) -> None:
+    """The task completed with nobody vacated or slashed and each operator holding its slot share, paid once."""
+    task = ChainView(hosts.deployment).task(task_id)
+    assert task.status == Status.COMPLETED
+    assert _events(hosts, "SlotVacated", task_id) == []
+    held = _held(hosts, task_id)
+    for op in hosts.operators.values():
+        assert held[op.name] == slot_share(task, Role[op.role.upper()]), op.name
+    _paid_once(hosts, task_id, held)
+    _unslashed(hosts)
+
 def test_a_trainer_cut_off_mid_round_is_vacated_unslashed_and_the_samples_are_paid(hosts, nodes):
     trainer = hosts.operators["trainer"]
     w3, d = hosts.w3, hosts.deployment
@@ -172,14 +184,7 @@ def test_a_validator_whose_redis_restarts_mid_round_still_votes(hosts, nodes):
 
     task_id = _run(hosts, restart_its_redis)
     assert restarted
-    task = ChainView(hosts.deployment).task(task_id)
-    assert task.status == Status.COMPLETED
-    assert _events(hosts, "SlotVacated", task_id) == []
-    held = _held(hosts, task_id)
-    for op in hosts.operators.values():
-        assert held[op.name] == slot_share(task, Role[op.role.upper()]), op.name
-    _paid_once(hosts, task_id, held)
-    _unslashed(hosts)
+    _completed_with_every_node_paid_once(hosts, task_id)
     assert _retried(_handled_once(hosts, task_id, requeued_by=(validator.name,))) == {}
 
 
@@ -279,15 +284,8 @@ def test_a_trainer_whose_ipfs_node_restarts_mid_round_still_trains(hosts, nodes)
 
     task_id = _run(hosts, restart_its_ipfs)
     assert restarted and restarted["committed_before"] is False
-    task = ChainView(hosts.deployment).task(task_id)
-    assert task.status == Status.COMPLETED
     assert {Verdict(e.args["verdict"]) for e in _events(hosts, "VerdictReached", task_id)} == {Verdict.ACCEPTED}
-    assert _events(hosts, "SlotVacated", task_id) == []
-    held = _held(hosts, task_id)
-    for op in hosts.operators.values():
-        assert held[op.name] == slot_share(task, Role[op.role.upper()]), op.name
-    _paid_once(hosts, task_id, held)
-    _unslashed(hosts)
+    _completed_with_every_node_paid_once(hosts, task_id)
     jobs = _handled_once(hosts, task_id)
     print(f"trainer's IPFS node down {restarted['down_s']:.1f} s; retried: {_retried(jobs)}")
 

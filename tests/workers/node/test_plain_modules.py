@@ -534,3 +534,26 @@ def test_a_run_starts_and_ends_in_one_round_trip_each(rclient):
     mine.release(store.job_key("validator", other), jobs.QUEUED, "RetryableError: later")
     assert rclient.get(mine.key) == b"someone else's token"  # not ours to drop
     assert store.get("validator", other) == jobs.JobRecord(jobs.QUEUED, 0, "RetryableError: later", "")
+
+
+def test_a_rounds_transaction_that_meets_an_ended_task_is_not_a_failure():
+    """Between a handler's check and its send, the other nodes' votes may complete the task (a
+    validator's attest then reverts WrongStatus): nothing is owed any more, so the job is done,
+    where it used to be recorded failed. Other reverts still propagate."""
+    from types import SimpleNamespace
+
+    from workers.chain.errors import DecodedError, TxReverted
+    from workers.node.handlers.common import or_task_ended, send
+
+    def reverting(name):
+        def build(call, estimate_at=None):
+            raise TxReverted(DecodedError(name))
+        return SimpleNamespace(sender=SimpleNamespace(build=build))
+
+    call = SimpleNamespace(fn_name="attest", args=(2, 0, 7, b"salt"))
+    assert send(reverting("WrongStatus"), call, done=or_task_ended("AlreadyAttested")) is None
+    assert send(reverting("AlreadyAttested"), call, done=or_task_ended("AlreadyAttested")) is None
+    with pytest.raises(TxReverted):
+        send(reverting("WrongStatus"), call, done=("AlreadyAttested",))
+    with pytest.raises(TxReverted):
+        send(reverting("NotAValidator"), call, done=or_task_ended("AlreadyAttested"))

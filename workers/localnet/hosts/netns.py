@@ -56,10 +56,10 @@ def netns_pids(ns: str) -> list[int]:
     return [int(p) for p in ip("netns", "pids", ns, check=False).split()]
 
 
-def kill_netns_processes(ns: str, grace_s: float = 5.0) -> None:
-    """SIGTERM every process in `ns`, SIGKILL those still there after `grace_s`."""
+def _kill_until_gone(find_pids, grace_s: float) -> None:
+    """SIGTERM every process find_pids() lists, SIGKILL those it still lists after `grace_s`."""
     for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 2.0)):
-        pids = netns_pids(ns)
+        pids = find_pids()
         for pid in pids:
             try:
                 os.kill(pid, sig)
@@ -68,9 +68,14 @@ def kill_netns_processes(ns: str, grace_s: float = 5.0) -> None:
         deadline = time.monotonic() + wait
         while pids and time.monotonic() < deadline:
             time.sleep(0.05)
-            pids = netns_pids(ns)
+            pids = find_pids()
         if not pids:
             return
+
+
+def kill_netns_processes(ns: str, grace_s: float = 5.0) -> None:
+    """SIGTERM every process in `ns`, SIGKILL those still there after `grace_s`."""
+    _kill_until_gone(lambda: netns_pids(ns), grace_s)
 
 
 def delete_netns(ns: str) -> None:
@@ -97,19 +102,7 @@ def tagged_pids(tag_matches) -> list[int]:
 
 def kill_tagged(tag_matches, grace_s: float = 5.0) -> None:
     """SIGTERM every process tagged_pids finds, SIGKILL those still there after `grace_s`."""
-    for sig, wait in ((signal.SIGTERM, grace_s), (signal.SIGKILL, 2.0)):
-        pids = tagged_pids(tag_matches)
-        for pid in pids:
-            try:
-                os.kill(pid, sig)
-            except ProcessLookupError:
-                pass
-        deadline = time.monotonic() + wait
-        while pids and time.monotonic() < deadline:
-            time.sleep(0.05)
-            pids = tagged_pids(tag_matches)
-        if not pids:
-            return
+    _kill_until_gone(lambda: tagged_pids(tag_matches), grace_s)
 
 
 def sweep_stale() -> list[str]:

@@ -17,7 +17,7 @@ import logging
 import time
 
 from workers.chain.errors import TxReverted
-from workers.node.handlers.common import current, my_slot, on, schedule_check, sealed, send, voted
+from workers.node.handlers.common import current, my_slot, on, or_task_ended, schedule_check, sealed, send, voted
 from workers.node.handlers.context import NodeContext
 from workers.node.handlers.relay import RelayUnavailable
 from workers.node.queues.dispatch import HandledEvent
@@ -82,7 +82,8 @@ def _round_voters(ctx: NodeContext, task_id: int, round_: int, num_validators: i
 
 
 def _attest_alone(ctx: NodeContext, task_id: int, round_: int, bitmap: int, salt: bytes) -> None:
-    send(ctx, ctx.deployment.registry.functions.attest(task_id, round_, bitmap, salt), done=("AlreadyAttested",))
+    send(ctx, ctx.deployment.registry.functions.attest(task_id, round_, bitmap, salt),
+         done=or_task_ended("AlreadyAttested"))
 
 
 def vote(ctx: NodeContext, task, slot: int, bitmap: int, salt: bytes) -> None:
@@ -211,7 +212,7 @@ def _aggregate_step(ctx: NodeContext, args: dict, read: tuple | None = None) -> 
                  round_, waiting or "nobody")
         return _attest_alone(ctx, task_id, round_, bitmap, salt)
     try:
-        send(ctx, call(chosen), done=("AlreadyAttested",))
+        send(ctx, call(chosen), done=or_task_ended("AlreadyAttested"))
     except TxReverted as exc:  # intentional: a vote raced in after the simulation; ours still counts
         log.warning("task %d round %d: attestAggregate reverted (%s); attesting alone", task_id, round_,
                     exc.error.name)

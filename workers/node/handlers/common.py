@@ -65,6 +65,13 @@ RoundLogic delegatecall then runs out of gas and the transaction reverts without
 gas used is paid."""
 
 
+def or_task_ended(*errors: str) -> tuple[str, ...]:
+    """`errors` and WrongStatus, for `send`'s `done`: a worker's or validator's transaction for a
+    round reverts WrongStatus once the task has ended (its other nodes' votes completed it, or it
+    failed) between the handler's check and the send; nothing is owed then, so it is not a failure."""
+    return (*errors, "WrongStatus")
+
+
 def send(ctx: NodeContext, call, done: tuple[str, ...] = (), estimate_at: str | None = None):
     """Send `call` with at least GAS_FLOOR gas; a revert named in `done` means someone (maybe we,
     earlier) already did it: returns None. A "not yet" revert becomes RetryableError; anything

@@ -17,6 +17,7 @@ from workers.node.handlers.common import (
     in_phases,
     my_slot,
     on,
+    or_task_ended,
     send,
     spec_of,
     submission,
@@ -130,7 +131,7 @@ def _commit_work(ctx: NodeContext, task, round_: int, role: Role, phase: Phase, 
     sealed = commitment(task_id, round_, ctx.address, secret.root, secret.cid, secret.salt)
     if current(ctx, task_id, round_, phase) is None:
         return  # the phase ended while we worked
-    send(ctx, ctx.deployment.registry.functions.commit(task_id, sealed), done=("AlreadyCommitted",))
+    send(ctx, ctx.deployment.registry.functions.commit(task_id, sealed), done=or_task_ended("AlreadyCommitted"))
     # The last commit of the phase starts the reveal phase in the same transaction: reveal now
     # rather than one watcher-and-queue hop later (the PhaseStarted handler then finds it done).
     try:
@@ -233,7 +234,7 @@ def _reveal_round(ctx: NodeContext, task_id: int, round_: int, role: Role, phase
         raise RuntimeError(f"task {task_id} round {round_}: committed but the salt is not in "
                            f"{ctx.secrets.path}; the reveal is lost (the slot will be vacated)")
     send(ctx, ctx.deployment.registry.functions.reveal(task_id, secret.root, secret.cid, secret.salt),
-         done=("AlreadyRevealed",))
+         done=or_task_ended("AlreadyRevealed"))
 
 
 @on("TaskSettled", "trainer", when=lambda args: int(args["status"]) == Status.COMPLETED)

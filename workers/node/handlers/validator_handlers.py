@@ -16,6 +16,7 @@ from workers.node.handlers.common import (
     in_phases,
     my_slot,
     on,
+    or_task_ended,
     sealed,
     send,
     spec_of,
@@ -138,7 +139,7 @@ def _seal(ctx: NodeContext, task_id: int, round_: int, bitmap: int) -> None:
         return  # the phase ended while we verified
     commitment = attest_commitment(task_id, round_, ctx.address, stored.bitmap, stored.salt)
     send(ctx, ctx.deployment.registry.functions.commitAttestation(task_id, round_, commitment),
-         done=("AlreadyCommitted",))
+         done=or_task_ended("AlreadyCommitted"))
     try:
         open_vote(ctx, task_id, round_)
     except Exception as exc:  # noqa: BLE001 - the commit stands; the AttestReveal handler opens it and reports
