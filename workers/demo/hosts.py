@@ -70,7 +70,7 @@ def _payouts(net, task_id: int, rounds: int) -> None:
 def main(keep: bool = False) -> int:
     from workers.chain.view import ChainView
     from workers.localnet.hosts.network import HostsNetwork
-    from workers.protocol import Status, TaskParams
+    from workers.protocol import Status
 
     started = time.time()
     spec, task_settings, timeout_s = preset_demo(DEMO_ENV)
@@ -83,9 +83,9 @@ def main(keep: bool = False) -> int:
             _show_hosts(net)
             net.start_nodes()
             say("nodes     running (`decentrl node start --ipfs-peer ...` on each operator host)")
-            params = TaskParams(net.publish(spec.to_bytes()), spec.digest(), BOUNTY_DRL * TOKEN, **settings)
-            say(f"task      spec {params.spec_cid} published from the requester's IPFS node")
-            task_id = net.create_task(params)
+            task_id = net.submit_task(spec, bounty=BOUNTY_DRL * TOKEN, **settings)
+            say(f"task      {task_id} submitted by the requester (`decentrl task submit` on its host; the spec "
+                f"{ChainView(net.deployment).task(task_id).spec_cid} published from its IPFS node)")
             net.wait_final(task_id, timeout_s, _follower())
             final = ChainView(net.deployment).task(task_id)
             rounds = final.round + 1

@@ -34,7 +34,7 @@ from workers.node.handlers.common import FETCH_DELIVERIES
 from workers.node.handlers.context import Secrets
 from workers.node.queues.jobs import DONE, EVENT_KEY, QUEUED, RUNNING, JobRecord
 from workers.payouts import slot_share
-from workers.protocol import Outcome, Phase, Role, Status, TaskParams, Verdict
+from workers.protocol import Outcome, Phase, Role, Status, Verdict
 
 TASK = dict(bounty=1000 * TOKEN, num_samplers=2, num_validators=3, num_rounds=1, claim_window=600,
             commit_window=120, reveal_window=60, attest_window=120)
@@ -48,8 +48,7 @@ def _events(hosts, name: str, task_id: int) -> list:
 
 def _run(hosts, on_tick):
     """A task of TASK run to its end, calling on_tick(task_id, task) meanwhile; its id."""
-    params = TaskParams(hosts.publish(SPEC.to_bytes()), SPEC.digest(), **TASK)
-    task_id = hosts.create_task(params)
+    task_id = hosts.submit_task(SPEC, **TASK)
     final = hosts.wait_final(task_id, TIMEOUT_S, lambda task: on_tick(task_id, task))
     print(f"\ntask {task_id} final: {final}, block {hosts.w3.eth.block_number}")
     return task_id
@@ -202,6 +201,8 @@ def test_a_shard_whose_only_holder_has_gone_is_rejected_and_the_round_goes_on(ho
     d, view = hosts.deployment, ChainView(hosts.deployment)
     seen = {}
 
+    secrets = Secrets(gone.node_dir / "secrets.sqlite")
+
     def hang_its_ipfs_then_cut_it(task_id, task):
         if task.status != Status.ACTIVE or "back" in seen:
             return
@@ -209,9 +210,12 @@ def test_a_shard_whose_only_holder_has_gone_is_rejected_and_the_round_goes_on(ho
         if not membership.assigned:
             return
         sub = view.read(d.state, "submissionOf", task_id, 0, Role.SAMPLER, membership.slot)
-        if "hung" not in seen and bytes(sub.commitment) != b"\x00" * 32:
-            gone.ipfs.pause()  # its shard is on its IPFS node only; its CID is not out before its reveal
-            seen.update(hung=True, revealed_when_hung=sub.revealed, slot=membership.slot)
+        if "hung" not in seen and secrets.commitment(task_id, 0, Role.SAMPLER) is not None:
+            # The node keeps its commitment just after adding the shard to its IPFS node and just
+            # before it sends the commit: the shard is there only, and its CID is out only once
+            # revealed, which it cannot be before the commit is mined.
+            gone.ipfs.pause()
+            seen.update(hung=True, committed_when_hung=bytes(sub.commitment) != b"\x00" * 32, slot=membership.slot)
         elif "hung" in seen and "cut" not in seen and sub.revealed:
             hosts.cut(gone.name)
             seen["cut"] = True
@@ -231,7 +235,8 @@ def test_a_shard_whose_only_holder_has_gone_is_rejected_and_the_round_goes_on(ho
     finally:
         if "back" not in seen:
             back()
-    assert seen["revealed_when_hung"] is False and seen["back"] == Phase.ATTEST_REVEAL
+    assert seen["hung"] and seen["back"] == Phase.ATTEST_REVEAL
+    print(f"sampler0's IPFS node hung {'after' if seen['committed_when_hung'] else 'before'} its commit was mined")
     task = ChainView(d).task(task_id)
     assert task.status == Status.COMPLETED
     verdicts = {(e.args["node"], Role(e.args["role"])): Verdict(e.args["verdict"])

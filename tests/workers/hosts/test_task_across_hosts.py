@@ -16,7 +16,7 @@ from workers.chain.view import ChainView
 from workers.localnet.chain import TOKEN
 from workers.localnet.hosts.netns import netns_pids
 from workers.payouts import slot_share
-from workers.protocol import Role, Status, TaskParams
+from workers.protocol import Role, Status
 from workers.roles.trainer import verify_checkpoint
 from workers.storage.store import IpfsStore
 from workers.storage.swarm_peers import DIAL_INTERVAL_S, SwarmPeers
@@ -85,12 +85,11 @@ def test_content_reaches_a_node_that_never_had_it(hosts, nodes):
 
 @pytest.fixture(scope="module")
 def task_run(hosts, nodes):
-    params = TaskParams(hosts.publish(SPEC.to_bytes()), SPEC.digest(), **TASK)
     started = time.monotonic()
-    task_id = hosts.create_task(params)
+    task_id = hosts.submit_task(SPEC, **TASK)  # the requester's own `decentrl task submit`, on its host
     hosts.wait_final(task_id, TIMEOUT_S)
     wall_s = time.monotonic() - started
-    return SimpleNamespace(task_id=task_id, params=params, wall_s=wall_s)
+    return SimpleNamespace(task_id=task_id, wall_s=wall_s)
 
 
 def test_task_completes_with_every_node_paid(hosts, task_run):

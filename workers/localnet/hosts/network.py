@@ -3,7 +3,8 @@ hosts"): each host a network namespace on one LAN (workers.localnet.hosts.netns)
 
 - the chain host runs anvil on its LAN address (RPC and websocket on port 8545); this process
   deploys the protocol there and mines a block every `tick_s` (workers.localnet.chain.Ticker);
-- the requester host runs its own IPFS node, from which the requester publishes the spec;
+- the requester host runs its own IPFS node and the requester's `decentrl task submit` (its own
+  keystore and funded account), which publishes the spec there and sends the signed request;
 - each operator host has its own folder (keystore and node dir, IPFS repo, Redis data, a copy of
   the deployment record), its own IPFS node (swarm on its LAN address, API on its 127.0.0.1), its
   own redis-server (127.0.0.1:6379) and its node, started as an operator starts one:
@@ -20,16 +21,19 @@ after a failure (use it as a context manager)."""
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import subprocess
 import sys
 import time
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 
 from eth_account import Account
 
 from workers.chain.deployment import load_deployment
-from workers.chain.keystore import PASSWORD_ENV, create_keystore, find_keystore, load_account
+from workers.chain.keystore import PASSWORD_ENV, create_keystore, find_keystore, list_keystores, load_account
 from workers.localnet.chain import ROOT, TOKEN, Ticker, deploy_protocol, fund, http_w3, write_record
 from workers.localnet.hosts.netns import Host, HostsError, Lan
 from workers.localnet.hosts.services import (
@@ -43,6 +47,8 @@ from workers.localnet.hosts.services import (
 from workers.protocol import Role
 
 PASSWORD = "hosts-network-password"
+SUBMIT_OPTIONS = {"num_samplers": "samplers", "num_validators": "validators", "num_rounds": "rounds"}
+"""TaskParams fields whose `task submit` option is named otherwise."""
 ROLE_OF = {"sampler": Role.SAMPLER, "trainer": Role.TRAINER, "validator": Role.VALIDATOR}
 NODE_OPTIONS = ("--confirmations", "0", "--keeper-turn-blocks", "0", "--poll-interval", "0.05", "--metrics-port", "0",
                 "--log-format", "text", "--attest-relay", "ipfs", "--aggregate-min-signers", "3",
@@ -93,6 +99,7 @@ class HostsNetwork:
         self.operators: dict[str, Operator] = {}
         self.anvil = self.ticker = None
         self.ipfs: dict[str, IpfsDaemon] = {}
+        self.scrypt_n = scrypt_n
         self.lan = Lan()
         try:
             self.chain_host = self.lan.add("chain")
@@ -260,20 +267,43 @@ class HostsNetwork:
 
     # -- the requester ---------------------------------------------------------------------------
 
-    def publish(self, data: bytes) -> str:
-        """Adds `data` to the requester's IPFS node (pinned); its CID."""
-        from workers.storage.store import IpfsStore
-
-        ledger = self._folder("requester") / "ledger.sqlite"
-        return self.requester_host.call(_put, IpfsStore, self.ipfs["requester"].api, ledger, data)
-
-    def create_task(self, params) -> int:
-        """Creates a task of `params` (workers.protocol.TaskParams) as the admin (the requester's
-        account); its id."""
-        d = self.deployment
-        _mined(self.w3, d.token.functions.approve(d.registry.address, params.bounty).transact({"from": self.admin}))
-        _mined(self.w3, d.registry.functions.createTask(params.as_tuple()).transact({"from": self.admin}))
-        return d.state.functions.taskCount().call()
+    def submit_task(self, spec, *, bounty: int, timeout: float = 120.0, **params) -> int:
+        """The requester's `decentrl task submit` on its own host: the spec published to its own
+        IPFS node, the request and the bounty's permit signed with its own keystore (a funded
+        account of its own, made once), createTaskWithSig sent to the chain host. `bounty` in wei;
+        `params`: the other TaskParams fields (num_samplers, num_rounds, commit_window, ...), which
+        become the command's options. The task's id."""
+        folder = self._folder("requester")
+        if not list_keystores(folder / "node"):
+            create_keystore(folder / "node", PASSWORD, Account.create().key, scrypt_n=self.scrypt_n)
+            address = load_account(find_keystore(folder / "node"), PASSWORD).address
+            fund(self.w3, address, 10 * TOKEN)
+            _mined(self.w3, self.deployment.token.functions.transfer(address, 100_000 * TOKEN)
+                   .transact({"from": self.admin}))
+            shutil.copyfile(self.deployment_path, folder / "deployment.json")
+        spec_path = folder / f"spec-{spec.digest().hex()[:12]}.json"
+        spec_path.write_bytes(spec.to_bytes())
+        options = [arg for name, value in params.items()
+                   for arg in (f"--{SUBMIT_OPTIONS.get(name, name).replace('_', '-')}", str(value))]
+        argv = [sys.executable, "-m", "workers.cli", "--rpc", self.rpc_url,
+                "--deployment", str(folder / "deployment.json"), "--node-dir", str(folder / "node"),
+                "task", "submit", str(spec_path), "--bounty", str(Decimal(bounty) / TOKEN),
+                "--ipfs-api", self.ipfs["requester"].api, *options]
+        env = {k: v for k, v in os.environ.items() if not k.startswith("DECENTRL_")}
+        env[PASSWORD_ENV] = PASSWORD
+        log = folder / "task-submit.log"
+        start = log.stat().st_size if log.exists() else 0
+        done = self.requester_host.popen(argv, log=log, env=env, cwd=ROOT)
+        try:
+            code = done.wait(timeout)
+        except subprocess.TimeoutExpired:
+            stop_pid(done)
+            code = None
+        output = log.read_text(errors="replace")[start:]
+        created = re.search(r"^task (\d+) created", output, re.MULTILINE)
+        if code != 0 or created is None:
+            raise HostsError(f"`decentrl task submit` on the requester's host failed (exit {code}):\n{output[-2000:]}")
+        return int(created.group(1))
 
     def wait_final(self, task_id: int, timeout: float, on_tick=lambda task: None):
         """The task once its status is final, calling on_tick(task) (StateView.taskOf) every
@@ -325,10 +355,3 @@ def _mined(w3, tx_hash) -> dict:
         raise HostsError(f"transaction {tx_hash.hex()} reverted")
     return receipt
 
-
-def _put(store_class, api: str, ledger: Path, data: bytes) -> str:
-    store = store_class(api, ledger)
-    try:
-        return store.put(data, pin=True)
-    finally:
-        store.close()
