@@ -10,7 +10,7 @@ layer and the store as observers (workers.chain.observer, workers.storage.store.
 __version__ = "0.1.0"
 
 LAYERS = (
-    ("amounts", "cid", "deadline", "framing", "hashing", "ports", "protocol"),  # shared definitions, no I/O
+    ("amounts", "cid", "content_memo", "deadline", "framing", "hashing", "ports", "protocol"),  # shared, no I/O
     ("merkle", "payouts"),  # Merkle trees over hashing; the bounty's split over the protocol's roles
     ("chain", "crypto", "rl", "storage"),  # the chain client, cryptography, RL, content storage
     ("spec",),  # task specs (environment and inputs)
