@@ -19,6 +19,7 @@ from workers.protocol import Outcome, Phase, Role, Verdict
 TRAINER_FAULTS = {  # name: (dishonest train_round, what every validator's rejection says)
     "a skipped training step (in every transition)": (faults.skipped_steps, "does not re-execute"),
     "an altered training step (every step)": (faults.altered_steps, "does not re-execute"),
+    "a shard left out as if it could not be fetched": (faults.shard_left_out, "did not train on the accepted shards"),
     "a checkpoint bundle that does not hash to its committed root": (
         faults.bundle_off_its_root, "checkpoint does not match its revealed root"),
     "a checkpoint policy that is not the end of its committed trace": (
