@@ -9,8 +9,13 @@ layer and the store as observers (workers.chain.observer, workers.storage.store.
 
 __version__ = "0.1.0"
 
+from workers import cpu_kernels as _cpu_kernels  # noqa: E402 - the pin must precede any computation
+
+_cpu_kernels.pin()
+
 LAYERS = (
-    ("amounts", "cid", "content_memo", "deadline", "framing", "hashing", "ports", "protocol"),  # shared, no I/O
+    # shared, no I/O
+    ("amounts", "cid", "content_memo", "cpu_kernels", "deadline", "framing", "hashing", "ports", "protocol"),
     ("merkle", "payouts"),  # Merkle trees over hashing; the bounty's split over the protocol's roles
     ("chain", "crypto", "rl", "storage"),  # the chain client, cryptography, RL, content storage
     ("spec",),  # task specs (environment and inputs)

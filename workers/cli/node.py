@@ -289,13 +289,18 @@ def _websocket_url(ctx, param, value):
                    "seed block) before it mines one with an empty transaction: for chains that mine only on "
                    f"transactions (0: never); default {LOCAL_NUDGE_AFTER_S:g} for an RPC on this machine, "
                    "0 for any other.")
+@click.option("--kernel-check/--skip-kernel-check", default=True, show_default=True,
+              help="First run three tiny rounds (~1 s) and compare their bits with the network's reference: on a "
+                   "machine whose float kernels give other bits, validators would reject, and slash, honest work, "
+                   "so the node refuses to start. Skip it only where every node of your tasks computes on "
+                   "kernels like this machine's (one machine, or identical hosts of a private network).")
 @price_options
 @click.pass_obj
 def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirmations, ipfs_api, ipfs_peers,
                ipfs_timeout, retention_days,
                metrics_port, health_interval, log_format, attest_relay, aggregate_wait, attest_fallback,
-               aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks, nudge_after, price_sampler,
-               price_trainer, price_validator, feasibility_margin):
+               aggregate_min_signers, trainer_device, claim_burst, keeper_turn_blocks, nudge_after, kernel_check,
+               price_sampler, price_trainer, price_validator, feasibility_margin):
     """Start the chain watcher and one Celery worker per role; runs until Ctrl-C (or SIGTERM).
 
     Redis is $REDIS_URL (give this node its own database) or an embedded server in NODE_DIR/redis.
@@ -330,6 +335,13 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
                 peer_id_of(peer)
             except ValueError as exc:
                 raise click.UsageError(f"--ipfs-peer: {exc}") from None
+    if kernel_check:  # before the node claims any work that validators would reject
+        from workers.roles.kernel_check import KernelMismatch, check
+
+        try:
+            check()
+        except KernelMismatch as exc:
+            raise click.ClickException(str(exc)) from None
     from workers.chain.keystore import PASSWORD_ENV
     from workers.node.config import NodeSettings
     from workers.node.processes.redis_service import RedisUnavailable

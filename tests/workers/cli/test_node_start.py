@@ -194,3 +194,15 @@ def test_one_node_per_folder_and_its_processes_end_with_it(node, invoke, anvil, 
     assert "sampler: not staked yet (`decentrl node stake --role sampler`): it takes no work until then" in out, out
     status = invoke(node_dir, "node", "status")
     assert "processes   not running" in status.output and "still are" not in status.output, status.output
+
+
+def test_a_machine_whose_kernels_give_other_bits_does_not_start(node, anvil, deployment_file, monkeypatch):
+    """MKL limited as on a CPU without AVX2: validators would reject this node's honest work, so it
+    refuses before it claims its folder or starts anything (tests/workers/roles/test_kernel_check.py)."""
+    node_dir, _ = node()
+    monkeypatch.setenv("MKL_ENABLE_INSTRUCTIONS", "SSE4_2")
+    proc = start_node(anvil, deployment_file, node_dir, "node", "start", "--roles", "sampler", "--metrics-port", "0")
+    out, _ = proc.communicate(timeout=120)
+    assert proc.returncode == 1, out
+    assert "Error: this machine's float kernels give other bits than the network's reference" in out
+    assert not (node_dir / "node.json").exists() and not (node_dir / "redis").exists()
