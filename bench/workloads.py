@@ -1,10 +1,11 @@
 """The issue-40 workloads trained through the real network, against Stable-Baselines3's PPO.
 
-    .venv/bin/python bench/workloads.py [--mujoco-steps 40960] [--pixel-steps 98304] [--seed 1]
-                                         [--only mujoco|pixel] [--out reports/bench-workloads]
+    .venv/bin/python bench/workloads.py [--mujoco-env HalfCheetah-v5|Hopper-v5] [--mujoco-steps 40960]
+                                         [--pixel-steps 98304] [--seed 1] [--only mujoco|pixel]
+                                         [--out reports/bench-workloads]
 
-For each workload (a MuJoCo task, HalfCheetah-v5, and a pixel task, MinAtar Breakout), on the same
-budget of environment steps and the same seed:
+For each workload (a MuJoCo task, HalfCheetah-v5 or Hopper-v5, and a pixel task, MinAtar
+Breakout), on the same budget of environment steps and the same seed:
 
 * **ours**: the workload's preset spec (`decentrl task spec --env ID`) run as a task through the
   whole local network that `decentrl demo` starts (workers.demo.run.Demo: anvil, Redis, the store,
@@ -12,8 +13,8 @@ budget of environment steps and the same seed:
   revealed, re-executed by sampled checks, attested and finalized on chain). The task has
   budget / (2 x steps_per_shard) rounds; each accepted checkpoint is evaluated as it lands.
 * **SB3**: stable_baselines3.PPO at rl-zoo's hyperparameters (hyperparams/ppo.yml: HalfCheetah-v3's
-  tuned entry with VecNormalize; for MinAtar, which ppo.yml has no entry for, its `atari` entry)
-  on the same environment (built by workers.rl.envs, so the same wrappers), with the same policy
+  or Hopper-v3's tuned entry with VecNormalize; for MinAtar, which ppo.yml has no entry for, its
+  `atari` entry) on the same environment (built by workers.rl.envs, so the same wrappers), with the same policy
   network shape as our preset, evaluated at the same step counts.
 
 Evaluation (identical code for both): `--eval-episodes` episodes with deterministic actions, env
@@ -75,6 +76,14 @@ SB3_HALFCHEETAH = dict(normalize=True, n_envs=1, batch_size=64, n_steps=512, gam
                        ent_coef=0.000401762, clip_range=0.1, n_epochs=20, gae_lambda=0.92, max_grad_norm=0.8,
                        vf_coef=0.58096, log_std_init=-2.0, ortho_init=False, activation="relu", net=(256, 256))
 """rl-zoo hyperparams/ppo.yml, HalfCheetah-v3 (tuned; used for v5, whose dynamics are v3's)."""
+
+SB3_HOPPER = dict(normalize=True, n_envs=1, batch_size=32, n_steps=512, gamma=0.999, learning_rate=9.80828e-05,
+                  ent_coef=0.00229519, clip_range=0.2, n_epochs=5, gae_lambda=0.99, max_grad_norm=0.7,
+                  vf_coef=0.835671, log_std_init=-2.0, ortho_init=False, activation="relu", net=(256, 256))
+"""rl-zoo hyperparams/ppo.yml, Hopper-v3 (tuned; used for v5)."""
+
+SB3_MUJOCO = {"HalfCheetah-v5": SB3_HALFCHEETAH, "Hopper-v5": SB3_HOPPER}
+"""--mujoco-env's choices, each with its SB3 settings."""
 
 SB3_ATARI = dict(normalize=False, n_envs=8, n_steps=128, n_epochs=4, batch_size=256, learning_rate=("lin", 2.5e-4),
                  clip_range=("lin", 0.1), vf_coef=0.5, ent_coef=0.01, gamma=0.99, gae_lambda=0.95, max_grad_norm=0.5)
@@ -177,6 +186,7 @@ def run_sb3(workload: Workload, seed: int, eval_episodes: int, checkpoints: list
     import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
+    from stable_baselines3.common.logger import Logger
     from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
 
     from workers.spec import preset_spec
@@ -204,6 +214,7 @@ def run_sb3(workload: Workload, seed: int, eval_episodes: int, checkpoints: list
                 gae_lambda=hp["gae_lambda"], learning_rate=schedule(hp["learning_rate"]),
                 clip_range=schedule(hp["clip_range"]), ent_coef=hp["ent_coef"], vf_coef=hp["vf_coef"],
                 max_grad_norm=hp["max_grad_norm"], policy_kwargs=policy_kwargs)
+    model.set_logger(Logger(folder=None, output_formats=[]))  # SB3's default makes a folder in /tmp per model
     curve = Curve()
     pending = list(checkpoints)
 
@@ -285,7 +296,7 @@ def plot(out: Path, workload: Workload, ours: Curve, sb3: Curve) -> Path:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--mujoco-env", default="HalfCheetah-v5")
+    parser.add_argument("--mujoco-env", default="HalfCheetah-v5", choices=sorted(SB3_MUJOCO))
     parser.add_argument("--mujoco-steps", type=int, default=40_960)
     parser.add_argument("--pixel-env", default="MinAtar/Breakout-v1")
     parser.add_argument("--pixel-steps", type=int, default=98_304)
@@ -295,7 +306,7 @@ def main() -> None:
     parser.add_argument("--out", type=Path, default=ROOT / "reports" / "bench-workloads")
     args = parser.parse_args()
 
-    workloads = [Workload("mujoco", args.mujoco_env, args.mujoco_steps, SB3_HALFCHEETAH),
+    workloads = [Workload("mujoco", args.mujoco_env, args.mujoco_steps, SB3_MUJOCO[args.mujoco_env]),
                  Workload("pixel", args.pixel_env, args.pixel_steps, SB3_ATARI)]
     results = {}
     for w in workloads:
