@@ -16,6 +16,18 @@ def test_sb3_trains_each_workload_and_evaluates_after_the_update_past_each_check
         assert curve.steps == checkpoints and len(curve.returns) == 1 and math.isfinite(curve.final), (w.key, curve)
 
 
+def test_each_mujoco_choice_gets_the_zoo_settings_of_its_preset_network():
+    """SB3 learns with the preset's network shape (the learners differ in the implementation)."""
+    from workers.rl.presets import preset_for
+
+    assert set(workloads.SB3_MUJOCO) == {"HalfCheetah-v5", "Hopper-v5"}
+    for env_id, hp in workloads.SB3_MUJOCO.items():
+        policy, ppo = preset_for(env_id).policy, preset_for(env_id).ppo
+        assert tuple(hp["net"]) == policy.hidden_sizes and hp["activation"] == policy.activation, env_id
+        assert (hp["gamma"], hp["n_epochs"], hp["batch_size"]) == (ppo.gamma, ppo.update_epochs, ppo.batch_size)
+        assert hp["normalize"] == policy.obs_norm == ppo.norm_reward, env_id
+
+
 def test_verify_cost_is_one_validators_cpu_over_the_work_it_checked():
     cpu = {("s1", "sampler"): 4.0, ("s2", "sampler"): 4.0, ("t", "trainer"): 12.0,
            ("v1", "validator"): 1.0, ("v2", "validator"): 2.0, ("v3", "validator"): 3.0}

@@ -253,7 +253,11 @@ HOPPER = Preset(
 -2, learning rate 9.8e-5, minibatches of 32, 5 epochs, gamma 0.999, GAE lambda 0.99, observation and
 reward normalization), 2 samplers x 1024 steps a round. 320 gradient steps a round: leaves of 16
 steps, 2 re-executed by each validator (10%); snapshots every 25 steps (4 segments replayed, 10% of
-a shard). Not measured here."""
+a shard). Measured through the whole network (bench/workloads.py --mujoco-env Hopper-v5, task seed
+1): the deterministic evaluation (10 episodes) rose from 159 to 1,000 in 20 rounds (40,960 env
+steps, 61 s), against SB3's PPO at the zoo's settings alternating between ~1,000 and ~70 and ending
+at 222 on the same steps and seed (docs/benchmarks.md). 1,000 is a hopper that stays up for its
+1,000 steps without moving far forward: the zoo gives it 1M env steps."""
 
 MINATAR_BREAKOUT = Preset(
     env_id="MinAtar/Breakout-v1",
