@@ -163,7 +163,7 @@ test-brownie:
 	@$(VENV)/bin/python tools/port_free.py 8545 "brownie test starts its own anvil there and would attach to \
 	this one instead; stop it (another run's chain, an anvil of your own) and run make test again"
 	brownie compile  # here, not in the workers: two of them would load a half-written build/
-	brownie test tests/ -n $(TEST_WORKERS) --dist loadfile
+	brownie test tests/ -n $(TEST_WORKERS) --dist loadfile --durations=30  # the slowest tests, for keeping make test under 20 min
 
 # The subgraph (subgraph/README.md): the manifest is filled from a deployment record, then graph
 # codegen and graph build compile the mappings to WASM (fully offline). Without NETWORK it is built

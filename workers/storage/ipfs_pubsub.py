@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from workers.storage.store import ipfs_api_address
+from workers.storage.ipfs_rpc import api_url
 
 log = logging.getLogger(__name__)
 
@@ -43,16 +43,6 @@ def from_multibase(text: str) -> bytes:
         raise ValueError(f"not base64url multibase: {text[:16]!r}")
     body = text[1:]
     return base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
-
-
-def api_url(api: str) -> str:
-    """http://host:port of an RPC API given as a multiaddr (/ip4/127.0.0.1/tcp/5001/http) or a URL."""
-    parts = ipfs_api_address(api).strip("/").split("/")
-    if len(parts) != 5 or parts[0] not in ("ip4", "ip6", "dns", "dns4", "dns6") or parts[2] != "tcp" \
-            or parts[4] not in ("http", "https"):
-        raise ValueError(f"bad IPFS API address {api!r} (expected e.g. /ip4/127.0.0.1/tcp/5001/http)")
-    host = f"[{parts[1]}]" if parts[0] == "ip6" else parts[1]
-    return f"{parts[4]}://{host}:{int(parts[3])}"
 
 
 @dataclass(frozen=True)

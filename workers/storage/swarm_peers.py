@@ -11,6 +11,8 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Iterable
 
+from workers.storage.ipfs_rpc import api_url, call
+
 DIAL_INTERVAL_S = 10.0
 """Seconds between the node's looks at its IPFS node's connections (a swarm/peers call)."""
 
@@ -24,37 +26,21 @@ def peer_id_of(multiaddr: str) -> str:
     return parts[-1]
 
 
-def api_url(api: str) -> str:
-    """The http(s):// base of an IPFS RPC API given as a multiaddr or URL (ipfs_api_address)."""
-    from workers.storage.store import check_ipfs_api
-
-    parts = check_ipfs_api(api).strip("/").split("/")
-    if len(parts) != 5 or parts[2] != "tcp" or parts[4] not in ("http", "https"):
-        raise ValueError(f"bad IPFS API address {api!r}: give /ip4/HOST/tcp/PORT/http or http://HOST:PORT")
-    host = f"[{parts[1]}]" if parts[0] == "ip6" else parts[1]
-    return f"{parts[4]}://{host}:{parts[3]}"
-
-
 class SwarmPeers:
     """Dials `peers` (swarm multiaddrs ending /p2p/<id>) from the IPFS node whose RPC API is `api`
     whenever it is not connected to them; `dial` is cheap when they all are (one swarm/peers).
-    Plain RPC calls (ipfshttpclient's swarm/connect adds query arguments js-ipfs refuses)."""
+    Plain RPC calls (workers.storage.ipfs_rpc)."""
 
     def __init__(self, api: str, peers: Iterable[str], *, interval_s: float = DIAL_INTERVAL_S, timeout: float = 5.0,
                  clock: Callable[[], float] = time.monotonic):
         self.peers = {peer_id_of(p): p for p in peers}
-        self.base = api_url(api)
+        self.api = api
+        api_url(api)  # a bad address fails here, not at every dial
         self.interval_s, self.timeout, self._clock = interval_s, timeout, clock
         self._next = 0.0
 
     def _rpc(self, command: str, arg: str | None = None) -> dict:
-        import json
-        import urllib.request
-        from urllib.parse import quote
-
-        url = f"{self.base}/api/v0/{command}" + (f"?arg={quote(arg, safe='')}" if arg else "")
-        with urllib.request.urlopen(urllib.request.Request(url, method="POST"), timeout=self.timeout) as answer:
-            return json.loads(answer.read() or b"{}")
+        return call(self.api, command, arg, timeout=self.timeout)
 
     def due(self) -> bool:
         return bool(self.peers) and self._clock() >= self._next
@@ -70,7 +56,7 @@ class SwarmPeers:
         self._next = self._clock() + self.interval_s
         try:
             missing = set(self.peers) - self.connected()
-        except (OSError, ValueError) as error:  # URLError, a refused connection, a timeout, bad JSON
+        except (OSError, ValueError) as error:  # a refused connection, a timeout, an error answer, bad JSON
             return {"*": f"IPFS node unreachable: {error}"}
         outcome = {}
         for peer in sorted(missing):
@@ -78,14 +64,6 @@ class SwarmPeers:
                 self._rpc("swarm/connect", self.peers[peer])
                 outcome[peer] = "connected"
             except (OSError, ValueError) as error:  # that host down or cut off: dialed again next time
-                outcome[peer] = _reason(error)
+                outcome[peer] = str(error)
         return outcome
 
-
-def _reason(error: Exception) -> str:
-    """An RPC error's message, with the IPFS node's own answer when it gave one."""
-    import urllib.error
-
-    if isinstance(error, urllib.error.HTTPError):
-        return f"{error} {error.read()[:300].decode(errors='replace')}"
-    return str(error)

@@ -2,7 +2,8 @@
 (as js-ipfs 0.66 and kubo write it), its API address, and the stream's lines."""
 import pytest
 
-from workers.storage.ipfs_pubsub import Message, _message, api_url, from_multibase, multibase
+from workers.storage.ipfs_pubsub import Message, _message, from_multibase, multibase
+from workers.storage.ipfs_rpc import api_url
 
 
 def test_multibase_is_base64url_without_padding():
