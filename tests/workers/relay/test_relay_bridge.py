@@ -6,9 +6,10 @@ import pytest
 from eth_account import Account
 
 from workers.node.handlers.relay import AttestRelay, RelayEntry
-from workers.node.handlers.relay_bridge import REWRITE_S, Inbox, republish_due
+from workers.node.handlers.relay_bridge import REWRITE_S, Inbox, drop_kind, republish_due
 from workers.node.handlers.relay_gossip import REPUBLISH_AFTER_S, Outbox
 from workers.node.handlers.relay_wire import sign_entry
+from workers.node.observe.metrics import DECLARED
 from workers.storage.ipfs_pubsub import NoSubscribers, PubsubUnavailable
 
 REGISTRY = "0x" + "Ab" * 20
@@ -37,6 +38,32 @@ def test_the_holders_signed_entry_is_written_and_the_rest_dropped(redis_client):
     assert inbox.take(sign_entry(ALICE, CHAIN, REGISTRY, 3, 1, 2, entry(ALICE))) is None
     assert relay.entries(3, 1, 4) == {2: entry(ALICE)}
     assert inbox.written == 1 and sum(inbox.dropped.values()) == 3
+
+
+def relay_counts() -> dict[str, float]:
+    return {s.labels["outcome"]: s.value for m in DECLARED.collect() if m.name == "decentrl_relay_entries"
+            for s in m.samples if s.name.endswith("_total")}
+
+
+def test_every_message_is_counted_by_outcome_in_the_nodes_metrics(redis_client):
+    inbox = Inbox(AttestRelay(redis_client, CHAIN, REGISTRY), HolderGate(), CHAIN, REGISTRY)
+    before = relay_counts()
+    data = sign_entry(ALICE, CHAIN, REGISTRY, 3, 1, 2, entry(ALICE))
+    for message in (b"garbage", sign_entry(MALLORY, CHAIN, REGISTRY, 3, 1, 2, entry(MALLORY)), data, data):
+        inbox.take(message)
+    after = relay_counts()
+    assert {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)} == \
+        {"unsigned": 1, "not-holder": 1, "written": 1, "repeat": 1}
+
+
+def test_each_reason_the_gate_gives_has_its_kind():
+    """The gate's reasons (relay_gate.RelayGate.check) and the bridge's own, by the metric's label."""
+    assert [drop_kind(why) for why in (
+        "chain read budget spent", "no such task", "task not active", "round 4 is not the task's current round 5",
+        "no validator slot 7", "not the slot's holder", "took the slot after that round",
+        "ConnectionError (chain or Redis unavailable)")] == [
+        "read-budget", "not-current", "not-current", "not-current", "not-holder", "not-holder", "not-current",
+        "unavailable"]
 
 
 def test_a_replayed_message_is_written_again_only_after_a_pause(redis_client):

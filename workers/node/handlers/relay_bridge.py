@@ -22,18 +22,39 @@ import time
 
 from workers.node.handlers.relay import AttestRelay
 from workers.node.handlers.relay_wire import open_entry
+from workers.node.observe import metrics
 from workers.node.queues.transient import TRANSIENT
 
 log = logging.getLogger(__name__)
 
 REPUBLISH_LOOK_S = 0.25
 SUMMARY_S = 60.0
-"""Dropped messages are logged as counts by reason this often (a flood must not flood the log)."""
+"""Dropped messages are logged as counts by reason this often (a flood must not flood the log);
+the metric decentrl_relay_entries_total counts them as they come, by kind (drop_kind)."""
 SEEN_CAP = 4096
 REWRITE_S = 0.5
 """A message written this recently is not looked at again (a replayed one costs nothing); its
 poster's next publication, at least a second later, writes it again (a Redis that restarted
 empty gets it back)."""
+
+
+DROP_KINDS = (
+    ("written a moment ago", "repeat"),
+    ("not a signed relay entry", "unsigned"),
+    ("chain read budget spent", "read-budget"),
+    ("chain or Redis unavailable", "unavailable"),
+    ("not the slot's holder", "not-holder"),
+    ("no validator slot", "not-holder"),
+    ("no such task", "not-current"),
+    ("task not active", "not-current"),
+    ("is not the task's current round", "not-current"),
+    ("took the slot after that round", "not-current"),
+)
+"""The metric's label of each reason a message is dropped for (its text names task and round)."""
+
+
+def drop_kind(why: str) -> str:
+    return next((kind for text, kind in DROP_KINDS if text in why), "other")
 
 
 class Inbox:
@@ -59,6 +80,7 @@ class Inbox:
             return self._drop(why)
         self.relay.post(signed.task_id, signed.round, signed.slot, signed.entry)
         self.written += 1
+        metrics.relay_entry("written")
         self.seen[digest] = self.clock()
         self.seen.move_to_end(digest)
         while len(self.seen) > SEEN_CAP:
@@ -67,6 +89,7 @@ class Inbox:
 
     def _drop(self, why: str) -> str:
         self.dropped[why] += 1
+        metrics.relay_entry(drop_kind(why))
         return why
 
     def summary(self) -> str:

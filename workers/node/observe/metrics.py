@@ -88,6 +88,9 @@ TX_FAILURES = Counter("decentrl_tx_failures", "Transactions that failed, by func
                       ["fn", "reason", "stage"], registry=DECLARED)
 STORE_BYTES = Counter("decentrl_store_bytes", "Bytes written to (put) and read from (get) the content store",
                       ["op"], registry=DECLARED)
+RELAY_ENTRIES = Counter("decentrl_relay_entries", "Entries the relay bridge received on the pubsub topic, by "
+                        "outcome: written into the node's relay, or the kind of drop (repeat, unsigned, read-budget, "
+                        "not-current, not-holder, unavailable)", ["outcome"], registry=DECLARED)
 STORE_ERRORS = Counter("decentrl_store_errors", "Content store errors, by operation and error type",
                        ["op", "error"], registry=DECLARED)
 
@@ -154,6 +157,11 @@ def rolled_out(role: str, env: str, steps: int, seconds: float, returns) -> None
 def passed_over(role: str, reason: str) -> None:
     with _safe("passed_over"):
         PASSED_OVER.labels(role, reason).inc()
+
+
+def relay_entry(outcome: str) -> None:
+    with _safe("relay_entry"):
+        RELAY_ENTRIES.labels(outcome).inc()
 
 
 def trained(role: str, samples: int, seconds: float) -> None:
