@@ -25,17 +25,28 @@ from workers.roles.trainer import round_start
 from workers.spec import preset_spec
 
 
-def _reduced(env_id: str):
+def _reduced(env_id: str, steps_per_shard: int = 200, steps_per_snapshot: int = 25, batch_size: int = 50,
+             update_epochs: int = 2):
     spec = preset_spec(env_id, seed=11)
-    return dataclasses.replace(spec, steps_per_shard=200, steps_per_snapshot=25, challenges_per_sampler=2,
-                               challenges_per_trainer=2, steps_per_leaf=2,
-                               ppo=dataclasses.replace(spec.ppo, batch_size=50, update_epochs=2))
+    return dataclasses.replace(spec, steps_per_shard=steps_per_shard, steps_per_snapshot=steps_per_snapshot,
+                               challenges_per_sampler=2, challenges_per_trainer=2, steps_per_leaf=2,
+                               ppo=dataclasses.replace(spec.ppo, batch_size=batch_size, update_epochs=update_epochs))
 
 
 HALFCHEETAH = _reduced("HalfCheetah-v5")
 """16 gradient steps a round (2 x 200 samples / 50 x 2 epochs) in 8 leaves of 2, 2 re-executed."""
 MINATAR = _reduced("MinAtar/Breakout-v1")
-WORKLOADS = {"halfcheetah": HALFCHEETAH, "minatar": MINATAR}
+HOPPER = _reduced("Hopper-v5")
+"""Hopper falls within 10 to 90 steps under the initial policy, so each 200-step shard holds 4 to 7
+episodes of 1 to 4 segments, each but the last ended by the fall inside a segment: the episode
+boundaries a validator's segment draw and the snapshot joins must respect."""
+ATARI = dataclasses.replace(_reduced("ALE/Breakout-v5", steps_per_shard=64, steps_per_snapshot=16, batch_size=32,
+                                     update_epochs=1), hidden_sizes=(32,))
+"""The preset's Atari Breakout (atari_preprocessing, 4 stacked 84x84 frames, clipped rewards) through
+the Nature CNN's three convolutions, with 32 hidden units after them where the preset has 512: a
+trace state of ~2 MB rather than ~20 MB. 4 segments of 16 steps a shard (one cut episode), 4
+gradient steps a round (2 x 64 samples / 32) in 2 leaves of 2, both re-executed."""
+WORKLOADS = {"halfcheetah": HALFCHEETAH, "minatar": MINATAR, "hopper": HOPPER, "atari": ATARI}
 
 
 def _shifted_joints(ep):
@@ -48,6 +59,12 @@ def _flipped_pixels(ep):
     return dataclasses.replace(ep, obs=obs)
 
 
+def _inverted_newest_frame(ep):
+    obs = ep.obs.copy()
+    obs[..., -1] ^= 255  # the newest frame of every stack inverted
+    return dataclasses.replace(ep, obs=obs)
+
+
 def _snapshots_reversed(ep):
     return dataclasses.replace(ep, snapshots=tuple(reversed(ep.snapshots)))
 
@@ -56,6 +73,8 @@ altered_observations = _tampered(_shifted_joints)
 """MuJoCo observations off by 0.01 at every step, the snapshots as rolled."""
 flipped_pixels = _tampered(_flipped_pixels)
 """A plane of every MinAtar frame inverted, the snapshots as rolled."""
+inverted_frames = _tampered(_inverted_newest_frame)
+"""The newest frame of every Atari frame stack inverted, the snapshots as rolled."""
 forged_snapshots = _tampered(_snapshots_reversed)
 """Every committed snapshot but a middle one moved to another segment (the steps as rolled): each
 segment starts from a state it did not start from, or ends off its successor's snapshot."""
