@@ -37,9 +37,10 @@ HALFCHEETAH = _reduced("HalfCheetah-v5")
 """16 gradient steps a round (2 x 200 samples / 50 x 2 epochs) in 8 leaves of 2, 2 re-executed."""
 MINATAR = _reduced("MinAtar/Breakout-v1")
 HOPPER = _reduced("Hopper-v5")
-"""Hopper falls within 10 to 90 steps under the initial policy, so each 200-step shard holds 4 to 7
-episodes of 1 to 4 segments, each but the last ended by the fall inside a segment: the episode
-boundaries a validator's segment draw and the snapshot joins must respect."""
+"""Hopper falls within 20 to 90 steps under the initial policy, so each 200-step shard of task seeds
+0-2 holds 4 to 7 episodes of 1 to 4 segments: each ended by the fall (seed 2's second shard once
+right at a segment's end, step 25), the last one cut by the budget; the episode boundaries that
+a validator's segment draw and the snapshot joins must respect."""
 ATARI = dataclasses.replace(_reduced("ALE/Breakout-v5", steps_per_shard=64, steps_per_snapshot=16, batch_size=32,
                                      update_epochs=1), hidden_sizes=(32,))
 """The preset's Atari Breakout (atari_preprocessing, 4 stacked 84x84 frames, clipped rewards) through
