@@ -1,10 +1,15 @@
-"""The fraud matrix's workloads beyond classic control, and their cheats.
+"""The fraud matrix's workloads beyond classic control, and their cheats: one reduced preset of each
+environment family's shipped ones, each verified segment by segment from committed snapshots.
 
 HALFCHEETAH: the HalfCheetah-v5 preset (MuJoCo; observation and reward normalisation carried by
 the checkpoint and the train state), reduced to 200 steps a shard: its episodes run 1,000 steps,
 so each shard is one cut episode of 8 segments of 25 steps, each verified from its committed
 snapshot. MINATAR: the MinAtar Breakout preset (10x10x4 uint8 planes, the MinAtar CNN), reduced
-the same way; its episodes are short, so a shard holds several.
+the same way; its episodes are short, so a shard holds several. HOPPER: the Hopper-v5 preset
+reduced the same way; it falls within a hundred steps, so a shard holds several episodes that
+end inside or at the end of a segment. ATARI: the Atari Breakout preset (ale-py, its
+preprocessing and frame-stack wrappers, the Nature CNN), reduced further (its round is the
+costliest: env resets load the ROM, the CNN is large).
 
 Each cheat here tampers with every segment (or every training step, or the statistics every state
 carries), so any challenge a validator draws exposes it; cheats confined to one segment are what
@@ -42,11 +47,13 @@ HOPPER = _reduced("Hopper-v5")
 right at a segment's end, step 25), the last one cut by the budget; the episode boundaries that
 a validator's segment draw and the snapshot joins must respect."""
 ATARI = dataclasses.replace(_reduced("ALE/Breakout-v5", steps_per_shard=64, steps_per_snapshot=16, batch_size=32,
-                                     update_epochs=1), hidden_sizes=(32,))
+                                     update_epochs=1), hidden_sizes=(32,), challenges_per_sampler=1)
 """The preset's Atari Breakout (atari_preprocessing, 4 stacked 84x84 frames, clipped rewards) through
 the Nature CNN's three convolutions, with 32 hidden units after them where the preset has 512: a
-trace state of ~2 MB rather than ~20 MB. 4 segments of 16 steps a shard (one cut episode), 4
-gradient steps a round (2 x 64 samples / 32) in 2 leaves of 2, both re-executed."""
+trace state of ~2 MB rather than ~20 MB. 4 segments of 16 steps a shard (one cut episode), one
+replayed by each validator (a segment's replay makes an ALE env and resets it with its seed: two
+ROM loads, ~0.2 s); 4 gradient steps a round (2 x 64 samples / 32) in 2 leaves of 2, both
+re-executed. A round writes ~10 MB (2 shards of 2 MB, trace states, checkpoint)."""
 WORKLOADS = {"halfcheetah": HALFCHEETAH, "minatar": MINATAR, "hopper": HOPPER, "atari": ATARI}
 
 
