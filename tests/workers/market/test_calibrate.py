@@ -4,6 +4,7 @@ import math
 
 import pytest
 
+from workers.node.market import calibrate as calibration
 from workers.node.market.calibrate import calibrate
 from workers.spec import preset_spec
 
@@ -13,3 +14,17 @@ def test_each_family_preset_calibrates(env_id):
     rates = calibrate(preset_spec(env_id))
     assert set(rates) == {"rollout", "replay", "update"}
     assert all(math.isfinite(r) and r > 0 for r in rates.values()), rates
+
+
+@pytest.mark.parametrize("run_s, runs", [(0.1, 3), (0.3, 3), (0.4, 2), (0.6, 2), (1.0, 1), (3.0, 1)])
+def test_short_runs_are_repeated_and_long_ones_are_not(run_s, runs):
+    """The fastest of up to 3 runs, stopping once they add up to a second (calibration.ENOUGH_S)."""
+    now, calls = [0.0], []
+
+    def run():
+        calls.append(1)
+        now[0] += run_s * (1.5 if len(calls) == 1 else 1.0)  # the first run slower, as under load
+
+    best = calibration._fastest(run, clock=lambda: now[0])
+    assert len(calls) == runs
+    assert best == pytest.approx(run_s if runs > 1 else run_s * 1.5)

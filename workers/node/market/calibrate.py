@@ -1,8 +1,9 @@
 """A node's first measure of its own speed for an environment and policy size it has not worked
 on yet: short timed rollouts, replays and PPO updates on that env with a policy of the spec's
-architecture (one torch thread, as the roles run). Each is timed REPEATS times and the fastest
-kept: a loaded host (other processes starting, first-use costs) only ever makes a run slower, and a
-rate measured in such a moment would have the node refuse work it can do. About a tenth of a
+architecture (one torch thread, as the roles run). Each is timed up to REPEATS times (fewer when the
+runs are long) and the fastest kept: a loaded host (other processes starting, first-use costs) only
+ever makes a run slower, and a rate measured in such a moment would have the node refuse work it
+can do. About a tenth of a
 second for CartPole's 64x64 policy once warm. Job rates then refine it (workers.node.market.
 throughput)."""
 from __future__ import annotations
@@ -14,15 +15,22 @@ CALIBRATION_STEPS = 256
 UPDATE_SAMPLES, UPDATE_EPOCHS = 128, 4
 """Each timed update's samples and epochs (its rate counts samples x epochs, as the estimate does)."""
 REPEATS = 3
+ENOUGH_S = 1.0
+"""A run is repeated only while the runs so far took less than this: a short run is what a moment's
+load distorts, a run of a second or more (an Atari rollout, a Nature-CNN update) averages it out,
+and repeating it would cost the node seconds before its first claim."""
 
 
-def _fastest(run) -> float:
-    """The shortest of REPEATS timings of run()."""
-    best = float("inf")
+def _fastest(run, clock=time.perf_counter) -> float:
+    """The shortest of up to REPEATS timings of run(), stopping once they add up to ENOUGH_S."""
+    best, spent = float("inf"), 0.0
     for _ in range(REPEATS):
-        started = time.perf_counter()
+        started = clock()
         run()
-        best = min(best, time.perf_counter() - started)
+        took = clock() - started
+        best, spent = min(best, took), spent + took
+        if spent >= ENOUGH_S:
+            break
     return best
 
 
