@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+from importlib import metadata
 
 import torch
 
@@ -40,6 +41,21 @@ REFERENCE = {
 }
 """Each case's digest on the reference machine (x86-64, AVX2 kernels as pinned, the versions of
 requirements.txt). `python -m workers.roles.kernel_check` prints this machine's."""
+
+REFERENCE_VERSIONS = {"torch": "2.13.0", "numpy": "2.4.6", "gymnasium": "1.4.0", "mujoco": "4.0.1", "minatar": "1.0.15"}
+"""The packages whose code the cases run, as on the reference machine (a local build tag such as
+torch's +cpu or +cu130 is not part of it): named in a mismatch's message when they differ here."""
+
+
+def versions() -> dict[str, str]:
+    """This machine's versions of REFERENCE_VERSIONS' packages (None: not installed)."""
+    def version(name):
+        try:
+            return metadata.version(name).split("+")[0]
+        except metadata.PackageNotFoundError:
+            return None
+
+    return {name: version(name) for name in REFERENCE_VERSIONS}
 
 
 class KernelMismatch(RuntimeError):
@@ -69,10 +85,13 @@ def check() -> None:
     differ = sorted(name for name, got in fingerprint().items() if got != REFERENCE[name])
     if not differ:
         return
+    other = [f"{name} {got} (reference {REFERENCE_VERSIONS[name]})" for name, got in versions().items()
+             if got != REFERENCE_VERSIONS[name]]
     raise KernelMismatch(
         f"this machine's float kernels give other bits than the network's reference ({', '.join(differ)}; "
-        f"torch runs its {capability} kernels, the reference AVX2): validators would reject this node's "
-        "samples and training steps. Run on an x86-64 CPU with AVX2, with the package versions "
+        f"torch runs its {capability} kernels, the reference AVX2"
+        + (f"; installed here: {', '.join(other)}" if other else "") + "): validators would reject this "
+        "node's samples and training steps. Run on an x86-64 CPU with AVX2, with the package versions "
         "requirements.txt pins, and let workers set MKL_CBWR and ATEN_CPU_CAPABILITY "
         "(workers.cpu_kernels: nothing may compute with torch before workers is imported).")
 
@@ -80,3 +99,4 @@ def check() -> None:
 if __name__ == "__main__":
     for name, digest in fingerprint().items():
         print(f'    "{name}": "{digest}",')
+    print(versions())

@@ -41,7 +41,10 @@ def test_importing_workers_pins_the_kernels():
 
 
 def test_this_machine_computes_the_reference_bits():
-    assert kernel_check.fingerprint() == kernel_check.REFERENCE
+    """After a change of the pinned torch, numpy, gymnasium, mujoco or minatar versions the reference
+    changes with them: `python -m workers.roles.kernel_check` prints the new digests and versions for
+    kernel_check.REFERENCE and REFERENCE_VERSIONS."""
+    assert kernel_check.fingerprint() == kernel_check.REFERENCE, "see this test's docstring"
     kernel_check.check()
 
 
@@ -60,3 +63,13 @@ def test_a_cpu_without_avx2_is_told_what_differs(monkeypatch):
         kernel_check.check()
     assert "other bits than the network's reference (classic-gaussian, mujoco-mlp, pixels-cnn" in str(refused.value)
     assert "x86-64 CPU with AVX2" in str(refused.value)
+    assert "installed here" not in str(refused.value)  # the same packages: the CPU is what differs
+
+
+def test_a_mismatch_names_the_packages_that_are_not_the_references(monkeypatch):
+    assert kernel_check.versions() == kernel_check.REFERENCE_VERSIONS  # this machine is the reference
+    monkeypatch.setattr(kernel_check, "fingerprint", lambda: dict(kernel_check.REFERENCE, **{"mujoco-mlp": "0"}))
+    monkeypatch.setattr(kernel_check, "versions", lambda: dict(kernel_check.REFERENCE_VERSIONS, mujoco="3.3.0"))
+    with pytest.raises(kernel_check.KernelMismatch, match=r"\(mujoco-mlp; .*installed here: mujoco 3.3.0 "
+                                                          r"\(reference 4.0.1\)\)"):
+        kernel_check.check()
