@@ -233,8 +233,9 @@ validator (10%): 10 trace states of ~1.7 MB (parameters and Adam state) stored a
 of each 256-step shard (a 1,000-step episode is never replayed whole). Measured through the whole
 network (bench/workloads.py, task seed 1): the deterministic evaluation (10 episodes) rose from -0.2
 to 1,312 in 80 rounds (40,960 env steps, 106 s), against SB3's PPO at 742 on the same steps and
-seed; with the CPU kernels pinned, 1,104 / 1,677 / 1,335 at task seeds 1 / 2 / 3 against SB3's
-818 / 1,560 / 1,578 (docs/benchmarks.md). The zoo gives it 1M env steps."""
+seed; with the CPU kernels pinned (MKL's AVX2 branch, an interim build), 1,104 / 1,677 / 1,335 at
+task seeds 1 / 2 / 3 against SB3's 818 / 1,560 / 1,578, and with the final pin (COMPATIBLE) 1,271
+at seed 1 against 264 (docs/benchmarks.md). The zoo gives it 1M env steps."""
 
 HOPPER = Preset(
     env_id="Hopper-v5",

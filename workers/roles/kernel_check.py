@@ -35,12 +35,12 @@ CASES = {
 """Round 0 of each, one shard of 32 steps, 2 gradient steps."""
 
 REFERENCE = {
-    "mujoco-mlp": "e9d065a75ede3b6f5ee46aff9a87ab36",
-    "classic-gaussian": "f8d346091352256fefa5b787f8a6d815",
-    "pixels-cnn": "62946330ca879c14c82c4354812d63c5",
+    "mujoco-mlp": "36ad1bfc73225435163531a32c47fecd",
+    "classic-gaussian": "02f4a7eb51064d6392217a41190ba69e",
+    "pixels-cnn": "dfec7972081c8bce22977754ba2dfa71",
 }
-"""Each case's digest on the reference machine (x86-64, AVX2 kernels as pinned, the versions of
-requirements.txt). `python -m workers.roles.kernel_check` prints this machine's."""
+"""Each case's digest on the reference machine (x86-64 with AVX2, the kernels as pinned, the
+versions of requirements.txt). `python -m workers.roles.kernel_check` prints this machine's."""
 
 REFERENCE_VERSIONS = {"torch": "2.13.0", "numpy": "2.4.6", "gymnasium": "1.4.0", "mujoco": "4.0.1", "minatar": "1.0.15"}
 """The packages whose code the cases run, as on the reference machine (a local build tag such as

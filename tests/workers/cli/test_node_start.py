@@ -197,12 +197,16 @@ def test_one_node_per_folder_and_its_processes_end_with_it(node, invoke, anvil, 
 
 
 def test_a_machine_whose_kernels_give_other_bits_does_not_start(node, anvil, deployment_file, monkeypatch):
-    """MKL limited as on a CPU without AVX2: validators would reject this node's honest work, so it
-    refuses before it claims its folder or starts anything (tests/workers/roles/test_kernel_check.py)."""
+    """torch on a CPU without AVX2 (ATen's default kernels): validators would reject this node's
+    honest work, so it refuses before it claims its folder or starts anything
+    (tests/workers/roles/test_kernel_check.py)."""
     node_dir, _ = node()
-    monkeypatch.setenv("MKL_ENABLE_INSTRUCTIONS", "SSE4_2")
-    proc = start_node(anvil, deployment_file, node_dir, "node", "start", "--roles", "sampler", "--metrics-port", "0")
-    out, _ = proc.communicate(timeout=120)
-    assert proc.returncode == 1, out
-    assert "Error: this machine's float kernels give other bits than the network's reference" in out
+    env = {**os.environ, "DECENTRL_KEYSTORE_PASSWORD": PASSWORD, "PYTHONPATH": str(ROOT)}
+    cli = "import os, workers; os.environ['ATEN_CPU_CAPABILITY'] = 'default'; from workers.cli import main; main()"
+    done = subprocess.run([sys.executable, "-c", cli, "--rpc", anvil.http_url, "--deployment", str(deployment_file),
+                           "--node-dir", str(node_dir), "node", "start", "--roles", "sampler", "--metrics-port", "0"],
+                          cwd=ROOT, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert "Error: this machine's float kernels give other bits than the network's reference" in done.stderr
+    assert "torch runs its DEFAULT kernels" in done.stderr
     assert not (node_dir / "node.json").exists() and not (node_dir / "redis").exists()
