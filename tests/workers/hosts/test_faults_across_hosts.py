@@ -175,7 +175,9 @@ def test_a_validator_whose_redis_restarts_mid_round_still_votes(hosts, nodes):
     restarted = []
 
     def restart_its_redis(task_id, task):
-        if not restarted and task.status == Status.ACTIVE and task.phase == Phase.SAMPLE_REVEAL:
+        # after the samples are revealed, before the validators' work: SampleReveal alone can end
+        # between two looks (the last reveal opens TrainCommit at once), TrainCommit lasts the training
+        if not restarted and task.status == Status.ACTIVE and task.phase in (Phase.SAMPLE_REVEAL, Phase.TRAIN_COMMIT):
             validator.redis.stop()
             time.sleep(3)
             validator.redis.start()
