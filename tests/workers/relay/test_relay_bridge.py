@@ -6,7 +6,8 @@ import pytest
 from eth_account import Account
 
 from workers.node.handlers.relay import AttestRelay, RelayEntry
-from workers.node.handlers.relay_bridge import REWRITE_S, Inbox, drop_kind, republish_due
+from workers.node.handlers.relay_bridge import REWRITE_S, Inbox, republish_due
+from workers.node.handlers.relay_gate import NOT_HOLDER, Refusal
 from workers.node.handlers.relay_gossip import REPUBLISH_AFTER_S, Outbox
 from workers.node.handlers.relay_wire import sign_entry
 from workers.node.observe.metrics import DECLARED
@@ -21,7 +22,8 @@ class HolderGate:
     """A gate whose chain says Alice holds slot 2 of task 3 in round 1."""
 
     def check(self, task_id, round_, slot, node):
-        return None if (task_id, round_, slot, node) == (3, 1, 2, ALICE.address) else "not the slot's holder"
+        return None if (task_id, round_, slot, node) == (3, 1, 2, ALICE.address) else \
+            Refusal(NOT_HOLDER, "not the slot's holder")
 
 
 def entry(account, bitmap=0b101):
@@ -54,16 +56,6 @@ def test_every_message_is_counted_by_outcome_in_the_nodes_metrics(redis_client):
     after = relay_counts()
     assert {k: after[k] - before.get(k, 0) for k in after if after[k] != before.get(k, 0)} == \
         {"unsigned": 1, "not-holder": 1, "written": 1, "repeat": 1}
-
-
-def test_each_reason_the_gate_gives_has_its_kind():
-    """The gate's reasons (relay_gate.RelayGate.check) and the bridge's own, by the metric's label."""
-    assert [drop_kind(why) for why in (
-        "chain read budget spent", "no such task", "task not active", "round 4 is not the task's current round 5",
-        "no validator slot 7", "not the slot's holder", "took the slot after that round",
-        "ConnectionError (chain or Redis unavailable)")] == [
-        "read-budget", "not-current", "not-current", "not-current", "not-holder", "not-holder", "not-current",
-        "unavailable"]
 
 
 def test_a_replayed_message_is_written_again_only_after_a_pause(redis_client):

@@ -50,18 +50,19 @@ def test_the_holders_entry_for_the_current_round_passes(gate):
     assert gate.check(1, 3, 0, ALICE.upper().replace("0X", "0x")) is None
 
 
-@pytest.mark.parametrize("task_id,round_,slot,node,why", [
-    (1, 3, 0, BOB, "not the slot's holder"),
-    (1, 3, 2, ALICE, "not the slot's holder"),  # vacant
-    (1, 2, 0, ALICE, "round 2 is not the task's current round 3"),  # a replay of an earlier round
-    (1, 4, 0, ALICE, "round 4 is not the task's current round 3"),
-    (1, 3, 4, ALICE, "no validator slot 4"),
-    (1, 3, 1, BOB, "took the slot after that round"),
-    (2, 0, 0, ALICE, "task not active"),
-    (3, 0, 0, ALICE, "no such task"),
+@pytest.mark.parametrize("task_id,round_,slot,node,why,kind", [
+    (1, 3, 0, BOB, "not the slot's holder", "not-holder"),
+    (1, 3, 2, ALICE, "not the slot's holder", "not-holder"),  # vacant
+    (1, 2, 0, ALICE, "round 2 is not the task's current round 3", "not-current"),  # a replay of an earlier round
+    (1, 4, 0, ALICE, "round 4 is not the task's current round 3", "not-current"),
+    (1, 3, 4, ALICE, "no validator slot 4", "not-holder"),
+    (1, 3, 1, BOB, "took the slot after that round", "not-current"),
+    (2, 0, 0, ALICE, "task not active", "not-current"),
+    (3, 0, 0, ALICE, "no such task", "not-current"),
 ])
-def test_anything_else_is_dropped(gate, task_id, round_, slot, node, why):
-    assert gate.check(task_id, round_, slot, node) == why
+def test_anything_else_is_dropped(gate, task_id, round_, slot, node, why, kind):
+    refused = gate.check(task_id, round_, slot, node)
+    assert refused == why and refused.kind == kind  # the log's text, the metric's label
 
 
 def test_agreeing_entries_cost_no_further_reads(gate, chain):

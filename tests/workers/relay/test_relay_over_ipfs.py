@@ -21,6 +21,7 @@ from eth_account import Account
 from tests.ports import ipfs_api_port
 from workers.node.handlers.relay import AttestRelay, RelayEntry
 from workers.node.handlers.relay_bridge import Inbox, bridge
+from workers.node.handlers.relay_gate import NOT_HOLDER, Refusal
 from workers.node.handlers.relay_gossip import GossipRelay, Outbox
 from workers.node.handlers.relay_wire import relay_topic, sign_entry
 from workers.node.processes import redis_service
@@ -39,7 +40,7 @@ WAIT_S = 20.0
 
 class Holders:
     def check(self, task_id, round_, slot, node):
-        return None if HOLDERS.get((task_id, round_, slot)) == node else "not the slot's holder"
+        return None if HOLDERS.get((task_id, round_, slot)) == node else Refusal(NOT_HOLDER, "not the slot's holder")
 
 
 def free_swarm() -> str:

@@ -30,31 +30,13 @@ log = logging.getLogger(__name__)
 REPUBLISH_LOOK_S = 0.25
 SUMMARY_S = 60.0
 """Dropped messages are logged as counts by reason this often (a flood must not flood the log);
-the metric decentrl_relay_entries_total counts them as they come, by kind (drop_kind)."""
+the metric decentrl_relay_entries_total counts them as they come, by kind (the gate's Refusal.kind,
+or the bridge's own: repeat, unsigned, unavailable)."""
 SEEN_CAP = 4096
 REWRITE_S = 0.5
 """A message written this recently is not looked at again (a replayed one costs nothing); its
 poster's next publication, at least a second later, writes it again (a Redis that restarted
 empty gets it back)."""
-
-
-DROP_KINDS = (
-    ("written a moment ago", "repeat"),
-    ("not a signed relay entry", "unsigned"),
-    ("chain read budget spent", "read-budget"),
-    ("chain or Redis unavailable", "unavailable"),
-    ("not the slot's holder", "not-holder"),
-    ("no validator slot", "not-holder"),
-    ("no such task", "not-current"),
-    ("task not active", "not-current"),
-    ("is not the task's current round", "not-current"),
-    ("took the slot after that round", "not-current"),
-)
-"""The metric's label of each reason a message is dropped for (its text names task and round)."""
-
-
-def drop_kind(why: str) -> str:
-    return next((kind for text, kind in DROP_KINDS if text in why), "other")
 
 
 class Inbox:
@@ -71,13 +53,13 @@ class Inbox:
         """Writes the message's entry into the relay; None, or why it was dropped."""
         digest = hashlib.sha256(data).digest()
         if self.clock() - self.seen.get(digest, float("-inf")) < REWRITE_S:
-            return self._drop("written a moment ago")
+            return self._drop("written a moment ago", "repeat")
         signed = open_entry(data, self.chain_id, self.registry)
         if signed is None:
-            return self._drop("not a signed relay entry of this deployment")
-        why = self.gate.check(signed.task_id, signed.round, signed.slot, signed.entry.node)
-        if why is not None:
-            return self._drop(why)
+            return self._drop("not a signed relay entry of this deployment", "unsigned")
+        refused = self.gate.check(signed.task_id, signed.round, signed.slot, signed.entry.node)
+        if refused is not None:
+            return self._drop(refused, refused.kind)
         self.relay.post(signed.task_id, signed.round, signed.slot, signed.entry)
         self.written += 1
         metrics.relay_entry("written")
@@ -87,9 +69,9 @@ class Inbox:
             self.seen.popitem(last=False)
         return None
 
-    def _drop(self, why: str) -> str:
-        self.dropped[why] += 1
-        metrics.relay_entry(drop_kind(why))
+    def _drop(self, why: str, kind: str) -> str:
+        self.dropped[str(why)] += 1
+        metrics.relay_entry(kind)
         return why
 
     def summary(self) -> str:
@@ -138,7 +120,7 @@ def bridge(ipfs_api: str, topic: str, inbox: Inbox, outbox, stop: threading.Even
         try:
             inbox.take(message.data)
         except (*TRANSIENT, Web3RPCError) as exc:  # intentional: its poster publishes it again
-            inbox._drop(f"{type(exc).__name__} (chain or Redis unavailable)")
+            inbox._drop(f"{type(exc).__name__} (chain or Redis unavailable)", "unavailable")
         if time.monotonic() >= summary_at[0]:
             log.info("relay topic %s: %s", topic, inbox.summary())
             summary_at[0] = time.monotonic() + SUMMARY_S

@@ -15,6 +15,22 @@ from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+
+class Refusal(str):
+    """Why an entry is dropped: the text (for the log, and equal to it) with its `kind`, the label
+    the node's metric counts it under (workers.node.observe.metrics.relay_entry)."""
+
+    kind: str
+
+    def __new__(cls, kind: str, text: str):
+        refusal = super().__new__(cls, text)
+        refusal.kind = kind
+        return refusal
+
+
+BUDGET, NOT_CURRENT, NOT_HOLDER = "read-budget", "not-current", "not-holder"
+"""The kinds of the gate's refusals."""
+
 REFRESH_S = 1.0
 """The soonest a cached read is read again because an entry disagreed with it."""
 TTL_S = 30.0
@@ -92,30 +108,30 @@ class RelayGate:
             return None
         return read(now)
 
-    def check(self, task_id: int, round_: int, slot: int, node: str) -> str | None:
+    def check(self, task_id: int, round_: int, slot: int, node: str) -> Refusal | None:
         count = self._cached(self._count, self._fresh_count, lambda n: task_id > n)
         if count is None:
-            return "chain read budget spent"
+            return Refusal(BUDGET, "chain read budget spent")
         if not 0 < task_id <= count:
-            return "no such task"
+            return Refusal(NOT_CURRENT, "no such task")
         task = self._cached(self._tasks.get(task_id), lambda now: self._fresh_task(task_id, now),
                             lambda t: round_ > t.round)
         if task is None:
-            return "chain read budget spent"
+            return Refusal(BUDGET, "chain read budget spent")
         if not task.active:
-            return "task not active"
+            return Refusal(NOT_CURRENT, "task not active")
         if round_ != task.round:
-            return f"round {round_} is not the task's current round {task.round}"
+            return Refusal(NOT_CURRENT, f"round {round_} is not the task's current round {task.round}")
         if slot >= task.num_validators:
-            return f"no validator slot {slot}"
+            return Refusal(NOT_HOLDER, f"no validator slot {slot}")
         holder = self._cached(self._holders.get((task_id, slot)), lambda now: self._fresh_holder(task_id, slot, now),
                               lambda h: h.node.lower() != node.lower())
         if holder is None:
-            return "chain read budget spent"
+            return Refusal(BUDGET, "chain read budget spent")
         if holder.node.lower() != node.lower():
-            return "not the slot's holder"
+            return Refusal(NOT_HOLDER, "not the slot's holder")
         if holder.since_round > round_:
-            return "took the slot after that round"
+            return Refusal(NOT_CURRENT, "took the slot after that round")
         return None
 
     def _fresh_count(self, now: float) -> int:
