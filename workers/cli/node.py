@@ -343,7 +343,6 @@ def node_start(obj: Context, roles, concurrency, ws_url, poll_interval, confirma
         except KernelMismatch as exc:
             raise click.ClickException(str(exc)) from None
     from workers.chain.keystore import PASSWORD_ENV
-    from workers.node.config import NodeSettings
     from workers.node.processes.redis_service import RedisUnavailable
     from workers.node.processes.state import NodeRunning, claim_node_dir
     from workers.node.run import StartError, run_node
