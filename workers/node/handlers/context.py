@@ -182,15 +182,17 @@ class NodeContext:
         return self.sender.address
 
     @classmethod
-    def build(cls, config: NodeConfig, account=None) -> NodeContext:
-        """`account`: the node's account, already unlocked (else its keystore is decrypted)."""
+    def build(cls, config: NodeConfig, account=None, chain: tuple[Web3, Deployment] | None = None) -> NodeContext:
+        """`account`: the node's account, already unlocked (else its keystore is decrypted).
+        `chain`: (w3, deployment) already loaded from the node's rpc_url and deployment record
+        (binding every contract's ABI costs ~0.1 s: an in-process driver of many nodes' handlers
+        loads it once)."""
         settings = config.settings
         if settings is None:
             raise ValueError(f"node {config.node_name}'s NodeConfig has no settings: the protocol's handlers need "
                              "its NodeSettings (workers.node.config), as workers.node.run.node_config gives them")
         node_dir = settings.node_dir
-        w3 = http_w3(settings.rpc_url)
-        deployment = load_deployment(w3, path=settings.deployment)
+        w3, deployment = chain or load_chain(settings)
         account = account or load_account(find_keystore(node_dir, settings.address))
         client = redis_client(config.redis_url)  # rides out a Redis restart (the nonce lives there)
         sender = TxSender(w3, account, client, max_fee_per_gas=settings.max_fee_per_gas, observer=OBSERVER)
@@ -211,6 +213,12 @@ class NodeContext:
             account = before.account if before is not None and before.config == config else None
             _current.update(pid=os.getpid(), ctx=cls.build(config, account=account))
         return _current["ctx"]
+
+
+def load_chain(settings: NodeSettings) -> tuple[Web3, Deployment]:
+    """The node's RPC connection and its deployment's contracts bound to it."""
+    w3 = http_w3(settings.rpc_url)
+    return w3, load_deployment(w3, path=settings.deployment)
 
 
 _current: dict = {}
