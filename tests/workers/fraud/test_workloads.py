@@ -11,9 +11,9 @@ spec's number of segments of each shard. Cheats: each one's cheater is rejected 
 slashed slashBps of its locked stake, loses 20 reputation and its slot, and every honest node is
 paid exactly its slot share.
 
-Atari is the costly family here: each node's first Atari task calibrates its speed on it (~7 s
-on this 2-core machine, workers.node.market.calibrate), once for each of the two samplers and
-the trainer, and again for the Atari cheater, a fresh node; a round after that takes ~6 s."""
+Atari is the costly family here: each node's first Atari task calibrates its speed on it
+(workers.node.market.calibrate, on this 2-core machine: a sampler's rollouts ~2.4 s, the trainer's
+updates ~4 s), and again for the Atari cheater, a fresh node; a round after that takes ~6 s."""
 import dataclasses
 
 import fraud_faults

@@ -16,6 +16,20 @@ def test_each_family_preset_calibrates(env_id):
     assert all(math.isfinite(r) and r > 0 for r in rates.values()), rates
 
 
+@pytest.mark.parametrize("kinds", [("rollout",), ("update",), ("replay", "update")])
+def test_only_the_kinds_asked_for_are_timed(kinds, monkeypatch):
+    timed = []
+    monkeypatch.setattr(calibration, "_fastest", lambda run: timed.append(run) or (run(), 0.5)[1])
+    rates = calibrate(preset_spec("CartPole-v1"), kinds)
+    assert set(rates) == set(kinds) and len(timed) == len(kinds)
+    assert all(rates[kind] > 0 for kind in kinds)
+
+
+def test_an_unknown_kind_is_refused():
+    with pytest.raises(ValueError, match=r"cannot calibrate \['steps'\]: only rollout, replay, update"):
+        calibrate(preset_spec("CartPole-v1"), ("rollout", "steps"))
+
+
 @pytest.mark.parametrize("run_s, runs", [(0.1, 3), (0.3, 3), (0.4, 2), (0.6, 2), (1.0, 1), (3.0, 1)])
 def test_short_runs_are_repeated_and_long_ones_are_not(run_s, runs):
     """The fastest of up to 3 runs, stopping once they add up to a second (calibration.ENOUGH_S)."""

@@ -54,8 +54,13 @@ def test_feasible_with_a_calibration_of_its_own(tmp_path):
     ctx = _ctx(tmp_path, price_trainer=DRL // 1000)  # 0.001 DRL per 1k: 4,096 steps cost 0.004 DRL of 7
     assert claims.refusal(ctx, _task(), DEMO_CARTPOLE, Role.TRAINER) is None
     book = MarketBook(tmp_path)  # the calibration was measured and kept for the next task
-    assert {r[0] for r in book.rates()} == {"rollout", "replay", "update"}
+    assert {r[0] for r in book.rates()} == {"update"}  # a trainer's work is priced by its updates only
     assert all(r[4] == "calibrated" and r[3] > 0 for r in book.rates())
+    # drawn as a validator, the same node measures the one rate it lacks (replays) and keeps its update rate
+    (update_rate,) = [r[3] for r in book.rates()]
+    assert claims.refusal(ctx, _task(), DEMO_CARTPOLE, Role.VALIDATOR) is None
+    assert {r[0]: r[3] for r in MarketBook(tmp_path).rates()}.keys() == {"update", "replay"}
+    assert [r[3] for r in MarketBook(tmp_path).rates() if r[0] == "update"] == [update_rate]
 
 
 def test_passed_over_is_recorded(tmp_path, monkeypatch):

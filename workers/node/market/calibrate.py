@@ -33,8 +33,13 @@ def _fastest(run, clock=time.perf_counter) -> float:
     return best
 
 
-def calibrate(spec) -> dict[str, float]:
-    """{"rollout": steps/s, "replay": steps/s, "update": samples/s} on `spec`'s env and policy."""
+KINDS = ("rollout", "replay", "update")
+"""What calibrate can time: env steps rolled out and replayed a second, samples x epochs updated."""
+
+
+def calibrate(spec, kinds=KINDS) -> dict[str, float]:
+    """{kind: per second} of `kinds` (KINDS) on `spec`'s env and policy: only what the node's roles
+    price (a sampler rolls out, a trainer updates), since each costs seconds on a heavy env."""
     import dataclasses
 
     from workers.rl.policy import digest, make_policy
@@ -43,26 +48,36 @@ def calibrate(spec) -> dict[str, float]:
     from workers.rl.rollout import rollout
     from workers.roles.determinism import single_thread
 
+    unknown = set(kinds) - set(KINDS)
+    if unknown:
+        raise ValueError(f"cannot calibrate {sorted(unknown)}: only {', '.join(KINDS)}")
+    measured = {}
     with single_thread():
         policy = make_policy(spec.space(), spec.policy_config())  # the spec's kind and sizes
         env, every = spec.env_config(), spec.steps_per_snapshot  # its wrappers and snapshots cost too
-        config = dataclasses.replace(spec.ppo, device="cpu", update_epochs=UPDATE_EPOCHS,
-                                     batch_size=min(spec.ppo.batch_size, UPDATE_SAMPLES // 2))
-        # untimed: the first-use costs of each (a node's workers paid most of them at start)
-        episodes = rollout(policy, env, task_seed=0, round_=0, shard=0, num_steps=CALIBRATION_STEPS,
+
+        def roll():
+            return rollout(policy, env, task_seed=0, round_=0, shard=0, num_steps=CALIBRATION_STEPS,
                            steps_per_snapshot=every)
-        samples = rollout(policy, env, task_seed=0, round_=0, shard=1, num_steps=UPDATE_SAMPLES)
-        trained = make_policy(policy.spec, policy.config)  # updated in place, run after run: as fast
-        train_round(trained, samples, config, TrainState())
-        policy_digest = digest(policy)
 
-        def replay():
-            for ep in episodes:
-                replay_episode(ep, policy, env=env, policy_digest=policy_digest)
+        if {"rollout", "replay"} & set(kinds):
+            episodes = roll()  # untimed: the first-use costs (a node's workers paid most of them at start)
+        if "rollout" in kinds:
+            measured["rollout"] = CALIBRATION_STEPS / _fastest(roll)
+        if "replay" in kinds:
+            policy_digest = digest(policy)
 
-        rollout_s = _fastest(lambda: rollout(policy, env, task_seed=0, round_=0, shard=0,
-                                             num_steps=CALIBRATION_STEPS, steps_per_snapshot=every))
-        replay_s = _fastest(replay)
-        update_s = _fastest(lambda: train_round(trained, samples, config, TrainState()))
-    return {"rollout": CALIBRATION_STEPS / rollout_s, "replay": CALIBRATION_STEPS / replay_s,
-            "update": UPDATE_SAMPLES * UPDATE_EPOCHS / update_s}
+            def replay():
+                for ep in episodes:
+                    replay_episode(ep, policy, env=env, policy_digest=policy_digest)
+
+            measured["replay"] = CALIBRATION_STEPS / _fastest(replay)
+        if "update" in kinds:
+            config = dataclasses.replace(spec.ppo, device="cpu", update_epochs=UPDATE_EPOCHS,
+                                         batch_size=min(spec.ppo.batch_size, UPDATE_SAMPLES // 2))
+            samples = rollout(policy, env, task_seed=0, round_=0, shard=1, num_steps=UPDATE_SAMPLES)
+            trained = make_policy(policy.spec, policy.config)  # updated in place, run after run: as fast
+            train_round(trained, samples, config, TrainState())  # untimed, as above
+            measured["update"] = UPDATE_SAMPLES * UPDATE_EPOCHS / _fastest(
+                lambda: train_round(trained, samples, config, TrainState()))
+    return measured

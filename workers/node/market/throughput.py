@@ -44,17 +44,18 @@ def book(ctx) -> MarketBook:
 
 
 def rates(ctx, spec, kinds, calibrate: bool = True) -> dict[str, float] | None:
-    """kind -> per second for `spec`'s env (env_of) and architecture; calibrated first when one is
-    missing (without `calibrate`: None then)."""
+    """kind -> per second for `spec`'s env (env_of) and architecture; the missing ones calibrated
+    first (without `calibrate`: None then)."""
     the_book, env, arch = book(ctx), env_of(spec), arch_of(spec)
     found = {kind: the_book.rate(kind, env, arch) for kind in kinds}
-    if any(v is None for v in found.values()):
+    missing = [kind for kind, per_s in found.items() if per_s is None]
+    if missing:
         if not calibrate:
             return None
         from workers.node.market.calibrate import calibrate
 
         started = time.perf_counter()
-        measured = calibrate(spec)
+        measured = calibrate(spec, missing)  # only these: each costs seconds on a heavy env
         log.info("calibrated %s %s in %.3f s: %s", env, arch, time.perf_counter() - started,
                  ", ".join(f"{k} {v:,.0f}/s" for k, v in measured.items()))
         for kind, per_s in measured.items():
