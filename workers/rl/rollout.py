@@ -5,8 +5,9 @@ episode comes from two seeds derived from its coordinates (`derive_seeds`): the 
 and the seed of the `torch.Generator` that samples the actions. So the same policy and the same
 coordinates give bit-identical episodes in any run or process, and a validator can re-simulate any
 single episode on its own (`workers.rl.replay`). A shard rolls up to `LANES` episodes in lockstep,
-one batched policy forward pass per step; which episodes share a pass depends only on their lengths,
-so that is deterministic too.
+one batched policy forward pass per step; which episodes share a pass depends only on their lengths
+(and, for an env whose episodes all run to its time limit, on that limit), so that is deterministic
+too.
 
 Seeds: h = keccak256("decentrl.rollout.v1" ++ uint256(task_seed) ++ uint256(round) ++
 uint256(shard) ++ uint256(index)) (big-endian 32-byte words, i.e. `abi.encodePacked` of a string
@@ -147,7 +148,11 @@ def rollout(policy: ActorCritic, env: str | EnvConfig, *, task_seed: int, round_
     dominates for small MLPs). An episode's steps do not depend on the others', so the shard's
     content is the sequential one; only rounding can differ (see `LANES`). With a step budget,
     episode k gets at most num_steps minus the steps of episodes 0..k-1: while those still run,
-    later episodes are rolled speculatively and trimmed (or dropped) at the end."""
+    later episodes are rolled speculatively and trimmed (or dropped) at the end. An env whose
+    episodes all run to its time limit (EnvConfig.fixed_episode_steps) counts a running episode
+    at that length, so no episode is started that the budget cannot reach: a 256-step shard of
+    HalfCheetah's 1,000-step episodes is one episode in one lane, where four lanes stepped twice
+    the steps it keeps."""
     if (num_episodes is None) == (num_steps is None):
         raise ValueError("give exactly one of num_episodes or num_steps")
     budget = num_episodes if num_episodes is not None else num_steps
@@ -157,6 +162,12 @@ def rollout(policy: ActorCritic, env: str | EnvConfig, *, task_seed: int, round_
         raise ValueError(f"steps_per_snapshot must be a non-negative integer, got {steps_per_snapshot!r}")
     config = as_config(env)
     env_id = config.env_id
+    fixed = config.fixed_episode_steps() if num_steps is not None else None
+
+    def reach(r: _Recorder) -> int:
+        """The steps episode r takes of the budget at least: its own, or its env's fixed length."""
+        return r.steps if r.ended or fixed is None else max(r.steps, fixed)
+
     envs = []
     try:
         envs.append(config.make())
@@ -170,7 +181,7 @@ def rollout(policy: ActorCritic, env: str | EnvConfig, *, task_seed: int, round_
             # Start episodes while one may still be needed: all of num_episodes, or while the
             # episodes started so far have fewer steps than the budget.
             while len(running) < LANES and (len(started) < num_episodes if num_episodes is not None
-                                            else sum(r.steps for r in started) < num_steps):
+                                            else sum(reach(r) for r in started) < num_steps):
                 if len(envs) <= len(running):
                     envs.append(config.make())
                 free = next(e for e in envs if all(r.env is not e for r in running))

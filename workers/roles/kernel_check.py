@@ -35,8 +35,8 @@ CASES = {
 """Round 0 of each, one shard of 32 steps, 2 gradient steps."""
 
 REFERENCE = {
-    "mujoco-mlp": "36ad1bfc73225435163531a32c47fecd",
-    "classic-gaussian": "02f4a7eb51064d6392217a41190ba69e",
+    "mujoco-mlp": "8439de2d76197d69493fda686f0d6722",
+    "classic-gaussian": "2c50570dcbf9686723874cfaab5fd0e8",
     "pixels-cnn": "dfec7972081c8bce22977754ba2dfa71",
 }
 """Each case's digest on the reference machine (x86-64 with AVX2, the kernels as pinned, the

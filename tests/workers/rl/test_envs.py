@@ -217,3 +217,15 @@ def test_atari_episodes_are_cut_by_a_time_limit_of_agent_steps_only():
     assert [env.step(0)[3] for _ in range(5)] == [False] * 4 + [True] and short.time_limit() == 5
     with pytest.raises(EnvError, match="episode length is the \"time_limit\" wrapper's max_episode_steps"):
         EnvConfig("ALE/Pong-v5", {"max_num_frames_per_episode": 100})
+
+
+@pytest.mark.parametrize(("env_id", "kwargs", "steps"), [
+    ("HalfCheetah-v5", {}, 1000),
+    ("Pendulum-v1", {}, 200),
+    ("Hopper-v5", {"terminate_when_unhealthy": False}, 1000),
+    ("Hopper-v5", {}, None),  # it ends when it falls
+    ("CartPole-v1", {}, None),
+    ("MountainCarContinuous-v0", {}, None),
+])
+def test_which_envs_run_every_episode_to_the_time_limit(env_id, kwargs, steps):
+    assert EnvConfig(env_id, kwargs=kwargs).fixed_episode_steps() == steps

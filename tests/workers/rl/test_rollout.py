@@ -161,6 +161,39 @@ def test_lockstep_episodes_are_the_sequential_ones(env_id, budget, policy_for):
         assert np.allclose(ep.logp, logp, rtol=0, atol=1e-5) and np.allclose(ep.values, values, rtol=0, atol=1e-5)
 
 
+@pytest.mark.parametrize(("env_id", "budget", "lengths"), [
+    ("HalfCheetah-v5", 256, [256]),  # 1,000-step episodes: one lane, not three speculative ones
+    ("Pendulum-v1", 450, [200, 200, 50]),
+    ("Pendulum-v1", 200, [200]),
+])
+def test_an_env_whose_episodes_run_to_the_limit_starts_none_the_budget_cannot_reach(env_id, budget, lengths,
+                                                                                 policy_for, monkeypatch):
+    from workers.rl.envs import EnvConfig
+
+    policy, made, real_make = policy_for(env_id), [], EnvConfig.make
+    monkeypatch.setattr(EnvConfig, "make", lambda self: made.append(1) or real_make(self))
+    episodes = roll(policy, env_id, num_steps=budget)
+    assert [len(ep.rewards) for ep in episodes] == lengths
+    assert len(made) == len(lengths)  # an env for each episode it keeps, none for a speculative one
+
+
+def test_an_env_said_to_run_to_its_limit_that_ends_earlier_still_fills_the_budget(policy_for, monkeypatch):
+    """fixed_episode_steps only holds back speculative episodes: an episode that ends early counts
+    by its real length, so a wrong claim (CartPole's episodes end after tens of steps) changes
+    which episodes share a forward pass, never which episodes the shard holds."""
+    from workers.rl.envs import EnvConfig
+
+    policy = policy_for("CartPole-v1", seed=3)
+    honest = roll(policy, "CartPole-v1", num_steps=300)
+    monkeypatch.setattr(EnvConfig, "fixed_episode_steps", lambda self: 500)
+    claimed = roll(policy, "CartPole-v1", num_steps=300)
+    assert sum(len(ep.rewards) for ep in claimed) == 300
+    assert [(ep.actions.tolist(), ep.rewards.tolist(), ep.end) for ep in claimed] == \
+        [(ep.actions.tolist(), ep.rewards.tolist(), ep.end) for ep in honest]
+    for a, b in zip(claimed, honest, strict=True):
+        assert np.array_equal(a.obs, b.obs) and np.allclose(a.logp, b.logp, rtol=0, atol=1e-5)
+
+
 @pytest.mark.parametrize("env_id", ["CartPole-v1", "Pendulum-v1"])
 def test_same_bytes_with_any_thread_count(env_id, policy_for):
     policy, previous, roots = policy_for(env_id, seed=4), torch.get_num_threads(), set()

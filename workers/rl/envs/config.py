@@ -117,6 +117,13 @@ class EnvConfig:
             return ATARI_TIME_LIMIT
         return gym.spec(self.env_id).max_episode_steps
 
+    def fixed_episode_steps(self) -> int | None:
+        """The steps every episode of this env runs when it never ends one before its time limit
+        (families.never_terminates); None when episodes may end earlier or have no limit."""
+        if not families.never_terminates(self.env_id, dict(self.kwargs)):
+            return None
+        return self.time_limit()
+
     def kwargs_dict(self) -> dict:
         """The spec's "env_kwargs" JSON form."""
         return dict(self.kwargs)

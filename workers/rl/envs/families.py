@@ -43,6 +43,19 @@ SUPPORTED = {
 (tests/workers/rl/test_snapshot.py); at least one of each family is also checked across processes
 and thread counts (test_env_determinism.py)."""
 
+NEVER_TERMINATE = frozenset({"Pendulum-v1", "HalfCheetah-v5"})
+"""Supported ids with no terminal state: each episode runs to its time limit."""
+
+
+def never_terminates(env_id: str, kwargs: dict) -> bool:
+    """Whether an env of `env_id` with `kwargs` ends an episode only at its time limit: the ids of
+    NEVER_TERMINATE, and the MuJoCo bodies told not to end on falling (terminate_when_unhealthy
+    False). A rollout may rely on it only to start fewer speculative episodes: an episode that does
+    end earlier is counted by its real length."""
+    return env_id in NEVER_TERMINATE or (
+        SUPPORTED.get(env_id) == MUJOCO and kwargs.get("terminate_when_unhealthy") is False)
+
+
 _ENTRY_POINTS = (
     ("gymnasium.envs.classic_control.", CLASSIC),
     ("gymnasium.envs.mujoco.", MUJOCO),
