@@ -179,7 +179,8 @@ def rollout(policy: ActorCritic, env: str | EnvConfig, *, task_seed: int, round_
         policy.eval()
         while True:
             # Start episodes while one may still be needed: all of num_episodes, or while the
-            # episodes started so far have fewer steps than the budget.
+            # episodes started so far reach fewer steps than the budget (reach: a running episode
+            # of an env that runs every episode to its limit counts at that limit).
             while len(running) < LANES and (len(started) < num_episodes if num_episodes is not None
                                             else sum(reach(r) for r in started) < num_steps):
                 if len(envs) <= len(running):

@@ -9,7 +9,8 @@ and 2 of Atari, every submission Accepted by every validator (no false rejection
 voting otherwise would be vacated as against the quorum), each validator having replayed the
 spec's number of segments of each shard. Cheats: each one's cheater is rejected by the quorum,
 slashed slashBps of its locked stake, loses 20 reputation and its slot, and every honest node is
-paid exactly its slot share.
+paid exactly its slot share. A sampler that batches its episodes by the rollout's earlier lane
+rule (other last bits, the same episodes) is accepted and paid.
 
 Atari is the costly family here: each node's first Atari task calibrates its speed on it
 (workers.node.market.calibrate, on this 2-core machine: a sampler's rollouts ~2.4 s, the trainer's
@@ -137,3 +138,42 @@ def test_a_trainer_cheat_is_caught_and_the_honest_are_paid(net, case):
     assert bytes(seen.task.checkpointRoot) == bytes(32), "a rejected checkpoint became the task's"
     for note in verdict_notes(task_id, nodes["validator"]):
         assert note["trainer"][0] is False and reason in note["trainer"][1], note["trainer"]
+
+
+OLD_LANES = "workers.rl.envs.config.EnvConfig.fixed_episode_steps"
+"""Patched to say no env runs to its time limit: the rollout's rule before it (speculative lanes)."""
+
+
+def test_a_sampler_batching_its_episodes_the_old_way_is_accepted_and_paid(net):
+    """Which episodes share a forward pass is not checked bit for bit (replays compare policy
+    outputs within tolerance): a sampler that still rolls HalfCheetah's speculative lanes commits
+    other last bits, and every validator accepts it. The lane rule only saves a sampler CPU; a
+    validator has nothing to enforce there, and an honest sampler on either rule is paid."""
+    from unittest import mock
+
+    from workers.rl.policy import make_policy
+    from workers.rl.rollout import episode_root, rollout
+
+    spec = workloads.WORKLOADS["halfcheetah"]
+    policy = make_policy(spec.space(), spec.policy_config())
+
+    def shard():
+        return rollout(policy, spec.env_config(), task_seed=spec.seed, round_=0, shard=0,
+                       num_steps=spec.steps_per_shard, steps_per_snapshot=spec.steps_per_snapshot)
+
+    new = shard()
+    with mock.patch(OLD_LANES, lambda self: None):
+        old = shard()
+    assert episode_root(old) != episode_root(new), "the old rule must give other bits, or this plays nothing"
+
+    sampler = net.add_node(f"old-lanes-{len(net.nodes)}", "sampler")
+    nodes = roles(net, sampler=sampler)
+    task_id = net.create_task(spec=spec)
+    start_task(net, task_id, nodes["sampler"], nodes["trainer"][0], nodes["validator"])
+    block = net.w3.eth.block_number + 1
+    play_round(net, task_id, nodes, Cheat(sampler.name, OLD_LANES, lambda self: None, phases=(Phase.SAMPLE_COMMIT,)))
+    seen = outcome(net, task_id, block)
+    workers = [(n, Role.SAMPLER) for n in nodes["sampler"]] + [(nodes["trainer"][0], Role.TRAINER)]
+    assert seen.verdicts == {(n.address, role): Verdict.ACCEPTED for n, role in workers}
+    assert seen.vacated == {} and seen.slashed == {}
+    assert seen.earned[sampler.address] == slot_share(net, Role.SAMPLER, 2)

@@ -1,10 +1,10 @@
 """A node's first measure of its own speed for an environment and policy size it has not worked
-on yet: short timed rollouts, replays and PPO updates on that env with a policy of the spec's
-architecture (one torch thread, as the roles run). Each is timed up to REPEATS times (fewer when the
-runs are long) and the fastest kept: a loaded host (other processes starting, first-use costs) only
-ever makes a run slower, and a rate measured in such a moment would have the node refuse work it
-can do. About a tenth of a second for CartPole's 64x64 policy once warm. Job rates then refine
-it (workers.node.market.throughput)."""
+on yet: short timed rollouts, replays or PPO updates (those its roles price) on that env with a
+policy of the spec's architecture (one torch thread, as the roles run). Each is timed up to REPEATS
+times (fewer when the runs are long) and the fastest kept: a loaded host (other processes
+starting, first-use costs) only ever makes a run slower, and a rate measured in such a moment
+would have the node refuse work it can do. About a tenth of a second for CartPole's 64x64 policy
+once warm. Job rates then refine it (workers.node.market.throughput)."""
 from __future__ import annotations
 
 import time
